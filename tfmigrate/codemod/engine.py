@@ -1,0 +1,233 @@
+"""files -> parse -> rule families -> verify -> write.
+
+``rewrite_source`` is the pure core (bytes in, bytes and findings out) that tests and the
+catalog examples call; ``process_file`` adds reading, verification and writing for one path;
+``run`` fans files out over worker processes and gathers a :class:`Report` in path order, so
+``--jobs N`` gives exactly the result of ``--jobs 1``.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import re
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+
+from tfmigrate.codemod.files import SourceError, discover, display_path, read_source, write_atomic
+from tfmigrate.codemod.rule import Catalog, load_catalog
+from tfmigrate.codemod.transform import RawFinding, suppressions
+from tfmigrate.report.model import FileResult, Finding, Report
+
+Mode = str  # "check" | "diff" | "write"
+_PY2 = re.compile(
+    r"^\s*(print\s+[^\s(=]|print\s*$|exec\s+[\"'\w]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)|`|<>|\b0[0-7]+\b|\b\d+L\b|ur[\"']"
+)
+
+
+@dataclass(frozen=True)
+class Options:
+    enabled: frozenset[str]
+    mode: Mode = "check"
+    jobs: int = 1
+    catalog_dir: Path | None = None
+
+    @property
+    def catalog(self) -> Catalog:
+        return load_catalog(self.catalog_dir) if self.catalog_dir else load_catalog()
+
+
+@dataclass
+class SourceResult:
+    original: bytes
+    new: bytes
+    findings: list[RawFinding] = field(default_factory=list)  # lines in the original text
+    new_findings: list[RawFinding] = field(default_factory=list)  # the same, lines in the new text
+    encoding: str = "utf-8"
+
+    @property
+    def changed(self) -> bool:
+        return self.new != self.original
+
+
+def _line_map(source: str, target: str) -> Callable[[int], int]:
+    """Map 1-based line numbers of ``source`` onto ``target`` (changed blocks map to their start)."""
+    if source == target:
+        return lambda line: line
+    a, b = source.splitlines(), target.splitlines()
+    opcodes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+
+    def mapped(line: int) -> int:
+        index = line - 1
+        for tag, i1, i2, j1, j2 in opcodes:
+            if i1 <= index < i2 or (i1 == i2 == index):
+                if tag == "equal":
+                    return j1 + (index - i1) + 1
+                return min(j1, max(len(b) - 1, 0)) + 1
+        return max(len(b), 1)
+
+    return mapped
+
+
+def _moved(findings: list[tuple[RawFinding, str]], target: str) -> list[RawFinding]:
+    maps: dict[int, Callable[[int], int]] = {}
+    out = []
+    for finding, stage_code in findings:
+        key = id(stage_code)
+        if key not in maps:
+            maps[key] = _line_map(stage_code, target)
+        out.append(RawFinding(finding.rule, maps[key](finding.line), finding.col, finding.message, finding.fixable))
+    return out
+
+
+def parse_error(path: str, exc: Exception, data: bytes) -> SourceError:
+    if isinstance(exc, cst.ParserSyntaxError):
+        line, col = exc.raw_line, exc.raw_column + 1
+        message = exc.message.splitlines()[0].rstrip(".")
+        try:
+            text = data.decode("utf-8", errors="replace").splitlines()[line - 1]
+        except IndexError:
+            text = ""
+        hint = " (Python 2 source? convert it to Python 3 first)" if _PY2.search(text) or _looks_py2(data) else ""
+        return SourceError(path, f"cannot parse: {message}{hint}", line, col)
+    if isinstance(exc, UnicodeDecodeError):
+        line = data[: exc.start].count(b"\n") + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return SourceError(path, f"cannot decode as {exc.encoding}: invalid byte 0x{data[exc.start]:02x}", line, col)
+    if isinstance(exc, (SyntaxError, LookupError)):  # bad coding cookie
+        return SourceError(path, f"cannot decode: {exc}", getattr(exc, "lineno", 0) or 0, 0)
+    return SourceError(path, f"cannot parse: {exc}")
+
+
+def _looks_py2(data: bytes) -> bool:
+    text = data.decode("utf-8", errors="replace")
+    return any(_PY2.search(line) for line in text.splitlines())
+
+
+def rewrite_source(
+    data: bytes, enabled: frozenset[str], *, path: str = "<string>", catalog: Catalog | None = None
+) -> SourceResult:
+    """Run every enabled rule family over one module. Raises :class:`SourceError` on bad input."""
+    catalog = catalog or load_catalog()
+    try:
+        module = cst.parse_module(data)
+    except Exception as exc:  # libcst raises ParserSyntaxError, decoding and cookie errors
+        raise parse_error(path, exc, data) from None
+    original_code = module.code
+    staged: list[tuple[RawFinding, str]] = []
+    current, current_code, current_bytes = module, original_code, data
+    for family in catalog.families:
+        family_rules = frozenset(r.id for r in family.rules) & enabled
+        if not family_rules or not family.wanted_by(current_bytes):
+            continue
+        sink: list[RawFinding] = []
+        transform = family.load_transform()(
+            CodemodContext(filename=path), family_rules, suppressions(current_code), sink
+        )
+        new = transform.transform_module(current)
+        staged.extend((f, current_code) for f in sink)
+        if new is not current and not new.deep_equals(current):
+            current = new
+            current_code = new.code
+            current_bytes = current.bytes
+    new_bytes = current_bytes if current is not module else data
+    if new_bytes != data:
+        try:
+            ast.parse(new_bytes, filename=path)
+        except SyntaxError as exc:  # our bug, never the user's loss
+            raise SourceError(path, f"internal error: the rewritten code does not parse ({exc.msg}); file left unchanged", exc.lineno or 0, exc.offset or 0) from None
+    return SourceResult(
+        original=data,
+        new=new_bytes,
+        findings=_moved(staged, original_code),
+        new_findings=_moved(staged, current_code),
+        encoding=module.encoding,
+    )
+
+
+def unified_diff(path: str, result: SourceResult) -> str:
+    old = result.original.decode(result.encoding, errors="replace").splitlines(keepends=True)
+    new = result.new.decode(result.encoding, errors="replace").splitlines(keepends=True)
+    lines = difflib.unified_diff(old, new, fromfile=f"a/{path}", tofile=f"b/{path}")
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def process_file(path: Path, options: Options) -> FileResult:
+    shown = display_path(path)
+    catalog = options.catalog
+    try:
+        data = read_source(path)
+        wanted = any(f.wanted_by(data) for f in catalog.families if any(r.id in options.enabled for r in f.rules))
+        if not wanted:
+            return FileResult(shown, "skipped")
+        result = rewrite_source(data, options.enabled, path=shown, catalog=catalog)
+        write = options.mode == "write" and result.changed
+        if write:
+            write_atomic(path, result.new)
+    except SourceError as exc:
+        return FileResult(shown, "error", error=str(exc))
+    except RecursionError:
+        return FileResult(shown, "error", error=f"{shown}: nesting too deep to parse; file left unchanged")
+    raw = result.new_findings if write else result.findings
+    findings = [
+        Finding(
+            rule=f.rule,
+            severity=catalog.rules[f.rule].severity,
+            path=shown,
+            line=f.line,
+            col=f.col,
+            message=f.message,
+            fixable=f.fixable,
+            fixed=write and f.fixable,
+        )
+        for f in raw
+    ]
+    findings.sort(key=Finding.sort_key)
+    return FileResult(
+        shown,
+        "changed" if result.changed else "unchanged",
+        findings=findings,
+        diff=unified_diff(shown, result) if result.changed else None,
+    )
+
+
+def _process_star(args: tuple[Path, Options]) -> FileResult:
+    return process_file(*args)
+
+
+def run(
+    paths: Iterable[str | Path],
+    options: Options,
+    excludes: tuple[str, ...] = (),
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    found = discover(paths, excludes)
+    report = Report(mode=options.mode)
+    report.files.extend(FileResult(e.path, "error", error=str(e)) for e in found.errors)
+    total = len(found.files)
+    jobs = max(1, min(options.jobs, total))
+    work = [(p, options) for p in found.files]
+    if jobs == 1:
+        results = map(_process_star, work)
+    else:
+        pool = ProcessPoolExecutor(max_workers=jobs)
+        results = pool.map(_process_star, work, chunksize=max(1, min(64, total // (jobs * 8) or 1)))
+    try:
+        for done, result in enumerate(results, start=1):
+            report.files.append(result)
+            if on_progress:
+                on_progress(done, total)
+    finally:
+        if jobs > 1:
+            pool.shutdown(wait=True, cancel_futures=True)
+    return report
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

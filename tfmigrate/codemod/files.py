@@ -1,0 +1,170 @@
+"""Finding the files to process, reading them as bytes and writing them back safely.
+
+Source bytes are never decoded here: libcst parses bytes (PEP 263 cookie, BOM) and renders the
+module back to bytes in the same encoding with the same newlines, so a file is only ever
+touched when its content really changes, and then atomically with its mode bits kept.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+import tempfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pathspec
+
+SKIP_DIRS = frozenset(
+    {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
+     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", ".ipynb_checkpoints"}
+)
+
+
+class SourceError(Exception):
+    """A file could not be read, parsed or written; ``str()`` is the one-line message."""
+
+    def __init__(self, path: str, message: str, line: int = 0, col: int = 0) -> None:
+        self.path, self.line, self.col, self.message = path, line, col, message
+        where = f"{path}:{line}:{col}" if line else path
+        super().__init__(f"{where}: {message}")
+
+
+@dataclass(frozen=True)
+class Discovered:
+    files: list[Path]
+    errors: list[SourceError]
+
+
+def display_path(path: Path) -> str:
+    """Paths relative to the current directory where possible, always with forward slashes."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        rel = str(path)
+    return Path(rel).as_posix() if not rel.startswith("..") else path.as_posix()
+
+
+def _is_virtualenv(directory: Path) -> bool:
+    return (directory / "pyvenv.cfg").is_file()
+
+
+def _gitignore(directory: Path) -> pathspec.PathSpec | None:
+    ignore = directory / ".gitignore"
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
+    except OSError:
+        return None
+
+
+def _excluded(relative: str, name: str, excludes: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(relative, g) or fnmatch.fnmatch(name, g) for g in excludes)
+
+
+def discover(paths: Iterable[str | Path], excludes: tuple[str, ...] = ()) -> Discovered:
+    """Expand files and directories into a sorted list of Python files.
+
+    Files named explicitly are always taken. Directories are walked without following symlinks
+    (no loops), honouring ``.gitignore`` files on the way and skipping VCS folders, virtualenvs,
+    build output and caches.
+    """
+    found: set[Path] = set()
+    errors: list[SourceError] = []
+    for given in paths:
+        path = Path(given)
+        if not path.exists():
+            kind = "broken symlink" if path.is_symlink() else "no such file or directory"
+            errors.append(SourceError(str(given), kind))
+        elif path.is_dir():
+            found.update(_walk(path, excludes, errors))
+        else:
+            found.add(path)
+    return Discovered(sorted(found, key=lambda p: p.as_posix()), errors)
+
+
+def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> Iterator[Path]:
+    specs: list[tuple[Path, pathspec.PathSpec]] = []
+    for parent in [root.resolve(), *root.resolve().parents]:  # .gitignore files above the root
+        spec = _gitignore(parent)
+        if spec:
+            specs.append((parent, spec))
+        if (parent / ".git").exists():
+            break
+
+    def ignored(path: Path, is_dir: bool) -> bool:
+        resolved = path.resolve() if not path.is_symlink() else path.parent.resolve() / path.name
+        for base, spec in specs:
+            try:
+                rel = resolved.relative_to(base).as_posix()
+            except ValueError:
+                continue
+            if spec.match_file(rel + ("/" if is_dir else "")):
+                return True
+        return False
+
+    def onerror(exc: OSError) -> None:
+        errors.append(SourceError(display_path(Path(exc.filename or root)), f"cannot read directory: {exc.strerror}"))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
+        here = Path(dirpath)
+        spec = _gitignore(here) if here != root else None
+        if spec and here.resolve() not in [b for b, _ in specs]:
+            specs.append((here.resolve(), spec))
+        keep = []
+        for name in sorted(dirnames):
+            sub = here / name
+            rel = display_path(sub)
+            if name in SKIP_DIRS or _is_virtualenv(sub) or _excluded(rel, name, excludes) or ignored(sub, True):
+                continue
+            keep.append(name)
+        dirnames[:] = keep
+        for name in filenames:
+            if not name.endswith(".py"):
+                continue
+            path = here / name
+            if _excluded(display_path(path), name, excludes) or ignored(path, False):
+                continue
+            yield path
+
+
+def read_source(path: Path) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        raise SourceError(display_path(path), "file vanished before it could be read") from None
+    except IsADirectoryError:
+        raise SourceError(display_path(path), "is a directory") from None
+    except OSError as exc:
+        raise SourceError(display_path(path), f"cannot read: {exc.strerror or exc}") from None
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step; keeps the mode bits, never half-written.
+
+    The new bytes go to a temporary file in the same directory, are flushed to disk and then
+    renamed over the original. An interrupt at any point leaves the old file or the new one.
+    """
+    target = Path(os.path.realpath(path))  # write through a symlink, keep the link
+    try:
+        mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        raise SourceError(display_path(path), "file vanished before it could be written") from None
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        if isinstance(exc, OSError):
+            raise SourceError(display_path(path), f"cannot write: {exc.strerror or exc}") from None
+        raise

@@ -1,0 +1,190 @@
+"""The rule catalog: rules are data (``tfmigrate/rules/*.toml``), one file a family.
+
+A family file names the libcst transform that applies its rules and the cheap text needles that
+a file must contain before it is worth parsing. Each rule carries its id, title, one-paragraph
+why, and before/after examples; the examples are collected by pytest and run as tests.
+
+File format (TOML)::
+
+    family = "TFM5"
+    title = "Plain TF1 renames"
+    transform = "tfmigrate.transforms.renames:CompatV1Renames"
+    needles = ["tensorflow"]
+
+    [[rules]]
+    id = "TFM501"
+    title = "..."
+    severity = "warning"        # error | warning | info
+    fixable = true              # the rule can rewrite code (false: findings only)
+    why = '''one paragraph'''
+
+    [[rules.examples]]
+    before = '''...'''
+    after = '''...'''           # omit: the code must be left exactly as it is
+    findings = ["TFM501"]       # optional: the exact set of rule ids reported on `before`
+    select = ["TFM5"]           # optional: rules enabled for this example (default: the family)
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tfmigrate.codemod.transform import FamilyTransform
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+RULE_ID = re.compile(r"^TFM\d{3}$")
+CATALOG_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+
+class CatalogError(ValueError):
+    """A catalog file is malformed; the message names the file and the entry."""
+
+
+@dataclass(frozen=True)
+class Example:
+    before: str
+    after: str | None  # None: `before` must come out unchanged
+    findings: tuple[str, ...] | None = None
+    select: tuple[str, ...] | None = None
+
+    @property
+    def expected(self) -> str:
+        return self.before if self.after is None else self.after
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    title: str
+    why: str
+    family: str
+    severity: Severity = "warning"
+    fixable: bool = True
+    examples: tuple[Example, ...] = ()
+
+    @property
+    def url(self) -> str:
+        return f"https://tfmigrate.invalid/rules/{self.id}"
+
+
+@dataclass(frozen=True)
+class Family:
+    prefix: str
+    title: str
+    transform: str  # "module:Class"
+    needles: tuple[bytes, ...]
+    rules: tuple[Rule, ...]
+    order: int = 50  # families run in ascending order; the catch-all runs last
+    source: str = ""
+
+    def load_transform(self) -> type[FamilyTransform]:
+        module_name, _, attr = self.transform.partition(":")
+        return getattr(importlib.import_module(module_name), attr)
+
+    def wanted_by(self, data: bytes) -> bool:
+        """The cheap prefilter: can this file contain anything this family rewrites?"""
+        return any(needle in data for needle in self.needles)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    families: tuple[Family, ...]
+    rules: dict[str, Rule] = field(default_factory=dict)
+
+    def family_of(self, rule_id: str) -> Family:
+        for family in self.families:
+            if rule_id.startswith(family.prefix):
+                return family
+        raise KeyError(rule_id)
+
+    def selected(self, select: tuple[str, ...] | None, ignore: tuple[str, ...] = ()) -> frozenset[str]:
+        """Rule ids enabled by --select/--ignore (ids or prefixes such as ``TFM1``)."""
+        ids = [r for r in self.rules if select is None or any(r.startswith(s) for s in select)]
+        return frozenset(r for r in ids if not any(r.startswith(i) for i in ignore))
+
+    def unknown_codes(self, codes: tuple[str, ...]) -> list[str]:
+        return [c for c in codes if not any(r.startswith(c) for r in self.rules)]
+
+
+def _text(entry: dict, key: str, where: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise CatalogError(f"{where}: missing or empty '{key}'")
+    return value
+
+
+def _example(raw: dict, where: str) -> Example:
+    before = _text(raw, "before", where)
+    after = raw.get("after")
+    if after is not None and not isinstance(after, str):
+        raise CatalogError(f"{where}: 'after' must be a string")
+    findings = raw.get("findings")
+    select = raw.get("select")
+    return Example(
+        before=before,
+        after=after,
+        findings=tuple(findings) if findings is not None else None,
+        select=tuple(select) if select is not None else None,
+    )
+
+
+def load_family(path: Path) -> Family:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise CatalogError(f"{path.name}: {exc}") from None
+    prefix = _text(data, "family", path.name)
+    rules = []
+    for i, raw in enumerate(data.get("rules", [])):
+        where = f"{path.name}: rules[{i}]"
+        rule_id = _text(raw, "id", where)
+        where = f"{path.name}: {rule_id}"
+        if not RULE_ID.match(rule_id) or not rule_id.startswith(prefix):
+            raise CatalogError(f"{where}: id must look like {prefix}NN and start with the family prefix")
+        severity = raw.get("severity", "warning")
+        if severity not in SEVERITIES:
+            raise CatalogError(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
+        examples = tuple(_example(e, f"{where} example {j}") for j, e in enumerate(raw.get("examples", [])))
+        if not examples:
+            raise CatalogError(f"{where}: a rule needs before/after examples")
+        rules.append(
+            Rule(
+                id=rule_id,
+                title=_text(raw, "title", where),
+                why=" ".join(_text(raw, "why", where).split()),
+                family=prefix,
+                severity=severity,
+                fixable=bool(raw.get("fixable", True)),
+                examples=examples,
+            )
+        )
+    needles = tuple(n.encode() for n in data.get("needles", ["tensorflow"]))
+    return Family(
+        prefix=prefix,
+        title=_text(data, "title", path.name),
+        transform=_text(data, "transform", path.name),
+        needles=needles,
+        rules=tuple(rules),
+        order=int(data.get("order", 50)),
+        source=path.name,
+    )
+
+
+@cache
+def load_catalog(directory: Path = CATALOG_DIR) -> Catalog:
+    families = sorted((load_family(p) for p in sorted(directory.glob("*.toml"))), key=lambda f: (f.order, f.prefix))
+    rules: dict[str, Rule] = {}
+    for family in families:
+        for rule in family.rules:
+            if rule.id in rules:
+                raise CatalogError(f"{family.source}: duplicate rule id {rule.id}")
+            rules[rule.id] = rule
+    return Catalog(families=tuple(families), rules=dict(sorted(rules.items())))

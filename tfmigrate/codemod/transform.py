@@ -1,0 +1,126 @@
+"""The base class every rule family's libcst transform derives from.
+
+A family transform is a libcst ``VisitorBasedCodemodCommand``: it visits one module, rewrites
+what its rules cover and reports findings through :meth:`FamilyTransform.fix` (a rewrite it is
+about to apply) and :meth:`FamilyTransform.flag` (work left to the user). Both honour the rule
+selection and ``# tfmigrate: ignore[...]`` comments, so a transform only decides *what* to do::
+
+    def leave_Call(self, original, updated):
+        if self.qualified_name(original.func) == "tensorflow.placeholder":
+            if self.fix(original, "TFM501", "tf.placeholder is tf.compat.v1.placeholder in TF 2"):
+                return updated.with_changes(func=...)
+        return updated
+
+Import bookkeeping uses libcst's ``AddImportsVisitor`` / ``RemoveImportsVisitor`` through
+``self.context``; the engine runs them after the transform (``VisitorBasedCodemodCommand``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import ClassVar
+
+import libcst as cst
+from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.metadata import (
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedName,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+    ScopeProvider,
+)
+
+_SUPPRESS = re.compile(r"#\s*tfmigrate:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?")
+ALL = "*"
+
+
+@dataclass
+class RawFinding:
+    """A finding in the coordinates of the text the transform saw (the engine maps lines)."""
+
+    rule: str
+    line: int
+    col: int  # 1-based
+    message: str
+    fixable: bool
+
+
+def suppressions(source: str) -> dict[int, frozenset[str]]:
+    """Line number -> suppressed rule codes (``*`` for a bare ``# tfmigrate: ignore``)."""
+    found: dict[int, frozenset[str]] = {}
+    if "tfmigrate:" not in source:
+        return found
+    for number, line in enumerate(source.splitlines(), start=1):
+        match = _SUPPRESS.search(line)
+        if match:
+            codes = match.group("codes")
+            found[number] = frozenset([ALL]) if codes is None else frozenset(
+                c.strip() for c in codes.split(",") if c.strip()
+            )
+    return found
+
+
+def is_suppressed(rule_id: str, lines: range, table: dict[int, frozenset[str]]) -> bool:
+    for line in (lines.start, lines.stop - 1):
+        codes = table.get(line)
+        if codes and (ALL in codes or any(rule_id.startswith(c) for c in codes)):
+            return True
+    return False
+
+
+class FamilyTransform(VisitorBasedCodemodCommand):
+    """One rule family's transform. Subclasses set ``FAMILY`` and override visitor methods."""
+
+    FAMILY: ClassVar[str] = ""
+    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider, ParentNodeProvider, ScopeProvider)
+
+    def __init__(
+        self,
+        context: CodemodContext,
+        enabled: frozenset[str],
+        suppressed: dict[int, frozenset[str]],
+        sink: list[RawFinding],
+    ) -> None:
+        super().__init__(context)
+        self.enabled_rules = enabled
+        self._suppressed = suppressed
+        self._sink = sink
+
+    # --- selection and reporting -------------------------------------------------------------
+    def enabled(self, rule_id: str) -> bool:
+        return rule_id in self.enabled_rules
+
+    def _lines(self, node: cst.CSTNode) -> tuple[int, int, range]:
+        code_range = self.get_metadata(PositionProvider, node)
+        return code_range.start.line, code_range.start.column + 1, range(code_range.start.line, code_range.end.line + 1)
+
+    def _report(self, node: cst.CSTNode, rule_id: str, message: str, fixable: bool) -> bool:
+        if rule_id not in self.enabled_rules:
+            return False
+        line, col, lines = self._lines(node)
+        if is_suppressed(rule_id, lines, self._suppressed):
+            return False
+        self._sink.append(RawFinding(rule_id, line, col, message, fixable))
+        return True
+
+    def fix(self, node: cst.CSTNode, rule_id: str, message: str) -> bool:
+        """Record a fix at ``node``; True when the caller should apply it (enabled, not suppressed)."""
+        return self._report(node, rule_id, message, fixable=True)
+
+    def flag(self, node: cst.CSTNode, rule_id: str, message: str) -> bool:
+        """Record work the user must do by hand at ``node``."""
+        return self._report(node, rule_id, message, fixable=False)
+
+    # --- names ---------------------------------------------------------------------------------
+    def qualified_names(self, node: cst.CSTNode) -> set[QualifiedName]:
+        try:
+            return set(self.get_metadata(QualifiedNameProvider, node, set()))
+        except KeyError:  # nodes created by this transform carry no metadata
+            return set()
+
+    def qualified_name(self, node: cst.CSTNode) -> str | None:
+        """The dotted name an expression refers to through an import (``tensorflow.train.Saver``)."""
+        names = {q.name for q in self.qualified_names(node) if q.source == QualifiedNameSource.IMPORT}
+        return names.pop() if len(names) == 1 else None

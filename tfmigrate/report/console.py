@@ -1,0 +1,63 @@
+"""The terminal view (rich): findings as ``path:line:col: RULE message``, diffs, a summary table."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.syntax import Syntax
+from rich.table import Table
+
+from tfmigrate.report.model import Report
+
+_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def print_findings(report: Report, console: Console) -> None:
+    for r in report.files:
+        if r.status == "error":
+            console.print(f"[bold red]error[/]: {r.error}", highlight=False, soft_wrap=True)
+    for e in report.errors:
+        console.print(f"[bold red]error[/]: {e}", highlight=False, soft_wrap=True)
+    for f in report.findings:
+        tag = "[green]fixed[/]" if f.fixed else ("[blue]fixable[/]" if f.fixable else "[magenta]manual[/]")
+        console.print(
+            f"[bold]{f.path}[/]:{f.line}:{f.col}: [{_STYLE.get(f.severity, '')}]{f.rule}[/] {f.message} ({tag})",
+            highlight=False,
+            soft_wrap=True,
+        )
+
+
+def print_diffs(report: Report, console: Console) -> None:
+    for r in report.files:
+        if r.diff:
+            if console.is_terminal:
+                console.print(Syntax(r.diff, "diff", theme="ansi_dark", background_color="default"))
+            else:
+                console.file.write(r.diff)
+
+
+def summary_table(report: Report, title: str = "tfmigrate") -> Table:
+    s = report.summary()
+    table = Table(title=title, show_header=True, header_style="bold", expand=False)
+    table.add_column("files", justify="right")
+    table.add_column("changed" if report.mode == "write" else "to change", justify="right")
+    table.add_column("errors", justify="right")
+    table.add_column("findings", justify="right")
+    table.add_column("fixed", justify="right")
+    table.add_column("manual", justify="right")
+    table.add_row(*(str(s[k]) for k in ("files", "changed", "errors", "findings", "fixed", "manual")))
+    return table
+
+
+def rules_table(report: Report) -> Table | None:
+    counts = report.by_rule()
+    if not counts:
+        return None
+    table = Table(show_header=True, header_style="bold", title="findings by rule")
+    table.add_column("rule")
+    table.add_column("count", justify="right")
+    table.add_column("fixable/fixed", justify="right")
+    table.add_column("manual", justify="right")
+    for rule, count in sorted(counts.items()):
+        fs = [f for f in report.findings if f.rule == rule]
+        table.add_row(rule, str(count), str(sum(f.fixable for f in fs)), str(sum(not f.fixable for f in fs)))
+    return table

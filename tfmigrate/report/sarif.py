@@ -1,0 +1,78 @@
+"""SARIF 2.1.0 for code-scanning services: stable ruleIds, rule metadata, fingerprints."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from tfmigrate import __version__
+from tfmigrate.codemod.rule import load_catalog
+from tfmigrate.report.model import Report
+
+_LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def render(report: Report) -> str:
+    catalog = load_catalog()
+    findings = report.findings
+    rules = [
+        {
+            "id": rule.id,
+            "name": rule.title,
+            "shortDescription": {"text": rule.title},
+            "fullDescription": {"text": rule.why},
+            "help": {"text": rule.why, "markdown": f"**{rule.title}**\n\n{rule.why}"},
+            "defaultConfiguration": {"level": _LEVEL[rule.severity]},
+            "properties": {"fixable": rule.fixable, "family": rule.family},
+        }
+        for rule in catalog.rules.values()
+    ]
+    index = {r["id"]: i for i, r in enumerate(rules)}
+    results = []
+    for f in findings:
+        digest = hashlib.sha256(f"{f.rule}:{f.path}:{f.message}".encode()).hexdigest()[:32]
+        results.append(
+            {
+                "ruleId": f.rule,
+                "ruleIndex": index.get(f.rule, -1),
+                "level": _LEVEL.get(f.severity, "warning"),
+                "message": {"text": f.message},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                            "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
+                        }
+                    }
+                ],
+                "partialFingerprints": {"tfmigrate/v1": digest},
+                "properties": {"fixable": f.fixable, "fixed": f.fixed},
+            }
+        )
+    notifications = [
+        {"level": "error", "message": {"text": r.error or r.path},
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.path, "uriBaseId": "%SRCROOT%"}}}]}
+        for r in report.files if r.status == "error"
+    ]
+    sarif = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "tfmigrate",
+                        "version": __version__,
+                        "informationUri": "https://tfmigrate.invalid",
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": "./"}},
+                "invocations": [
+                    {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}
+                ],
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(sarif, indent=2) + "\n"
