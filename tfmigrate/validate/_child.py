@@ -1,0 +1,637 @@
+"""The TensorFlow half of ``tfmigrate validate``: runs in a child process, never imported by the parent.
+
+Protocol: one JSON object a line on the original stdout (everything else the child or the user's
+code prints goes to stderr, which the parent keeps out of the terminal):
+
+    {"event": "stage-start", "name": ...}
+    {"event": "progress", "name": ..., "step": k, "total": n}
+    {"event": "stage", "name", "passed", "seconds", "detail", ...}
+    {"event": "info", ...}                    device, estimator, model_dir
+    {"event": "checkpoint", "analysis": {...}} a `ckpt diff`-shaped analysis
+    {"event": "done"}
+    {"event": "fatal", "error": "one line", "stage": ...}   could not run (exit 2)
+
+Invoked as ``python -m tfmigrate.validate._child CONFIG_JSON``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+_PROTO = None  # the protocol stream (the original stdout)
+
+
+def emit(event: str, **data: Any) -> None:
+    _PROTO.write(json.dumps({"event": event, **data}, default=str) + "\n")
+    _PROTO.flush()
+
+
+class CouldNotRun(Exception):
+    """Validation cannot proceed (bad target, no GPU, ...): exit 2 with this one line."""
+
+
+class StageFailed(Exception):
+    """A stage ran and found a problem; the message is its detail."""
+
+
+# --------------------------------------------------------------------------- TensorFlow setup
+
+
+def quiet_tensorflow():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    os.environ.setdefault("ABSL_MIN_LOG_LEVEL", "3")
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    import absl.logging
+
+    absl.logging.set_verbosity(absl.logging.ERROR)
+    import tensorflow as tf
+
+    tf.get_logger().setLevel("ERROR")
+    tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)
+    return tf
+
+
+# --------------------------------------------------------------------------- the target
+
+
+def load_target(tf, target: str, model_dir: str):
+    """Build the estimator TARGET describes, with its checkpoints going to ``model_dir``.
+
+    Returns (estimator, factory, declared_model_dir): ``factory(model_dir)`` builds another one from
+    the same definition, ``declared_model_dir`` is the model_dir the definition itself names (or None).
+    """
+    from tfmigrate.validate import targets
+
+    factory, where = targets.factory_for(target)
+
+    def build(directory: str):
+        obj = factory(directory)
+        return as_estimator(tf, obj, directory, where)
+
+    first, declared = build(model_dir)
+    return first, (lambda d: build(d)[0]), declared
+
+
+def as_estimator(tf, obj, model_dir: str, where: str):
+    """(estimator, declared model_dir) from what a target returned."""
+    import tensorflow_estimator.python.estimator.estimator as est_lib
+
+    declared = None
+    if isinstance(obj, tuple) and len(obj) == 2 and callable(obj[0]):
+        model_fn, params = obj
+        return tf.estimator.Estimator(model_fn=model_fn, params=params, model_dir=model_dir), None
+    if isinstance(obj, tf.keras.Model):
+        return tf.keras.estimator.model_to_estimator(keras_model=obj, model_dir=model_dir), None
+    if not isinstance(obj, est_lib.EstimatorV2):
+        raise CouldNotRun(f"{where} returned {type(obj).__name__}, not a tf.estimator.Estimator, a Keras model or (model_fn, params)")
+    if os.path.realpath(obj.model_dir) != os.path.realpath(model_dir):
+        declared = obj.model_dir
+        # Point the estimator at the validation model_dir (the definition may name its own).
+        obj._model_dir = model_dir
+        obj._config = obj._config.replace(model_dir=model_dir)
+    return obj, declared
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+def _closure(fn) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    seen = set()
+    stack = [fn]
+    while stack:
+        f = stack.pop()
+        if id(f) in seen or not callable(f):
+            continue
+        seen.add(id(f))
+        f = getattr(f, "__func__", f)
+        cells = getattr(f, "__closure__", None) or ()
+        names = getattr(getattr(f, "__code__", None), "co_freevars", ())
+        for name, cell in zip(names, cells):
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            out.setdefault(name, value)
+            if callable(value) and getattr(value, "__closure__", None):
+                stack.append(value)
+        wrapped = getattr(f, "__wrapped__", None)
+        if wrapped is not None:
+            stack.append(wrapped)
+    return out
+
+
+def _is_column(obj) -> bool:
+    return hasattr(obj, "parse_example_spec") or hasattr(obj, "_parse_example_spec")
+
+
+def _columns_in(value) -> list:
+    if _is_column(value):
+        return [value]
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [c for v in value for c in _columns_in(v)]
+    if isinstance(value, dict):
+        return [c for v in value.values() for c in _columns_in(v)]
+    return []
+
+
+def describe_model(estimator) -> tuple[list, Any, dict]:
+    """(feature columns, head or None, params) the estimator was defined with."""
+    scope = _closure(estimator._model_fn)
+    params = dict(getattr(estimator, "params", None) or {})
+    columns: list = []
+    for name, value in list(scope.items()) + list(params.items()):
+        if "column" in name:
+            columns += _columns_in(value)
+    unique, ids = [], set()
+    for c in columns:
+        if id(c) not in ids:
+            ids.add(id(c))
+            unique.append(c)
+    return unique, scope.get("head"), params
+
+
+class Synth:
+    """Deterministic feature values for a set of feature columns (every bucket, id and word hit)."""
+
+    def __init__(self, np, batch: int):
+        self.np = np
+        self.rng = np.random.default_rng(0)
+        self.batch = batch
+        self.features: dict[str, Any] = {}
+        self.kinds: dict[str, str] = {}
+
+    def add(self, col) -> None:
+        np, n = self.np, self.batch
+        kind = type(col).__name__.lstrip("_")
+        if hasattr(col, "categorical_column"):  # embedding, indicator, weighted, sequence
+            self.add(col.categorical_column)
+            weight_key = getattr(col, "weight_feature_key", None)
+            if weight_key:
+                self._put(weight_key, self.rng.random((n, 1)).astype("float32"), "weight")
+            return
+        if hasattr(col, "source_column") and hasattr(col, "boundaries"):  # bucketized
+            src = col.source_column
+            shape = tuple(src.shape)
+            b = list(col.boundaries)
+            points = [b[0] - 1.0] + [(x + y) / 2 for x, y in zip(b, b[1:])] + [b[-1] + 1.0] if b else [0.0]
+            values = np.array([points[i % len(points)] for i in range(n * int(np.prod(shape or (1,))))], dtype=src.dtype.as_numpy_dtype)
+            self._put(src.key, values.reshape((n, *shape)), f"bucketized {len(b) + 1} buckets")
+            return
+        if hasattr(col, "keys") and hasattr(col, "hash_bucket_size") and not hasattr(col, "key"):  # crossed
+            for k in col.keys:
+                if isinstance(k, str):
+                    if k not in self.features:
+                        self._put(k, np.array([[f"v{i % 5}"] for i in range(n)]), "crossed key")
+                else:
+                    self.add(k)
+            return
+        if hasattr(col, "vocabulary_list"):
+            vocab = list(col.vocabulary_list)
+            values = np.array([[vocab[i % len(vocab)]] for i in range(n)])
+            self._put(col.key, values, f"vocabulary of {len(vocab)}")
+            return
+        if hasattr(col, "vocabulary_file"):
+            with open(col.vocabulary_file, encoding="utf-8") as fh:
+                vocab = [line.strip() for line in fh if line.strip()][: col.vocabulary_size or None] or ["x"]
+            values = np.array([[vocab[i % len(vocab)]] for i in range(n)])
+            if col.dtype.is_integer:
+                values = values.astype("int64")
+            self._put(col.key, values, f"vocabulary file of {len(vocab)}")
+            return
+        if hasattr(col, "number_buckets") or (hasattr(col, "num_buckets") and "Identity" in kind):
+            buckets = getattr(col, "number_buckets", None) or col.num_buckets
+            self._put(col.key, np.array([[i % buckets] for i in range(n)], dtype="int64"), f"identity 0..{buckets - 1}")
+            return
+        if hasattr(col, "hash_bucket_size") and hasattr(col, "key"):
+            if col.dtype.is_integer:
+                values = np.array([[i % 7] for i in range(n)], dtype="int64")
+            else:
+                values = np.array([[f"h{i % 7}"] for i in range(n)])
+            self._put(col.key, values, "hashed")
+            return
+        if hasattr(col, "shape") and hasattr(col, "key"):  # numeric
+            shape = tuple(col.shape)
+            dtype = col.dtype.as_numpy_dtype
+            values = self.rng.normal(size=(n, *shape)).astype(dtype) if col.dtype.is_floating else self.rng.integers(0, 5, size=(n, *shape)).astype(dtype)
+            self._put(col.key, values, f"numeric {list(shape)}")
+            return
+        spec = getattr(col, "parse_example_spec", None) or getattr(col, "_parse_example_spec")
+        for key, feature in spec.items():  # generic fallback
+            dtype = feature.dtype
+            shape = tuple(getattr(feature, "shape", (1,)) or (1,))
+            if dtype.is_floating:
+                values = self.rng.normal(size=(n, *shape)).astype(dtype.as_numpy_dtype)
+            elif dtype.is_integer:
+                values = self.rng.integers(0, 3, size=(n, *shape)).astype(dtype.as_numpy_dtype)
+            else:
+                values = np.array([[f"s{i % 3}"] * int(np.prod(shape)) for i in range(n)]).reshape((n, *shape))
+            self._put(key, values, f"{kind} (from its parse spec)")
+
+    def _put(self, key: str, values, kind: str) -> None:
+        if key in self.features:
+            return
+        self.features[key] = values
+        self.kinds[key] = kind
+
+
+def synthesize(np, columns, head, params, batch: int):
+    if not columns:
+        raise CouldNotRun("cannot find the feature columns this estimator was defined with (canned estimators and params['feature_columns'] are supported)")
+    synth = Synth(np, batch)
+    for col in columns:
+        synth.add(col)
+    head_kind = type(head).__name__ if head is not None else ""
+    n_classes = getattr(head, "_n_classes", None) or params.get("n_classes")
+    vocab = getattr(head, "_label_vocabulary", None) or params.get("label_vocabulary")
+    if "Regression" in head_kind or (head is None and params.get("label_dimension")):
+        dim = getattr(head, "_label_dimension", None) or params.get("label_dimension") or 1
+        labels = synth.rng.normal(size=(batch, dim)).astype("float32")
+        label_kind = f"regression, {dim} value(s)"
+    elif vocab:
+        labels = np.array([[vocab[i % len(vocab)]] for i in range(batch)])
+        label_kind = f"classes {list(vocab)}"
+    else:
+        k = int(n_classes or 2)
+        labels = np.array([[i % k] for i in range(batch)], dtype="int64")
+        label_kind = f"{k} classes"
+    return synth.features, labels, {**synth.kinds, "(label)": label_kind}
+
+
+# --------------------------------------------------------------------------- hooks
+
+
+def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
+    class Progress(tf.estimator.SessionRunHook):
+        def begin(self):
+            self.step = 0
+            self.started = None
+            timing[name] = 0.0
+            self.global_step = tf.compat.v1.train.get_global_step()
+
+        def before_run(self, run_context):
+            if self.started is None:
+                self.started = time.perf_counter()  # steps/s counts steps, not graph building
+            if placement is not None and not placement:
+                return tf.estimator.SessionRunArgs({}, options=tf.compat.v1.RunOptions(output_partition_graphs=True))
+            return None
+
+        def after_run(self, run_context, run_values):
+            self.step += 1
+            timing[name] = time.perf_counter() - self.started
+            if placement is not None and not placement and run_values.run_metadata is not None:
+                for graph in run_values.run_metadata.partition_graphs:
+                    for node in graph.node:
+                        if node.op in ("MatMul", "_MklMatMul", "BatchMatMulV2", "_FusedMatMul") and node.device:
+                            placement[node.name] = node.device
+                placement.setdefault("(none)", "")
+            if self.step == total or self.step % max(1, total // 50) == 0:
+                emit("progress", name=name, step=self.step, total=total)
+
+    return [Progress()]
+
+
+# --------------------------------------------------------------------------- checkpoint analysis
+
+
+def model_variables(tf, estimator, features, labels) -> dict[str, tuple[list[int], str]]:
+    """The variables the definition creates in TRAIN mode: {name: (shape, dtype)}."""
+    with tf.Graph().as_default():
+        tf.compat.v1.train.get_or_create_global_step()
+        feats = {k: tf.constant(v[:2]) for k, v in features.items()}
+        labs = tf.constant(labels[:2])
+        estimator._call_model_fn(feats, labs, tf.estimator.ModeKeys.TRAIN, estimator.config)
+        out = {}
+        for v in tf.compat.v1.global_variables():
+            out[v.op.name] = (v.shape.as_list(), v.dtype.base_dtype.name)
+        return out
+
+
+def analyse(tf, checkpoint: str, variables: dict[str, tuple[list[int], str]], model: str) -> dict:
+    """A `ckpt diff`-shaped comparison of a checkpoint against the definition's variables."""
+    try:
+        from tfmigrate.checkpoint import api  # the analyser, when it is installed
+    except ImportError:
+        api = None
+    if api is not None and hasattr(api, "diff_variables"):
+        return api.diff_variables(checkpoint, variables, model=model)
+    reader = tf.train.load_checkpoint(checkpoint)
+    shapes = reader.get_variable_to_shape_map()
+    dtypes = reader.get_variable_to_dtype_map()
+    pairs = []
+    for name in sorted(set(shapes) | set(variables)):
+        in_ckpt, in_model = name in shapes, name in variables
+        cshape = list(shapes[name]) if in_ckpt else None
+        mshape = variables[name][0] if in_model else None
+        if in_ckpt and in_model:
+            same_dtype = dtypes[name].base_dtype.name == variables[name][1]
+            status = "match" if cshape == mshape and same_dtype else ("shape-mismatch" if cshape != mshape else "dtype-mismatch")
+        elif in_ckpt:
+            status = "unused"  # only in the checkpoint
+        else:
+            status = "missing"  # the model needs it, the checkpoint lacks it
+        pairs.append({
+            "checkpoint_name": name if in_ckpt else None,
+            "model_name": name if in_model else None,
+            "status": status,
+            "checkpoint_shape": cshape,
+            "model_shape": mshape,
+        })
+    bad = [p for p in pairs if p["status"] in ("shape-mismatch", "dtype-mismatch", "missing")]
+    counts: dict[str, int] = {}
+    for p in pairs:
+        counts[p["status"]] = counts.get(p["status"], 0) + 1
+    if bad:
+        first = bad[0]
+        name = first["model_name"] or first["checkpoint_name"]
+        verdict = (
+            f"{len(bad)} variable(s) do not fit: {name} is {first['checkpoint_shape']} in the checkpoint, "
+            f"{first['model_shape']} in the definition"
+            if first["status"] == "shape-mismatch"
+            else f"{len(bad)} variable(s) do not fit: {name} is {first['status']}"
+        )
+    else:
+        verdict = f"all {counts.get('match', 0)} model variables found with matching shapes"
+    return {
+        "schema": 1,
+        "checkpoint": checkpoint,
+        "model": model,
+        "compatible": not bad,
+        "verdict": verdict,
+        "summary": counts,
+        "pairs": pairs,
+    }
+
+
+# --------------------------------------------------------------------------- the run
+
+
+class Run:
+    def __init__(self, config: dict):
+        self.config = config
+        self.failed = False
+
+    def stage(self, name: str, fn, *, fatal: bool = False):
+        emit("stage-start", name=name)
+        start = time.perf_counter()
+        extra: dict[str, Any] = {}
+        try:
+            result = fn()
+            detail, extra = (result if isinstance(result, tuple) else (result, {}))
+            passed = True
+        except StageFailed as exc:
+            detail, passed = str(exc), False
+        except CouldNotRun:
+            raise
+        except Exception as exc:  # TensorFlow errors in a stage: that stage fails, with TF's first line
+            detail, passed = f"{type(exc).__name__}: {first_line(exc)}", False
+        seconds = time.perf_counter() - start
+        emit("stage", name=name, passed=passed, seconds=round(seconds, 3), detail=detail, **extra)
+        if not passed:
+            self.failed = True
+            if fatal:
+                raise _Stop()
+        return passed
+
+    def main(self) -> None:
+        cfg = self.config
+        emit("stage-start", name="load")
+        t0 = time.perf_counter()
+        if cfg["device"] == "cpu":
+            os.environ["CUDA_VISIBLE_DEVICES"] = "-1"
+        tf = quiet_tensorflow()
+        import numpy as np
+
+        gpus = tf.config.list_physical_devices("GPU")
+        if cfg["device"] == "gpu" and not gpus:
+            raise CouldNotRun("--device gpu: TensorFlow sees no GPU here (tf.config.list_physical_devices('GPU') is empty; is a CUDA build of TensorFlow installed?)")
+        device = "GPU" if gpus and cfg["device"] != "cpu" else "CPU"
+        if device == "GPU":
+            for g in gpus:
+                try:
+                    tf.config.experimental.set_memory_growth(g, True)
+                except RuntimeError:
+                    pass
+        model_dir = cfg["model_dir"]
+        steps, more, batch = cfg["steps"], cfg["resume_steps"], cfg["batch_size"]
+        try:
+            est, factory, declared = load_target(tf, cfg["target"], model_dir)
+            columns, head, params = describe_model(est)
+            features, labels, kinds = synthesize(np, columns, head, params, batch)
+        except CouldNotRun:
+            raise
+        except ValueError as exc:
+            if type(exc).__name__ == "TargetError":
+                raise CouldNotRun(str(exc)) from None
+            raise CouldNotRun(f"cannot build {cfg['target']}: {type(exc).__name__}: {first_line(exc)}") from None
+        except Exception as exc:
+            raise CouldNotRun(f"cannot build {cfg['target']}: {type(exc).__name__}: {first_line(exc)}") from None
+        gpu_name = ""
+        if device == "GPU":
+            try:
+                gpu_name = tf.config.experimental.get_device_details(gpus[0]).get("device_name", "")
+            except Exception:  # noqa: BLE001 - details are cosmetic
+                gpu_name = ""
+        emit("info", device=device, device_name=gpu_name, estimator=type(est).__name__, model_dir=model_dir,
+             declared_model_dir=declared, inputs=kinds)
+        emit("stage", name="load", passed=True, seconds=round(time.perf_counter() - t0, 3),
+             detail=f"{type(est).__name__} with {len(columns)} feature column(s); inputs: "
+             + ", ".join(f"{k}: {v}" for k, v in kinds.items()))
+
+        def input_fn(repeat: bool = True):
+            def fn():
+                ds = tf.data.Dataset.from_tensor_slices((dict(features), labels))
+                return (ds.repeat() if repeat else ds).batch(min(batch, 32))
+            return fn
+
+        import tempfile
+
+        # A separate instance from the same definition: an optimizer instance serves one graph only.
+        with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
+            variables = model_variables(tf, factory(scratch), features, labels)
+
+        # Existing checkpoints the definition points at must fit it before anything trains into them.
+        existing = []
+        if declared and tf.train.latest_checkpoint(declared) and os.path.realpath(declared) != os.path.realpath(model_dir):
+            existing.append(("model_dir checkpoint", declared, False))
+        if tf.train.latest_checkpoint(model_dir):
+            existing.append(("existing checkpoint", model_dir, True))
+        for name, directory, blocks in existing:
+            def check_existing(directory=directory):
+                result = analyse(tf, tf.train.latest_checkpoint(directory), variables, cfg["target"])
+                emit("checkpoint", analysis=result)
+                if not result["compatible"]:
+                    raise StageFailed(f"{directory}: {result['verdict']} (TensorFlow 2.15 would restore it silently)")
+                return f"{directory}: {result['verdict']}"
+            self.stage(name, check_existing, fatal=blocks)
+
+        placement: dict[str, str] = {}
+        timing: dict[str, float] = {}
+
+        def train():
+            hooks = make_hooks(tf, "train", steps, placement, timing)
+            start = time.perf_counter()
+            est.train(input_fn(), steps=steps, hooks=hooks)
+            wall = time.perf_counter() - start
+            dense = {k: v for k, v in placement.items() if k != "(none)"}
+            devices = sorted({d.split("device:")[-1] for d in dense.values()})
+            if device == "GPU" and not any(d.startswith("GPU") for d in devices):
+                raise StageFailed(f"--device {cfg['device']}: the dense layers ran on {', '.join(devices) or 'an unknown device'}, not the GPU")
+            rate = steps / max(timing["train"], 1e-9)
+            where = ", ".join(devices) or "unknown"
+            sample = next(iter(sorted(dense)), "")
+            return (f"{steps} steps, {rate:.1f} steps/s ({wall:.2f} s with graph building); dense layers on {where}"
+                    + (f" (e.g. {sample})" if sample else ""),
+                    {"steps_per_second": round(rate, 2), "dense_device": where})
+
+        self.stage("train", train, fatal=True)
+
+        def checkpoint_files():
+            rc = est.config
+            state = tf.train.get_checkpoint_state(model_dir)
+            kept = list(state.all_model_checkpoint_paths) if state else []
+            files = sorted(f for f in os.listdir(model_dir) if f.startswith("model.ckpt-") and f.endswith(".index"))
+            promise = (f"RunConfig(save_checkpoints_steps={rc.save_checkpoints_steps}, "
+                       f"save_checkpoints_secs={rc.save_checkpoints_secs}, keep_checkpoint_max={rc.keep_checkpoint_max})")
+            if not files or not state:
+                raise StageFailed(f"no checkpoint in {model_dir} after {steps} steps: {promise} saves none, so a restart loses all training")
+            latest = state.model_checkpoint_path
+            last_step = int(latest.rsplit("-", 1)[-1])
+            if last_step != steps:
+                raise StageFailed(f"latest checkpoint is step {last_step}, expected {steps} ({promise})")
+            saved = [int(f[len("model.ckpt-"):-len(".index")]) for f in files]
+            keep = rc.keep_checkpoint_max
+            if keep and len(files) > keep:
+                raise StageFailed(f"{len(files)} checkpoints on disk, keep_checkpoint_max={keep} promised at most {keep}")
+            if rc.save_checkpoints_steps:
+                expected = sorted({0, *range(rc.save_checkpoints_steps, steps + 1, rc.save_checkpoints_steps), steps})
+                if keep:
+                    expected = expected[-keep:]
+                if sorted(saved) != expected:
+                    raise StageFailed(f"checkpoints at steps {sorted(saved)}, {promise} promised {expected}")
+            return f"{len(files)} checkpoint(s) kept (steps {sorted(saved)}), latest at step {last_step}; {promise}", {"checkpoint_steps": sorted(saved)}
+
+        self.stage("checkpoint files", checkpoint_files, fatal=True)
+
+        predict_x = {k: v[: min(batch, 16)] for k, v in features.items()}
+
+        def predict_input():
+            return tf.data.Dataset.from_tensor_slices(dict(predict_x)).batch(16)
+
+        def predictions(e, hooks=()):
+            out = list(e.predict(predict_input, hooks=list(hooks), yield_single_examples=False))
+            return {k: np.concatenate([b[k] for b in out]) for k in out[0]}
+
+        def restore():
+            first = predictions(est)
+            second_est = factory(model_dir)
+            restored: dict[str, Any] = {}
+            declared_shapes: dict[str, list] = {}
+
+            class Grab(tf.estimator.SessionRunHook):
+                def after_create_session(self, session, coord):
+                    vs = tf.compat.v1.global_variables()
+                    for v, value in zip(vs, session.run(vs)):
+                        restored[v.op.name] = value
+                        declared_shapes[v.op.name] = v.shape.as_list()
+
+            second = predictions(second_est, [Grab()])
+            for key in first:
+                if first[key].shape != second[key].shape or not np.array_equal(first[key], second[key]):
+                    raise StageFailed(f"predictions differ after restore ('{key}')")
+            reader = tf.train.load_checkpoint(model_dir)
+            names = reader.get_variable_to_shape_map()
+            compared = 0
+            for name, value in restored.items():
+                if name not in names:
+                    raise StageFailed(f"the second estimator has {name}, the checkpoint does not")
+                saved = reader.get_tensor(name)
+                if list(value.shape) != declared_shapes[name]:
+                    raise StageFailed(f"{name}: restored a {list(value.shape)} value into a variable declared {declared_shapes[name]}")
+                if saved.dtype != value.dtype or saved.shape != value.shape or saved.tobytes() != value.tobytes():
+                    raise StageFailed(f"{name}: restored value is not bit-identical to the checkpoint")
+                compared += 1
+            return f"second estimator: {len(predict_x and next(iter(predict_x.values())))} predictions equal, {compared} variables bit-identical to the checkpoint"
+
+        self.stage("restore", restore)
+
+        def resume():
+            hooks = make_hooks(tf, "resume", more, None, timing)
+            again = factory(model_dir)
+            again.train(input_fn(), steps=more, hooks=hooks)
+            seconds = max(timing["resume"], 1e-9)
+            step = int(tf.train.load_checkpoint(model_dir).get_tensor("global_step"))
+            if step != steps + more:
+                raise StageFailed(f"global_step is {step} after {steps} + {more} steps (expected {steps + more}): training did not resume from the checkpoint")
+            return f"global_step {steps} + {more} = {step} ({more / seconds:.1f} steps/s)", {"steps_per_second": round(more / seconds, 2)}
+
+        self.stage("resume", resume)
+
+        def analysis():
+            result = analyse(tf, tf.train.latest_checkpoint(model_dir), variables, cfg["target"])
+            emit("checkpoint", analysis=result)
+            if not result["compatible"]:
+                raise StageFailed(result["verdict"])
+            return result["verdict"]
+
+        self.stage("checkpoint analysis", analysis)
+
+        if cfg.get("checkpoint"):
+            def legacy():
+                path = cfg["checkpoint"]
+                ckpt = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
+                if not ckpt:
+                    raise StageFailed(f"{path}: no checkpoint there")
+                result = analyse(tf, ckpt, variables, cfg["target"])
+                emit("checkpoint", analysis=result)
+                if not result["compatible"]:
+                    raise StageFailed(f"{ckpt}: {result['verdict']}")
+                return f"{ckpt}: {result['verdict']}"
+
+            self.stage("legacy checkpoint", legacy)
+
+
+class _Stop(Exception):
+    pass
+
+
+def first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("Traceback", "File ")):
+            return line[:400]
+    return type(exc).__name__
+
+
+def main(argv: list[str]) -> int:
+    global _PROTO
+    _PROTO = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)  # the user's prints and TensorFlow's go to stderr
+    sys.stdout = sys.stderr
+    config = json.loads(argv[0])
+    try:
+        Run(config).main()
+    except _Stop:
+        pass
+    except CouldNotRun as exc:
+        emit("fatal", error=str(exc))
+        return 2
+    except Exception as exc:  # noqa: BLE001 - reported as one line; the parent shows it
+        import traceback
+
+        traceback.print_exc()
+        emit("fatal", error=f"{type(exc).__name__}: {first_line(exc)}")
+        return 2
+    emit("done")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

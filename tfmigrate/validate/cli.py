@@ -1,0 +1,105 @@
+"""``tfmigrate validate``: prove the migrated model trains, checkpoints, restores and resumes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+
+def stages_table(result: dict[str, Any], title: str | None = None) -> Table:
+    table = Table(title=title, show_header=True, header_style="bold", expand=False)
+    table.add_column("stage", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    table.add_column("s", justify="right", no_wrap=True)
+    table.add_column("detail", overflow="fold")
+    for st in result.get("stages", []):
+        mark = "[green]ok[/]" if st.get("passed") else "[bold red]FAIL[/]"
+        table.add_row(st.get("name", "?"), mark, f"{st.get('seconds', 0):.1f}", str(st.get("detail", "")))
+    return table
+
+
+def verdict_line(result: dict[str, Any]) -> str:
+    device = result.get("device", "?") + (f" ({result['device_name']})" if result.get("device_name") else "")
+    if result.get("error"):
+        return f"[bold red]could not run[/]: {result['error']}"
+    failed = [s["name"] for s in result.get("stages", []) if not s.get("passed")]
+    rate = f", {result['steps_per_second']} steps/s" if result.get("steps_per_second") else ""
+    if result.get("passed"):
+        return f"[bold green]passed[/] on {device}: {result.get('steps')} steps{rate}, {result.get('seconds', 0):.1f} s"
+    return f"[bold red]failed[/] on {device}: stage {', '.join(failed)}"
+
+
+class ProgressView:
+    """Rich progress on stderr while the child works (only on a terminal)."""
+
+    def __init__(self, console: Console):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+        self.console = console
+        self.progress = Progress(
+            SpinnerColumn(), TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=console, transient=True,
+        )
+        self.tasks: dict[str, Any] = {}
+
+    def __enter__(self) -> ProgressView:
+        self.progress.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.progress.__exit__(*exc)
+
+    def __call__(self, event: dict[str, Any]) -> None:
+        kind, name = event.get("event"), event.get("name", "")
+        if kind == "stage-start":
+            label = "starting TensorFlow, building the model" if name == "load" else name
+            self.tasks[name] = self.progress.add_task(label, total=None)
+        elif kind == "progress" and name in self.tasks:
+            self.progress.update(self.tasks[name], completed=event["step"], total=event["total"])
+        elif kind == "stage":
+            task = self.tasks.pop(name, None)
+            if task is not None:
+                self.progress.remove_task(task)
+            mark = "[green]ok[/]" if event.get("passed") else "[bold red]FAIL[/]"
+            self.progress.console.print(f"{mark} {name} [dim]{event.get('seconds', 0):.1f} s[/]", highlight=False)
+
+
+@click.command()
+@click.argument("target")
+@click.option("--device", type=click.Choice(["auto", "cpu", "gpu"]), default="auto", show_default=True,
+              help="Where TensorFlow trains; gpu fails when none is visible, auto picks one when present.")
+@click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Training steps N (resume trains N/2 more).")
+@click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path), help="Train into DIR instead of a fresh temporary one.")
+@click.option("--checkpoint", type=click.Path(path_type=Path), help="Also analyse this legacy checkpoint (directory or prefix) against the definition.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, fmt: str) -> None:
+    """Train, checkpoint, restore and resume TARGET (file.py:function or a migrated file.py) for real.
+
+    Exit 0 passed, 1 a stage failed, 2 could not run.
+    """
+    from tfmigrate.validate.runner import run_validation
+
+    err = Console(stderr=True, highlight=False)
+    kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint)
+    if err.is_terminal:
+        with ProgressView(err) as view:
+            result = run_validation(target, on_event=view, **kwargs)
+    else:
+        result = run_validation(target, **kwargs)
+    code = result.pop("exit_code", 2)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(result, indent=2) + "\n")
+        if result.get("error"):
+            err.print(f"[bold red]error[/]: {result['error']}")
+    else:
+        out = Console(highlight=False)
+        if result.get("stages"):
+            out.print(stages_table(result, title=f"tfmigrate validate {target}"))
+        out.print(verdict_line(result), soft_wrap=True)
+    sys.exit(code)

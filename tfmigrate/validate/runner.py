@@ -1,0 +1,148 @@
+"""The parent half of ``tfmigrate validate``: starts the TensorFlow child and turns its events into a result.
+
+No TensorFlow here. ``run_validation`` returns the ``tfmigrate validate`` JSON object::
+
+    {"schema": 1, "passed": bool, "device": str, "steps": int,
+     "stages": [{"name", "passed", "seconds", "detail"}], ...}
+
+plus ``target``, ``model_dir``, ``estimator``, ``checkpoints`` (analyses, `ckpt diff`-shaped),
+``error`` (when it could not run) and ``exit_code`` (0 passed, 1 failed, 2 could not run).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tfmigrate.validate.targets import TargetError, check
+
+SCHEMA = 1
+Event = dict[str, Any]
+
+
+def child_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    env["ABSL_MIN_LOG_LEVEL"] = "3"
+    env["PYTHONUNBUFFERED"] = "1"
+    env.setdefault("PYTHONHASHSEED", "0")
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def run_validation(
+    target: str,
+    *,
+    device: str = "auto",
+    steps: int = 20,
+    resume_steps: int | None = None,
+    model_dir: str | Path | None = None,
+    checkpoint: str | Path | None = None,
+    batch_size: int = 64,
+    on_event: Callable[[Event], None] | None = None,
+    timeout: float | None = None,
+) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "schema": SCHEMA, "passed": False, "device": device, "steps": steps, "stages": [],
+        "target": target, "checkpoints": [],
+    }
+    started = time.perf_counter()
+    try:
+        check(target)
+    except TargetError as exc:
+        return _could_not_run(result, str(exc), started)
+    if checkpoint is not None and not Path(checkpoint).exists() and not Path(str(checkpoint) + ".index").exists():
+        return _could_not_run(result, f"--checkpoint {checkpoint}: no such checkpoint", started)
+    fresh = model_dir is None
+    directory = Path(tempfile.mkdtemp(prefix="tfmigrate-validate-")) if fresh else Path(model_dir)
+    directory.mkdir(parents=True, exist_ok=True)
+    result["model_dir"] = str(directory)
+    config = {
+        "target": str(target),
+        "device": device,
+        "steps": steps,
+        "resume_steps": resume_steps or max(1, steps // 2),
+        "model_dir": str(directory),
+        "checkpoint": str(checkpoint) if checkpoint else None,
+        "batch_size": batch_size,
+    }
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "tfmigrate.validate._child", json.dumps(config)],
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(),
+        )
+        fatal: str | None = None
+        done = False
+        assert proc.stdout is not None
+        try:
+            for line in proc.stdout:
+                try:
+                    event = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                kind = event.get("event")
+                if kind == "stage":
+                    result["stages"].append({k: v for k, v in event.items() if k != "event"})
+                elif kind == "info":
+                    result["device"] = event.get("device", device)
+                    for key in ("device_name", "estimator", "declared_model_dir", "inputs"):
+                        if event.get(key):
+                            result[key] = event[key]
+                elif kind == "checkpoint":
+                    result["checkpoints"].append(event["analysis"])
+                elif kind == "fatal":
+                    fatal = event.get("error") or "the validation child failed"
+                elif kind == "done":
+                    done = True
+                if on_event:
+                    on_event(event)
+            proc.wait(timeout=timeout)
+        except KeyboardInterrupt:
+            proc.kill()
+            proc.wait()
+            raise
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            fatal = f"the validation child did not finish in {timeout:.0f} s"
+        if fatal is None and not done:
+            log.seek(0)
+            fatal = f"the validation child exited with code {proc.returncode}: {last_error_line(log.read())}"
+    if fatal is not None:
+        return _could_not_run(result, fatal, started)
+    result["passed"] = bool(result["stages"]) and all(s["passed"] for s in result["stages"])
+    if fresh and result["passed"]:
+        shutil.rmtree(directory, ignore_errors=True)  # a failed run keeps its model_dir to look at
+        result["model_dir_removed"] = True
+    result["exit_code"] = 0 if result["passed"] else 1
+    result["seconds"] = round(time.perf_counter() - started, 2)
+    train = next((s for s in result["stages"] if s["name"] == "train"), None)
+    if train and "steps_per_second" in train:
+        result["steps_per_second"] = train["steps_per_second"]
+        result["dense_device"] = train.get("dense_device")
+    return result
+
+
+def _could_not_run(result: dict[str, Any], error: str, started: float) -> dict[str, Any]:
+    result["passed"] = False
+    result["error"] = error
+    result["exit_code"] = 2
+    result["seconds"] = round(time.perf_counter() - started, 2)
+    return result
+
+
+def last_error_line(text: str) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if "Error" in line or "error" in line or "Killed" in line:
+            return line[:400]
+    return lines[-1][:400] if lines else "no output (killed? out of memory?)"

@@ -1,0 +1,90 @@
+"""Resolve a validation TARGET to a factory ``factory(model_dir) -> Estimator | keras.Model | (model_fn, params)``.
+
+``file.py:function``: the function is called (with ``model_dir=`` when it accepts that keyword);
+``file.py``: the ``tf.estimator`` constructions found statically in a migrated source file, built
+by the checkpoint analyser's target loader (``tfmigrate.checkpoint.targets``).
+
+This module is imported in the child (where TensorFlow runs); ``split`` is also used by the parent.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+class TargetError(ValueError):
+    """TARGET cannot be loaded; the message is one line naming the file (and line)."""
+
+
+def split(target: str) -> tuple[Path, str | None]:
+    path, sep, func = target.rpartition(":")
+    if not sep or not path or "/" in func or func.endswith(".py") or not func.isidentifier():
+        return Path(target), None
+    return Path(path), func
+
+
+def check(target: str) -> None:
+    """Cheap checks the parent can make without TensorFlow."""
+    path, _ = split(target)
+    if not path.is_file():
+        raise TargetError(f"{path}: no such file (TARGET is file.py:function or a migrated file.py)")
+
+
+def _import(path: Path):
+    directory = str(path.resolve().parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    name = f"_tfmigrate_target_{abs(hash(str(path.resolve())))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"{path}: cannot import")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    cwd = os.getcwd()
+    try:
+        spec.loader.exec_module(module)
+    except SyntaxError as exc:
+        raise TargetError(f"{path}:{exc.lineno}: cannot import: {exc.msg}") from None
+    finally:
+        os.chdir(cwd)
+    return module
+
+
+def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
+    check(target)
+    path, func = split(target)
+    if func is None:
+        return _static_factory(path), str(path)
+    module = _import(path)
+    fn = getattr(module, func, None)
+    if fn is None or not callable(fn):
+        raise TargetError(f"{path}: no function {func}()")
+    try:
+        takes_dir = "model_dir" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes_dir = False
+
+    def factory(model_dir: str) -> Any:
+        return fn(model_dir=model_dir) if takes_dir else fn()
+
+    return factory, target
+
+
+def _static_factory(path: Path) -> Callable[[str], Any]:
+    try:
+        from tfmigrate.checkpoint import targets as ckpt_targets
+    except ImportError:
+        raise TargetError(
+            f"{path}: building the estimators of a migrated file needs tfmigrate.checkpoint.targets; "
+            f"name a function instead: {path}:build_estimator"
+        ) from None
+    loader = getattr(ckpt_targets, "estimator_factory", None) or getattr(ckpt_targets, "load", None)
+    if loader is None:
+        raise TargetError(f"{path}: tfmigrate.checkpoint.targets has no loader for a migrated file")
+    return loader(str(path))
