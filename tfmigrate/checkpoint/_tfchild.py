@@ -1,0 +1,157 @@
+"""The TensorFlow side of the checkpoint analyser; runs only as a child process.
+
+    python -m tfmigrate.checkpoint._tfchild variables TARGET
+    python -m tfmigrate.checkpoint._tfchild convert < {"source": prefix, "out": prefix, "map": {...}, "keep": [...]}
+
+Prints one JSON line on stdout: ``{"ok": true, ...}`` or ``{"ok": false, "error": "one line"}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import traceback
+from typing import Any
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+
+
+def _fail(message: str) -> None:
+    print(json.dumps({"ok": False, "error": " ".join(message.split())[:500]}))
+    sys.exit(0)
+
+
+def estimator_variables(loaded: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    import tensorflow as tf
+    from tensorflow.python.training.saving import saveable_object_util
+
+    from tfmigrate.checkpoint.targets import TargetError
+
+    est = loaded.estimator
+    ModeKeys = tf.estimator.ModeKeys
+    with tf.Graph().as_default():
+        tf.compat.v1.train.get_or_create_global_step()
+        if loaded.feature_columns:
+            spec = tf.compat.v1.feature_column.make_parse_example_spec(loaded.feature_columns)
+            serialized = tf.compat.v1.placeholder(tf.string, [None], name="tfmigrate_examples")
+            features = tf.io.parse_example(serialized, spec)
+        elif loaded.input_fn is not None:
+            features, _labels = est._get_features_and_labels_from_input_fn(loaded.input_fn, ModeKeys.TRAIN)  # noqa: SLF001
+        else:
+            raise TargetError(f"{loaded.target.spec}: cannot derive the model's features: give params['feature_columns'] or define train_input_fn in {loaded.target.path}")
+        cls = type(est).__name__
+        if "Regressor" in cls:
+            labels = tf.compat.v1.placeholder(tf.float32, [None, 1])
+        elif "Classifier" in cls and _closure_has_vocab(est):
+            labels = tf.compat.v1.placeholder(tf.string, [None, 1])
+        else:
+            labels = tf.compat.v1.placeholder(tf.int64, [None, 1])
+        est._call_model_fn(features, labels, ModeKeys.TRAIN, est.config)  # noqa: SLF001
+        var_list = tf.compat.v1.global_variables() + tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SAVEABLE_OBJECTS)
+        names = saveable_object_util.op_list_to_dict(var_list)
+        out = []
+        for name, var in names.items():
+            parts = var if isinstance(var, (list, tuple)) else [var]
+            first = parts[0]
+            info = getattr(first, "_save_slice_info", None)
+            shape = list(info.full_shape) if info is not None else first.shape.as_list()
+            dtype = first.dtype.base_dtype.name
+            resource = not first.dtype._is_ref_dtype  # noqa: SLF001
+            out.append({"name": name, "dtype": dtype, "shape": shape, "resource": bool(resource)})
+    module = type(est).__module__
+    api = "custom"
+    if ".canned." in module:
+        api = "v2" if cls.endswith("V2") else "v1"
+    info = {"kind": "estimator", "class": cls.removesuffix("V2"), "api": api,
+            "model_dir": loaded.model_dir, "construction_line": loaded.construction.line if loaded.construction else None}
+    return info, sorted(out, key=lambda v: v["name"])
+
+
+def _closure_has_vocab(est: Any) -> bool:
+    from tfmigrate.checkpoint.targets import _closure_value
+
+    return bool(_closure_value(getattr(est, "_model_fn", None), "label_vocabulary"))
+
+
+def keras_variables(loaded: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    import tensorflow as tf
+
+    from tfmigrate.checkpoint.targets import TargetError
+
+    model = loaded.keras_model
+    if not model.built:
+        raise TargetError(f"{loaded.target.spec}: the Keras model is not built (give it an Input or input_shape)")
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-keras-") as tmp:
+        model.save_weights(os.path.join(tmp, "w"))
+        reader = tf.train.load_checkpoint(os.path.join(tmp, "w"))
+        dtypes = reader.get_variable_to_dtype_map()
+        shapes = reader.get_variable_to_shape_map()
+    out = [{"name": n, "dtype": dtypes[n].name, "shape": list(shapes[n]), "resource": True} for n in sorted(shapes)]
+    return {"kind": "keras", "class": type(model).__name__, "api": "keras", "model_dir": None}, out
+
+
+def cmd_variables(spec: str) -> dict[str, Any]:
+    from tfmigrate.checkpoint.targets import load, parse_target
+
+    loaded = load(parse_target(spec))
+    info, variables = keras_variables(loaded) if loaded.keras_model is not None else estimator_variables(loaded)
+    return {"ok": True, "model": info, "variables": variables}
+
+
+def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
+    """Read SOURCE, rename per ``map`` (old -> new; tensors not in the map and not in ``keep`` are
+    dropped), apply ``transforms`` ({new: "neg_diff_binary"...} reserved), write OUT (SaveV2)."""
+    import tensorflow as tf
+
+    reader = tf.train.load_checkpoint(request["source"])
+    shapes = reader.get_variable_to_shape_map()
+    names, tensors = [], []
+    for old, new in request["map"].items():
+        if old not in shapes:
+            raise KeyError(f"{old} is not in {request['source']}")
+        names.append(new)
+        tensors.append(tf.constant(reader.get_tensor(old)))
+    out = request["out"]
+    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+    tf.raw_ops.SaveV2(prefix=out, tensor_names=names, shape_and_slices=[""] * len(names), tensors=tensors)
+    check = tf.train.load_checkpoint(out)
+    written = check.get_variable_to_shape_map()
+    import numpy as np
+
+    for old, new in request["map"].items():
+        if new not in written or not np.array_equal(check.get_tensor(new), reader.get_tensor(old)):
+            raise ValueError(f"read-back check failed for {new}")
+    return {"ok": True, "written": sorted(written)}
+
+
+def main(argv: list[str]) -> None:
+    try:
+        import tensorflow as tf
+
+        tf.get_logger().setLevel("ERROR")
+        if argv[:1] == ["variables"] and len(argv) == 2:
+            result = cmd_variables(argv[1])
+        elif argv[:1] == ["convert"]:
+            result = cmd_convert(json.loads(sys.stdin.read()))
+        else:
+            _fail(f"usage: _tfchild variables TARGET | convert < request.json (got {argv})")
+            return
+    except SystemExit:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - everything becomes one line for the parent
+        from tfmigrate.checkpoint.index import CheckpointError
+
+        if isinstance(exc, CheckpointError):
+            _fail(str(exc))
+        if os.environ.get("TFMIGRATE_DEBUG"):
+            traceback.print_exc()
+        lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+        _fail(f"{type(exc).__name__}: {lines[0] if lines else ''}")
+        return
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
