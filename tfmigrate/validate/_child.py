@@ -90,6 +90,7 @@ def as_estimator(tf, obj, model_dir: str, where: str):
         return tf.keras.estimator.model_to_estimator(keras_model=obj, model_dir=model_dir), None
     if not isinstance(obj, est_lib.EstimatorV2):
         raise CouldNotRun(f"{where} returned {type(obj).__name__}, not a tf.estimator.Estimator, a Keras model or (model_fn, params)")
+    declared = getattr(obj, "_tfmigrate_declared_model_dir", None)
     if os.path.realpath(obj.model_dir) != os.path.realpath(model_dir):
         declared = obj.model_dir
         # Point the estimator at the validation model_dir (the definition may name its own).

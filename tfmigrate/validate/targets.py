@@ -24,7 +24,7 @@ class TargetError(ValueError):
 
 def split(target: str) -> tuple[Path, str | None]:
     path, sep, func = target.rpartition(":")
-    if not sep or not path or "/" in func or func.endswith(".py") or not func.isidentifier():
+    if not sep or not path or "/" in func or func.endswith(".py") or not (func.isidentifier() or func.isdigit()):
         return Path(target), None
     return Path(path), func
 
@@ -59,8 +59,8 @@ def _import(path: Path):
 def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
     check(target)
     path, func = split(target)
-    if func is None:
-        return _static_factory(path), str(path)
+    if func is None or func.isdigit():
+        return _static_factory(target), target
     module = _import(path)
     fn = getattr(module, func, None)
     if fn is None or not callable(fn):
@@ -76,15 +76,32 @@ def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
     return factory, target
 
 
-def _static_factory(path: Path) -> Callable[[str], Any]:
+def _static_factory(spec: str) -> Callable[[str], Any]:
+    """A migrated source file (or file.py:LINE): the checkpoint analyser's static target loader."""
     try:
         from tfmigrate.checkpoint import targets as ckpt_targets
     except ImportError:
-        raise TargetError(
-            f"{path}: building the estimators of a migrated file needs tfmigrate.checkpoint.targets; "
-            f"name a function instead: {path}:build_estimator"
-        ) from None
-    loader = getattr(ckpt_targets, "estimator_factory", None) or getattr(ckpt_targets, "load", None)
-    if loader is None:
-        raise TargetError(f"{path}: tfmigrate.checkpoint.targets has no loader for a migrated file")
-    return loader(str(path))
+        raise TargetError(f"{spec}: building the estimators of a migrated file needs tfmigrate.checkpoint.targets; name a function instead: file.py:function") from None
+    try:
+        target = ckpt_targets.parse_target(spec)
+        construction = ckpt_targets.select_construction(target) if target.kind == "source" else None
+    except ckpt_targets.TargetError as exc:
+        raise TargetError(str(exc)) from None
+    if target.kind != "source":
+        raise TargetError(f"{spec}: not a Python file with tf.estimator constructions")
+
+    def factory(model_dir: str) -> Any:
+        try:
+            loaded = ckpt_targets.load(target, model_dir=model_dir)
+        except ckpt_targets.TargetError as exc:
+            raise TargetError(str(exc)) from None
+        est = loaded.estimator
+        config = construction.kwargs.get("config") if construction else None
+        if config is not None:  # the RunConfig the code writes (checkpoint frequency, keep_checkpoint_max)
+            est._config = ckpt_targets.build_value(config).replace(model_dir=model_dir)
+            est._model_dir = model_dir
+        if loaded.model_dir:
+            est._tfmigrate_declared_model_dir = loaded.model_dir
+        return est
+
+    return factory
