@@ -101,29 +101,45 @@ def cmd_variables(spec: str) -> dict[str, Any]:
 
 
 def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
-    """Read SOURCE, rename per ``map`` (old -> new; tensors not in the map and not in ``keep`` are
-    dropped), apply ``transforms`` ({new: "neg_diff_binary"...} reserved), write OUT (SaveV2)."""
+    """Read ``source``; for each op ``{"new", "op": copy|add|diff_last, "src": [...]}`` compute the
+    tensor; write ``out_dir/model.ckpt-STEP`` with SaveV2; read it back and compare every tensor."""
+    import numpy as np
     import tensorflow as tf
 
     reader = tf.train.load_checkpoint(request["source"])
     shapes = reader.get_variable_to_shape_map()
-    names, tensors = [], []
-    for old, new in request["map"].items():
-        if old not in shapes:
-            raise KeyError(f"{old} is not in {request['source']}")
-        names.append(new)
-        tensors.append(tf.constant(reader.get_tensor(old)))
-    out = request["out"]
-    os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
-    tf.raw_ops.SaveV2(prefix=out, tensor_names=names, shape_and_slices=[""] * len(names), tensors=tensors)
-    check = tf.train.load_checkpoint(out)
-    written = check.get_variable_to_shape_map()
-    import numpy as np
-
-    for old, new in request["map"].items():
-        if new not in written or not np.array_equal(check.get_tensor(new), reader.get_tensor(old)):
-            raise ValueError(f"read-back check failed for {new}")
-    return {"ok": True, "written": sorted(written)}
+    values: dict[str, Any] = {}
+    for op in request["ops"]:
+        for src in op["src"]:
+            if src not in shapes:
+                raise KeyError(f"{src} is not in {request['source']}")
+        arrays = [reader.get_tensor(s) for s in op["src"]]
+        if op["op"] == "copy":
+            value = arrays[0]
+        elif op["op"] == "add":
+            value = arrays[0]
+            for a in arrays[1:]:
+                value = value + a.reshape(value.shape)
+        elif op["op"] == "diff_last":  # 2-class softmax -> 1 sigmoid logit
+            value = arrays[0][..., 1:2] - arrays[0][..., 0:1]
+            if value.ndim == 1:
+                value = value.reshape(1)
+        else:
+            raise ValueError(f"unknown op {op['op']}")
+        if op["new"] == "global_step":
+            value = np.asarray(value).astype(np.int64)
+        values[op["new"]] = np.asarray(value)
+    step = int(values["global_step"]) if "global_step" in values and values["global_step"].size == 1 else 0
+    prefix = os.path.join(request["out_dir"], f"model.ckpt-{step}")
+    os.makedirs(request["out_dir"], exist_ok=True)
+    names = sorted(values)
+    tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len(names),
+                      tensors=[tf.constant(values[n]) for n in names])
+    check = tf.train.load_checkpoint(prefix)
+    for n in names:
+        if not np.array_equal(check.get_tensor(n), values[n]):
+            raise ValueError(f"read-back check failed for {n}")
+    return {"ok": True, "prefix": prefix, "written": names}
 
 
 def main(argv: list[str]) -> None:

@@ -1,0 +1,161 @@
+"""``tfmigrate ckpt inspect | diff | convert``. Exit 0 compatible, 1 incompatible, 2 error.
+
+Errors are one line on stderr (``error: ...``), never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, NoReturn
+
+import click
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from tfmigrate.checkpoint.index import CheckpointError
+
+FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+KIND_STYLE = {"model": "bold", "optimizer": "cyan", "bookkeeping": "dim"}
+STATUS_STYLE = {"match": "green", "shape_mismatch": "bold red", "dtype_mismatch": "bold red",
+                "missing_from_checkpoint": "yellow", "unused_in_checkpoint": "dim"}
+
+
+def _fail(message: str) -> NoReturn:
+    click.echo("error: " + " ".join(str(message).split()), err=True)  # one line, never wrapped
+    sys.exit(2)
+
+
+def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except CheckpointError as exc:
+        _fail(str(exc))
+    except (OSError, ValueError, KeyError, RecursionError, MemoryError) as exc:  # last line of defence
+        _fail(f"{type(exc).__name__}: {exc}")
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=False)
+
+
+def _shape(shape: Any) -> str:
+    return "-" if shape is None else "[" + ",".join(str(d) for d in shape) + "]"
+
+
+def _bytes(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def ckpt() -> None:
+    """Inspect, compare and convert checkpoints (the index is read without TensorFlow)."""
+
+
+@ckpt.command()
+@click.argument("path")
+@FORMAT
+def inspect(path: str, fmt: str) -> None:
+    """List every tensor of the checkpoint at PATH (prefix, .index file or model_dir)."""
+    from tfmigrate.checkpoint import api, classify
+
+    data = _run(api.inspect, path)
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2))
+        sys.exit(0)
+    out = _console()
+    out.print(f"[bold]{data['checkpoint']}[/]  format {data['format']}, written by "
+              f"[bold]{classify.WRITERS.get(data['writer'], data['writer'])}[/]")
+    for kind in ("model", "optimizer", "bookkeeping"):
+        rows = [v for v in data["variables"] if v["kind"] == kind]
+        if not rows:
+            continue
+        total = sum(v["bytes"] for v in rows)
+        table = Table(title=f"{kind} ({len(rows)}, {_bytes(total)})", title_justify="left", title_style=KIND_STYLE[kind], expand=False)
+        table.add_column("name", overflow="fold", ratio=3)
+        table.add_column("dtype", no_wrap=True)
+        table.add_column("shape", overflow="fold")
+        table.add_column("bytes", justify="right", no_wrap=True)
+        for v in rows:
+            table.add_row(v["name"], v["dtype"], _shape(v["shape"]), _bytes(v["bytes"]))
+        out.print(table)
+    sys.exit(0)
+
+
+def _print_diff(data: dict[str, Any], out: Console) -> None:
+    style = "bold green" if data["compatible"] else "bold red"
+    out.print(Text("compatible" if data["compatible"] else "INCOMPATIBLE", style=style) + Text(f"  {data['checkpoint']} vs {data['model'].get('target', 'model')}"))
+    out.print(Text(data["verdict"]))
+    for kind, title in (("model", "model weights"), ("bookkeeping", "bookkeeping"), ("optimizer", "optimizer state")):
+        rows = [p for p in data["pairs"] if p["kind"] == kind]
+        if not rows:
+            continue
+        table = Table(title=title, title_justify="left", expand=False)
+        table.add_column("checkpoint", overflow="fold", ratio=2)
+        table.add_column("model", overflow="fold", ratio=2)
+        table.add_column("status", overflow="fold")
+        table.add_column("shapes", overflow="fold")
+        for p in rows:
+            same = p["checkpoint_name"] == p["model_name"]
+            shapes = _shape(p["checkpoint_shape"]) if p["checkpoint_shape"] == p["model_shape"] else f"{_shape(p['checkpoint_shape'])} -> {_shape(p['model_shape'])}"
+            table.add_row(p["checkpoint_name"] or "-", "=" if same else (p["model_name"] or "-"),
+                          Text(p["status"].replace("_", " "), style=STATUS_STYLE.get(p["status"], "")), shapes)
+        out.print(table)
+    for note in data.get("notes", []):
+        out.print(Text("note: ", style="bold") + Text(note))
+
+
+@ckpt.command()
+@click.argument("checkpoint")
+@click.option("--model", "model", required=True, help="file.py:function, a migrated source file, or another checkpoint.")
+@FORMAT
+def diff(checkpoint: str, model: str, fmt: str) -> None:
+    """Compare CHECKPOINT with the variables MODEL will create; say what TF 2.15 will do."""
+    from tfmigrate.checkpoint import api
+
+    data = _run(api.diff, checkpoint, model)
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2))
+    else:
+        _print_diff(data, _console())
+    sys.exit(0 if data["compatible"] else 1)
+
+
+@ckpt.command()
+@click.argument("checkpoint")
+@click.argument("out")
+@click.option("--map", "name_map", default="auto", show_default=True, help="auto, or a map.toml ([map] \"old\" = \"new\", drop = [...]).")
+@click.option("--model", default=None, help="Map onto this model's names and verify against it.")
+@click.option("--drop-optimizer", is_flag=True, help="Leave optimizer state out.")
+@FORMAT
+def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_optimizer: bool, fmt: str) -> None:
+    """Write a renamed copy of CHECKPOINT as a new model_dir OUT (TensorFlow, in a child process)."""
+    from tfmigrate.checkpoint import api
+
+    data = _run(api.convert, checkpoint, out, map=name_map, model=model, drop_optimizer=drop_optimizer)
+    bad = bool(data.get("diff")) and any(
+        p["status"] != "match" and p["kind"] == "model" for p in data["diff"]["pairs"] if p["model_name"])
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2))
+    else:
+        out_c = _console()
+        out_c.print(f"[bold]wrote[/] {data['out']} (read back and checked)")
+        table = Table(title="carried", title_justify="left", expand=False)
+        table.add_column("from", overflow="fold", ratio=1)
+        table.add_column("to", overflow="fold", ratio=1)
+        table.add_column("how", no_wrap=True)
+        for op in data["ops"]:
+            table.add_row(" + ".join(op["src"]), op["new"], op["op"])
+        out_c.print(table)
+        for old, why in data["not_carried"].items():
+            out_c.print(Text("not carried: ", style="yellow") + Text(f"{old}: {why}"))
+        for note in data["notes"]:
+            out_c.print(Text("note: ", style="bold") + Text(note))
+        if data.get("diff"):
+            _print_diff(data["diff"], out_c)
+    sys.exit(1 if bad else 0)
