@@ -1,0 +1,189 @@
+"""``tfmigrate validate`` for real: TensorFlow trains, checkpoints, restores and resumes on CPU.
+
+Each case is one short TF child process (a few steps on synthesized data).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+MODEL = textwrap.dedent(
+    '''
+    import tensorflow as tf
+
+    def columns():
+        age = tf.feature_column.numeric_column("age")
+        return [
+            tf.feature_column.numeric_column("x", shape=(3,)),
+            tf.feature_column.bucketized_column(age, boundaries=[18, 30, 50]),
+            tf.feature_column.indicator_column(
+                tf.feature_column.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])),
+            tf.feature_column.embedding_column(tf.feature_column.categorical_column_with_identity("shop", 10), dimension=4),
+        ]
+
+    def build(model_dir=None, hidden=(10, 10)):
+        return tf.estimator.DNNClassifier(
+            hidden_units=list(hidden), feature_columns=columns(), n_classes=3, model_dir=model_dir,
+            optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.1),
+            config=tf.estimator.RunConfig(save_checkpoints_steps=2, keep_checkpoint_max=2, tf_random_seed=1))
+
+    def wider(model_dir=None):
+        return build(model_dir, hidden=(20, 20))
+
+    def wider_on_old_dir():
+        # the code names its own model_dir, which holds a [10, 10] checkpoint
+        return build(OLD_DIR, hidden=(20, 20))
+
+    def keeps_nothing():
+        return tf.estimator.LinearRegressor(
+            feature_columns=[tf.feature_column.numeric_column("x", shape=(2,))],
+            config=tf.estimator.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None))
+    '''
+)
+
+MIGRATED = textwrap.dedent(
+    '''
+    import tensorflow as tf
+
+    FEATURES = [tf.feature_column.numeric_column("x", shape=[4])]
+
+    classifier = tf.estimator.DNNRegressor(
+        feature_columns=FEATURES,
+        hidden_units=[8, 4],
+        optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.1),
+        config=tf.estimator.RunConfig(save_checkpoints_steps=3, keep_checkpoint_max=5),
+    )
+    '''
+)
+
+
+def validate(*args: str, fmt: str = "json") -> tuple[int, dict | str]:
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "validate", *args, "--format", fmt],
+        capture_output=True, text=True, cwd=ROOT, timeout=300,
+    )
+    if fmt == "json":
+        assert proc.stdout.strip(), proc.stderr
+        return proc.returncode, json.loads(proc.stdout)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def stage(result: dict, name: str) -> dict:
+    for st in result["stages"]:
+        if st["name"] == name:
+            return st
+    raise AssertionError(f"no stage {name!r} in {[s['name'] for s in result['stages']]}")
+
+
+@pytest.fixture(scope="module")
+def model_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("target")
+    path = d / "model.py"
+    path.write_text(MODEL.replace("OLD_DIR", repr(str(d / "old"))), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def trained(model_file: Path) -> tuple[int, dict, Path]:
+    """One passing run that trains into a model_dir the failing cases reuse."""
+    model_dir = model_file.parent / "old"
+    code, result = validate(f"{model_file}:build", "--steps", "6", "--model-dir", str(model_dir), "--device", "cpu")
+    return code, result, model_dir
+
+
+@pytest.mark.slow
+def test_validate_passes_every_stage(trained: tuple[int, dict, Path]) -> None:
+    code, result, model_dir = trained
+    assert code == 0, result
+    assert result["schema"] == 1 and result["passed"] is True and result["steps"] == 6
+    assert result["device"] == "CPU"
+    names = [s["name"] for s in result["stages"]]
+    assert names == ["load", "train", "checkpoint files", "restore", "resume", "checkpoint analysis"]
+    assert all(s["passed"] and s["seconds"] >= 0 and s["detail"] for s in result["stages"])
+    # every feature-column kind got synthesized inputs
+    inputs = result["inputs"]
+    assert inputs["age"].startswith("bucketized 4") and inputs["color"] == "vocabulary of 3"
+    assert inputs["shop"] == "identity 0..9" and inputs["x"] == "numeric [3]" and inputs["(label)"] == "3 classes"
+    train = stage(result, "train")
+    assert train["steps_per_second"] > 0 and "CPU" in train["dense_device"]
+    # save every 2 steps, keep 2: steps 4 and 6 remain on disk
+    assert stage(result, "checkpoint files")["checkpoint_steps"] == [4, 6]
+    assert sorted(p.name for p in model_dir.glob("model.ckpt-*.index")) == ["model.ckpt-8.index", "model.ckpt-9.index"]
+    assert "bit-identical" in stage(result, "restore")["detail"]
+    assert "6 + 3 = 9" in stage(result, "resume")["detail"]
+    assert result["checkpoints"] and result["checkpoints"][0]["compatible"] is True
+
+
+@pytest.mark.slow
+def test_changed_hidden_units_on_given_model_dir_fails_before_training(model_file: Path, trained: tuple[int, dict, Path]) -> None:
+    _, _, model_dir = trained
+    before = sorted(p.name for p in model_dir.iterdir())
+    code, result = validate(f"{model_file}:wider", "--steps", "2", "--model-dir", str(model_dir))
+    assert code == 1
+    failed = [s for s in result["stages"] if not s["passed"]]
+    assert [s["name"] for s in failed] == ["existing checkpoint"]
+    assert "dnn/hiddenlayer_0" in failed[0]["detail"] and "[10]" in failed[0]["detail"] and "[20]" in failed[0]["detail"]
+    assert "silently" in failed[0]["detail"]
+    assert "train" not in [s["name"] for s in result["stages"]]  # nothing trained into the user's checkpoint
+    assert sorted(p.name for p in model_dir.iterdir()) == before
+    analysis = result["checkpoints"][0]
+    assert analysis["compatible"] is False
+    bad = {p["model_name"]: p for p in analysis["pairs"] if p["status"] == "shape-mismatch"}
+    assert bad["dnn/hiddenlayer_0/kernel"]["checkpoint_shape"][1] == 10 and bad["dnn/hiddenlayer_0/kernel"]["model_shape"][1] == 20
+
+
+@pytest.mark.slow
+def test_code_naming_a_mismatched_model_dir_fails_that_stage(model_file: Path, trained: tuple[int, dict, Path]) -> None:
+    code, text = validate(f"{model_file}:wider_on_old_dir", "--steps", "2", fmt="text")
+    assert code == 1, text
+    assert "model_dir checkpoint" in text and "FAIL" in text
+    assert "failed on CPU: stage model_dir checkpoint" in " ".join(text.split())
+
+
+@pytest.mark.slow
+def test_runconfig_that_keeps_no_checkpoints_fails(model_file: Path) -> None:
+    code, result = validate(f"{model_file}:keeps_nothing", "--steps", "3")
+    assert code == 1
+    st = stage(result, "checkpoint files")
+    assert st["passed"] is False
+    assert "save_checkpoints_steps=None" in st["detail"] and "saves none" in st["detail"]
+    assert stage(result, "train")["passed"] is True
+    assert result["inputs"]["(label)"].startswith("regression")
+
+
+@pytest.mark.slow
+def test_migrated_source_file_is_built_statically(tmp_path: Path) -> None:
+    path = tmp_path / "migrated.py"
+    path.write_text(MIGRATED, encoding="utf-8")
+    code, result = validate(str(path), "--steps", "3")
+    assert code == 0, result
+    assert result["estimator"].startswith("DNNRegressor")
+    assert stage(result, "checkpoint files")["checkpoint_steps"] == [0, 3]
+    assert "3 + 1 = 4" in stage(result, "resume")["detail"]
+
+
+@pytest.mark.slow
+def test_gpu_device(model_file: Path) -> None:
+    """Without a GPU, --device gpu cannot run (exit 2, one line); with one, the dense layers are on it."""
+    code, result = validate(f"{model_file}:build", "--steps", "2", "--device", "gpu")
+    if code == 2:
+        assert "no GPU" in result["error"] and "\n" not in result["error"]
+        assert result["passed"] is False
+    else:
+        assert code == 0, result
+        assert result["device"] == "GPU" and stage(result, "train")["dense_device"].startswith("GPU")
+
+
+def test_missing_target_cannot_run(tmp_path: Path) -> None:
+    code, result = validate(f"{tmp_path / 'nope.py'}:build")
+    assert code == 2
+    assert "no such file" in result["error"]
+    assert result["stages"] == []
