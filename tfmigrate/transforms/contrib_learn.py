@@ -1,0 +1,772 @@
+"""TFM15x: the rest of the ``tf.contrib.learn`` Estimator world -> ``tf.estimator`` / ``tf.feature_column``.
+
+RunConfig, ModeKeys, ModelFnOps, the custom-``model_fn`` ``Estimator``, ``Experiment`` run by
+``learn_runner.run``, ``SKCompat``, ``infer_real_valued_columns_from_input`` and the
+``tf.contrib.layers`` feature columns. Names are matched by qualified name (every import form);
+legacy defaults that differ in TF 2.15 are written out; what cannot be proven is flagged.
+Legacy signatures were read from tensorflow/contrib/{learn,layers} (TF 1.x).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import ParentNodeProvider, ScopeProvider
+
+from tfmigrate.codemod.transform import FamilyTransform
+
+_LEARN = "tensorflow.contrib.learn"
+_LAYERS = "tensorflow.contrib.layers"
+# module path segments between the package and the public name (tf.contrib.learn.python.learn.estimators...)
+_LEARN_MIDDLE = {"python", "learn", "estimators", "run_config", "model_fn", "experiment", "estimator"}
+_LAYERS_MIDDLE = {"python", "layers", "feature_column"}
+
+
+def legacy_name(qualified: str | None) -> str | None:
+    """``tensorflow.contrib.learn.python.learn.experiment.Experiment`` -> ``learn.Experiment``."""
+    if not qualified:
+        return None
+    for root, middle, tag in ((_LEARN, _LEARN_MIDDLE, "learn"), (_LAYERS, _LAYERS_MIDDLE, "layers")):
+        if qualified.startswith(root + "."):
+            parts = qualified[len(root) + 1 :].split(".")
+            i = 0
+            while i < len(parts) - 1 and parts[i] in middle:
+                i += 1
+            return tag + "." + ".".join(parts[i:])
+    return None
+
+
+# --- legacy positional orders (TF 1.x) ----------------------------------------------------------
+RUN_CONFIG_ORDER = (
+    "master", "num_cores", "log_device_placement", "gpu_memory_fraction", "tf_random_seed",
+    "save_summary_steps", "save_checkpoints_secs", "save_checkpoints_steps", "keep_checkpoint_max",
+    "keep_checkpoint_every_n_hours",
+)
+RUN_CONFIG_KEEP = {
+    "model_dir", "tf_random_seed", "save_summary_steps", "save_checkpoints_secs", "save_checkpoints_steps",
+    "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
+    "protocol", "session_creation_timeout_secs", "train_distribute", "device_fn", "eval_distribute",
+}
+# legacy-only arguments that may be dropped when they hold the legacy default
+RUN_CONFIG_DEFAULTS = {
+    "master": {"None", "''", '""'},
+    "evaluation_master": {"None", "''", '""'},
+    "num_cores": {"0"},
+    "log_device_placement": {"False"},
+    "gpu_memory_fraction": {"1", "1.0"},
+}
+MODEL_FN_OPS_ORDER = ("mode", "predictions", "loss", "train_op", "eval_metric_ops")
+MODEL_FN_OPS_KEEP = set(MODEL_FN_OPS_ORDER) | {"training_chief_hooks", "training_hooks", "scaffold"}
+ESTIMATOR_ORDER = ("model_fn", "model_dir", "config", "params", "feature_engineering_fn")
+VALID_MODEL_FN_ARGS = {"features", "labels", "mode", "params", "config", "self"}
+EXPERIMENT_ORDER = (
+    "estimator", "train_input_fn", "eval_input_fn", "eval_metrics", "train_steps", "eval_steps",
+    "train_monitors", "eval_hooks",
+)
+RUNNER_ORDER = ("experiment_fn", "output_dir", "schedule", "run_config", "hparams")
+MODE_KEYS = {"TRAIN": "TRAIN", "EVAL": "EVAL", "INFER": "PREDICT"}
+FLAG_ONLY_COLUMNS = {
+    "crossed_column": "tf.feature_column.crossed_column hashes crosses differently (sparse_cross_hashed on keys, "
+    "not the legacy sparse_feature_cross fingerprints) and takes keys or categorical columns, not hashed "
+    "sparse columns: rewrite it as tf.feature_column.crossed_column([...keys...], hash_bucket_size=...) and "
+    "retrain; checkpoints of the legacy column cannot be reused",
+    "shared_embedding_columns": "use tf.feature_column.shared_embeddings(categorical_columns, dimension, "
+    "combiner='mean', initializer=...) (TF 2 default stddev is 1/sqrt(dimension), legacy 1/sqrt(vocab size))",
+    "weighted_sparse_column": "use tf.feature_column.weighted_categorical_column(categorical_column, "
+    "weight_feature_key, dtype=...) and feed the weights under that key",
+    "scattered_embedding_column": "no TF 2 equivalent: use tf.feature_column.embedding_column over a "
+    "categorical_column_with_hash_bucket and retrain",
+    "sparse_column_with_vocabulary_file": "use tf.feature_column.categorical_column_with_vocabulary_file("
+    "key, vocabulary_file, vocabulary_size=..., num_oov_buckets=...) (a legacy combiner other than 'sum' "
+    "becomes sparse_combiner on a linear estimator)",
+    "real_valued_column": "dimension=None made a variable-length column: use "
+    "tf.feature_column.sequence_numeric_column or densify the feature and use numeric_column(shape=...)",
+}
+SKCOMPAT_MESSAGE = (
+    "SKCompat has no TF 2 equivalent: use the wrapped estimator directly; fit(x, y, batch_size, steps) becomes "
+    "train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn({'x': x}, y, batch_size=..., shuffle=True, "
+    "num_epochs=None), steps=...), score(x, y) becomes evaluate(input_fn=... num_epochs=1, shuffle=False), and "
+    "predict(x) returns a generator of dicts from predict(input_fn=...), not an array"
+)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _is_none(node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _str_value(node: cst.CSTNode) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    return None
+
+
+class Unsupported(Exception):
+    """The call has a form this rule does not rewrite (the message says what to do by hand)."""
+
+
+def bind(call: cst.Call, order: tuple[str, ...]) -> list[tuple[str, cst.Arg]]:
+    """(legacy parameter name, arg) in call order; raises Unsupported for *args/**kwargs or long positionals."""
+    bound = []
+    for index, arg in enumerate(call.args):
+        if arg.star:
+            raise Unsupported("the call uses *args/**kwargs; spell the arguments out and run tfmigrate again")
+        if arg.keyword is None:
+            if index >= len(order):
+                raise Unsupported(
+                    f"positional argument {index + 1} is ambiguous across TF 1.x versions; pass it by keyword"
+                )
+            bound.append((order[index], arg))
+        else:
+            bound.append((arg.keyword.value, arg))
+    return bound
+
+
+def _kw(arg: cst.Arg, name: str) -> cst.Arg:
+    if arg.keyword is not None and arg.keyword.value == name:
+        return arg
+    return arg.with_changes(
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+
+
+def _new_arg(name: str | None, value: cst.BaseExpression) -> cst.Arg:
+    if name is None:
+        return cst.Arg(value=value)
+    return _kw(cst.Arg(value=value), name)
+
+
+def join_args(args: list[cst.Arg], trailing: bool = False) -> list[cst.Arg]:
+    """Commas between the args (keeping existing ones and their whitespace); the last keeps ``trailing``."""
+    out = []
+    for i, arg in enumerate(args):
+        last = i == len(args) - 1
+        has = isinstance(arg.comma, cst.Comma)
+        if last:
+            if has and not trailing:
+                arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        elif not has:
+            arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        out.append(arg)
+    return out
+
+
+class ContribLearnTransform(FamilyTransform):
+    FAMILY = "TFM15"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._tf = "tf"
+        self._need_tf_import = False
+        self._module: cst.Module | None = None
+        self._functions: dict[str, list[cst.FunctionDef]] = {}
+        self._assigned: dict[str, list[cst.BaseExpression]] = {}
+        self._experiment_calls: dict[cst.Call, cst.Return] = {}
+        self._runner_calls: set[cst.Call] = set()
+        self._handled: set[cst.CSTNode] = set()
+
+    # --- helpers ---------------------------------------------------------------------------
+    def tf(self, dotted: str) -> cst.BaseExpression:
+        if self._tf == "tf":
+            self._need_tf_import = True
+        return cst.parse_expression(f"{self._tf}.{dotted}")
+
+    def legacy(self, node: cst.CSTNode) -> str | None:
+        return legacy_name(self.qualified_name(node))
+
+    def drop_import_of(self, node: cst.CSTNode) -> None:
+        RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._module = node
+        for stmt in node.body:
+            if m.matches(stmt, m.SimpleStatementLine(body=[m.Import()])):
+                for alias in stmt.body[0].names:
+                    if _code(alias.name) == "tensorflow":
+                        self._tf = alias.asname.name.value if alias.asname else "tensorflow"
+                        break
+                if self._tf != "tf":
+                    break
+        for found in m.findall(node, m.FunctionDef()):
+            self._functions.setdefault(found.name.value, []).append(found)
+        for found in m.findall(node, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
+            self._assigned.setdefault(found.targets[0].target.value, []).append(found.value)
+        for call in m.findall(node, m.Call()):
+            if self.legacy(call.func) == "learn.learn_runner.run":
+                self._plan_runner(call)
+        return True
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if self._need_tf_import:
+            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+        return updated
+
+    def function(self, expr: cst.BaseExpression) -> cst.FunctionDef | None:
+        if isinstance(expr, cst.Name):
+            defs = self._functions.get(expr.value, [])
+            if len(defs) == 1:
+                return defs[0]
+        return None
+
+    @staticmethod
+    def returns(fn: cst.FunctionDef) -> list[cst.Return]:
+        """Return statements of ``fn`` itself (not of nested functions, lambdas or classes)."""
+        found: list[cst.Return] = []
+
+        class Visitor(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return node is fn
+
+            def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+                return False
+
+            def visit_Lambda(self, node: cst.Lambda) -> bool:
+                return False
+
+            def visit_Return(self, node: cst.Return) -> None:
+                found.append(node)
+
+        fn.visit(Visitor())
+        return found
+
+    # --- dispatch ------------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        name = self.legacy(original.func)
+        if name is None:
+            return updated
+        handler = {
+            "learn.RunConfig": self._run_config,
+            "learn.ModelFnOps": self._model_fn_ops,
+            "learn.Estimator": self._estimator,
+            "learn.Experiment": self._experiment,
+            "learn.learn_runner.run": self._runner,
+            "learn.SKCompat": self._skcompat,
+            "learn.infer_real_valued_columns_from_input": self._infer_columns,
+            "layers.real_valued_column": self._real_valued,
+            "layers.sparse_column_with_keys": self._sparse_keys,
+            "layers.sparse_column_with_hash_bucket": self._sparse_hash,
+            "layers.sparse_column_with_integerized_feature": self._sparse_integerized,
+            "layers.bucketized_column": self._bucketized,
+            "layers.one_hot_column": self._one_hot,
+            "layers.embedding_column": self._embedding,
+            "layers.input_from_feature_columns": self._input_layer,
+        }.get(name)
+        if handler is None:
+            short = name.split(".", 1)[1]
+            if name.startswith("layers.") and short in FLAG_ONLY_COLUMNS and short != "real_valued_column":
+                self.flag(original, "TFM159", f"tf.contrib.layers.{short}: {FLAG_ONLY_COLUMNS[short]}")
+            return updated
+        try:
+            return handler(original, updated)
+        except Unsupported as exc:
+            rule, what = exc.args if len(exc.args) == 2 else (self._rule_of(name), exc.args[0])
+            self.flag(original, rule, f"tf.contrib.{name}: {what}")
+            return updated
+
+    @staticmethod
+    def _rule_of(name: str) -> str:
+        return {
+            "learn.RunConfig": "TFM150",
+            "learn.ModelFnOps": "TFM152",
+            "learn.Estimator": "TFM153",
+            "learn.Experiment": "TFM154",
+            "learn.learn_runner.run": "TFM154",
+            "learn.SKCompat": "TFM155",
+            "learn.infer_real_valued_columns_from_input": "TFM156",
+            "layers.embedding_column": "TFM158",
+        }.get(name, "TFM157")
+
+    def _rewrite(self, rule: str, original: cst.Call, updated: cst.Call, target: str, args: list[cst.Arg], message: str) -> cst.Call:
+        if not self.fix(original, rule, message):
+            return updated
+        self.drop_import_of(original.func)
+        trailing = bool(updated.args) and isinstance(updated.args[-1].comma, cst.Comma)
+        return updated.with_changes(func=self.tf(target), args=join_args(args, trailing))
+
+    # --- TFM150 RunConfig ----------------------------------------------------------------------
+    def _run_config(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, RUN_CONFIG_ORDER)
+        values = {k: _code(a.value) for k, a in bound}
+        hard = [k for k, _ in bound if k not in RUN_CONFIG_KEEP and values[k] not in RUN_CONFIG_DEFAULTS.get(k, ())]
+        if hard:
+            steps = []
+            if {"num_cores", "log_device_placement", "gpu_memory_fraction"} & set(hard):
+                steps.append(
+                    "pass session_config=tf.compat.v1.ConfigProto(inter_op_parallelism_threads=<num_cores>, "
+                    "intra_op_parallelism_threads=<num_cores>, log_device_placement=<...>, "
+                    "gpu_options=tf.compat.v1.GPUOptions(per_process_gpu_memory_fraction=<...>))"
+                )
+            if {"master", "evaluation_master"} & set(hard):
+                steps.append("describe the cluster in the TF_CONFIG environment variable (tf.estimator.RunConfig reads master from it)")
+            other = [k for k in hard if k not in {"num_cores", "log_device_placement", "gpu_memory_fraction", "master", "evaluation_master"}]
+            if other:
+                steps.append(f"{', '.join(other)} has no tf.estimator.RunConfig equivalent")
+            raise Unsupported(
+                f"{', '.join(hard)} cannot move to tf.estimator.RunConfig as is: " + "; ".join(steps)
+            )
+        args = [_kw(a, k) if a.keyword is None else a for k, a in bound if k in RUN_CONFIG_KEEP]
+        dropped = [k for k, _ in bound if k not in RUN_CONFIG_KEEP]
+        note = f" (dropped {', '.join(dropped)}: legacy default values)" if dropped else ""
+        return self._rewrite(
+            "TFM150", original, updated, "estimator.RunConfig", args,
+            "tf.contrib.learn.RunConfig is tf.estimator.RunConfig; arguments passed by keyword" + note,
+        )
+
+    # --- TFM151 ModeKeys -----------------------------------------------------------------------
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        name = self.legacy(original)
+        if name is None or not name.startswith("learn.ModeKeys"):
+            return updated
+        key = name[len("learn.ModeKeys") :].lstrip(".")
+        if key == "":
+            parent = self.get_metadata(ParentNodeProvider, original, None)
+            if isinstance(parent, cst.Attribute) and parent.value is original:
+                return updated  # handled at the parent (ModeKeys.TRAIN)
+            self.flag(original, "TFM151", "tf.contrib.learn.ModeKeys used as a value: use tf.estimator.ModeKeys, "
+                      "whose INFER is PREDICT ('predict', not 'infer')")
+            return updated
+        if key not in MODE_KEYS:
+            self.flag(original, "TFM151", f"tf.contrib.learn.ModeKeys.{key} has no tf.estimator.ModeKeys equivalent")
+            return updated
+        message = f"tf.contrib.learn.ModeKeys.{key} is tf.estimator.ModeKeys.{MODE_KEYS[key]}"
+        if key == "INFER":
+            message += " (the mode string is 'predict' in tf.estimator, not 'infer')"
+        if not self.fix(original, "TFM151", message):
+            return updated
+        self.drop_import_of(original)
+        return self.tf(f"estimator.ModeKeys.{MODE_KEYS[key]}")
+
+    # --- TFM152 ModelFnOps ---------------------------------------------------------------------
+    def _model_fn_ops_problem(self, call: cst.Call) -> str | None:
+        try:
+            bound = bind(call, MODEL_FN_OPS_ORDER)
+        except Unsupported as exc:
+            return exc.args[0]
+        bad = [k for k, a in bound if k not in MODEL_FN_OPS_KEEP and not _is_none(a.value)]
+        if bad:
+            return (
+                f"{', '.join(bad)} has no EstimatorSpec equivalent: output_alternatives becomes "
+                "export_outputs={name: tf.estimator.export.PredictOutput(...)/ClassificationOutput(...)} "
+                "(signature_fn is gone: export with tf.estimator.Estimator.export_saved_model)"
+            )
+        return None
+
+    def _model_fn_ops(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        problem = self._model_fn_ops_problem(updated)
+        if problem:
+            raise Unsupported(problem)
+        bound = bind(updated, MODEL_FN_OPS_ORDER)
+        args = [a for k, a in bound if k in MODEL_FN_OPS_KEEP]
+        return self._rewrite(
+            "TFM152", original, updated, "estimator.EstimatorSpec", args,
+            "tf.contrib.learn.ModelFnOps is tf.estimator.EstimatorSpec (same mode/predictions/loss/train_op/"
+            "eval_metric_ops)",
+        )
+
+    # --- TFM153 Estimator(model_fn=...) ------------------------------------------------------------
+    def _estimator(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = dict(bind(updated, ESTIMATOR_ORDER))
+        if "feature_engineering_fn" in bound and not _is_none(bound["feature_engineering_fn"].value):
+            raise Unsupported("feature_engineering_fn is gone: call it at the top of model_fn "
+                              "(features, labels = feature_engineering_fn(features, labels)) and drop the argument")
+        if "model_fn" not in bound:
+            raise Unsupported("no model_fn argument")
+        fn = self.function(dict(bind(original, ESTIMATOR_ORDER))["model_fn"].value)
+        if fn is None:
+            raise Unsupported(
+                "model_fn is not a function defined once in this module, so its signature cannot be checked: "
+                "make it take (features, labels, mode, params, config) by those names, return "
+                "tf.estimator.EstimatorSpec, then use tf.estimator.Estimator(model_fn=..., model_dir=..., "
+                "config=tf.estimator.RunConfig(...), params=...)"
+            )
+        params = [p.name.value for p in (*fn.params.params, *fn.params.kwonly_params)]
+        if isinstance(fn.params.star_arg, cst.Param) or fn.params.star_kwarg is not None or fn.params.posonly_params:
+            raise Unsupported(f"model_fn {fn.name.value} takes *args/**kwargs: tf.estimator passes "
+                              "features, labels, mode, params, config by name; spell them out")
+        unknown = [p for p in params if p not in VALID_MODEL_FN_ARGS]
+        if unknown or "features" not in params:
+            raise Unsupported(
+                f"model_fn {fn.name.value}({', '.join(params)}): tf.estimator passes arguments by name, so rename "
+                "its parameters to features, labels, mode, params, config (legacy passed features and labels "
+                "by position; model_dir is config.model_dir)"
+            )
+        has_params = "params" in bound and not _is_none(bound["params"].value)
+        if has_params and "params" not in params:
+            raise Unsupported(f"params is passed but model_fn {fn.name.value} has no params parameter: "
+                              "tf.estimator.Estimator raises ValueError; add a params parameter")
+        for ret in self.returns(fn):
+            value = ret.value
+            ok = isinstance(value, cst.Call) and (
+                (self.legacy(value.func) == "learn.ModelFnOps" and self._model_fn_ops_problem(value) is None)
+                or self.qualified_name(value.func) == "tensorflow.estimator.EstimatorSpec"
+            )
+            if not ok:
+                raise Unsupported(
+                    f"model_fn {fn.name.value} must return tf.estimator.EstimatorSpec(mode=..., predictions=..., "
+                    "loss=..., train_op=..., eval_metric_ops=...) on every path (a legacy (predictions, loss, "
+                    "train_op) tuple or a ModelFnOps with output_alternatives is not converted)"
+                )
+        args = [a for k, a in bind(updated, ESTIMATOR_ORDER) if k != "feature_engineering_fn"]
+        return self._rewrite(
+            "TFM153", original, updated, "estimator.Estimator", args,
+            f"tf.contrib.learn.Estimator is tf.estimator.Estimator; model_fn {fn.name.value} has a compatible "
+            "signature and returns EstimatorSpec (fit(input_fn=, steps=, max_steps=) is train(...); "
+            "evaluate(metrics=...) needs tf.estimator.add_metrics)",
+        )
+
+    # --- TFM154 Experiment + learn_runner.run -------------------------------------------------------
+    def _experiment_problem(self, call: cst.Call) -> str | None:
+        try:
+            bound = bind(call, EXPERIMENT_ORDER)
+        except Unsupported as exc:
+            return exc.args[0]
+        names = {k for k, _ in bound}
+        if not {"estimator", "train_input_fn", "eval_input_fn"} <= names:
+            return "estimator, train_input_fn and eval_input_fn are required"
+        for k, a in bound:
+            if _is_none(a.value):
+                continue
+            if k == "eval_metrics":
+                return ("eval_metrics has no TrainSpec/EvalSpec place: wrap the estimator with "
+                        "tf.estimator.add_metrics(estimator, metric_fn) and drop eval_metrics")
+            if k == "train_monitors":
+                return ("train_monitors are legacy monitors: turn them into tf.estimator.SessionRunHook objects "
+                        "and pass them as TrainSpec(hooks=[...])")
+            if k in {"delay_workers_by_global_step", "train_steps_per_iteration", "checkpoint_and_export",
+                     "check_interval_secs"}:
+                return f"{k} has no train_and_evaluate equivalent (local training does not use it); remove it"
+            if k == "export_strategies":
+                return ("export_strategies become EvalSpec(exporters=[tf.estimator.LatestExporter(name, "
+                        "serving_input_receiver_fn)]); rewrite them by hand")
+            if k == "local_eval_frequency":
+                return "local_eval_frequency: evaluation now follows checkpoints; set EvalSpec(throttle_secs=...)"
+        return None
+
+    def _plan_runner(self, call: cst.Call) -> None:
+        try:
+            bound = dict(bind(call, RUNNER_ORDER))
+        except Unsupported:
+            return
+        schedule = bound.get("schedule")
+        if schedule is not None and not _is_none(schedule.value) and _str_value(schedule.value) != "train_and_evaluate":
+            return
+        fn_arg = bound.get("experiment_fn")
+        fn = self.function(fn_arg.value) if fn_arg else None
+        if fn is None or not isinstance(fn_arg.value, cst.Name):
+            return
+        scope = self.get_metadata(ScopeProvider, fn, None)
+        if scope is None:
+            return
+        references = [r for a in scope.assignments[fn.name.value] for r in a.references]
+        if len(scope.assignments[fn.name.value]) != 1 or len(references) != 1:  # used by this call only
+            return
+        rets = self.returns(fn)
+        if len(rets) != 1 or not isinstance(rets[0].value, cst.Call):
+            return
+        exp = rets[0].value
+        if self.legacy(exp.func) != "learn.Experiment" or self._experiment_problem(exp):
+            return
+        self._experiment_calls[exp] = rets[0]
+        self._runner_calls.add(call)
+
+    def _experiment(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original in self._experiment_calls:
+            return updated  # rewritten with its Return statement
+        problem = self._experiment_problem(original)
+        raise Unsupported(
+            (problem + "; then: " if problem else "")
+            + "replace the Experiment with tf.estimator.train_and_evaluate(estimator, "
+            "tf.estimator.TrainSpec(train_input_fn, max_steps=train_steps), "
+            "tf.estimator.EvalSpec(eval_input_fn, steps=eval_steps)) where the experiment is run "
+            "(only `learn_runner.run(experiment_fn, ...)` with a module-level experiment_fn that returns the "
+            "Experiment is rewritten automatically)"
+        )
+
+    def leave_Return(self, original: cst.Return, updated: cst.Return) -> cst.Return:
+        exp = original.value
+        if not isinstance(exp, cst.Call) or exp not in self._experiment_calls:
+            return updated
+        if not self.fix(
+            exp, "TFM154",
+            "Experiment becomes (estimator, tf.estimator.TrainSpec(...), tf.estimator.EvalSpec(...)) for "
+            "tf.estimator.train_and_evaluate: train_steps is TrainSpec max_steps, eval_steps EvalSpec steps "
+            "(None: until the input ends), eval_hooks EvalSpec hooks; evaluation now runs at checkpoint saves "
+            "at most every EvalSpec throttle_secs (600 s) and once at the end (min_eval_frequency and "
+            "continuous_eval_throttle_secs are not used by it)",
+        ):
+            return updated
+        self._handled.add(exp)
+        self.drop_import_of(exp.func)
+        new_call = updated.value
+        assert isinstance(new_call, cst.Call)
+        bound = dict(bind(new_call, EXPERIMENT_ORDER))
+        code = lambda k: _code(bound[k].value)  # noqa: E731
+        train = [code("train_input_fn")]
+        if "train_steps" in bound:
+            train.append(f"max_steps={code('train_steps')}")
+        if "saving_listeners" in bound:
+            train.append(f"saving_listeners={code('saving_listeners')}")
+        evals = [code("eval_input_fn")]
+        for legacy_kw, new_kw in (("eval_steps", "steps"), ("eval_hooks", "hooks"), ("eval_delay_secs", "start_delay_secs")):
+            if legacy_kw in bound:
+                evals.append(f"{new_kw}={code(legacy_kw)}")
+        inner = "    "  # continuation lines are indented relative to the block (libcst adds the block's indent)
+        if self._tf == "tf":
+            self._need_tf_import = True
+        items = [
+            code("estimator"),
+            f"{self._tf}.estimator.TrainSpec({', '.join(train)})",
+            f"{self._tf}.estimator.EvalSpec({', '.join(evals)})",
+        ]
+        text = "(\n" + ",\n".join(inner + item for item in items) + ",\n)"
+        return updated.with_changes(
+            value=cst.parse_expression(text),
+            whitespace_after_return=cst.SimpleWhitespace(" "),
+        )
+
+    def _runner(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if original not in self._runner_calls:
+            raise Unsupported(
+                "not rewritten automatically (schedule other than 'train_and_evaluate', an experiment_fn that is "
+                "not a module-level function returning Experiment(...) and used only here, or an Experiment with "
+                "arguments that need manual work): build estimator, TrainSpec and EvalSpec and call "
+                "tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec)"
+            )
+        bound = dict(bind(updated, RUNNER_ORDER))
+        fn = bound["experiment_fn"].value
+        if "run_config" in bound and not _is_none(bound["run_config"].value):
+            hparams = bound["hparams"].value if "hparams" in bound else cst.Name("None")
+            call_args = [_new_arg("run_config", bound["run_config"].value), _new_arg("hparams", hparams)]
+        elif "output_dir" in bound:
+            call_args = [_new_arg("output_dir", bound["output_dir"].value)]
+        else:
+            raise Unsupported("neither output_dir nor run_config is passed (legacy raised ValueError)")
+        if not self.fix(
+            original, "TFM154",
+            "learn_runner.run(experiment_fn, ...) is tf.estimator.train_and_evaluate(*experiment_fn(...)); it "
+            "calls experiment_fn with the same keyword arguments and returns (eval_result, export_results)",
+        ):
+            return updated
+        self.drop_import_of(original.func)
+        inner = cst.Call(func=fn, args=join_args(call_args))
+        return updated.with_changes(
+            func=self.tf("estimator.train_and_evaluate"),
+            args=[cst.Arg(value=inner, star="*")],
+        )
+
+    # --- TFM155 SKCompat ------------------------------------------------------------------------
+    def _skcompat(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        raise Unsupported("TFM155", SKCOMPAT_MESSAGE)
+
+    # --- TFM156 infer_real_valued_columns_from_input -----------------------------------------------
+    def _infer_columns(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("x",))
+        if len(bound) != 1 or bound[0][0] != "x":
+            raise Unsupported("expected one argument x")
+        x = bound[0][1].value
+        if isinstance(x, (cst.Dict, cst.DictComp)):
+            raise Unsupported("a dict of features gives one column per key: write "
+                              "[tf.feature_column.numeric_column(key, shape=value.shape[1:]) for key, value in ...]")
+        if not self.fix(
+            original, "TFM156",
+            "infer_real_valued_columns_from_input(x) becomes [tf.feature_column.numeric_column('x', "
+            "shape=x.shape[1:])]: the legacy column had the empty key '', the new one reads the feature 'x', so "
+            "feed features as {'x': x} (numpy_input_fn(x={'x': x}, ...)); x must be an array with .shape",
+        ):
+            return updated
+        self.drop_import_of(original.func)
+        xcode = _code(x)
+        if not isinstance(x, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
+            xcode = f"({xcode})"
+        column = self.tf("feature_column.numeric_column")
+        return cst.parse_expression(f'[{_code(column)}("x", shape={xcode}.shape[1:])]')
+
+    # --- TFM157 feature columns -------------------------------------------------------------------
+    @staticmethod
+    def remap(bound: list[tuple[str, cst.Arg]], positional: tuple[str, ...], renames: dict[str, str]) -> list[cst.Arg]:
+        """Keep positional args among the leading ``positional`` parameters (same place in the new API);
+        every other argument is passed by keyword, renamed through ``renames``."""
+        out = []
+        for index, (k, a) in enumerate(bound):
+            if a.keyword is None and index < len(positional) and positional[index] == k:
+                out.append(a)
+            else:
+                out.append(_kw(a, renames.get(k, k)))
+        return out
+
+    def _combiner_check(self, bound: dict[str, cst.Arg]) -> None:
+        if "combiner" in bound and _str_value(bound["combiner"].value) != "sum":
+            raise Unsupported(
+                "combiner other than 'sum': categorical columns carry no combiner in TF 2; set "
+                "sparse_combiner=<that value> on the linear estimator (LinearClassifier/LinearRegressor) and drop "
+                "combiner"
+            )
+
+    def _real_valued(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("column_name", "dimension", "default_value", "dtype", "normalizer"))
+        d = dict(bound)
+        if "dimension" in d and _is_none(d["dimension"].value):
+            raise Unsupported("TFM159", FLAG_ONLY_COLUMNS["real_valued_column"])
+        if "dimension" in d:
+            shape = cst.parse_expression(f"({_code(d['dimension'].value)},)")
+            bound = [(k, a.with_changes(value=shape) if k == "dimension" else a) for k, a in bound]
+        args = self.remap(bound, ("column_name", "dimension", "default_value", "dtype", "normalizer"),
+                          {"column_name": "key", "dimension": "shape", "normalizer": "normalizer_fn"})
+        return self._rewrite(
+            "TFM157", original, updated, "feature_column.numeric_column", args,
+            "tf.contrib.layers.real_valued_column is tf.feature_column.numeric_column (dimension=n is shape=(n,), "
+            "normalizer is normalizer_fn)",
+        )
+
+    def _sparse_keys(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("column_name", "keys", "default_value", "combiner", "dtype"))
+        d = dict(bound)
+        self._combiner_check(d)
+        bound = [(k, a) for k, a in bound if k != "combiner"]
+        args = self.remap(bound, ("column_name", "keys"),
+                          {"column_name": "key", "keys": "vocabulary_list"})
+        keys = d.get("keys")
+        all_str = (
+            keys is not None
+            and isinstance(keys.value, (cst.List, cst.Tuple))
+            and bool(keys.value.elements)
+            and all(isinstance(e, cst.Element) and _str_value(e.value) is not None for e in keys.value.elements)
+        )
+        note = ""
+        if "dtype" not in d and not all_str:
+            args.append(_new_arg("dtype", self.tf("string")))
+            note = "; the legacy dtype tf.string is written out (TF 2 infers it from the vocabulary)"
+        return self._rewrite(
+            "TFM157", original, updated, "feature_column.categorical_column_with_vocabulary_list", args,
+            "tf.contrib.layers.sparse_column_with_keys is tf.feature_column.categorical_column_with_vocabulary_list "
+            "(keys is vocabulary_list, out-of-vocabulary ids stay -1)" + note,
+        )
+
+    def _sparse_hash(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("column_name", "hash_bucket_size", "combiner", "dtype", "hash_keys"))
+        d = dict(bound)
+        self._combiner_check(d)
+        if "hash_keys" in d and not _is_none(d["hash_keys"].value):
+            raise Unsupported("hash_keys (multi-hash) has no TF 2 equivalent: use one "
+                              "tf.feature_column.categorical_column_with_hash_bucket per hash and retrain")
+        bound = [(k, a) for k, a in bound if k not in {"combiner", "hash_keys"}]
+        args = self.remap(bound, ("column_name", "hash_bucket_size"), {"column_name": "key"})
+        return self._rewrite(
+            "TFM157", original, updated, "feature_column.categorical_column_with_hash_bucket", args,
+            "tf.contrib.layers.sparse_column_with_hash_bucket is tf.feature_column.categorical_column_with_hash_bucket "
+            "(same string_to_hash_bucket_fast hashing, same default dtype tf.string)",
+        )
+
+    def _sparse_integerized(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("column_name", "bucket_size", "combiner", "dtype"))
+        d = dict(bound)
+        self._combiner_check(d)
+        if "dtype" in d and _code(d["dtype"].value).split(".")[-1] != "int64":
+            raise Unsupported("dtype other than int64: categorical_column_with_identity parses int64; cast the "
+                              "feature to an integer tensor in the input_fn and drop dtype")
+        bound = [(k, a) for k, a in bound if k not in {"combiner", "dtype"}]
+        args = self.remap(bound, ("column_name", "bucket_size"), {"column_name": "key", "bucket_size": "num_buckets"})
+        return self._rewrite(
+            "TFM157", original, updated, "feature_column.categorical_column_with_identity", args,
+            "tf.contrib.layers.sparse_column_with_integerized_feature is "
+            "tf.feature_column.categorical_column_with_identity (bucket_size is num_buckets); the legacy column "
+            "took ids modulo bucket_size, the new one raises on ids outside [0, num_buckets): check your ids",
+        )
+
+    def _bucketized(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("source_column", "boundaries"))
+        return self._rewrite(
+            "TFM157", original, updated, "feature_column.bucketized_column", [a for _, a in bound],
+            "tf.contrib.layers.bucketized_column is tf.feature_column.bucketized_column (same arguments)",
+        )
+
+    def _one_hot(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("sparse_id_column",))
+        args = self.remap(bound, ("sparse_id_column",), {"sparse_id_column": "categorical_column"})
+        return self._rewrite(
+            "TFM157", original, updated, "feature_column.indicator_column", args,
+            "tf.contrib.layers.one_hot_column is tf.feature_column.indicator_column",
+        )
+
+    def _input_layer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        bound = bind(updated, ("columns_to_tensors", "feature_columns", "weight_collections", "trainable", "scope"))
+        d = dict(bound)
+        if "scope" in d and not _is_none(d["scope"].value):
+            raise Unsupported("scope has no input_layer equivalent: wrap the call in "
+                              "tf.compat.v1.variable_scope(scope) and drop the argument")
+        if "cols_to_outs" in d:
+            raise Unsupported("cols_to_outs is cols_to_output_tensors in tf.compat.v1.feature_column.input_layer")
+        bound = [(k, a) for k, a in bound if k != "scope"]
+        args = self.remap(bound, ("columns_to_tensors", "feature_columns", "weight_collections", "trainable"),
+                          {"columns_to_tensors": "features"})
+        return self._rewrite(
+            "TFM157", original, updated, "compat.v1.feature_column.input_layer", args,
+            "tf.contrib.layers.input_from_feature_columns is tf.compat.v1.feature_column.input_layer "
+            "(columns_to_tensors is features; columns are concatenated in name order, variables are named "
+            "input_layer/...: legacy checkpoints do not restore into it)",
+        )
+
+    # --- TFM158 embedding_column ------------------------------------------------------------------
+    def _vocab_size(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+        """The legacy sparse column's ``length`` as code, from its (original) construction."""
+        if isinstance(expr, cst.Name) and depth < 3:
+            values = self._assigned.get(expr.value, [])
+            return self._vocab_size(values[0], depth + 1) if len(values) == 1 else None
+        if not isinstance(expr, cst.Call):
+            return None
+        name = self.legacy(expr.func)
+        orders = {
+            "layers.sparse_column_with_keys": (("column_name", "keys", "default_value", "combiner", "dtype"), "keys"),
+            "layers.sparse_column_with_hash_bucket": (("column_name", "hash_bucket_size", "combiner", "dtype", "hash_keys"), "hash_bucket_size"),
+            "layers.sparse_column_with_integerized_feature": (("column_name", "bucket_size", "combiner", "dtype"), "bucket_size"),
+        }
+        if name not in orders:
+            return None
+        order, key = orders[name]
+        try:
+            d = dict(bind(expr, order))
+        except Unsupported:
+            return None
+        if key not in d:
+            return None
+        value = d[key].value
+        if key != "keys":
+            return _code(value)
+        if isinstance(value, (cst.List, cst.Tuple)) and all(isinstance(e, cst.Element) for e in value.elements):
+            return str(len(value.elements))
+        return f"len({_code(value)})"
+
+    def _embedding(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        order = ("sparse_id_column", "dimension", "combiner")
+        bound = bind(updated, order)
+        d = dict(bound)
+        if "sparse_id_column" not in d or "dimension" not in d:
+            raise Unsupported("sparse_id_column and dimension are required")
+        if "stddev" in d:
+            raise Unsupported("stddev (TF 0.x) is initializer=tf.compat.v1.truncated_normal_initializer(mean=0.0, "
+                              "stddev=...) in tf.feature_column.embedding_column")
+        args = self.remap(bound, order, {"sparse_id_column": "categorical_column"})
+        message = ("tf.contrib.layers.embedding_column is tf.feature_column.embedding_column (sparse_id_column is "
+                   "categorical_column, combiner default 'mean' in both")
+        if "initializer" not in d:
+            column = dict(bind(original, order))["sparse_id_column"].value
+            size = self._vocab_size(column)
+            if size is None:
+                raise Unsupported(
+                    "TFM158",
+                    "the legacy default initializer was truncated_normal(stddev=1/sqrt(vocabulary size)), TF 2's is "
+                    "1/sqrt(dimension), and the vocabulary size is not visible here: pass initializer="
+                    "tf.compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(<vocabulary size>)) "
+                    "and run tfmigrate again",
+                )
+            AddImportsVisitor.add_needed_import(self.context, "math")
+            args.append(_new_arg("initializer", self.tf(
+                f"compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt({size}))")))
+            message += ("; the legacy initializer truncated_normal(stddev=1/sqrt(vocabulary size)) is written out: "
+                        "TF 2 defaults to 1/sqrt(dimension)")
+        return self._rewrite("TFM158", original, updated, "feature_column.embedding_column", args, message + ")")
