@@ -1,0 +1,878 @@
+"""TFM1: skflow / TF Learn / tf.contrib.learn canned estimators -> ``tf.estimator`` (TF 2.15).
+
+The transform plans everything on the original tree first (``visit_Module``): it finds the legacy
+constructors, the names and ``self.<attr>`` attributes they are bound to, and the method calls on
+those bindings (``fit``, ``evaluate``, ``predict``, ``save``, ``restore``...). A constructor needs
+facts from its method calls (the feature width from ``fit``'s data, the ``save`` path that becomes
+``model_dir``) and a method call needs facts from its constructor (``batch_size``, ``steps``), so
+both are decided together; the ``leave_*`` methods then only swap in the planned nodes.
+
+Nothing is changed that cannot be shown equivalent: where a fact is missing (an unknown feature
+width, a save path not known when the estimator is built, a custom ``model_fn``) the code is left
+as it is and a finding says what to do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import GlobalScope, ParentNodeProvider, PositionProvider, ScopeProvider
+
+from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.transforms.estimators_defaults import (
+    LEARN,
+    LEARN08,
+    LEARN_DNN_RATE,
+    LOST,
+    OPTIMIZER_NAMES,
+    SKFLOW,
+    TF1_OPTIMIZERS,
+    LegacyClass,
+)
+
+NUMPY_INPUT_FN = "tf.compat.v1.estimator.inputs.numpy_input_fn"
+FEATURE_KEY = "x"
+_LEGACY_MODULES = ("skflow", "tensorflow.contrib.skflow", "tensorflow.contrib.learn")
+
+
+def _expr(code: str) -> cst.BaseExpression:
+    return cst.parse_expression(code)
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(
+        value=value,
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+
+
+def _call(func: str, args: list[cst.Arg]) -> cst.Call:
+    fixed = []
+    for i, arg in enumerate(args):
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
+        fixed.append(arg.with_changes(comma=comma))
+    return cst.Call(func=_expr(func), args=fixed)
+
+
+def _int(node: cst.BaseExpression | None) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    return None
+
+
+def _string(node: cst.BaseExpression | None) -> str | None:
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
+    return None
+
+
+def bind_args(call: cst.Call, params: tuple[str, ...]) -> tuple[dict[str, cst.BaseExpression], list[str]]:
+    """Legacy arguments by name; problems (``*args``, unknown keywords, too many positionals)."""
+    bound: dict[str, cst.BaseExpression] = {}
+    problems: list[str] = []
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            problems.append(f"{arg.star}{_code(arg.value)}")
+        elif arg.keyword is None:
+            if position >= len(params):
+                problems.append(f"positional argument {position + 1}")
+            else:
+                bound[params[position]] = arg.value
+            position += 1
+        elif arg.keyword.value in params:
+            bound[arg.keyword.value] = arg.value
+        else:
+            problems.append(f"{arg.keyword.value}=")
+    return bound, problems
+
+
+@dataclass
+class Est:
+    """One legacy estimator binding (a constructor call, or a ``restore`` that builds one)."""
+
+    cls: LegacyClass
+    call: cst.Call
+    args: dict[str, cst.BaseExpression]
+    key: tuple | None
+    source: Est | None = None  # restore(): the constructor whose hyperparameters it copies
+    restore_path: cst.BaseExpression | None = None
+    ok: bool = True
+    width: str | None = None
+    width_note: str | None = None
+    columns: cst.BaseExpression | None = None  # learn: the feature_columns to write
+    model_dir: cst.BaseExpression | None = None
+    fits: list[cst.Call] = field(default_factory=list)
+    saves: list[cst.Call] = field(default_factory=list)
+    key_matches: bool = True  # the feature columns read the "x" key of numpy_input_fn
+    new: cst.Call | None = None  # the tf.estimator constructor written for it
+
+
+class EstimatorTransform(FamilyTransform):
+    FAMILY = "TFM1"
+    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, ScopeProvider) + tuple(
+        d for d in FamilyTransform.METADATA_DEPENDENCIES if d not in (PositionProvider, ParentNodeProvider, ScopeProvider)
+    )
+
+    # --- planning --------------------------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> bool:
+        self.replace: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.remove: set[cst.CSTNode] = set()
+        self.need_np = False
+        self.need_tf = False
+        self.changed = False
+        calls: list[cst.Call] = []
+        attrs: list[cst.Attribute] = []
+        imports: list[cst.CSTNode] = []
+
+        class Collect(cst.CSTVisitor):
+            def visit_Call(self, n: cst.Call) -> None:
+                calls.append(n)
+
+            def visit_Attribute(self, n: cst.Attribute) -> None:
+                attrs.append(n)
+
+            def visit_Import(self, n: cst.Import) -> None:
+                imports.append(n)
+
+            def visit_ImportFrom(self, n: cst.ImportFrom) -> None:
+                imports.append(n)
+
+        node.visit(Collect())
+        self.ests: list[Est] = []
+        self.by_key: dict[tuple, list[Est]] = {}
+        self.by_call: dict[cst.Call, Est] = {}
+        # 1. constructors (and restore() classmethod calls, once their class has a visible constructor)
+        restores = []
+        for call in calls:
+            cls = self._legacy_class(call.func)
+            if cls is not None:
+                self._add_constructor(call, cls)
+                continue
+            if isinstance(call.func, cst.Attribute) and call.func.attr.value == "restore":
+                cls = self._legacy_class(call.func.value)
+                if cls is not None:
+                    restores.append((call, cls))
+        for call, cls in restores:
+            self._add_restore(call, cls)
+        # 2. method calls on the bindings
+        methods: list[tuple[Est, cst.Call, str]] = []
+        for call in calls:
+            if isinstance(call.func, cst.Attribute) and call not in self.by_call:
+                est = self._receiver(call.func.value)
+                if est is not None:
+                    methods.append((est, call, call.func.attr.value))
+                    if call.func.attr.value == "fit":
+                        est.fits.append(call)
+                    elif call.func.attr.value == "save":
+                        est.saves.append(call)
+        # 3. constructors: decide and build
+        for est in self.ests:
+            if est.source is None:
+                self._plan_constructor(est)
+        for est in self.ests:
+            if est.source is not None:
+                self._plan_restore(est)
+        # 4. methods
+        for est, call, method in methods:
+            self._plan_method(est, call, method)
+        for attr in attrs:
+            if attr.attr.value in ("weights_", "bias_"):
+                est = self._receiver(attr.value)
+                if est is not None:
+                    self._plan_weights(est, attr)
+        # 5. imports
+        if self.changed:
+            if self.need_tf:
+                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            if self.need_np:
+                AddImportsVisitor.add_needed_import(self.context, "numpy", asname="np")
+            for imp in imports:
+                self._drop_legacy_import(imp)
+        return True
+
+    def _legacy_class(self, func: cst.BaseExpression) -> LegacyClass | None:
+        name = self.qualified_name(func)
+        if not name:
+            return None
+        module, _, last = name.rpartition(".")
+        if module == "skflow" or module.startswith(("skflow.", "tensorflow.contrib.skflow")):
+            return SKFLOW.get(last)
+        if module == "tensorflow.contrib.learn" or module.startswith("tensorflow.contrib.learn."):
+            return LEARN.get(last)
+        return None
+
+    def _parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        try:
+            return self.get_metadata(ParentNodeProvider, node)
+        except KeyError:
+            return None
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def _binding_key(self, call: cst.Call) -> tuple | None:
+        parent = self._parent(call)
+        if not isinstance(parent, cst.Assign) or len(parent.targets) != 1:
+            return None
+        target = parent.targets[0].target
+        if isinstance(target, cst.Name):
+            return ("name", id(self.get_metadata(ScopeProvider, target, None)), target.value)
+        if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+            return ("self", target.attr.value)
+        return None
+
+    def _add_constructor(self, call: cst.Call, cls: LegacyClass) -> None:
+        args, problems = bind_args(call, cls.params)
+        est = Est(cls, call, args, self._binding_key(call))
+        if problems:
+            est.ok = False
+            self.flag(call, "TFM112" if cls.target else "TFM110", f"{cls.name}: cannot map {', '.join(problems)}; "
+                      "rewrite this constructor by hand as tf.estimator." + (cls.target or "Estimator"))
+        self._register(est)
+
+    def _add_restore(self, call: cst.Call, cls: LegacyClass) -> None:
+        sources = [e for e in self.ests if e.cls is cls and e.source is None]
+        path = call.args[0].value if call.args and call.args[0].keyword is None else None
+        for arg in call.args:
+            if arg.keyword and arg.keyword.value == "path":
+                path = arg.value
+        est = Est(cls, call, {}, self._binding_key(call), restore_path=path)
+        if len(sources) != 1 or path is None or cls.target is None:
+            est.ok = False
+            self.flag(call, "TFM108", f"{cls.name}.restore(path): tf.estimator restores from model_dir; build "
+                      f"tf.estimator.{cls.target or 'Estimator'}(...) with the hyperparameters of the saved model and "
+                      "model_dir=path (the constructor that saved it is not the only one visible in this module)")
+        else:
+            est.source = sources[0]
+        self._register(est)
+
+    def _register(self, est: Est) -> None:
+        self.ests.append(est)
+        self.by_call[est.call] = est
+        if est.key is not None:
+            self.by_key.setdefault(est.key, []).append(est)
+
+    def _single_assignment(self, name: cst.Name):
+        scope = self.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return None
+        assignments = list(scope[name.value])
+        if len(assignments) != 1 or not isinstance(getattr(assignments[0], "node", None), cst.Name):
+            return None
+        target = assignments[0].node
+        assign_target = self._parent(target)
+        assign = self._parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+        if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+            return None
+        return assignments[0], assign
+
+    def _receiver(self, expr: cst.BaseExpression) -> Est | None:
+        if isinstance(expr, cst.Name):
+            found = self._single_assignment(expr)
+            if found is None:
+                return None
+            assign = found[1]
+            return self.by_call.get(assign.value) if isinstance(assign.value, cst.Call) else None
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            ests = self.by_key.get(("self", expr.attr.value), [])
+            return ests[0] if len(ests) == 1 else None
+        return None
+
+    # --- facts from the data ---------------------------------------------------------------------
+    def _literal_width(self, value: cst.BaseExpression) -> int | None:
+        if isinstance(value, cst.Call):
+            func = value.func
+            name = self.qualified_name(func) or ""
+            if isinstance(func, cst.Attribute) and func.attr.value == "astype":
+                return self._literal_width(func.value)
+            positional = [a.value for a in value.args if a.keyword is None and not a.star]
+            keywords = {a.keyword.value: a.value for a in value.args if a.keyword}
+            if name in ("numpy.random.rand", "numpy.random.randn") and len(positional) == 2:
+                return _int(positional[1])
+            shape = None
+            if name in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.random.random", "numpy.random.random_sample"):
+                shape = positional[0] if positional else keywords.get("shape", keywords.get("size"))
+            elif name.startswith("numpy.random.") or name.startswith("numpy.random.RandomState"):
+                shape = keywords.get("size")
+            elif isinstance(func, cst.Attribute) and func.attr.value in ("rand", "randn") and len(positional) == 2:
+                return _int(positional[1])
+            elif isinstance(func, cst.Attribute) and func.attr.value in ("normal", "uniform", "random", "randint"):
+                shape = keywords.get("size")
+            if isinstance(shape, cst.Tuple) and len(shape.elements) == 2:
+                return _int(shape.elements[1].value)
+            if name in ("numpy.array", "numpy.asarray") and positional and isinstance(positional[0], cst.List):
+                rows = positional[0].elements
+                if rows and isinstance(rows[0].value, (cst.List, cst.Tuple)):
+                    return len(rows[0].value.elements)
+        return None
+
+    def _width(self, est: Est, x: cst.BaseExpression) -> None:
+        root = x
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return
+        found = self._single_assignment(root)
+        if found is None:
+            return
+        assignment, assign = found
+        if root is x:
+            width = self._literal_width(assign.value)
+            if width is not None:
+                est.width = f"[{width}]"
+                return
+        if self._line(assign) < self._line(est.call):
+            est.width = f"{_code(x)}.shape[1:]"
+            est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
+
+    # --- constructors ----------------------------------------------------------------------------
+    def _optimizer(self, est: Est, value: cst.BaseExpression | None, rate: cst.BaseExpression | None,
+                   clip: cst.BaseExpression | None, default_rate: str) -> cst.BaseExpression | None:
+        """A callable that builds the Keras legacy optimizer; None when it cannot be shown equivalent."""
+        extra: list[cst.Arg] = []
+        if clip is not None and not (isinstance(clip, cst.Name) and clip.value == "None"):
+            extra.append(_kw("global_clipnorm", clip))
+        lr = rate if rate is not None else _expr(default_rate)
+        if value is None or _string(value) is not None:
+            name = _string(value) if value is not None else None
+            spec = OPTIMIZER_NAMES.get(name or "")
+            if spec is None:
+                return None
+            args = [_kw("learning_rate", lr)] + [_kw(k, _expr(v)) for k, v in spec[1]] + extra
+            return _expr(f"lambda: tf.keras.optimizers.legacy.{spec[0]}()").with_changes(
+                body=_call(f"tf.keras.optimizers.legacy.{spec[0]}", args)
+            )
+        node = value
+        assign_stmt = None
+        if isinstance(value, cst.Name):
+            found = self._single_assignment(value)
+            if found is None:
+                return None
+            assignment, assign = found
+            if not isinstance(assign.value, cst.Call):
+                return None
+            node = assign.value
+            if all(self._is_optimizer_arg(ref.node) for ref in assignment.references):
+                assign_stmt = self._parent(assign)
+        qn = self.qualified_name(node.func if isinstance(node, cst.Call) else node) or ""
+        module, _, last = qn.rpartition(".")
+        if module not in ("tensorflow.train", "tensorflow.compat.v1.train") or last not in TF1_OPTIMIZERS:
+            return None
+        spec = TF1_OPTIMIZERS[last]
+        if isinstance(node, cst.Call):  # an instance: its own arguments (the estimator's rate is ignored)
+            bound, problems = bind_args(node, spec.params)
+            if problems:
+                return None
+            args = [_kw(spec.rename[k], v) for k, v in bound.items() if k in spec.rename]
+        else:  # a class: skflow / optimize_loss call it with the learning rate
+            args = [_kw("learning_rate", lr)]
+        have = {a.keyword.value for a in args if a.keyword}
+        args += [_kw(k, _expr(v)) for k, v in spec.defaults if k not in have]
+        if "learning_rate" not in {a.keyword.value for a in args if a.keyword}:
+            return None
+        args += extra
+        if assign_stmt is not None and isinstance(assign_stmt, cst.SimpleStatementLine) and len(assign_stmt.body) == 1:
+            self.pending.append((assign_stmt, None))
+        return _expr("lambda: x").with_changes(body=_call(f"tf.keras.optimizers.legacy.{spec.target}", args))
+
+    def _is_optimizer_arg(self, node: cst.CSTNode) -> bool:
+        parent = self._parent(node)
+        if not isinstance(parent, cst.Arg):
+            return False
+        call = self._parent(parent)
+        return isinstance(call, cst.Call) and call in self.by_call and (
+            (parent.keyword is not None and parent.keyword.value in ("optimizer", "dnn_optimizer", "linear_optimizer"))
+            or parent.keyword is None
+        )
+
+    def _known_at_construction(self, est: Est, path: cst.BaseExpression) -> bool:
+        if _string(path) is not None:
+            return True
+        if isinstance(path, cst.Name):
+            scope = self.get_metadata(ScopeProvider, path, None)
+            assignments = list(scope[path.value]) if scope is not None else []
+            if len(assignments) == 1 and isinstance(getattr(assignments[0], "node", None), cst.Param):
+                return assignments[0].scope is self.get_metadata(ScopeProvider, est.call, None)
+            found = self._single_assignment(path)
+            if found is not None:
+                scope = self.get_metadata(ScopeProvider, found[1], None)
+                same_scope = scope is self.get_metadata(ScopeProvider, est.call, None) or isinstance(scope, GlobalScope)
+                return same_scope and self._line(found[1]) < self._line(est.call)
+        return False
+
+    def _plan_constructor(self, est: Est) -> None:
+        self.pending: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
+        cls, call = est.cls, est.call
+        if cls.target is None:
+            what = "TensorFlowEstimator(model_fn=...)" if cls.era != "learn" else "tf.contrib.learn.Estimator(model_fn=...)"
+            self.flag(call, "TFM110", f"{what} with a custom model_fn: rewrite model_fn(features, labels, mode, params) "
+                      "to return tf.estimator.EstimatorSpec(mode, predictions=..., loss=..., train_op=...) "
+                      "(train_op from a tf.keras.optimizers.legacy optimizer's get_updates or "
+                      "tf.compat.v1.train optimizer minimize with global_step), build "
+                      "tf.estimator.Estimator(model_fn=model_fn, model_dir=..., config=tf.estimator.RunConfig(...)), "
+                      "and feed fit/predict data through tf.compat.v1.estimator.inputs.numpy_input_fn")
+            est.ok = False
+            return
+        if not est.ok:
+            return
+        if cls.era == "learn":
+            self._plan_learn(est)
+        else:
+            self._plan_tensorflow_x(est)
+
+    def _lost(self, est: Est) -> list[str]:
+        lost = []
+        for name in ("continue_training", "verbose", "class_weight", "early_stopping_rounds", "num_cores", "tf_master",
+                     "config_addon", "feature_engineering_fn", "embedding_lr_multipliers", "input_layer_min_slice_size",
+                     "_joint_weight", "_joint_weights", "_joint_linear_weights", "fix_global_step_increment_bug"):
+            if name in est.args:
+                lost.append(name)
+        value = est.args.get("enable_centered_bias")
+        if value is not None and not (isinstance(value, cst.Name) and value.value in ("False", "None")):
+            lost.append("enable_centered_bias")
+        return lost
+
+    def _plan_tensorflow_x(self, est: Est) -> None:
+        cls, a = est.cls, est.args
+        x = None
+        for fit in est.fits:
+            bound, _ = bind_args(fit, ("x", "y", "monitor", "logdir"))
+            if "x" not in bound:
+                bound = {k.replace("X", "x"): v for k, v in bound.items()}
+            for arg in fit.args:
+                if arg.keyword and arg.keyword.value == "X":
+                    bound["x"] = arg.value
+            if "x" in bound:
+                x = bound["x"]
+                break
+        if x is not None:
+            self._width(est, x)
+        if est.width is None:
+            est.ok = False
+            self.flag(est.call, "TFM101", f"{cls.name}: the number of input features cannot be seen here (no fit(x, y) "
+                      "on data whose width is known when the estimator is built); build "
+                      f"tf.estimator.{cls.target}(feature_columns=[tf.feature_column.numeric_column(\"x\", shape=[WIDTH])], ...) "
+                      "by hand and feed {\"x\": data} through numpy_input_fn")
+            return
+        optimizer = self._optimizer(est, a.get("optimizer", _expr(cls.defaults["optimizer"])), a.get("learning_rate"),
+                                    a.get("clip_gradients", _expr(cls.defaults["clip_gradients"]) if "clip_gradients" in cls.defaults else None),
+                                    cls.defaults["learning_rate"])
+        if optimizer is None:
+            est.ok = False
+            self.flag(est.call, "TFM103", f"{cls.name}: optimizer {_code(a['optimizer'])} has no provable "
+                      "tf.keras.optimizers.legacy equivalent; pass optimizer=lambda: tf.keras.optimizers.legacy.<Name>("
+                      f"learning_rate=...) to tf.estimator.{cls.target} by hand")
+            return
+        # model_dir: the path given to save()
+        for save in est.saves:
+            path = save.args[0].value if save.args else None
+            if path is not None and self._known_at_construction(est, path) and est.model_dir is None:
+                est.model_dir = path
+        args: list[cst.Arg] = []
+        if cls.dnn:
+            args.append(_kw("hidden_units", a["hidden_units"]))
+        args.append(_kw("feature_columns", _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={est.width})]')))
+        if cls.classifier:
+            args.append(_kw("n_classes", a.get("n_classes", _expr("2"))))
+        args.append(_kw("optimizer", optimizer))
+        if cls.dnn and "dropout" in a:
+            args.append(_kw("dropout", a["dropout"]))
+        if est.model_dir is not None:
+            args.append(_kw("model_dir", est.model_dir))
+        config = self._config(est)
+        if config is not None:
+            args.append(_kw("config", config))
+        new = _call(f"tf.estimator.{cls.target}", args)
+        lost = self._lost(est)
+        default_notes = [f"{k}={v}" for k, v in cls.defaults.items() if k not in a and k != "optimizer"]
+        message = (f"{cls.name} -> tf.estimator.{cls.target}; legacy defaults written out"
+                   + (f" ({', '.join(default_notes)})" if default_notes else "")
+                   + (f"; {est.width_note}" if est.width_note else ""))
+        if self.fix(est.call, "TFM101", message):
+            self._apply(est.call, new)
+            self._commit()
+            est.new = new
+            for name in lost:
+                self.flag(est.call, "TFM112", f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
+        else:
+            est.ok = False
+
+    def _config(self, est: Est) -> cst.BaseExpression | None:
+        a = est.args
+        settings: list[cst.Arg] = []
+        if est.cls.era == "skflow":
+            settings.append(_kw("tf_random_seed", a.get("tf_random_seed", _expr(est.cls.defaults["tf_random_seed"]))))
+            if "max_to_keep" in a:
+                settings.append(_kw("keep_checkpoint_max", a["max_to_keep"]))
+            if "keep_checkpoint_every_n_hours" in a:
+                settings.append(_kw("keep_checkpoint_every_n_hours", a["keep_checkpoint_every_n_hours"]))
+            return _call("tf.estimator.RunConfig", settings)
+        return a.get("config")
+
+    def _plan_learn(self, est: Est) -> None:
+        cls, a = est.cls, est.args
+        lost = [n for n in self._lost(est) if n in ("feature_engineering_fn", "embedding_lr_multipliers")]
+        if lost:
+            est.ok = False
+            self.flag(est.call, "TFM112", f"{cls.name}({lost[0]}=...) has no tf.estimator equivalent: {LOST[lost[0]]}; "
+                      "the constructor is left as it is")
+            return
+        args: list[cst.Arg] = []
+        if cls.name.startswith("DNNLinearCombined"):
+            for name in ("model_dir", "n_classes", "linear_feature_columns", "linear_optimizer", "dnn_feature_columns",
+                         "dnn_optimizer", "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout", "config"):
+                if name in a:
+                    args.append(_kw(name, a[name]))
+            if "linear_optimizer" in a or "dnn_optimizer" in a or "gradient_clip_norm" in a:
+                est.ok = False
+                self.flag(est.call, "TFM103", f"{cls.name}: convert linear_optimizer/dnn_optimizer/gradient_clip_norm "
+                          "by hand to callables returning tf.keras.optimizers.legacy optimizers with the same rates")
+                return
+        else:
+            if cls.dnn:
+                args.append(_kw("hidden_units", a["hidden_units"]))
+            columns = a.get("feature_columns")
+            if columns is None:
+                est.ok = False
+                self.flag(est.call, "TFM102", f"{cls.name} without feature_columns: pass feature_columns by hand")
+                return
+            args.append(_kw("feature_columns", self._columns(est, columns)))
+            if "model_dir" in a:
+                args.append(_kw("model_dir", a["model_dir"]))
+            if cls.classifier and "n_classes" in a:
+                args.append(_kw("n_classes", a["n_classes"]))
+            if "label_dimension" in a:
+                args.append(_kw("label_dimension", a["label_dimension"]))
+            if "weight_column_name" in a:
+                args.append(_kw("weight_column", a["weight_column_name"]))
+            if "label_keys" in a:
+                args.append(_kw("label_vocabulary", a["label_keys"]))
+            value = a.get("optimizer")
+            if cls.dnn or value is not None or "gradient_clip_norm" in a:
+                if not cls.dnn and (value is None or _string(value) is not None):
+                    est.ok = False
+                    self.flag(est.call, "TFM103", f"{cls.name}: the legacy Ftrl rate depends on the feature count; "
+                              "pass optimizer=lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate=min(0.2, 1 / "
+                              "len(feature_columns) ** 0.5), global_clipnorm=...) by hand")
+                    return
+                optimizer = self._optimizer(est, value if value is not None else _expr('"Adagrad"'), None,
+                                            a.get("gradient_clip_norm"), LEARN_DNN_RATE)
+                if optimizer is None:
+                    est.ok = False
+                    self.flag(est.call, "TFM103", f"{cls.name}: optimizer {_code(value) if value is not None else ''} "
+                              "has no provable tf.keras.optimizers.legacy equivalent; pass optimizer=lambda: "
+                              "tf.keras.optimizers.legacy.<Name>(learning_rate=...) by hand")
+                    return
+                args.append(_kw("optimizer", optimizer))
+            for name in ("activation_fn", "dropout", "config"):
+                if name in a:
+                    args.append(_kw(name, a[name]))
+        new = _call(f"tf.estimator.{cls.target}", args)
+        default = "" if not cls.dnn or "optimizer" in a else f"; the legacy default optimizer (Adagrad at {LEARN_DNN_RATE}) is written out"
+        if self.fix(est.call, "TFM102", f"tf.contrib.learn.{cls.name} -> tf.estimator.{cls.target}{default}"):
+            self._apply(est.call, new)
+            self._commit()
+            est.new = new
+            for name in self._lost(est):
+                self.flag(est.call, "TFM112", f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
+        else:
+            est.ok = False
+
+    def _columns(self, est: Est, columns: cst.BaseExpression) -> cst.BaseExpression:
+        """feature_columns; inferred columns read the "x" key that numpy_input_fn feeds."""
+        target = columns
+        if isinstance(columns, cst.Name):
+            found = self._single_assignment(columns)
+            if found is not None and isinstance(found[1].value, cst.Call):
+                target = found[1].value
+        if isinstance(target, cst.Call):
+            name = self.qualified_name(target.func) or ""
+            if name.endswith("infer_real_valued_columns_from_input") and target.args:
+                data = target.args[0].value
+                new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={_code(data)}.shape[1:])]')
+                if target is columns:
+                    return new
+                self.pending.append((target, new))
+                return columns
+        est.key_matches = False
+        return columns
+
+    def _plan_restore(self, est: Est) -> None:
+        source = est.source
+        if source is None or not source.ok or source.new is None:
+            est.ok = False
+            if source is not None:
+                self.flag(est.call, "TFM108", f"{est.cls.name}.restore(path): build tf.estimator.{est.cls.target}(...) "
+                          "with the saved model's hyperparameters and model_dir=path by hand")
+            return
+        args = [a for a in source.new.args if not (a.keyword and a.keyword.value == "model_dir")]
+        position = next((i for i, a in enumerate(args) if a.keyword and a.keyword.value == "config"), len(args))
+        args.insert(position, _kw("model_dir", est.restore_path))
+        new = _call(f"tf.estimator.{est.cls.target}", args)
+        if self.fix(est.call, "TFM108", f"{est.cls.name}.restore(path) -> a new tf.estimator.{est.cls.target} with the "
+                    "same hyperparameters and model_dir=path (it restores the latest checkpoint there)"):
+            self._apply(est.call, new)
+            est.new = new
+            est.width, est.key_matches = source.width, source.key_matches
+        else:
+            est.ok = False
+
+    def _commit(self) -> None:
+        """Apply the side changes a constructor fix needs (inferred columns, a dead optimizer variable)."""
+        for node, new in self.pending:
+            if new is None:
+                self.remove.add(node)
+            else:
+                self.replace[node] = new
+        self.pending = []
+
+    def _apply(self, node: cst.CSTNode, new: cst.CSTNode) -> None:
+        self.replace[node] = new
+        self.changed = True
+        self.need_tf = True
+
+    # --- methods ---------------------------------------------------------------------------------
+    def _settings(self, est: Est) -> Est:
+        return est.source or est
+
+    def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
+                  train: bool) -> cst.Call:
+        args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), x)]))]
+        if y is not None:
+            args.append(_kw("y", y))
+        if batch is not None:
+            args.append(_kw("batch_size", batch))
+        args.append(_kw("shuffle", _expr("True" if train else "False")))
+        args.append(_kw("num_epochs", _expr("None" if train else "1")))
+        return _call(NUMPY_INPUT_FN, args)
+
+    def _plan_method(self, est: Est, call: cst.Call, method: str) -> None:
+        if not est.ok or est.new is None:
+            return
+        base = self._settings(est)
+        func = call.func
+        assert isinstance(func, cst.Attribute)
+        legacy_tfx = est.cls.era != "learn"
+        if method == "fit":
+            self._plan_fit(est, base, call, legacy_tfx)
+        elif method == "evaluate":
+            self._plan_evaluate(est, call, legacy_tfx)
+        elif method in ("predict", "predict_proba", "predict_classes", "predict_scores"):
+            self._plan_predict(est, call, method, legacy_tfx)
+        elif method == "save":
+            path = call.args[0].value if call.args else None
+            stmt = self._statement(call)
+            if legacy_tfx and path is not None and base.model_dir is not None and _code(path) == _code(base.model_dir) and stmt is not None:
+                if self.fix(call, "TFM107", f"save({_code(path)}): tf.estimator writes its checkpoints to "
+                            "model_dir during train(); the path is the estimator's model_dir, the call is removed"):
+                    self.remove.add(stmt)
+                    self.changed = True
+            else:
+                self.flag(call, "TFM107", "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
+                          "during train(). Pass model_dir=path to the constructor (the path must be known there) and "
+                          "remove this call")
+        elif method in ("get_variable_names", "get_variable_value"):
+            self.flag(call, "TFM109", f"{method}(): tf.estimator has it, but the variable names differ: "
+                      "dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias, linear/linear_model/x/weights, "
+                      "linear/linear_model/bias_weights, training/<Optimizer>/... (see get_variable_names())")
+        elif method in ("get_params", "set_params", "score", "get_tensor", "get_tensor_value", "partial_fit", "export"):
+            self.flag(call, "TFM109", f"{method}() has no tf.estimator equivalent; rewrite it by hand "
+                      "(score: evaluate(input_fn=...)['accuracy']; export: export_saved_model)")
+
+    def _statement(self, call: cst.Call) -> cst.SimpleStatementLine | None:
+        expr = self._parent(call)
+        stmt = self._parent(expr) if isinstance(expr, cst.Expr) else None
+        if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1:
+            return stmt
+        return None
+
+    def _plan_fit(self, est: Est, base: Est, call: cst.Call, legacy_tfx: bool) -> None:
+        func = call.func
+        if legacy_tfx:
+            bound, problems = bind_args(call, ("x", "y", "monitor", "logdir"))
+            for arg in call.args:
+                if arg.keyword and arg.keyword.value == "X":
+                    bound["x"] = arg.value
+                    problems = [p for p in problems if p != "X="]
+            if problems or "x" not in bound or "y" not in bound or "monitor" in bound or "logdir" in bound:
+                self.flag(call, "TFM104", "fit(): rewrite as train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn("
+                          "x={\"x\": x}, y=y, batch_size=..., shuffle=True, num_epochs=None), steps=...) by hand "
+                          "(monitor/logdir: use hooks and model_dir)")
+                return
+            a = base.args
+            batch = a.get("batch_size", _expr(base.cls.defaults["batch_size"]))
+            steps = a.get("steps", _expr(base.cls.defaults["steps"]))
+            new_args = [_kw("input_fn", self._input_fn(bound["x"], bound["y"], batch, True)), _kw("steps", steps)]
+        else:
+            bound, problems = bind_args(call, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
+            bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
+            if problems:
+                self.flag(call, "TFM104", f"fit(): cannot map {', '.join(problems)}; rewrite as train(input_fn=..., steps=...)")
+                return
+            if "input_fn" in bound:
+                new_args = [_kw("input_fn", bound["input_fn"])]
+            elif "x" in bound:
+                if not est.key_matches and not base.key_matches:
+                    self.flag(call, "TFM104", "fit(x, y): the data is fed as {\"x\": x}; the feature columns must "
+                              "read the key \"x\" (tf.feature_column.numeric_column(\"x\", shape=...)); rewrite by hand")
+                    return
+                batch = bound.get("batch_size") or _expr(f"len({_code(bound['x'])})")
+                new_args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), batch, True))]
+            else:
+                self.flag(call, "TFM104", "fit() without data: rewrite as train(input_fn=..., steps=...)")
+                return
+            for old, new in (("steps", "steps"), ("max_steps", "max_steps"), ("monitors", "hooks")):
+                if old in bound:
+                    new_args.append(_kw(new, bound[old]))
+        note = ""
+        if legacy_tfx:
+            note = "; batch_size and steps are the estimator's legacy values"
+        elif "x" in bound and "batch_size" not in bound:
+            note = "; without batch_size the legacy fit fed the whole data set as one batch: batch_size=len(x)"
+        if self.fix(call, "TFM104", f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
+            self._apply(call, call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args))
+            if "monitors" in bound:
+                self.flag(call, "TFM104", "monitors= became hooks=: contrib.learn monitors must be rewritten as "
+                          "tf.estimator.SessionRunHook / tf.compat.v1.train hooks")
+
+    def _plan_evaluate(self, est: Est, call: cst.Call, legacy_tfx: bool) -> None:
+        bound, problems = bind_args(call, ("x", "y", "input_fn", "feed_fn", "batch_size", "steps", "metrics", "name",
+                                           "checkpoint_path", "hooks", "log_progress"))
+        bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
+        if problems or "feed_fn" in bound or "metrics" in bound:
+            self.flag(call, "TFM105", "evaluate(): metrics/feed_fn have no direct equivalent; rewrite as "
+                      "evaluate(input_fn=...) and add metrics with tf.estimator.add_metrics")
+            return
+        if "input_fn" in bound:
+            args = [_kw("input_fn", bound["input_fn"])]
+        elif "x" in bound:
+            if not est.key_matches:
+                self.flag(call, "TFM105", "evaluate(x, y): the feature columns must read the key \"x\"; rewrite by hand")
+                return
+            args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), bound.get("batch_size"), False))]
+        else:
+            return
+        for name in ("steps", "name", "checkpoint_path", "hooks"):
+            if name in bound:
+                args.append(_kw(name, bound[name]))
+        if self.fix(call, "TFM105", "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"):
+            self._apply(call, call.with_changes(args=_call("f", args).args))
+
+    def _plan_predict(self, est: Est, call: cst.Call, method: str, legacy_tfx: bool) -> None:
+        params = ("x", "axis", "batch_size") if legacy_tfx and method == "predict" else (
+            ("x", "batch_size") if legacy_tfx else ("x", "input_fn", "batch_size", "outputs", "as_iterable"))
+        bound, problems = bind_args(call, params)
+        bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
+        for arg in call.args:
+            if arg.keyword and arg.keyword.value == "X":
+                bound["x"] = arg.value
+                problems = [p for p in problems if p != "X="]
+        if problems or "outputs" in bound or "axis" in bound:
+            self.flag(call, "TFM106", f"{method}(): rewrite as predict(input_fn=...) and read the prediction dicts by hand")
+            return
+        if "input_fn" in bound:
+            input_fn = bound["input_fn"]
+        elif "x" in bound:
+            if not est.key_matches:
+                self.flag(call, "TFM106", f"{method}(x): the feature columns must read the key \"x\"; rewrite by hand")
+                return
+            input_fn = self._input_fn(bound["x"], None, bound.get("batch_size"), False)
+        else:
+            return
+        if method == "predict_proba":
+            item = 'p["probabilities"]'
+        elif est.cls.classifier and method != "predict_scores":
+            item = 'p["class_ids"][0]'
+        else:
+            item = 'p["predictions"][0]'
+        predict = call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")), args=[_kw("input_fn", input_fn)])
+        iterable = bound.get("as_iterable")
+        lazy = iterable is not None and isinstance(iterable, cst.Name) and iterable.value == "True"
+        if iterable is not None and not (isinstance(iterable, cst.Name) and iterable.value in ("True", "False")):
+            self.flag(call, "TFM106", f"{method}(as_iterable=...): not a literal; rewrite by hand")
+            return
+        if lazy:
+            new = _expr(f"({item} for p in PREDICT)")
+        else:
+            new = _expr(f"np.array([{item} for p in PREDICT])")
+        new = new.visit(_Substitute("PREDICT", predict))
+        shape = "a generator" if lazy else "an array"
+        if self.fix(call, "TFM106", f"{method}() -> predict(input_fn=...) read as {shape} of {item}, as the legacy "
+                    f"{method} returned"):
+            self._apply(call, new)
+            self.need_np = self.need_np or not lazy
+
+    def _plan_weights(self, est: Est, attr: cst.Attribute) -> None:
+        if not est.ok or est.new is None:
+            return
+        base = self._settings(est)
+        receiver = _code(attr.value)
+        kind = attr.attr.value[:-1]
+        if base.cls.dnn:
+            units = base.args.get("hidden_units")
+            if not isinstance(units, cst.List):
+                self.flag(attr, "TFM109", f"{attr.attr.value}: read dnn/hiddenlayer_<i>/{'kernel' if kind == 'weights' else 'bias'} "
+                          "and dnn/logits/... with get_variable_value()")
+                return
+            leaf = "kernel" if kind == "weights" else "bias"
+            names = [f"dnn/hiddenlayer_{i}/{leaf}" for i in range(len(units.elements))] + [f"dnn/logits/{leaf}"]
+            new = _expr("[" + ", ".join(f'{receiver}.get_variable_value("{n}")' for n in names) + "]")
+        else:
+            name = f"linear/linear_model/{FEATURE_KEY}/weights" if kind == "weights" else "linear/linear_model/bias_weights"
+            new = _expr(f'{receiver}.get_variable_value("{name}")')
+        if self.fix(attr, "TFM109", f"{attr.attr.value} -> get_variable_value() of the tf.estimator variables "
+                    "(note: a binary classifier has one logit column, the legacy model had two)"):
+            self._apply(attr, new)
+
+    def _drop_legacy_import(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                name = _code(alias.name)
+                if name.startswith(_LEGACY_MODULES):
+                    RemoveImportsVisitor.remove_unused_import(
+                        self.context, name, asname=alias.asname.name.value if alias.asname else None
+                    )
+        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+            module = _code(node.module)
+            if isinstance(node.names, cst.ImportStar):
+                return
+            for alias in node.names:
+                full = f"{module}.{_code(alias.name)}"
+                if module.startswith(_LEGACY_MODULES) or full.startswith(_LEGACY_MODULES):
+                    RemoveImportsVisitor.remove_unused_import(
+                        self.context, module, _code(alias.name), alias.asname.name.value if alias.asname else None
+                    )
+
+    # --- applying the plan ------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        return self.replace.get(original, updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self.replace.get(original, updated)
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
+        if original in self.remove:
+            return cst.RemoveFromParent()
+        return updated
+
+    def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+        if not updated.body:
+            return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
+        return updated
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, name: str, node: cst.BaseExpression) -> None:
+        super().__init__()
+        self.name, self.node = name, node
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.node if original.value == self.name else updated
