@@ -143,12 +143,24 @@ def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str]) -> None:
+    from tfmigrate.checkpoint.index import CheckpointError
+
     try:
         import tensorflow as tf
 
         tf.get_logger().setLevel("ERROR")
         if argv[:1] == ["variables"] and len(argv) == 2:
             result = cmd_variables(argv[1])
+        elif argv[:1] == ["variables-many"] and len(argv) == 2:
+            results = []
+            for spec in json.loads(argv[1]):
+                try:
+                    results.append(cmd_variables(spec))
+                except Exception as exc:  # noqa: BLE001 - one line per target
+                    lines = [ln for ln in str(exc).strip().splitlines() if ln.strip()]
+                    msg = str(exc) if isinstance(exc, CheckpointError) else f"{type(exc).__name__}: {lines[0] if lines else ''}"
+                    results.append({"ok": False, "error": " ".join(msg.split())[:500]})
+            result = {"ok": True, "results": results}
         elif argv[:1] == ["convert"]:
             result = cmd_convert(json.loads(sys.stdin.read()))
         else:

@@ -87,24 +87,38 @@ def inspect(path: str, fmt: str) -> None:
     sys.exit(0)
 
 
+STATUS_SHORT = {"match": "ok", "shape_mismatch": "SHAPE", "dtype_mismatch": "DTYPE",
+                "missing_from_checkpoint": "missing", "unused_in_checkpoint": "unused"}
+
+
 def _print_diff(data: dict[str, Any], out: Console) -> None:
     style = "bold green" if data["compatible"] else "bold red"
-    out.print(Text("compatible" if data["compatible"] else "INCOMPATIBLE", style=style) + Text(f"  {data['checkpoint']} vs {data['model'].get('target', 'model')}"))
+    out.print(Text("compatible" if data["compatible"] else "INCOMPATIBLE", style=style)
+              + Text(f"  {data['checkpoint']} vs {data['model'].get('target', 'model')}"))
     out.print(Text(data["verdict"]))
     for kind, title in (("model", "model weights"), ("bookkeeping", "bookkeeping"), ("optimizer", "optimizer state")):
         rows = [p for p in data["pairs"] if p["kind"] == kind]
         if not rows:
             continue
-        table = Table(title=title, title_justify="left", expand=False)
-        table.add_column("checkpoint", overflow="fold", ratio=2)
-        table.add_column("model", overflow="fold", ratio=2)
-        table.add_column("status", overflow="fold")
-        table.add_column("shapes", overflow="fold")
+        counts: dict[str, int] = {}
         for p in rows:
-            same = p["checkpoint_name"] == p["model_name"]
-            shapes = _shape(p["checkpoint_shape"]) if p["checkpoint_shape"] == p["model_shape"] else f"{_shape(p['checkpoint_shape'])} -> {_shape(p['model_shape'])}"
-            table.add_row(p["checkpoint_name"] or "-", "=" if same else (p["model_name"] or "-"),
-                          Text(p["status"].replace("_", " "), style=STATUS_STYLE.get(p["status"], "")), shapes)
+            counts[p["status"]] = counts.get(p["status"], 0) + 1
+        summary = ", ".join(f"{n} {STATUS_SHORT[s]}" for s, n in counts.items())
+        if kind == "optimizer" and len(counts) == 1 and len(rows) > 4:
+            out.print(Text(f"{title}: {summary}", style="bold"))  # e.g. all slots of another optimizer
+            continue
+        table = Table(title=f"{title}: {summary}", title_justify="left", expand=False)
+        table.add_column("", no_wrap=True)
+        table.add_column("variable (model <- checkpoint)", overflow="fold")
+        table.add_column("checkpoint", overflow="fold")
+        table.add_column("model", overflow="fold")
+        for p in rows:
+            ck, md = p["checkpoint_name"], p["model_name"]
+            name = md or ck if (ck == md or not ck or not md) else f"{md}\n  <- {ck}"
+            dtype = "" if p["checkpoint_dtype"] == p["model_dtype"] or None in (p["checkpoint_dtype"], p["model_dtype"]) else " (dtype)"
+            table.add_row(Text(STATUS_SHORT[p["status"]], style=STATUS_STYLE.get(p["status"], "")), name,
+                          _shape(p["checkpoint_shape"]) + (f" {p['checkpoint_dtype']}" if dtype else ""),
+                          _shape(p["model_shape"]) + (f" {p['model_dtype']}" if dtype else ""))
         out.print(table)
     for note in data.get("notes", []):
         out.print(Text("note: ", style="bold") + Text(note))

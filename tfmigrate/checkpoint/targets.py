@@ -435,6 +435,30 @@ def model_variables(target: Target | str, timeout: float = CHILD_TIMEOUT_S) -> d
     return run_child(["variables", target.spec], timeout=timeout)
 
 
+def model_variables_many(specs: list[str], timeout: float = CHILD_TIMEOUT_S) -> list[dict[str, Any]]:
+    """:func:`model_variables` for several TARGETs with ONE TF child process. Each result is
+    ``{"ok": True, "model", "variables"}`` or ``{"ok": False, "error": "one line"}``."""
+    results: list[dict[str, Any] | None] = []
+    todo: list[str] = []
+    for spec in specs:
+        try:
+            t = parse_target(spec)
+            if t.kind == "checkpoint":
+                results.append({"ok": True, **model_variables(t)})
+                continue
+            if t.kind == "source":
+                select_construction(t)
+        except CheckpointError as exc:
+            results.append({"ok": False, "error": str(exc)})
+            continue
+        results.append(None)
+        todo.append(spec)
+    if todo:
+        child = iter(run_child(["variables-many", json.dumps(todo)], timeout=timeout)["results"])
+        results = [r if r is not None else next(child) for r in results]
+    return results  # type: ignore[return-value]
+
+
 def run_child(args: list[str], stdin: str | None = None, timeout: float = CHILD_TIMEOUT_S) -> dict[str, Any]:
     """Run ``python -m tfmigrate.checkpoint._tfchild ARGS``; its JSON result, or TargetError."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")

@@ -1,0 +1,281 @@
+"""Real TF 2.15 checkpoints under legacy names and shapes, for the checkpoint analyser's tests.
+
+Run as a child process (one per test module): ``python tests/ckpt_factory.py OUT KIND...`` writes
+``OUT/<kind>/`` model_dirs and ``OUT/manifest.json``: for each kind its prefix, what
+``tf.train.list_variables`` and the reader's dtype map say, and the weights the tests need.
+``python tests/ckpt_factory.py --predict REQUEST.json`` loads a ``tf.estimator.DNNClassifier``
+from a model_dir and prints its probabilities (JSON).
+
+Importing this module does not import TensorFlow: the LevelDB table writer and the snappy
+compressor below are plain Python (used to build snappy-compressed and hostile indexes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tfmigrate.checkpoint.index import MAGIC, Table, crc32c, mask_crc  # noqa: E402
+
+KINDS = ("skflow", "contrib09", "contrib1x", "estimator_v1", "estimator_v2", "keras", "tfcheckpoint",
+         "partitioned", "v2_iris_10x10")
+HIDDEN = [10, 10]
+N_FEATURES = 4
+N_CLASSES = 3
+
+
+# ------------------------------------------------------------------------------ pure Python helpers
+
+def varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def snappy_compress(data: bytes) -> bytes:
+    """A small greedy snappy compressor (literals + 1- and 2-byte-offset copies)."""
+    out = bytearray(varint(len(data)))
+    lit_start = 0
+    pos = 0
+    table: dict[bytes, int] = {}
+
+    def literal(chunk: bytes) -> None:
+        i = 0
+        while i < len(chunk):
+            piece = chunk[i:i + 60]
+            out.append((len(piece) - 1) << 2)
+            out.extend(piece)
+            i += len(piece)
+
+    while pos + 4 <= len(data):
+        key = data[pos:pos + 4]
+        cand = table.get(key)
+        table[key] = pos
+        if cand is not None and pos - cand < 65536:
+            length = 4
+            while pos + length < len(data) and data[cand + length] == data[pos + length] and length < 64:
+                length += 1
+            literal(data[lit_start:pos])
+            offset = pos - cand
+            if length <= 11 and offset < 2048:
+                out.append(1 | ((length - 4) << 2) | ((offset >> 8) << 5))
+                out.append(offset & 0xFF)
+            else:
+                out.append(2 | ((length - 1) << 2))
+                out.extend(struct.pack("<H", offset))
+            pos += length
+            lit_start = pos
+        else:
+            pos += 1
+    literal(data[lit_start:])
+    return bytes(out)
+
+
+def block(entries: list[tuple[bytes, bytes]], restart_interval: int = 16) -> bytes:
+    out = bytearray()
+    restarts = []
+    prev = b""
+    for i, (key, value) in enumerate(entries):
+        if i % restart_interval == 0:
+            restarts.append(len(out))
+            shared = 0
+        else:
+            shared = 0
+            while shared < min(len(prev), len(key)) and prev[shared] == key[shared]:
+                shared += 1
+        out += varint(shared) + varint(len(key) - shared) + varint(len(value)) + key[shared:] + value
+        prev = key
+    for r in restarts or [0]:
+        out += struct.pack("<I", r)
+    out += struct.pack("<I", len(restarts) or 1)
+    return bytes(out)
+
+
+def write_table(entries: list[tuple[bytes, bytes]], snappy: bool = False, per_block: int = 3) -> bytes:
+    """A LevelDB-format table of sorted ``entries``, optionally with snappy-compressed blocks."""
+    out = bytearray()
+
+    def emit(contents: bytes) -> bytes:
+        kind = 0
+        if snappy:
+            contents, kind = snappy_compress(contents), 1
+        handle = varint(len(out)) + varint(len(contents))
+        trailer = bytes([kind])
+        out.extend(contents + trailer + struct.pack("<I", mask_crc(crc32c(contents + trailer))))
+        return handle
+
+    index_entries = []
+    for i in range(0, len(entries), per_block):
+        chunk = entries[i:i + per_block]
+        index_entries.append((chunk[-1][0] + b"\xff", emit(block(chunk))))
+    meta = emit(block([]))
+    index = emit(block(index_entries, restart_interval=1))
+    footer = (meta + index).ljust(40, b"\x00") + struct.pack("<Q", MAGIC)
+    return bytes(out + footer)
+
+
+def table_entries(index_path: str | Path) -> list[tuple[bytes, bytes]]:
+    return Table.open(Path(index_path)).items()
+
+
+# ------------------------------------------------------------------------------ TF side (child only)
+
+def _weights(seed: int, dims: list[int]) -> list:
+    import numpy as np
+
+    rng = np.random.RandomState(seed)
+    return [(rng.normal(size=(a, b)).astype("float32") * 0.5, rng.normal(size=(b,)).astype("float32") * 0.1)
+            for a, b in zip(dims[:-1], dims[1:])]
+
+
+def _save_graph(prefix: str, tensors: dict, v1: bool = False, partition: dict | None = None) -> None:
+    """Write ``{name: ndarray}`` with a graph-mode Saver (V1 or V2 format), like the legacy programs did."""
+    import tensorflow as tf
+
+    with tf.Graph().as_default():
+        variables = []
+        for name, value in tensors.items():
+            if partition and name in partition:
+                v = tf.compat.v1.get_variable(name, initializer=tf.constant(value),
+                                              partitioner=tf.compat.v1.fixed_size_partitioner(partition[name]))
+            else:
+                v = tf.compat.v1.get_variable(name, initializer=tf.constant(value), use_resource=False)
+            variables.append(v)
+        fmt = tf.compat.v1.train.SaverDef.V1 if v1 else tf.compat.v1.train.SaverDef.V2
+        saver = tf.compat.v1.train.Saver(write_version=fmt)
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            os.makedirs(os.path.dirname(prefix), exist_ok=True)
+            saver.save(sess, prefix, write_meta_graph=False)
+
+
+def _iris(n: int = 24):
+    import numpy as np
+
+    rng = np.random.RandomState(0)
+    x = rng.normal(size=(n, N_FEATURES)).astype("float32")
+    y = rng.randint(0, N_CLASSES, size=(n,)).astype("int64")
+    return x, y
+
+
+def _train_estimator(model_dir: str, v1: bool) -> None:
+    import tensorflow as tf
+
+    x, y = _iris()
+    cols = [tf.feature_column.numeric_column("x", shape=[N_FEATURES])]
+    if v1:
+        est = tf.compat.v1.estimator.DNNClassifier(hidden_units=HIDDEN, feature_columns=cols, n_classes=N_CLASSES, model_dir=model_dir)
+    else:
+        est = tf.estimator.DNNClassifier(hidden_units=HIDDEN, feature_columns=cols, n_classes=N_CLASSES, model_dir=model_dir,
+                                         optimizer=tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05))
+    est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8), steps=1)
+
+
+def make(out: Path, kinds: list[str]) -> dict:
+    import numpy as np
+    import tensorflow as tf
+
+    tf.get_logger().setLevel("ERROR")
+    manifest: dict = {}
+    dims = [N_FEATURES, *HIDDEN, N_CLASSES]
+    w = _weights(1, dims)
+    for kind in kinds:
+        d = out / kind
+        prefix = str(d / "model.ckpt-1")
+        extra: dict = {}
+        if kind == "skflow":  # TF 0.8 skflow TensorFlowDNNClassifier, V1 format
+            t: dict = {}
+            for i, (k, b) in enumerate(w[:-1]):
+                t[f"dnn/layer{i}/Linear/Matrix"], t[f"dnn/layer{i}/Linear/Bias"] = k, b
+            t["logistic_regression/weights"], t["logistic_regression/bias"] = w[-1]
+            for name in list(t):
+                t[name + "/Adagrad"] = np.full_like(t[name], 0.1)
+            t["global_step"] = np.int32(200)
+            t["learning_rate"] = np.float32(0.1)
+            prefix = str(d / "model.ckpt-200")
+            _save_graph(prefix, t, v1=True)
+            extra["weights"] = [[k.tolist(), b.tolist()] for k, b in w]
+        elif kind == "contrib09":  # contrib.learn 0.9 DNNClassifier (dnn_linear_combined), V1 format
+            t = {}
+            for i, (k, b) in enumerate(w[:-1]):
+                t[f"hiddenlayer_{i}/weights"], t[f"hiddenlayer_{i}/bias"] = k, b
+            t["dnn_logit/weights"], t["dnn_logit/bias"] = w[-1]
+            t["centered_bias_weight"] = np.array([0.5, -0.25, 0.0], "float32")
+            for name in list(t):
+                t[name + "/Adagrad"] = np.full_like(t[name], 0.1)
+            t["global_step"] = np.int64(100)
+            _save_graph(prefix, t, v1=True)
+            extra["weights"] = [[k.tolist(), b.tolist()] for k, b in w]
+            extra["centered_bias"] = t["centered_bias_weight"].tolist()
+        elif kind == "contrib1x":  # contrib.learn 1.x DNNClassifier, V2 format
+            t = {}
+            for i, (k, b) in enumerate(w[:-1]):
+                t[f"dnn/hiddenlayer_{i}/weights"], t[f"dnn/hiddenlayer_{i}/biases"] = k, b
+            t["dnn/logits/weights"], t["dnn/logits/biases"] = w[-1]
+            t["centered_bias_weight"] = np.zeros([N_CLASSES], "float32")
+            for name in list(t):
+                t[name + "/Adagrad"] = np.full_like(t[name], 0.1)
+            t["global_step"] = np.int64(100)
+            _save_graph(prefix, t)
+        elif kind == "partitioned":  # an embedding split in 3 slices (slice keys in the index)
+            t = {"dnn/input_from_feature_columns/words_embedding/weights": np.arange(30 * 4, dtype="float32").reshape(30, 4),
+                 "dnn/hiddenlayer_0/weights": w[0][0], "global_step": np.int64(7)}
+            _save_graph(prefix, t, partition={"dnn/input_from_feature_columns/words_embedding/weights": 3})
+        elif kind in ("estimator_v1", "estimator_v2", "v2_iris_10x10"):
+            _train_estimator(str(d), v1=kind == "estimator_v1")
+            prefix = tf.train.latest_checkpoint(str(d))
+        elif kind == "keras":
+            model = tf.keras.Sequential([tf.keras.Input((N_FEATURES,)), tf.keras.layers.Dense(10, activation="relu"),
+                                         tf.keras.layers.Dense(N_CLASSES)])
+            model.compile(optimizer=tf.keras.optimizers.legacy.Adam(), loss="mse")
+            x, _ = _iris()
+            model.fit(x, np.zeros((len(x), N_CLASSES), "float32"), epochs=1, verbose=0)
+            prefix = str(d / "weights")
+            model.save_weights(prefix)
+        elif kind == "tfcheckpoint":
+            v = tf.Variable(tf.ones([3, 2]))
+            ck = tf.train.Checkpoint(dense=tf.keras.layers.Dense(2), v=v, step=tf.Variable(5, dtype=tf.int64))
+            ck.dense(tf.ones([1, 3]))
+            prefix = ck.save(str(d / "ckpt"))
+        else:
+            raise SystemExit(f"unknown kind {kind}")
+        reader = tf.train.load_checkpoint(prefix)
+        manifest[kind] = {
+            "prefix": prefix, "dir": str(d),
+            "list_variables": [[n, list(s)] for n, s in tf.train.list_variables(prefix)],
+            "dtypes": {n: dt.name for n, dt in reader.get_variable_to_dtype_map().items()},
+            **extra,
+        }
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    return manifest
+
+
+def predict(request: dict) -> None:
+    import tensorflow as tf
+
+    tf.get_logger().setLevel("ERROR")
+    x = tf.constant(request["x"], tf.float32)
+    est = tf.estimator.DNNClassifier(hidden_units=request["hidden_units"], n_classes=request["n_classes"],
+                                     feature_columns=[tf.feature_column.numeric_column("x", shape=[x.shape[1]])],
+                                     model_dir=request["model_dir"])
+    out = [p["probabilities"].tolist() for p in est.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(64))]
+    print(json.dumps({"probabilities": out}))
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    if sys.argv[1] == "--predict":
+        predict(json.loads(Path(sys.argv[2]).read_text()))
+    else:
+        make(Path(sys.argv[1]), sys.argv[2:] or list(KINDS))
