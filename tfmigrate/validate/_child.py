@@ -301,27 +301,36 @@ def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
 # --------------------------------------------------------------------------- checkpoint analysis
 
 
-def model_variables(tf, estimator, features, labels) -> dict[str, tuple[list[int], str]]:
-    """The variables the definition creates in TRAIN mode: {name: (shape, dtype)}."""
+def model_variables(tf, estimator, features, labels, columns, spec: str) -> tuple[dict, list[dict]]:
+    """(model info, variables) the definition creates in TRAIN mode, as the checkpoint analyser sees them."""
+    try:
+        from tfmigrate.checkpoint import _tfchild, targets
+
+        target = targets.parse_target(spec)
+        loaded = targets.Loaded(target, estimator=estimator, feature_columns=columns or None)
+        return _tfchild.estimator_variables(loaded)
+    except ImportError:
+        pass
     with tf.Graph().as_default():
         tf.compat.v1.train.get_or_create_global_step()
         feats = {k: tf.constant(v[:2]) for k, v in features.items()}
         labs = tf.constant(labels[:2])
         estimator._call_model_fn(feats, labs, tf.estimator.ModeKeys.TRAIN, estimator.config)
-        out = {}
-        for v in tf.compat.v1.global_variables():
-            out[v.op.name] = (v.shape.as_list(), v.dtype.base_dtype.name)
-        return out
+        out = [{"name": v.op.name, "shape": v.shape.as_list(), "dtype": v.dtype.base_dtype.name} for v in tf.compat.v1.global_variables()]
+    api = "v2" if type(estimator).__name__.endswith("V2") else "custom"
+    return {"kind": "estimator", "class": type(estimator).__name__.removesuffix("V2"), "api": api}, out
 
 
-def analyse(tf, checkpoint: str, variables: dict[str, tuple[list[int], str]], model: str) -> dict:
-    """A `ckpt diff`-shaped comparison of a checkpoint against the definition's variables."""
+def analyse(tf, checkpoint: str, model: tuple[dict, list[dict]], spec: str) -> dict:
+    """The `ckpt diff` JSON object for a checkpoint against the definition's variables."""
+    info, model_vars = model
     try:
-        from tfmigrate.checkpoint import api  # the analyser, when it is installed
+        from tfmigrate.checkpoint import api  # the analyser: era name maps, TF 2.15 verdicts
     except ImportError:
         api = None
-    if api is not None and hasattr(api, "diff_variables"):
-        return api.diff_variables(checkpoint, variables, model=model)
+    if api is not None:
+        return api.diff(checkpoint, spec, _model_result={"model": dict(info), "variables": model_vars})
+    variables = {v["name"]: (list(v["shape"]), v["dtype"]) for v in model_vars}
     reader = tf.train.load_checkpoint(checkpoint)
     shapes = reader.get_variable_to_shape_map()
     dtypes = reader.get_variable_to_dtype_map()
@@ -455,7 +464,17 @@ class Run:
 
         # A separate instance from the same definition: an optimizer instance serves one graph only.
         with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
-            variables = model_variables(tf, factory(scratch), features, labels)
+            variables = model_variables(tf, factory(scratch), features, labels, columns, cfg["target"])
+
+        if cfg.get("analyse_only") is not None:  # `tfmigrate report`: compare checkpoints, train nothing
+            for path in cfg["analyse_only"]:
+                ckpt = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
+                if not ckpt:
+                    emit("checkpoint", analysis={"schema": 1, "checkpoint": path, "model": cfg["target"], "compatible": False,
+                                                 "verdict": f"{path}: no checkpoint there", "pairs": []})
+                    continue
+                emit("checkpoint", analysis=analyse(tf, ckpt, variables, cfg["target"]))
+            return
 
         # Existing checkpoints the definition points at must fit it before anything trains into them.
         existing = []
@@ -468,7 +487,8 @@ class Run:
                 result = analyse(tf, tf.train.latest_checkpoint(directory), variables, cfg["target"])
                 emit("checkpoint", analysis=result)
                 if not result["compatible"]:
-                    raise StageFailed(f"{directory}: {result['verdict']} (TensorFlow 2.15 would restore it silently)")
+                    hint = "" if "silent" in result["verdict"].lower() else " (TensorFlow 2.15 restores mismatched shapes silently)"
+                    raise StageFailed(f"{directory}: {result['verdict']}{hint}")
                 return f"{directory}: {result['verdict']}"
             self.stage(name, check_existing, fatal=blocks)
 

@@ -50,7 +50,10 @@ def run_validation(
     batch_size: int = 64,
     on_event: Callable[[Event], None] | None = None,
     timeout: float | None = None,
+    analyse_only: list[str] | None = None,
 ) -> dict[str, Any]:
+    """Validate TARGET in a TensorFlow child. With ``analyse_only`` (checkpoint paths), only compare
+    those checkpoints with the definition (``result["checkpoints"]``) and train nothing."""
     result: dict[str, Any] = {
         "schema": SCHEMA, "passed": False, "device": device, "steps": steps, "stages": [],
         "target": target, "checkpoints": [],
@@ -62,9 +65,13 @@ def run_validation(
         return _could_not_run(result, str(exc), started)
     if checkpoint is not None and not Path(checkpoint).exists() and not Path(str(checkpoint) + ".index").exists():
         return _could_not_run(result, f"--checkpoint {checkpoint}: no such checkpoint", started)
-    fresh = model_dir is None
-    directory = Path(tempfile.mkdtemp(prefix="tfmigrate-validate-")) if fresh else Path(model_dir)
-    directory.mkdir(parents=True, exist_ok=True)
+    fresh = model_dir is None and analyse_only is None
+    if analyse_only is not None:
+        scratch = tempfile.TemporaryDirectory(prefix="tfmigrate-analyse-")
+        directory = Path(scratch.name)
+    else:
+        directory = Path(tempfile.mkdtemp(prefix="tfmigrate-validate-")) if fresh else Path(model_dir)
+        directory.mkdir(parents=True, exist_ok=True)
     result["model_dir"] = str(directory)
     config = {
         "target": str(target),
@@ -74,6 +81,7 @@ def run_validation(
         "model_dir": str(directory),
         "checkpoint": str(checkpoint) if checkpoint else None,
         "batch_size": batch_size,
+        "analyse_only": [str(p) for p in analyse_only] if analyse_only is not None else None,
     }
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         proc = subprocess.Popen(
@@ -117,8 +125,15 @@ def run_validation(
         if fatal is None and not done:
             log.seek(0)
             fatal = f"the validation child exited with code {proc.returncode}: {last_error_line(log.read())}"
+    if analyse_only is not None:
+        scratch.cleanup()
+        result.pop("model_dir", None)
     if fatal is not None:
         return _could_not_run(result, fatal, started)
+    if analyse_only is not None:
+        result["passed"] = all(c.get("compatible") for c in result["checkpoints"])
+        result["exit_code"] = 0 if result["passed"] else 1
+        return result
     result["passed"] = bool(result["stages"]) and all(s["passed"] for s in result["stages"])
     if fresh and result["passed"]:
         shutil.rmtree(directory, ignore_errors=True)  # a failed run keeps its model_dir to look at

@@ -1,0 +1,276 @@
+"""One self-contained HTML file a reviewer opens in a browser (inline CSS, no scripts, no network).
+
+Summary cards, per-file diffs with Python syntax highlighting (pygments), findings grouped by rule
+with the rule's explanation from the catalog, checkpoint tables with mismatches highlighted, and
+the validation stages. Everything that comes from the user's code or checkpoints is escaped.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html
+import re
+from collections import defaultdict
+from importlib import resources
+from typing import Any
+
+from tfmigrate import __version__
+from tfmigrate.report.model import Finding, Report
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+BAD_STATUSES = ("mismatch", "missing", "incompatible", "error", "conflict")
+WARN_STATUSES = ("unused", "unmatched", "extra", "only", "dropped", "renamed", "mapped")
+
+
+def e(value: Any) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _css() -> str:
+    from pygments.formatters import HtmlFormatter
+
+    own = resources.files("tfmigrate.report").joinpath("report.css").read_text(encoding="utf-8")
+    return own + "\n" + HtmlFormatter(style="default").get_style_defs(".diff .c")
+
+
+def _highlighter():
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import PythonLexer
+
+    lexer = PythonLexer(stripnl=False, stripall=False, ensurenl=False)
+    formatter = HtmlFormatter(nowrap=True)
+
+    def code(text: str) -> str:
+        if not text.strip():
+            return e(text)
+        return highlight(text, lexer, formatter).rstrip("\n")
+
+    return code
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    adds = dels = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            adds += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            dels += 1
+    return adds, dels
+
+
+def render_diff(diff: str, code) -> str:
+    rows = []
+    old = new = 0
+    for line in diff.splitlines():
+        if line.startswith(("--- ", "+++ ")):
+            continue
+        m = _HUNK.match(line)
+        if m:
+            old, new = int(m.group(1)), int(m.group(2))
+            rows.append(f'<div class="l hunk"><span class="n"></span><span class="n"></span><span class="s"></span><span class="c">{e(line)}</span></div>')
+            continue
+        if line.startswith("\\"):
+            rows.append(f'<div class="l hunk"><span class="n"></span><span class="n"></span><span class="s"></span><span class="c">{e(line)}</span></div>')
+            continue
+        sign, text = line[:1], line[1:]
+        if sign == "+":
+            rows.append(f'<div class="l add"><span class="n"></span><span class="n">{new}</span><span class="s">+</span><span class="c">{code(text)}</span></div>')
+            new += 1
+        elif sign == "-":
+            rows.append(f'<div class="l del"><span class="n">{old}</span><span class="n"></span><span class="s">−</span><span class="c">{code(text)}</span></div>')
+            old += 1
+        else:
+            rows.append(f'<div class="l ctx"><span class="n">{old}</span><span class="n">{new}</span><span class="s"></span><span class="c">{code(text)}</span></div>')
+            old += 1
+            new += 1
+    return '<div class="diff">' + "\n".join(rows) + "</div>"
+
+
+def status_class(status: str) -> str:
+    s = (status or "").lower()
+    if any(k in s for k in BAD_STATUSES):
+        return "row-bad"
+    if any(k in s for k in WARN_STATUSES):
+        return "row-warn"
+    return "row-ok"
+
+
+def _shape(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+def _card(num: Any, label: str, tone: str = "") -> str:
+    return f'<div class="card {tone}"><span class="num">{e(num)}</span><span class="label">{e(label)}</span></div>'
+
+
+def _fix_badge(f: Finding) -> str:
+    kind = "fixed" if f.fixed else ("auto" if f.fixable else "manual")
+    return f'<span class="badge {kind}">{kind}</span>'
+
+
+def render(report: Report, *, title: str = "tfmigrate report", subject: str = "", generated: str | None = None) -> str:
+    from tfmigrate.codemod.rule import load_catalog
+
+    catalog = load_catalog()
+    code = _highlighter()
+    s = report.summary()
+    checkpoints = report.checkpoints
+    validations = report.validations
+    incompatible = sum(not c.get("compatible") for c in checkpoints)
+    vfailed = sum(not v.get("passed") for v in validations)
+    generated = generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out: list[str] = [
+        "<!doctype html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{e(title)}{(' — ' + e(subject)) if subject else ''}</title>",
+        f"<style>\n{_css()}\n</style></head><body><main>",
+        f'<header><h1>{e(title)}</h1><p class="meta">{e(subject) + " · " if subject else ""}tfmigrate {e(__version__)} · {e(generated)}</p></header>',
+        '<nav><a href="#summary">Summary</a><a href="#changes">Changes</a><a href="#findings">Findings</a>'
+        '<a href="#checkpoints">Checkpoints</a><a href="#validation">Validation</a></nav>',
+    ]
+
+    # ---------------------------------------------------------------- summary
+    out.append('<section id="summary"><h2>Summary</h2><div class="cards">')
+    out.append(_card(s["files"], "files scanned"))
+    out.append(_card(s["changed"], "files to change" if report.mode != "write" else "files changed", "warn" if s["changed"] else "good"))
+    out.append(_card(s["findings"], "findings"))
+    out.append(_card(s["manual"], "manual steps", "bad" if s["manual"] else "good"))
+    out.append(_card(s["errors"], "errors", "bad" if s["errors"] else "good"))
+    if checkpoints:
+        out.append(_card(f"{len(checkpoints) - incompatible}/{len(checkpoints)}", "checkpoints compatible", "bad" if incompatible else "good"))
+    else:
+        out.append(_card("—", "no checkpoints analysed"))
+    if validations:
+        out.append(_card(f"{len(validations) - vfailed}/{len(validations)}", "validations passed", "bad" if vfailed else "good"))
+    else:
+        out.append(_card("—", "not validated (--validate)"))
+    out.append("</div>")
+    shown = [r for r in report.files if r.status != "skipped" or r.findings]
+    if shown:
+        out.append('<table class="files"><thead><tr><th>file</th><th>status</th><th class="num">+/−</th>'
+                   '<th class="num">findings</th><th class="num">manual</th></tr></thead><tbody>')
+        for i, r in enumerate(shown):
+            adds, dels = diff_stats(r.diff) if r.diff else (0, 0)
+            name = f'<a href="#file-{i}">{e(r.path)}</a>' if r.diff else e(r.path)
+            status = "to change" if r.status == "changed" and report.mode != "write" else r.status
+            out.append(
+                f'<tr><td class="mono">{name}</td><td><span class="badge {e(r.status)}">{e(status)}</span></td>'
+                f'<td class="num"><span class="add-n">+{adds}</span> <span class="del-n">−{dels}</span></td>'
+                f'<td class="num">{len(r.findings)}</td><td class="num">{sum(not f.fixable for f in r.findings)}</td></tr>'
+            )
+        out.append("</tbody></table>")
+    skipped = sum(r.status == "skipped" and not r.findings for r in report.files)
+    if skipped:
+        out.append(f'<p class="muted">{skipped} file(s) use no legacy TensorFlow API and are not listed.</p>')
+    errors = [r.error for r in report.files if r.status == "error"] + list(report.errors)
+    if errors:
+        out.append('<h3>Errors</h3><ul class="errors">' + "".join(f'<li class="mono">{e(x)}</li>' for x in errors) + "</ul>")
+    out.append("</section>")
+
+    # ---------------------------------------------------------------- diffs
+    out.append('<section id="changes"><h2>Changes</h2>')
+    changed = [(i, r) for i, r in enumerate(shown) if r.diff]
+    if not changed:
+        out.append('<p class="muted">Nothing to rewrite.</p>')
+    for i, r in changed:
+        adds, dels = diff_stats(r.diff or "")
+        rules = sorted({f.rule for f in r.findings if f.fixable})
+        out.append(
+            f'<details class="file" id="file-{i}" open><summary><span class="mono">{e(r.path)}</span>'
+            f'<span class="stat"><span class="add-n">+{adds}</span> <span class="del-n">−{dels}</span>'
+            f'{" · " + e(", ".join(rules)) if rules else ""}</span></summary>'
+        )
+        out.append(render_diff(r.diff or "", code))
+        out.append("</details>")
+    out.append("</section>")
+
+    # ---------------------------------------------------------------- findings
+    out.append('<section id="findings"><h2>Findings</h2>')
+    groups: dict[str, list[Finding]] = defaultdict(list)
+    for f in report.findings:
+        groups[f.rule].append(f)
+    if not groups:
+        out.append('<p class="muted">No findings.</p>')
+    # manual work first: that is what a reviewer must act on
+    order = sorted(groups, key=lambda rid: (all(f.fixable for f in groups[rid]), rid))
+    for rid in order:
+        fs = groups[rid]
+        rule = catalog.rules.get(rid)
+        manual = sum(not f.fixable for f in fs)
+        head = f"{e(rid)} {e(rule.title) if rule else ''}"
+        sev = rule.severity if rule else fs[0].severity
+        out.append(f'<article class="rule" id="rule-{e(rid)}"><h3>{head} <span class="badge {e(sev)}">{e(sev)}</span> '
+                   f'<span class="badge {"manual" if manual else "auto"}">{len(fs)} × {"manual" if manual else "auto-fix"}</span></h3>')
+        if rule:
+            out.append(f'<p class="why">{e(rule.why)}</p>')
+        out.append('<table><thead><tr><th>location</th><th>message</th><th>fix</th></tr></thead><tbody>')
+        for f in fs:
+            out.append(f'<tr><td class="mono">{e(f.path)}:{f.line}:{f.col}</td><td>{e(f.message)}</td><td>{_fix_badge(f)}</td></tr>')
+        out.append("</tbody></table></article>")
+    out.append("</section>")
+
+    # ---------------------------------------------------------------- checkpoints
+    out.append('<section id="checkpoints"><h2>Checkpoints</h2>')
+    if not checkpoints:
+        out.append('<p class="muted">No checkpoint analysed (no estimator model_dir holds one; use --checkpoint DIR).</p>')
+    for ck in checkpoints:
+        ok = bool(ck.get("compatible"))
+        label = "compatible" if ok else "incompatible"
+        out.append(f'<h3><span class="mono">{e(ck.get("checkpoint", "?"))}</span> '
+                   f'<span class="badge {label}">{label}</span></h3>')
+        if ck.get("model"):
+            model = ck["model"]
+            shown_model = model.get("spec") or model.get("target") or model.get("class") if isinstance(model, dict) else model
+            out.append(f'<p class="muted">against <span class="mono">{e(shown_model)}</span></p>')
+        out.append(f'<p class="verdict {"ok" if ok else "bad"}">{e(ck.get("verdict", ""))}</p>')
+        pairs = ck.get("pairs") or []
+        if pairs:
+            pairs = sorted(pairs, key=lambda p: ({"row-bad": 0, "row-warn": 1}.get(status_class(str(p.get("status", ""))), 2)))
+            out.append('<table class="ckpt"><thead><tr><th>checkpoint variable</th><th>model variable</th><th>status</th>'
+                       '<th>checkpoint shape</th><th>model shape</th></tr></thead><tbody>')
+            for p in pairs:
+                status = str(p.get("status", ""))
+                out.append(
+                    f'<tr class="{status_class(status)}"><td class="mono">{e(p.get("checkpoint_name") or "—")}</td>'
+                    f'<td class="mono">{e(p.get("model_name") or "—")}</td><td class="status">{e(status)}</td>'
+                    f'<td class="mono">{e(_shape(p.get("checkpoint_shape")))}</td><td class="mono">{e(_shape(p.get("model_shape")))}</td></tr>'
+                )
+            out.append("</tbody></table>")
+    out.append("</section>")
+
+    # ---------------------------------------------------------------- validation
+    out.append('<section id="validation"><h2>Validation</h2>')
+    if not validations:
+        out.append('<p class="muted">Not validated: run <code>tfmigrate report PATH --validate</code> or <code>tfmigrate validate TARGET</code>.</p>')
+    for v in validations:
+        passed = bool(v.get("passed"))
+        label = "passed" if passed else "failed"
+        device = str(v.get("device", "?")) + (f" ({v['device_name']})" if v.get("device_name") else "")
+        out.append(f'<h3><span class="mono">{e(v.get("target", ""))}</span> <span class="badge {label}">{label}</span></h3>')
+        facts = [f"device {device}", f"{v.get('steps', '?')} steps"]
+        if v.get("steps_per_second"):
+            facts.append(f"{v['steps_per_second']} steps/s")
+        if v.get("seconds") is not None:
+            facts.append(f"{v['seconds']} s in all")
+        out.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
+        if v.get("error"):
+            out.append(f'<p class="verdict bad">could not run: {e(v["error"])}</p>')
+        stages = v.get("stages") or []
+        if stages:
+            out.append('<table class="stages"><thead><tr><th>stage</th><th>result</th><th class="num">seconds</th><th>detail</th></tr></thead><tbody>')
+            for st in stages:
+                ok = bool(st.get("passed"))
+                out.append(
+                    f'<tr class="{"row-ok" if ok else "row-bad"}"><td>{e(st.get("name"))}</td>'
+                    f'<td class="status"><span class="badge {"passed" if ok else "failed"}">{"passed" if ok else "FAILED"}</span></td>'
+                    f'<td class="num">{float(st.get("seconds") or 0):.2f}</td><td>{e(st.get("detail"))}</td></tr>'
+                )
+            out.append("</tbody></table>")
+    out.append("</section></main></body></html>")
+    return "\n".join(out) + "\n"
