@@ -1,0 +1,949 @@
+"""TFM3: MonitoredTrainingSession, Scaffold and hooks -> tf.estimator (TensorFlow 2.15).
+
+Legacy signatures read from TensorFlow 1.x (``tensorflow/python/training/monitored_session.py``,
+``basic_session_run_hooks.py``, ``saver.py``) and checked against 2.15.1
+(``tf.compat.v1.train.MonitoredTrainingSession``, ``tf.estimator.RunConfig``):
+
+- ``MonitoredTrainingSession(master='', is_chief=True, checkpoint_dir=None, scaffold=None,
+  hooks=None, chief_only_hooks=None, save_checkpoint_secs=USE_DEFAULT (600 when neither secs nor
+  steps is given), save_summaries_steps=USE_DEFAULT (100), save_summaries_secs=USE_DEFAULT,
+  config=None, stop_grace_period_secs=120, log_step_count_steps=100, max_wait_secs=7200,
+  save_checkpoint_steps=USE_DEFAULT, summary_dir=None)``;
+- ``Saver(max_to_keep=5, keep_checkpoint_every_n_hours=10000.0, ...)`` (the Scaffold's saver);
+- ``RunConfig(model_dir=None, save_summary_steps=100, save_checkpoints_steps=None (when
+  save_checkpoints_secs is not given: 600 s), keep_checkpoint_max=5,
+  keep_checkpoint_every_n_hours=10000, log_step_count_steps=100, session_config=None,
+  checkpoint_save_graph_def=True)``.
+
+The defaults agree, so a mapped argument is written exactly when the legacy code wrote it. What
+has no RunConfig equivalent (``save_summaries_secs``, ``summary_dir``, ``chief_only_hooks``,
+``master``/``is_chief``, a Scaffold with ops of its own, a Saver with other options) keeps the
+session (the safe minimum) and a finding says how to finish by hand.
+
+Rules: TFM301 (canonical loop -> Estimator), TFM302 (the loop that does not fit: manual steps),
+TFM303 (hooks -> ``tf.estimator.*``), TFM304 (ClusterSpec/Server/master/is_chief -> TF_CONFIG),
+TFM305 (TF1-only ``tf.data.Dataset`` attributes -> ``tf.compat.v1.data`` functions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import ParentNodeProvider, PositionProvider
+
+from tfmigrate.codemod.transform import FamilyTransform
+
+MTS = "tensorflow.train.MonitoredTrainingSession"
+SCAFFOLD = "tensorflow.train.Scaffold"
+SAVER = "tensorflow.train.Saver"
+GRAPH = "tensorflow.Graph"
+STOP_AT_STEP = "tensorflow.train.StopAtStepHook"
+NAN_HOOK = "tensorflow.train.NanTensorHook"
+DISTRIBUTED = ("tensorflow.train.ClusterSpec", "tensorflow.train.Server")
+
+# tf.train.X -> tf.estimator.X (all present in tf.estimator of TF 2.15.1, checked by running it).
+HOOKS = (
+    "SessionRunHook",
+    "SessionRunArgs",
+    "SessionRunContext",
+    "SessionRunValues",
+    "LoggingTensorHook",
+    "StopAtStepHook",
+    "CheckpointSaverHook",
+    "CheckpointSaverListener",
+    "StepCounterHook",
+    "NanTensorHook",
+    "NanLossDuringTrainingError",
+    "SummarySaverHook",
+    "GlobalStepWaiterHook",
+    "FinalOpsHook",
+    "FeedFnHook",
+    "ProfilerHook",
+    "SecondOrStepTimer",
+)
+HOOK_NAMES = {f"tensorflow.train.{h}": h for h in HOOKS}
+
+# MonitoredTrainingSession keyword -> RunConfig keyword (same defaults, see the module docstring).
+RUNCONFIG_KEYS = {
+    "checkpoint_dir": "model_dir",
+    "save_checkpoint_secs": "save_checkpoints_secs",
+    "save_checkpoint_steps": "save_checkpoints_steps",
+    "save_summaries_steps": "save_summary_steps",
+    "log_step_count_steps": "log_step_count_steps",
+    "config": "session_config",
+    "save_graph_def": "checkpoint_save_graph_def",
+}
+SAVER_KEYS = {"max_to_keep": "keep_checkpoint_max", "keep_checkpoint_every_n_hours": "keep_checkpoint_every_n_hours"}
+UNSUPPORTED_KEYS = {
+    "save_summaries_secs": "save_summaries_secs has no RunConfig equivalent (RunConfig counts summaries in steps)",
+    "summary_dir": "summary_dir has no RunConfig equivalent (Estimator writes summaries under model_dir)",
+    "chief_only_hooks": "chief_only_hooks must become EstimatorSpec(training_chief_hooks=...)",
+    "stop_grace_period_secs": "stop_grace_period_secs has no RunConfig equivalent",
+    "max_wait_secs": "max_wait_secs has no RunConfig equivalent",
+    "master": "master= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
+    "is_chief": "is_chief= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
+}
+DATASET_ATTRS = {"output_shapes": "get_output_shapes", "output_types": "get_output_types", "output_classes": "get_output_classes"}
+ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
+
+MANUAL_STEPS = (
+    "to finish by hand: (1) move the dataset code into `def input_fn():` returning the tf.data.Dataset "
+    "(features, labels); (2) move the model, loss and train-op code into `def model_fn(features, labels, mode):` "
+    "returning `tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[...])` (hooks that "
+    "name tensors are built there); (3) `tf.estimator.RunConfig(model_dir=<checkpoint_dir>, "
+    "save_checkpoints_steps|secs=..., save_summary_steps=..., keep_checkpoint_max=<Saver max_to_keep>, "
+    "keep_checkpoint_every_n_hours=..., session_config=<config>)`; (4) `tf.estimator.Estimator(model_fn, "
+    "config=...).train(input_fn, max_steps=<StopAtStepHook last_step>)`"
+)
+TF_CONFIG_HELP = (
+    "TF 2.15 Estimators take the cluster from the TF_CONFIG environment variable "
+    '(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "worker", "index": 0}}`) '
+    "instead of tf.train.ClusterSpec/Server, master= and is_chief=; set it per process and pass a strategy as "
+    "`tf.estimator.RunConfig(train_distribute=tf.distribute.experimental.ParameterServerStrategy(...))` "
+    "(or MultiWorkerMirroredStrategy), then run `tf.estimator.train_and_evaluate`"
+)
+
+
+# --- small syntax helpers ------------------------------------------------------------------------
+def code(node: cst.CSTNode) -> str:
+    return cst.Module([]).code_for_node(node)
+
+
+def kwarg(call: cst.Call, name: str, position: int | None = None) -> cst.Arg | None:
+    for i, arg in enumerate(call.args):
+        if arg.keyword is not None and arg.keyword.value == name:
+            return arg
+        if arg.keyword is None and arg.star == "" and position is not None and i == position:
+            return arg
+    return None
+
+
+def tensorflow_alias(module: cst.Module) -> str | None:
+    """The name ``import tensorflow [as X]`` binds at module level, if any."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if code(alias.name) == "tensorflow":
+                            return alias.asname.name.value if alias.asname else "tensorflow"
+    return None
+
+
+def all_names(module: cst.Module) -> set[str]:
+    names: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, node: cst.Name) -> None:
+            names.add(node.value)
+
+    module.visit(_V())
+    return names
+
+
+def unique(base: str, used: set[str]) -> str:
+    name, i = base, 1
+    while name in used:
+        name, i = f"{base}_{i}", i + 1
+    used.add(name)
+    return name
+
+
+class NameUse(cst.CSTVisitor):
+    """Names read and bound in some code (syntactic and conservative: every Name that is not a
+    binding, an attribute or a keyword counts as a read, nested functions included)."""
+
+    def __init__(self, exclude: Iterable[cst.CSTNode] = ()) -> None:
+        self.reads: set[str] = set()
+        self.binds: set[str] = set()
+        self.escapes = False  # return/yield/global/nonlocal/break/continue outside a nested def
+        self._exclude = {id(n) for n in exclude}
+        self._depth = 0  # nested def/lambda depth
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if id(node) in self._exclude:
+            return False
+        return super().on_visit(node)
+
+    def _bind_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Name):
+            self.binds.add(target.value)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value)
+        else:
+            target.visit(self)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
+        self._bind_target(node.target)
+        return False
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> bool:
+        self._bind_target(node.target)
+        if isinstance(node.target, cst.Name):
+            self.reads.add(node.target.value)
+        node.value.visit(self)
+        return False
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
+        self._bind_target(node.target)
+        if node.value is not None:
+            node.value.visit(self)
+        return False
+
+    def visit_For(self, node: cst.For) -> bool:
+        self._bind_target(node.target)
+        node.iter.visit(self)
+        node.body.visit(self)
+        if node.orelse:
+            node.orelse.visit(self)
+        return False
+
+    def visit_CompFor(self, node: cst.CompFor) -> bool:
+        node.iter.visit(self)
+        for cond in node.ifs:
+            cond.visit(self)
+        if node.inner_for_in:
+            node.inner_for_in.visit(self)
+        return False
+
+    def visit_AsName(self, node: cst.AsName) -> bool:
+        self._bind_target(node.name)
+        return False
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Param(self, node: cst.Param) -> bool:
+        if node.default is not None:
+            node.default.visit(self)
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.binds.add(node.name.value)
+        for deco in node.decorators:
+            deco.visit(self)
+        node.params.visit(self)
+        self._depth += 1
+        node.body.visit(self)
+        self._depth -= 1
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self._depth += 1
+        node.body.visit(self)
+        self._depth -= 1
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.binds.add(node.name.value)
+        for base in node.bases:
+            base.visit(self)
+        node.body.visit(self)
+        return False
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        for alias in node.names:
+            self.binds.add(alias.asname.name.value if alias.asname else code(alias.name).split(".")[0])
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        if not isinstance(node.names, cst.ImportStar):
+            for alias in node.names:
+                self.binds.add(alias.asname.name.value if alias.asname else code(alias.name))
+        return False
+
+    def _escape(self, node: cst.CSTNode) -> bool:
+        if self._depth == 0:
+            self.escapes = True
+        return True
+
+    visit_Return = _escape
+    visit_Yield = _escape
+    visit_Await = _escape
+    visit_Global = _escape
+    visit_Nonlocal = _escape
+
+    def visit_Break(self, node: cst.Break) -> bool:
+        return self._escape(node)
+
+    def visit_Continue(self, node: cst.Continue) -> bool:
+        return self._escape(node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.reads.add(node.value)
+
+
+def uses(nodes: Iterable[cst.CSTNode], exclude: Iterable[cst.CSTNode] = ()) -> NameUse:
+    visitor = NameUse(exclude)
+    for node in nodes:
+        node.visit(visitor)
+    return visitor
+
+
+def single_assign(stmt: cst.CSTNode) -> cst.Assign | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+        if len(stmt.body[0].targets) == 1:
+            return stmt.body[0]
+    return None
+
+
+def single_expr_call(stmt: cst.CSTNode) -> cst.Call | None:
+    if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr):
+        value = stmt.body[0].value
+        if isinstance(value, cst.Call):
+            return value
+    return None
+
+
+def method_call(node: cst.CSTNode, receiver: str, method: str) -> cst.Call | None:
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and isinstance(node.func.value, cst.Name)
+        and node.func.value.value == receiver
+        and node.func.attr.value == method
+    ):
+        return node
+    return None
+
+
+class NotCanonical(Exception):
+    """The training loop does not have the canonical shape; the message says why."""
+
+
+@dataclass
+class StopStep:
+    call: cst.Call
+    condition: cst.BaseExpression | None
+    stmt_index: int | None = None  # a statement of the model code to drop
+    element: tuple[int, int] | None = None  # (statement index, list element index) to drop
+    mts_element: int | None = None  # element index in the session's hooks=[...]
+
+
+@dataclass
+class Plan:
+    mts: cst.Call
+    owner: cst.CSTNode  # the graph `with` or the function whose body holds the loop
+    input_end: int  # body[:input_end] is the input code; body[input_end] the get_next statement
+    session_start: int
+    session_end: int  # body[session_start:session_end] is the session; the rest stays after it
+    dataset: cst.BaseExpression
+    features: str
+    labels: str | None
+    loss: str
+    train_op: str
+    hooks_name: str | None
+    hooks_literal: bool
+    drop: set[int] = field(default_factory=set)  # model-code statements to drop
+    stop: StopStep | None = None
+    config: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
+
+
+class MonitoredSessionTransform(FamilyTransform):
+    FAMILY = "TFM3"
+
+    # --- module set-up --------------------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        self._alias = tensorflow_alias(node)
+        self._names = all_names(node)
+        self._plans: dict[int, Plan] = {}  # id(owner) -> plan
+        self._planned_mts: set[int] = set()
+        self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
+        self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
+        self._datasets: list[set[str]] = [self._dataset_names(node)]
+
+    @property
+    def tf(self) -> str:
+        if self._alias is None:
+            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            return "tf"
+        return self._alias
+
+    def qn(self, node: cst.CSTNode) -> str | None:
+        return self.qualified_name(node)
+
+    def is_call_to(self, node: cst.CSTNode, name: str) -> bool:
+        return isinstance(node, cst.Call) and self.qn(node.func) == name
+
+    # --- imports are not usages ----------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    # --- TFM305 bookkeeping: which names hold a tf.data.Dataset in this function ---------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._datasets.append(self._dataset_names(node.body))
+        if self.enabled("TFM301") and isinstance(node.body, cst.IndentedBlock):
+            body = list(node.body.body)
+            offset = 1 if body and self._is_docstring(body[0]) else 0
+            self._try_plan(node, body[offset:], node)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        self._datasets.pop()
+        plan = self._plans.get(id(original))
+        if plan is None:
+            return updated
+        full = list(updated.body.body)
+        offset = 1 if self._is_docstring(full[0]) else 0
+        body = full[offset:]
+        new = self._generate(plan, body, self._indent_of(original.body.body[offset]), body[0].leading_lines)
+        return updated.with_changes(body=updated.body.with_changes(body=full[:offset] + new + body[plan.session_end :]))
+
+    @staticmethod
+    def _is_docstring(stmt: cst.CSTNode) -> bool:
+        return (
+            isinstance(stmt, cst.SimpleStatementLine)
+            and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+        )
+
+    def _root(self, expr: cst.BaseExpression, datasets: set[str]) -> bool:
+        while True:
+            if isinstance(expr, cst.Call):
+                expr = expr.func
+            elif isinstance(expr, cst.Attribute):
+                name = self.qn(expr)
+                if name and name.startswith("tensorflow.data."):
+                    return True
+                expr = expr.value
+            elif isinstance(expr, cst.Name):
+                name = self.qn(expr)
+                return expr.value in datasets or bool(name and name.startswith("tensorflow.data"))
+            else:
+                return False
+
+    def _dataset_names(self, body: cst.CSTNode) -> set[str]:
+        assigns: list[cst.Assign] = []
+
+        class _V(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return False
+
+            def visit_Assign(self, node: cst.Assign) -> None:
+                assigns.append(node)
+
+        body.visit(_V())
+        names: set[str] = set()
+        changed = True
+        while changed:
+            changed = False
+            for assign in assigns:
+                if self._root(assign.value, names):
+                    for target in assign.targets:
+                        if isinstance(target.target, cst.Name) and target.target.value not in names:
+                            names.add(target.target.value)
+                            changed = True
+        return names
+
+    # --- TFM301: the canonical loop inside `with tf.Graph().as_default():` ---------------------
+    def _is_graph_with(self, node: cst.With) -> bool:
+        if len(node.items) != 1:
+            return False
+        item = node.items[0].item
+        return (
+            isinstance(item, cst.Call)
+            and isinstance(item.func, cst.Attribute)
+            and item.func.attr.value == "as_default"
+            and not item.args
+            and self.is_call_to(item.func.value, GRAPH)
+        )
+
+    def visit_With(self, node: cst.With) -> None:
+        if self.enabled("TFM301") and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
+            self._try_plan(node, list(node.body.body), node)
+
+    def leave_With(self, original: cst.With, updated: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:
+        plan = self._plans.get(id(original))
+        if plan is None:
+            return updated
+        body = list(updated.body.body)
+        new = self._generate(plan, body, self._indent_of(original), updated.leading_lines)
+        return cst.FlattenSentinel(new + body[plan.session_end :])
+
+    def _indent_of(self, node: cst.CSTNode) -> str:
+        return " " * self.get_metadata(PositionProvider, node).start.column
+
+    def _scope_of(self, node: cst.CSTNode) -> cst.CSTNode:
+        current = node
+        while True:
+            parent = self.get_metadata(ParentNodeProvider, current, None)
+            if parent is None or isinstance(parent, (cst.FunctionDef, cst.Module)):
+                return parent if parent is not None else current
+            current = parent
+
+    def _find_session(self, body: Sequence[cst.BaseStatement]) -> tuple[int, int, cst.Call, str] | None:
+        for i, stmt in enumerate(body):
+            assign = single_assign(stmt)
+            if assign and self.is_call_to(assign.value, MTS) and isinstance(assign.targets[0].target, cst.Name):
+                name = assign.targets[0].target.value
+                nxt = body[i + 1] if i + 1 < len(body) else None
+                if (
+                    isinstance(nxt, cst.With)
+                    and len(nxt.items) == 1
+                    and isinstance(nxt.items[0].item, cst.Name)
+                    and nxt.items[0].item.value == name
+                    and nxt.items[0].asname is None
+                ):
+                    return i, i + 2, assign.value, name
+                raise NotCanonical(f"the session `{name}` is not used as `with {name}: while not {name}.should_stop(): ...` right after it is made")
+            if isinstance(stmt, cst.With) and len(stmt.items) == 1 and self.is_call_to(stmt.items[0].item, MTS):
+                asname = stmt.items[0].asname
+                if asname is None or not isinstance(asname.name, cst.Name):
+                    raise NotCanonical("the session is not bound with `as`")
+                return i, i + 1, stmt.items[0].item, asname.name.value
+        return None
+
+    def _loop_fetch(self, with_stmt: cst.CSTNode, session: str) -> str:
+        if not isinstance(with_stmt, cst.With) or not isinstance(with_stmt.body, cst.IndentedBlock):
+            raise NotCanonical("the session is not used in a `with` block")
+        if len(with_stmt.body.body) != 1 or not isinstance(with_stmt.body.body[0], cst.While):
+            raise NotCanonical("the `with` block holds more than the `while not session.should_stop():` loop (custom session logic)")
+        loop = with_stmt.body.body[0]
+        test = loop.test
+        if loop.orelse is not None or not (
+            isinstance(test, cst.UnaryOperation)
+            and isinstance(test.operator, cst.Not)
+            and method_call(test.expression, session, "should_stop") is not None
+            and not test.expression.args
+        ):
+            raise NotCanonical("the loop is not `while not session.should_stop():`")
+        if not isinstance(loop.body, cst.IndentedBlock) or len(loop.body.body) != 1:
+            raise NotCanonical("the loop body is more than one `session.run(train_op)` (custom session logic)")
+        call = single_expr_call(loop.body.body[0])
+        run = method_call(call, session, "run") if call is not None else None
+        if run is None or len(run.args) != 1 or (run.args[0].keyword and run.args[0].keyword.value != "fetches"):
+            raise NotCanonical("the loop body is not a single `session.run(train_op)` whose result is unused")
+        fetch = run.args[0].value
+        if isinstance(fetch, cst.List) and len(fetch.elements) == 1:
+            fetch = fetch.elements[0].value
+        if not isinstance(fetch, cst.Name):
+            raise NotCanonical("session.run fetches more than one train op")
+        return fetch.value
+
+    def _get_next(self, stmt: cst.CSTNode) -> tuple[cst.BaseExpression, cst.Call, str, str | None] | None:
+        assign = single_assign(stmt)
+        if assign is None:
+            return None
+        value = assign.value
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get_next" and not value.args):
+            return None
+        iterator = value.func.value
+        if not isinstance(iterator, cst.Call):
+            return None
+        if isinstance(iterator.func, cst.Attribute) and iterator.func.attr.value == "make_one_shot_iterator" and not iterator.args:
+            dataset = iterator.func.value
+        elif self.qn(iterator.func) in (
+            "tensorflow.data.make_one_shot_iterator",
+            "tensorflow.compat.v1.data.make_one_shot_iterator",
+        ) and len(iterator.args) == 1 and iterator.args[0].keyword is None:
+            dataset = iterator.args[0].value
+        else:
+            return None
+        target = assign.targets[0].target
+        if isinstance(target, cst.Name):
+            return dataset, iterator, target.value, None
+        if (
+            isinstance(target, (cst.Tuple, cst.List))
+            and len(target.elements) == 2
+            and all(isinstance(e.value, cst.Name) for e in target.elements)
+        ):
+            return dataset, iterator, target.elements[0].value.value, target.elements[1].value.value
+        return None
+
+    def _resolve(self, expr: cst.BaseExpression | None, qname: str, model: Sequence[cst.BaseStatement], start: int, what: str) -> tuple[cst.Call | None, int | None]:
+        """``expr`` is ``qname(...)`` inline or a name bound to it once in the model code."""
+        if expr is None:
+            return None, None
+        if self.is_call_to(expr, qname):
+            return expr, None
+        if isinstance(expr, cst.Name):
+            found = []
+            for i, stmt in enumerate(model):
+                assign = single_assign(stmt)
+                if assign and isinstance(assign.targets[0].target, cst.Name) and assign.targets[0].target.value == expr.value:
+                    found.append((assign, i))
+            if len(found) == 1 and self.is_call_to(found[0][0].value, qname):
+                return found[0][0].value, start + found[0][1]
+        raise NotCanonical(f"the {what} is not a plain `{qname.replace('tensorflow', 'tf')}(...)`")
+
+    def _try_plan(self, owner: cst.CSTNode, body: list[cst.BaseStatement], anchor: cst.CSTNode) -> None:
+        mts: cst.Call | None = None
+        try:
+            found = self._find_session(body)
+            if found is None:
+                return
+            session_start, session_end, mts, session = found
+            self._plans[id(owner)] = self._plan(owner, body, session_start, session_end, mts, session)
+            self._planned_mts.add(id(mts))
+        except NotCanonical as exc:
+            if mts is not None:
+                self._reasons[id(mts)] = str(exc)
+            else:  # the session statement was found but not its use; find its call for the finding
+                for stmt in body:
+                    assign = single_assign(stmt)
+                    if assign and self.is_call_to(assign.value, MTS):
+                        self._reasons[id(assign.value)] = str(exc)
+
+    def _plan(self, owner: cst.CSTNode, body: list[cst.BaseStatement], session_start: int, session_end: int, mts: cst.Call, session: str) -> Plan:
+        train_op = self._loop_fetch(body[session_end - 1], session)
+        nexts = [(i, g) for i, stmt in enumerate(body[:session_start]) if (g := self._get_next(stmt)) is not None]
+        if len(nexts) != 1:
+            raise NotCanonical("the graph does not read its input from exactly one `dataset.make_one_shot_iterator().get_next()`")
+        k, (dataset, iterator, features, labels) = nexts[0]
+        input_code, model_code = body[:k], body[k + 1 : session_start]
+        if not input_code:
+            raise NotCanonical("there is no dataset code before get_next()")
+
+        # the session's arguments
+        config: list[tuple[str, cst.BaseExpression]] = []
+        config_exprs: list[cst.CSTNode] = []
+        scaffold_expr = hooks_expr = None
+        for arg in mts.args:
+            if arg.keyword is None:
+                raise NotCanonical("MonitoredTrainingSession takes positional arguments here")
+            key = arg.keyword.value
+            if key in UNSUPPORTED_KEYS:
+                raise NotCanonical(UNSUPPORTED_KEYS[key])
+            if key == "scaffold":
+                scaffold_expr = arg.value
+            elif key == "hooks":
+                hooks_expr = arg.value
+            elif key in RUNCONFIG_KEYS:
+                config.append((RUNCONFIG_KEYS[key], arg.value))
+                config_exprs.append(arg.value)
+            else:
+                raise NotCanonical(f"MonitoredTrainingSession({key}=...) is not understood")
+        if not any(key == "model_dir" for key, _ in config):
+            raise NotCanonical("the session has no checkpoint_dir (an Estimator always checkpoints to its model_dir)")
+
+        drop: set[int] = set()
+        start = k + 1
+        scaffold, index = self._resolve(scaffold_expr, SCAFFOLD, model_code, start, "scaffold")
+        if index is not None:
+            drop.add(index)
+        if scaffold is not None:
+            if any(a.keyword is None or a.keyword.value != "saver" for a in scaffold.args):
+                raise NotCanonical("the Scaffold carries more than a saver (init_op, init_fn, ready_op, ...)")
+            saver_arg = kwarg(scaffold, "saver")
+            saver, index = self._resolve(saver_arg.value if saver_arg else None, SAVER, model_code, start, "scaffold's saver")
+            if index is not None:
+                drop.add(index)
+            if saver is not None:
+                for arg in saver.args:
+                    if arg.keyword is None or arg.keyword.value not in SAVER_KEYS:
+                        raise NotCanonical("the Scaffold's Saver sets more than max_to_keep/keep_checkpoint_every_n_hours")
+                    config.append((SAVER_KEYS[arg.keyword.value], arg.value))
+                    config_exprs.append(arg.value)
+
+        # hooks: StopAtStepHook becomes max_steps; the rest become EstimatorSpec(training_hooks=...)
+        hooks_name = None
+        hooks_literal = False
+        stops: list[StopStep] = []
+        if isinstance(hooks_expr, cst.Name):
+            hooks_name = hooks_expr.value
+        elif isinstance(hooks_expr, cst.List):
+            hooks_literal = True
+            for e, element in enumerate(hooks_expr.elements):
+                if self.is_call_to(element.value, STOP_AT_STEP):
+                    stops.append(StopStep(element.value, None, mts_element=e))
+        elif hooks_expr is not None:
+            raise NotCanonical("hooks= is neither a list nor a name")
+        for i, stmt in enumerate(model_code, start=start):
+            stops.extend(self._stops_in(stmt, i, hooks_name))
+        if len(stops) > 1:
+            raise NotCanonical("more than one StopAtStepHook")
+        stop = stops[0] if stops else None
+        if stop is not None:
+            if stop.stmt_index is not None:
+                drop.add(stop.stmt_index)
+            self._consumed.update((id(stop.call), id(stop.call.func)))
+            config_exprs.append(stop.call)
+            if stop.condition is not None:
+                config_exprs.append(stop.condition)
+            given = [a for a in (kwarg(stop.call, "num_steps", 0), kwarg(stop.call, "last_step", 1)) if a is not None]
+            if len(given) != 1 or len(stop.call.args) != 1:
+                raise NotCanonical("StopAtStepHook needs exactly one of num_steps/last_step")
+
+        # the loss: NanTensorHook's tensor, else a name `loss`
+        model_use = uses(model_code)
+        loss = None
+        for node in [*model_code, *(hooks_expr.elements if hooks_literal else [])]:
+            for call in self._calls(node, NAN_HOOK):
+                arg = kwarg(call, "loss_tensor", 0)
+                if arg is not None and isinstance(arg.value, cst.Name):
+                    loss = arg.value.value
+        if loss is None and "loss" in model_use.binds:
+            loss = "loss"
+        if loss is None or loss not in model_use.binds:
+            raise NotCanonical("the loss tensor cannot be told (no NanTensorHook(loss) and no `loss = ...`)")
+        if hooks_name is not None and hooks_name not in model_use.binds:
+            raise NotCanonical(f"the hooks list `{hooks_name}` is not built by the graph code")
+        if train_op not in model_use.binds:
+            raise NotCanonical(f"`{train_op}` is not made by the model code")
+
+        # names: the moved code must be self-contained, and nothing else may use what it binds
+        input_use = uses(input_code)
+        kept_model = [s for i, s in enumerate(model_code, start=start) if i not in drop]
+        kept_use = uses(kept_model)
+        if input_use.escapes or model_use.escapes:
+            raise NotCanonical("the graph code returns, yields, breaks or declares global/nonlocal names")
+        moved_binds = input_use.binds | model_use.binds
+        leak = (input_use.binds - {features, labels or ""}) & kept_use.reads
+        if leak:
+            raise NotCanonical(f"the model code uses {sorted(leak)} from the input code")
+        params = {"features", "mode"} | ({"labels"} if labels != "labels" else set())
+        clash = (kept_use.reads - kept_use.binds - {features, labels or ""}) & params
+        if clash:
+            raise NotCanonical(f"the model code reads {sorted(clash)}, a model_fn parameter name")
+        config_use = uses(config_exprs)
+        if config_use.reads & moved_binds:
+            raise NotCanonical(f"the session settings use {sorted(config_use.reads & moved_binds)} made by the graph code")
+        scope = self._scope_of(owner)
+        excluded = [owner] if isinstance(owner, cst.With) else body[:session_end]
+        outside = uses([scope], exclude=excluded)
+        if isinstance(owner, cst.FunctionDef):
+            outside = uses([owner.body], exclude=excluded)
+            outside.binds |= {p.name.value for p in owner.params.params + owner.params.kwonly_params + owner.params.posonly_params}
+        else:
+            if isinstance(scope, cst.FunctionDef):
+                params_ = scope.params
+                outside.binds |= {p.name.value for p in params_.params + params_.kwonly_params + params_.posonly_params}
+        shared = (moved_binds | {features, labels or features, session}) & (outside.reads | outside.binds)
+        if shared:
+            raise NotCanonical(f"{sorted(shared)} are bound by the graph code and used outside it")
+        if isinstance(owner, cst.With) and owner.items[0].asname is not None:
+            graph_name = owner.items[0].asname.name
+            if isinstance(graph_name, cst.Name) and graph_name.value in (input_use.reads | kept_use.reads | outside.reads):
+                raise NotCanonical(f"the graph `{graph_name.value}` is used")
+        self._consumed.add(id(iterator))
+        for node in [body[k], *body[session_start:session_end], *(model_code[i - start] for i in drop)]:
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+        if stop is not None:
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, stop.call)
+        return Plan(
+            mts=mts,
+            owner=owner,
+            input_end=k,
+            session_start=session_start,
+            session_end=session_end,
+            dataset=dataset,
+            features=features,
+            labels=labels,
+            loss=loss,
+            train_op=train_op,
+            hooks_name=hooks_name,
+            hooks_literal=hooks_literal,
+            drop=drop,
+            stop=stop,
+            config=config,
+        )
+
+    def _calls(self, node: cst.CSTNode, qname: str) -> list[cst.Call]:
+        found: list[cst.Call] = []
+        outer = self
+
+        class _V(cst.CSTVisitor):
+            def visit_Call(self, call: cst.Call) -> None:
+                if outer.qn(call.func) == qname:
+                    found.append(call)
+
+        node.visit(_V())
+        return found
+
+    def _stops_in(self, stmt: cst.BaseStatement, index: int, hooks_name: str | None) -> list[StopStep]:
+        calls = self._calls(stmt, STOP_AT_STEP)
+        if not calls:
+            return []
+        condition = None
+        inner: cst.CSTNode = stmt
+        if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock) and len(stmt.body.body) == 1:
+            condition, inner = stmt.test, stmt.body.body[0]
+        call = single_expr_call(inner)
+        if (
+            hooks_name
+            and call is not None
+            and method_call(call, hooks_name, "append")
+            and len(call.args) == 1
+            and self.is_call_to(call.args[0].value, STOP_AT_STEP)
+        ):
+            return [StopStep(call.args[0].value, condition, stmt_index=index)]
+        assign = single_assign(stmt)
+        if hooks_name and assign and isinstance(assign.targets[0].target, cst.Name) and assign.targets[0].target.value == hooks_name and isinstance(assign.value, cst.List):
+            steps = [
+                StopStep(e.value, None, element=(index, j))
+                for j, e in enumerate(assign.value.elements)
+                if self.is_call_to(e.value, STOP_AT_STEP)
+            ]
+            if len(steps) == len(calls):
+                return steps
+        raise NotCanonical("a StopAtStepHook is made where it cannot become max_steps")
+
+    # --- code generation --------------------------------------------------------------------------
+    def _generate(self, plan: Plan, body: list[cst.BaseStatement], indent: str, leading: Sequence[cst.EmptyLine]) -> list[cst.BaseStatement]:
+        tf = self.tf
+        names = self._names
+        input_fn, model_fn, estimator = unique("input_fn", names), unique("model_fn", names), unique("estimator", names)
+        empty = cst.EmptyLine(indent=False)
+
+        input_body = list(body[: plan.input_end])
+        if isinstance(plan.owner, cst.FunctionDef):
+            input_body[0] = input_body[0].with_changes(leading_lines=[])
+        input_body += [cst.parse_statement(f"return {code(plan.dataset)}\n")]
+        input_def = cst.parse_statement(f"def {input_fn}():\n    pass\n").with_changes(leading_lines=list(leading))
+        input_def = input_def.with_changes(body=input_def.body.with_changes(body=input_body))
+
+        model_body: list[cst.BaseStatement] = []
+        if plan.features != "features":
+            model_body.append(cst.parse_statement(f"{plan.features} = features\n"))
+        if plan.labels is not None and plan.labels != "labels":
+            model_body.append(cst.parse_statement(f"{plan.labels} = labels\n"))
+        first_model = True
+        for i in range(plan.input_end + 1, plan.session_start):
+            if i in plan.drop:
+                continue
+            stmt = body[i]
+            if plan.stop is not None and plan.stop.element is not None and plan.stop.element[0] == i:
+                assign = single_assign(stmt)
+                elements = [e for j, e in enumerate(assign.value.elements) if j != plan.stop.element[1]]
+                if elements:
+                    elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                stmt = stmt.with_changes(body=[assign.with_changes(value=assign.value.with_changes(elements=elements))])
+            if first_model:
+                stmt = stmt.with_changes(leading_lines=[])
+                first_model = False
+            model_body.append(stmt)
+        spec = f"{tf}.estimator.EstimatorSpec(mode, loss={plan.loss}, train_op={plan.train_op}"
+        if plan.hooks_name:
+            spec += f", training_hooks={plan.hooks_name}"
+        elif plan.hooks_literal:
+            session_stmt = body[plan.session_start]
+            call = self._session_call(session_stmt)
+            hooks = kwarg(call, "hooks").value
+            kept = [e for j, e in enumerate(hooks.elements) if plan.stop is None or plan.stop.mts_element != j]
+            if kept:
+                spec += ", training_hooks=[" + ", ".join(code(e.value) for e in kept) + "]"
+        model_body.append(cst.parse_statement(f"return {spec})\n"))
+        model_def = cst.parse_statement(f"def {model_fn}(features, labels, mode):\n    pass\n").with_changes(leading_lines=[empty])
+        model_def = model_def.with_changes(body=model_def.body.with_changes(body=model_body))
+
+        # continuation lines are indented relative to the block the statement lands in
+        settings = "".join(f"\n        {key}={code(value)}," for key, value in plan.config)
+        est = (
+            f"{estimator} = {tf}.estimator.Estimator(\n    model_fn={model_fn},\n"
+            f"    config={tf}.estimator.RunConfig({settings.rstrip(',')}))\n"
+        )
+        train_args = [input_fn]
+        if plan.stop is not None:
+            arg = kwarg(plan.stop.call, "num_steps", 0) or kwarg(plan.stop.call, "last_step", 1)
+            key = "steps" if arg is kwarg(plan.stop.call, "num_steps", 0) else "max_steps"
+            value = code(arg.value)
+            if plan.stop.condition is not None:
+                condition = code(plan.stop.condition)
+                value = f"{value} or None" if condition == value else f"{value} if {condition} else None"
+            train_args.append(f"{key}={value}")
+        train = f"{estimator}.train({', '.join(train_args)})\n"
+        return [
+            input_def,
+            model_def,
+            cst.parse_statement(est).with_changes(leading_lines=[empty]),
+            cst.parse_statement(train),
+        ]
+
+    def _session_call(self, stmt: cst.BaseStatement) -> cst.Call:
+        assign = single_assign(stmt)
+        if assign is not None:
+            return assign.value
+        return stmt.items[0].item
+
+    # --- per-call rules ---------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        name = self.qn(original.func)
+        if name == MTS:
+            self._session_findings(original)
+            return updated
+        if name in DISTRIBUTED:
+            self.flag(original, "TFM304", f"{name.replace('tensorflow', 'tf')} sets up a cluster by hand: {TF_CONFIG_HELP}")
+            return updated
+        func = original.func
+        if (
+            isinstance(func, cst.Attribute)
+            and func.attr.value in ITERATOR_METHODS
+            and id(original) not in self._consumed
+            and self._alias is not None
+            and not (func.attr.value == "make_one_shot_iterator" and original.args)
+            and self.qn(func) is None
+        ):
+            method = func.attr.value
+            if self.fix(original, "TFM305", f"Dataset.{method}() is gone from TF 2.15 datasets: tf.compat.v1.data.{method}(dataset)"):
+                receiver = updated.func.value
+                new_func = cst.parse_expression(f"{self.tf}.compat.v1.data.{method}")
+                return updated.with_changes(func=new_func, args=[cst.Arg(receiver), *updated.args])
+        return updated
+
+    def _session_findings(self, call: cst.Call) -> None:
+        for key in ("master", "is_chief"):
+            arg = kwarg(call, key)
+            if arg is not None:
+                self.flag(arg, "TFM304", f"MonitoredTrainingSession({key}=...) is a distributed session: {TF_CONFIG_HELP}")
+        if id(call) in self._planned_mts:
+            plan = next(p for p in self._plans.values() if p.mts is call)
+            what = "max_steps" if plan.stop is not None else "no max_steps"
+            self.fix(
+                call,
+                "TFM301",
+                "MonitoredTrainingSession training loop rewritten as tf.estimator.Estimator(model_fn, "
+                f"config=RunConfig(...)).train(input_fn, {what}): the dataset code became input_fn, the model code "
+                "model_fn (hooks that name tensors are its training_hooks), the checkpoint and summary policy RunConfig",
+            )
+            return
+        reason = self._reasons.get(id(call), "the training loop is not `with session: while not session.should_stop(): session.run(train_op)` inside one graph")
+        self.flag(
+            call,
+            "TFM302",
+            f"MonitoredTrainingSession kept as tf.compat.v1.train.MonitoredTrainingSession (runs on TF 2.15, "
+            f"renamed by TFM5xx) because {reason}; {MANUAL_STEPS}",
+        )
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        name = self.qn(original)
+        if name in HOOK_NAMES and id(original) not in self._consumed:
+            hook = HOOK_NAMES[name]
+            if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
+                return cst.parse_expression(f"{self.tf}.estimator.{hook}")
+            return updated
+        attr = original.attr.value
+        if (
+            attr in DATASET_ATTRS
+            and isinstance(original.value, cst.Name)
+            and original.value.value in self._datasets[-1]
+            and self._alias is not None
+        ):
+            if self.fix(original, "TFM305", f"Dataset.{attr} is gone from TF 2.15 datasets: tf.compat.v1.data.{DATASET_ATTRS[attr]}(dataset)"):
+                return cst.parse_expression(f"{self.tf}.compat.v1.data.{DATASET_ATTRS[attr]}({original.value.value})")
+        return updated
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        name = self.qn(original)
+        if name in HOOK_NAMES and id(original) not in self._consumed:
+            parent = self.get_metadata(ParentNodeProvider, original, None)
+            if isinstance(parent, cst.Attribute) and parent.attr is original:
+                return updated
+            hook = HOOK_NAMES[name]
+            if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
+                RemoveImportsVisitor.remove_unused_import(self.context, "tensorflow.train", hook)
+                return cst.parse_expression(f"{self.tf}.estimator.{hook}")
+        return updated
