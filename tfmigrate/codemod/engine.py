@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import ast
 import difflib
+import io
 import os
+import tokenize
 import re
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -86,28 +88,44 @@ def _moved(findings: list[tuple[RawFinding, str]], target: str) -> list[RawFindi
     return out
 
 
-def parse_error(path: str, exc: Exception, data: bytes) -> SourceError:
-    if isinstance(exc, cst.ParserSyntaxError):
-        line, col = exc.raw_line, exc.raw_column + 1
-        message = exc.message.splitlines()[0].rstrip(".")
-        try:
-            text = data.decode("utf-8", errors="replace").splitlines()[line - 1]
-        except IndexError:
-            text = ""
-        hint = " (Python 2 source? convert it to Python 3 first)" if _PY2.search(text) or _looks_py2(data) else ""
-        return SourceError(path, f"cannot parse: {message}{hint}", line, col)
-    if isinstance(exc, UnicodeDecodeError):
+def _py2_hint(text: str, line: int) -> str:
+    lines = text.splitlines()
+    current = lines[line - 1] if 0 < line <= len(lines) else ""
+    looks_py2 = _PY2.search(current) or any(_PY2.search(x) for x in lines)
+    return " (Python 2 source? convert it to Python 3 first)" if looks_py2 else ""
+
+
+def check_python3(data: bytes, path: str) -> None:
+    """Python 3.11 must be able to compile the file: the code has to run on TensorFlow 2.15.
+
+    CPython's parser also guards libcst: it rejects, quickly and with a clear message, Python 2
+    code that newer grammars would read differently (``except E, e:``) and pathological nesting
+    on which libcst's parser crashes or takes minutes.
+    """
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        text = data.decode(encoding)
+    except SyntaxError as exc:  # bad coding cookie
+        raise SourceError(path, f"cannot decode: {exc.msg}", exc.lineno or 1, 1) from None
+    except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        return SourceError(path, f"cannot decode as {exc.encoding}: invalid byte 0x{data[exc.start]:02x}", line, col)
-    if isinstance(exc, (SyntaxError, LookupError)):  # bad coding cookie
-        return SourceError(path, f"cannot decode: {exc}", getattr(exc, "lineno", 0) or 0, 0)
-    return SourceError(path, f"cannot parse: {exc}")
+        raise SourceError(path, f"cannot decode as {encoding}: invalid byte 0x{data[exc.start]:02x}", line, col) from None
+    try:
+        compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        raise SourceError(path, f"cannot parse: {exc.msg.rstrip('.')}{_py2_hint(text, line)}", line, exc.offset or 1) from None
+    except (RecursionError, MemoryError):
+        raise SourceError(path, "cannot parse: expressions nested too deeply for Python's parser") from None
+    except ValueError as exc:  # null bytes
+        raise SourceError(path, f"cannot parse: {exc}") from None
 
 
-def _looks_py2(data: bytes) -> bool:
-    text = data.decode("utf-8", errors="replace")
-    return any(_PY2.search(line) for line in text.splitlines())
+def _libcst_error(path: str, exc: Exception) -> SourceError:
+    if isinstance(exc, cst.ParserSyntaxError):
+        return SourceError(path, f"cannot parse: {exc.message.splitlines()[0]}", exc.raw_line, exc.raw_column + 1)
+    return SourceError(path, f"cannot parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
 
 
 def rewrite_source(
@@ -115,10 +133,11 @@ def rewrite_source(
 ) -> SourceResult:
     """Run every enabled rule family over one module. Raises :class:`SourceError` on bad input."""
     catalog = catalog or load_catalog()
+    check_python3(data, path)
     try:
         module = cst.parse_module(data)
-    except Exception as exc:  # libcst raises ParserSyntaxError, decoding and cookie errors
-        raise parse_error(path, exc, data) from None
+    except Exception as exc:  # what CPython accepts but libcst does not
+        raise _libcst_error(path, exc) from None
     original_code = module.code
     staged: list[tuple[RawFinding, str]] = []
     current, current_code, current_bytes = module, original_code, data
@@ -173,7 +192,7 @@ def process_file(path: Path, options: Options) -> FileResult:
     except SourceError as exc:
         return FileResult(shown, "error", error=str(exc))
     except RecursionError:
-        return FileResult(shown, "error", error=f"{shown}: nesting too deep to parse; file left unchanged")
+        return FileResult(shown, "error", error=f"{shown}: cannot rewrite: nesting too deep; file left unchanged")
     raw = result.new_findings if write else result.findings
     findings = [
         Finding(

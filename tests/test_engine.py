@@ -1,0 +1,233 @@
+"""The engine on real files: nothing is lost, errors are one line, results do not depend on --jobs."""
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from tfmigrate.codemod.engine import Options, process_file, rewrite_source, run
+from tfmigrate.codemod.files import SourceError, write_atomic
+from tfmigrate.codemod.rule import load_catalog
+
+BEFORE = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
+AFTER = "import tensorflow as tf\nx = tf.compat.v1.placeholder(tf.float32)\n"
+
+
+@pytest.fixture()
+def options(fixture_catalog_dir):
+    catalog = load_catalog(fixture_catalog_dir)
+    return Options(enabled=frozenset(catalog.rules), mode="write", jobs=1, catalog_dir=fixture_catalog_dir)
+
+
+def rewrite_bytes(data: bytes, options: Options) -> bytes:
+    return rewrite_source(data, options.enabled, catalog=options.catalog).new
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        pytest.param(BEFORE.encode(), AFTER.encode(), id="plain"),
+        pytest.param(b"\xef\xbb\xbf" + BEFORE.encode(), b"\xef\xbb\xbf" + AFTER.encode(), id="utf8-bom"),
+        pytest.param(BEFORE.replace("\n", "\r\n").encode(), AFTER.replace("\n", "\r\n").encode(), id="crlf"),
+        pytest.param(BEFORE.rstrip("\n").encode(), AFTER.rstrip("\n").encode(), id="no-final-newline"),
+        pytest.param(
+            b"# -*- coding: latin-1 -*-\nimport tensorflow as tf\nname = '\xe9t\xe9'\nif 1:\n\tx = tf.placeholder(1)\n",
+            b"# -*- coding: latin-1 -*-\nimport tensorflow as tf\nname = '\xe9t\xe9'\nif 1:\n\tx = tf.compat.v1.placeholder(1)\n",
+            id="latin1-cookie-and-tabs",
+        ),
+    ],
+)
+def test_bytes_round_trip_keeps_encoding_newlines_and_tabs(before, after, options):
+    assert rewrite_bytes(before, options) == after
+
+
+def test_unchanged_file_is_not_written(tmp_path, options):
+    path = tmp_path / "clean.py"
+    path.write_text("import tensorflow as tf\nx = tf.constant(1)\n")
+    os.utime(path, (1_000_000, 1_000_000))
+    result = process_file(path, options)
+    assert result.status == "unchanged"
+    assert path.stat().st_mtime == 1_000_000
+
+
+def test_changed_file_keeps_mode_and_leaves_no_temp_files(tmp_path, options):
+    path = tmp_path / "script.py"
+    path.write_bytes(BEFORE.encode())
+    path.chmod(0o751)
+    result = process_file(path, options)
+    assert result.status == "changed"
+    assert path.read_bytes() == AFTER.encode()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o751
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["script.py"]
+
+
+def test_write_through_symlink_keeps_the_link(tmp_path, options):
+    real = tmp_path / "real.py"
+    real.write_bytes(BEFORE.encode())
+    link = tmp_path / "link.py"
+    link.symlink_to(real)
+    process_file(link, options)
+    assert link.is_symlink()
+    assert real.read_bytes() == AFTER.encode()
+
+
+def test_check_and_diff_modes_write_nothing(tmp_path, options):
+    path = tmp_path / "a.py"
+    path.write_bytes(BEFORE.encode())
+    for mode in ("check", "diff"):
+        result = process_file(path, Options(options.enabled, mode, 1, options.catalog_dir))
+        assert result.status == "changed"
+        assert "+x = tf.compat.v1.placeholder(tf.float32)" in result.diff
+        assert not result.findings[0].fixed
+    assert path.read_bytes() == BEFORE.encode()
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        pytest.param(
+            b"import tensorflow as tf\nv = tf.Variable(1)\nprint sess.run(v)\n",
+            "bad.py:3:1: cannot parse: Missing parentheses in call to 'print'",
+            id="python2-print",
+        ),
+        pytest.param(
+            b"import tensorflow as tf\ntry:\n    pass\nexcept ValueError, e:\n    pass\n",
+            "bad.py:4:",
+            id="python2-except",
+        ),
+    ],
+)
+def test_python2_source_is_one_line_error_with_hint(tmp_path, options, source, message):
+    path = tmp_path / "bad.py"
+    path.write_bytes(source)
+    os.chdir(tmp_path)
+    result = process_file(path, options)
+    assert result.status == "error"
+    assert result.error.startswith(message)
+    assert result.error.endswith("(Python 2 source? convert it to Python 3 first)")
+    assert "\n" not in result.error
+    assert path.read_bytes() == source
+
+
+def test_undecodable_bytes_name_the_line(tmp_path, options):
+    path = tmp_path / "enc.py"
+    path.write_bytes(b"import tensorflow as tf\nx = 'caf\xff'\n")
+    os.chdir(tmp_path)
+    result = process_file(path, options)
+    assert result.status == "error"
+    assert result.error.startswith("enc.py:2:")
+    assert "0xff" in result.error
+
+
+def test_bad_coding_cookie_is_an_error_not_a_traceback(tmp_path, options):
+    path = tmp_path / "cookie.py"
+    path.write_bytes(b"# -*- coding: klingon -*-\nimport tensorflow as tf\n")
+    result = process_file(path, options)
+    assert result.status == "error" and "cannot decode" in result.error
+
+
+def test_vanished_and_unreadable_files(tmp_path, options):
+    gone = process_file(tmp_path / "gone.py", options)
+    assert gone.status == "error" and "vanished" in gone.error
+    locked = tmp_path / "locked.py"
+    locked.write_bytes(BEFORE.encode())
+    locked.chmod(0)
+    if os.geteuid() != 0:  # root reads everything
+        assert process_file(locked, options).status == "error"
+
+
+def test_suppression_comments(options):
+    source = (
+        "import tensorflow as tf\n"
+        "a = tf.placeholder(1)  # tfmigrate: ignore[TFM901]\n"
+        "b = tf.placeholder(1)  # tfmigrate: ignore\n"
+        "c = tf.placeholder(1)  # tfmigrate: ignore[TFM902]\n"
+        "d = tf.placeholder(1)  # tfmigrate: ignore[TFM9]\n"
+    )
+    out = rewrite_bytes(source.encode(), options).decode()
+    assert out.splitlines()[1:] == [
+        "a = tf.placeholder(1)  # tfmigrate: ignore[TFM901]",
+        "b = tf.placeholder(1)  # tfmigrate: ignore",
+        "c = tf.compat.v1.placeholder(1)  # tfmigrate: ignore[TFM902]",
+        "d = tf.placeholder(1)  # tfmigrate: ignore[TFM9]",
+    ]
+
+
+def test_findings_point_at_original_lines_in_check_mode_and_new_lines_after_write(tmp_path, options):
+    source = "import tensorflow as tf\nx = (tf\n  .placeholder)(1)\n\n\ntf.contrib.thing()\n"
+    result = rewrite_source(source.encode(), options.enabled, catalog=options.catalog)
+    assert [(f.rule, f.line) for f in result.findings] == [("TFM901", 2), ("TFM902", 6)]
+    new_lines = result.new.decode().splitlines()
+    contrib = next(f for f in result.new_findings if f.rule == "TFM902")
+    assert new_lines[contrib.line - 1].startswith("tf.contrib")
+
+
+def test_discovery_honours_gitignore_venvs_and_excludes(tmp_path, options):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text("generated/\n*_pb2.py\n")
+    files = {
+        "pkg/model.py": BEFORE,
+        "pkg/model_pb2.py": BEFORE,
+        "generated/out.py": BEFORE,
+        "env/lib/site.py": BEFORE,
+        "build/lib/x.py": BEFORE,
+        "notes/skip_me.py": BEFORE,
+        "pkg/readme.txt": BEFORE,
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    (tmp_path / "env/pyvenv.cfg").write_text("home = /usr\n")
+    (tmp_path / "pkg/loop").symlink_to(tmp_path / "pkg", target_is_directory=True)
+    os.chdir(tmp_path)
+    report = run(["."], Options(options.enabled, "check", 1, options.catalog_dir), excludes=("notes/*",))
+    assert [r.path for r in report.files] == ["pkg/model.py"]
+
+
+def test_jobs_do_not_change_results(tmp_path, options):
+    for i in range(40):
+        body = BEFORE if i % 3 else "import tensorflow as tf\ntf.contrib.x()\n"
+        (tmp_path / f"m{i:02d}.py").write_text(body * (1 + i % 4))
+    (tmp_path / "broken.py").write_text("import tensorflow\nprint 'x'\n")
+    os.chdir(tmp_path)
+    serial = run(["."], Options(options.enabled, "diff", 1, options.catalog_dir)).to_dict()
+    parallel = run(["."], Options(options.enabled, "diff", 2, options.catalog_dir)).to_dict()
+    assert serial == parallel
+    assert serial["summary"]["errors"] == 1
+    assert serial["summary"]["changed"] == 26
+
+
+def test_missing_path_is_reported(tmp_path, options):
+    os.chdir(tmp_path)
+    report = run(["nope.py"], options)
+    assert report.files[0].status == "error"
+    assert report.files[0].error == "nope.py: no such file or directory"
+
+
+def test_write_atomic_refuses_vanished_target(tmp_path):
+    with pytest.raises(SourceError, match="vanished"):
+        write_atomic(tmp_path / "missing.py", b"x = 1\n")
+
+
+def test_prefilter_skips_files_without_needles(tmp_path, options):
+    path = tmp_path / "plain.py"
+    path.write_text("import numpy as np\nx = np.zeros(3)\n")
+    assert process_file(path, options).status == "skipped"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        pytest.param("x = " + "(" * 5000 + "1" + ")" * 5000, id="deep-parens"),
+        pytest.param("x = " + "+".join(["1"] * 50_000), id="long-chain"),
+        pytest.param("x = " + "a." * 20_000 + "b", id="long-attribute"),
+    ],
+)
+def test_pathological_nesting_is_a_quick_one_line_error(tmp_path, options, body):
+    # libcst's parser crashes or takes minutes on these; CPython's parser rejects them at once.
+    path = tmp_path / "deep.py"
+    path.write_text("import tensorflow as tf\n" + body + "\n")
+    result = process_file(path, options)
+    assert result.status == "error"
+    assert "cannot parse" in result.error and "\n" not in result.error
