@@ -1,0 +1,26 @@
+# Two commands do all set-up on a fresh machine (Python 3.11, Debian):
+#   make report   install into .venv, then run the main job on the bundled samples
+#   make test     install into .venv (and Chromium for the HTML test), then run the whole suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: report test install browser
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[tf,dev]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+browser:
+	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "note: install Debian's chromium for the HTML report test"
+
+report: $(STAMP)
+	$(BIN)/tfmigrate report samples/
+
+test: $(STAMP) browser
+	$(BIN)/python -m pytest -n 2 --dist loadfile
