@@ -1,0 +1,43 @@
+"""The real `pre-commit` runs our hooks from this checkout against a git repository of legacy code."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LEGACY = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32, shape=[None, 4])\nsess = tf.Session()\n"
+
+
+def run(cmd, cwd, env):
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
+
+
+@pytest.mark.slow
+def test_pre_commit_hooks_fail_on_legacy_code_then_fix_it(tmp_path):
+    pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
+    assert pre_commit, "pre-commit is a dev dependency"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
+           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    run(["git", "init", "-q"], repo, env)
+    (repo / "train.py").write_text(LEGACY)
+    run(["git", "add", "train.py"], repo, env)
+
+    check = run([pre_commit, "try-repo", str(ROOT), "tfmigrate", "--all-files"], repo, env)
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert "train.py:3:5: TFM501" in check.stdout
+    assert (repo / "train.py").read_text() == LEGACY
+
+    fix = run([pre_commit, "try-repo", str(ROOT), "tfmigrate-fix", "--all-files"], repo, env)
+    assert fix.returncode == 1, fix.stdout + fix.stderr  # files were modified by this hook
+    fixed = (repo / "train.py").read_text()
+    assert "tf.compat.v1.placeholder" in fixed and "tf.compat.v1.Session()" in fixed
+    run(["git", "add", "train.py"], repo, env)
+
+    again = run([pre_commit, "try-repo", str(ROOT), "tfmigrate", "--all-files"], repo, env)
+    assert again.returncode == 0, again.stdout + again.stderr
