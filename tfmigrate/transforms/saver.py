@@ -1,0 +1,405 @@
+"""TFM2: the tf.train.Saver traps (findings with line numbers; the code is left as it is).
+
+Plain Saver code keeps running on TF 2.15 (TFM5xx renames it to ``tf.compat.v1.train.Saver`` and
+the sessions to ``tf.compat.v1.Session``); what a rename cannot fix are the traps of seed 002,
+which behave the same on 2.15 and which this family points out:
+
+- TFM201: ``Saver()`` snapshots the variables that exist when it is built (TF 1.x ``saver.py``:
+  ``var_list=None`` means ``variables._all_saveable_objects()`` at construction), so a variable
+  made later in the same graph is silently never saved;
+- TFM202: ``saver.save(sess, ...)``/``restore`` run the ops named in the saver's ``SaverDef``
+  (``save/Const``, ``save/control_dependency``, ``save/restore_all``) in *the session's* graph, so
+  a saver handed a session of another graph saves or restores that graph's variables;
+- TFM203: ``restore`` looks up every variable the restoring saver covers; a name the checkpoint
+  does not hold fails with ``NotFoundError: Key ... not found in checkpoint``.
+
+The analysis is static and conservative: one pass over each function (or the module) in source
+order, tracking graphs (``with tf.Graph().as_default() as g``), sessions (``with tf.Session() as
+s``, ``tf.Session(graph=g)``), savers and variables with literal names. Anything it cannot see
+(a name scope, a variable made by a library call, a saver with ``var_list``) ends the finding
+rather than guessing, so correct code gets none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import libcst as cst
+from libcst.metadata import PositionProvider, QualifiedNameSource
+
+from tfmigrate.codemod.transform import FamilyTransform
+
+TF1 = ("tensorflow.", "tensorflow.compat.v1.")
+SAVERS = {p + "train.Saver" for p in TF1}
+SESSIONS = {p + n for p in TF1 for n in ("Session", "InteractiveSession")}
+GRAPHS = {"tensorflow.Graph", "tensorflow.compat.v1.Graph"}
+VARIABLES = {p + "Variable" for p in TF1}
+GET_VARIABLES = {p + "get_variable" for p in TF1}
+SCOPES = {p + n for p in TF1 for n in ("name_scope", "variable_scope")}
+OPAQUE_PARTS = ("layers", "keras", "contrib", "estimator", "slim", "make_template", "hub")
+FORWARD = (
+    "The way forward: let tf.estimator save and restore every variable under "
+    "tf.estimator.RunConfig(model_dir=...), or use tf.train.Checkpoint(model=..., optimizer=...), "
+    "which tracks objects instead of a snapshot of the graph"
+)
+
+
+@dataclass(eq=False)
+class Graph:
+    label: str  # how the user calls it: `g1`, or "the default graph"
+    line: int
+    variables: list[tuple[str | None, int, int]] = field(default_factory=list)  # (name, line, event order)
+    names: dict[str, int] = field(default_factory=dict)
+    opaque: list[int] = field(default_factory=list)  # event orders of calls that may make variables
+    scoped: bool = False
+
+    def add_variable(self, name: str | None, line: int, order: int) -> None:
+        if name is not None and not self.scoped:
+            if name in self.names:  # TF uniquifies: variable_1, variable_1_1, ...
+                self.names[name] += 1
+                unique = f"{name}_{self.names[name]}"
+                while unique in self.names:
+                    self.names[name] += 1
+                    unique = f"{name}_{self.names[name]}"
+                name = unique
+            self.names.setdefault(name, 0)
+        else:
+            name = None
+        self.variables.append((name, line, order))
+
+    def before(self, order: int) -> tuple[set[str], bool]:
+        """Variable names made before event ``order``; False when some may be unknown."""
+        made = [(n, o) for n, _, o in self.variables if o < order]
+        known = all(n is not None for n, _ in made) and not any(o < order for o in self.opaque)
+        return {n for n, _ in made if n is not None}, known
+
+
+@dataclass(eq=False)
+class Saver:
+    name: str
+    graph: Graph
+    node: cst.Call
+    line: int
+    order: int
+    complete: bool  # no var_list, no defer_build: covers every variable existing at construction
+
+
+@dataclass(eq=False)
+class Session:
+    name: str
+    graph: Graph
+    line: int
+
+
+@dataclass(eq=False)
+class Use:
+    method: str  # save | restore
+    saver: Saver
+    session: Session
+    node: cst.Call
+    path: str | None
+    line: int
+    order: int
+
+
+class SaverTraps(FamilyTransform):
+    FAMILY = "TFM2"
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._order = 0
+        self._uses: list[Use] = []
+        self._savers: list[Saver] = []
+        self._scope(node.body, None, "module")
+        self._report_all()
+        return False  # findings only: nothing to rewrite
+
+    # --- names ---------------------------------------------------------------------------------
+    def _qn(self, node: cst.CSTNode) -> str | None:
+        return self.qualified_name(node)
+
+    def _is_builtin(self, node: cst.CSTNode) -> bool:
+        return any(q.source == QualifiedNameSource.BUILTIN for q in self.qualified_names(node))
+
+    def _line(self, node: cst.CSTNode) -> int:
+        return self.get_metadata(PositionProvider, node).start.line
+
+    def _tick(self) -> int:
+        self._order += 1
+        return self._order
+
+    # --- the walk -------------------------------------------------------------------------------
+    def _scope(self, body, graph: Graph | None, scope_id: str) -> None:
+        env: dict[str, object] = {}
+        default = Graph("the default graph", 0)
+        self._block(body, graph or default, env, scope_id)
+
+    def _block(self, body, graph: Graph, env: dict, scope_id: str) -> None:
+        for stmt in body:
+            self._statement(stmt, graph, env, scope_id)
+
+    def _statement(self, stmt: cst.CSTNode, graph: Graph, env: dict, scope_id: str) -> None:
+        if isinstance(stmt, cst.FunctionDef):
+            self._scope(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], None, f"{scope_id}.{stmt.name.value}@{self._line(stmt)}")
+            return
+        if isinstance(stmt, cst.ClassDef):
+            self._block(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], graph, dict(env), scope_id)
+            return
+        if isinstance(stmt, cst.With):
+            self._with(stmt, graph, env, scope_id)
+            return
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                self._small(small, graph, env, scope_id)
+            return
+        if isinstance(stmt, (cst.If, cst.For, cst.While, cst.Try)):
+            for attr in ("test", "iter"):
+                expr = getattr(stmt, attr, None)
+                if expr is not None:
+                    self._expression(expr, graph, env, scope_id)
+            for child in self._blocks_of(stmt):
+                self._block(child, graph, env, scope_id)
+            return
+        # anything else: look at its expressions
+        self._expression(stmt, graph, env, scope_id)
+
+    @staticmethod
+    def _blocks_of(stmt: cst.CSTNode):
+        blocks = []
+        body = getattr(stmt, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            blocks.append(body.body)
+        for handler in getattr(stmt, "handlers", ()):
+            if isinstance(handler.body, cst.IndentedBlock):
+                blocks.append(handler.body.body)
+        orelse = getattr(stmt, "orelse", None)
+        while orelse is not None:
+            if isinstance(orelse, cst.If):
+                blocks.append(orelse.body.body if isinstance(orelse.body, cst.IndentedBlock) else [])
+                orelse = orelse.orelse
+            else:
+                if isinstance(orelse.body, cst.IndentedBlock):
+                    blocks.append(orelse.body.body)
+                orelse = None
+        final = getattr(stmt, "finalbody", None)
+        if final is not None and isinstance(final.body, cst.IndentedBlock):
+            blocks.append(final.body.body)
+        return blocks
+
+    def _with(self, stmt: cst.With, graph: Graph, env: dict, scope_id: str) -> None:
+        inner = graph
+        scoped = False
+        for item in stmt.items:
+            expr = item.item
+            asname = item.asname.name.value if item.asname and isinstance(item.asname.name, cst.Name) else None
+            new_graph = self._graph_of_with(expr, env)
+            if new_graph is not None:
+                inner = new_graph
+                if asname:
+                    env[asname] = inner
+                    inner.label = asname
+                continue
+            if isinstance(expr, cst.Call) and self._qn(expr.func) in SESSIONS:
+                session = Session(asname or "a session", self._session_graph(expr, inner, env), self._line(expr))
+                if asname:
+                    env[asname] = session
+                continue
+            if isinstance(expr, cst.Call) and self._qn(expr.func) in SCOPES:
+                scoped = True
+                continue
+            self._expression(expr, inner, env, scope_id)
+        body = stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body]
+        if scoped:
+            was = inner.scoped
+            inner.scoped = True
+            self._block(body, inner, env, scope_id)
+            inner.scoped = was
+        else:
+            self._block(body, inner, env, scope_id)
+
+    def _graph_of_with(self, expr: cst.BaseExpression, env: dict) -> Graph | None:
+        if not (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "as_default"):
+            return None
+        target = expr.func.value
+        if isinstance(target, cst.Call) and self._qn(target.func) in GRAPHS:
+            return Graph("a tf.Graph()", self._line(expr))
+        if isinstance(target, cst.Name) and isinstance(env.get(target.value), Graph):
+            return env[target.value]
+        return None
+
+    def _session_graph(self, call: cst.Call, current: Graph, env: dict) -> Graph | None:
+        for arg in call.args:
+            if (arg.keyword and arg.keyword.value == "graph") or (arg.keyword is None and call.args.index(arg) == 1):
+                if isinstance(arg.value, cst.Name) and isinstance(env.get(arg.value.value), Graph):
+                    return env[arg.value.value]
+                return None  # a graph we cannot tell
+        return current
+
+    def _small(self, small: cst.CSTNode, graph: Graph, env: dict, scope_id: str) -> None:
+        if isinstance(small, cst.Assign) and len(small.targets) == 1 and isinstance(small.targets[0].target, cst.Name):
+            name = small.targets[0].target.value
+            value = small.value
+            if isinstance(value, cst.Call):
+                qn = self._qn(value.func)
+                if qn in GRAPHS:
+                    env[name] = Graph(name, self._line(value))
+                    return
+                if qn in SESSIONS:
+                    self._expression(value, graph, env, scope_id)
+                    env[name] = Session(name, self._session_graph(value, graph, env), self._line(value))
+                    return
+                if qn in SAVERS:
+                    self._expression(value, graph, env, scope_id, saver_name=name)
+                    return
+            self._expression(value, graph, env, scope_id)
+            env.pop(name, None)  # rebound to something we do not track
+            return
+        self._expression(small, graph, env, scope_id)
+
+    def _expression(self, node: cst.CSTNode, graph: Graph, env: dict, scope_id: str, saver_name: str | None = None) -> None:
+        outer = self
+        calls: list[cst.Call] = []
+
+        class _Calls(cst.CSTVisitor):
+            def visit_Lambda(self, node: cst.Lambda) -> bool:
+                return False
+
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return False
+
+            def leave_Call(self, node: cst.Call) -> None:  # arguments before the call: evaluation order
+                calls.append(node)
+
+        node.visit(_Calls())
+        for call in calls:
+            outer._call(call, graph, env, scope_id, saver_name if call is node else None)
+
+    def _call(self, call: cst.Call, graph: Graph, env: dict, scope_id: str, saver_name: str | None) -> None:
+        qn = self._qn(call.func)
+        order = self._tick()
+        line = self._line(call)
+        if qn in VARIABLES:
+            if any(a.keyword and a.keyword.value == "collections" for a in call.args):
+                return  # a local/custom-collection variable: not a saveable of the default Saver
+            graph.add_variable(self._literal(call, "name", 5, default="Variable"), line, order)
+            return
+        if qn in GET_VARIABLES:
+            graph.add_variable(self._literal(call, "name", 0, default=None), line, order)
+            return
+        if qn in SAVERS:
+            complete = not call.args or all(
+                a.keyword is not None
+                and a.keyword.value not in ("var_list", "defer_build", "saver_def")
+                for a in call.args
+            )
+            saver = Saver(saver_name or "this Saver", graph, call, line, order, complete)
+            self._savers.append(saver)
+            if saver_name:
+                env[saver_name] = saver
+            return
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
+            receiver = env.get(func.value.value)
+            if isinstance(receiver, Saver) and func.attr.value in ("save", "restore") and call.args:
+                session_arg = call.args[0].value
+                session = env.get(session_arg.value) if isinstance(session_arg, cst.Name) else None
+                if isinstance(session, Session) and session.graph is not None:
+                    path = self._path_key(call, scope_id)
+                    self._uses.append(Use(func.attr.value, receiver, session, call, path, line, order))
+                return
+            if isinstance(receiver, (Saver, Session, Graph)):
+                return  # sess.run, saver.last_checkpoints, ...: makes no variable
+        if qn is None:
+            if not self._is_builtin(call.func):
+                graph.opaque.append(order)  # a user function or method: may make variables
+        elif qn.startswith("tensorflow") and any(part in qn.split(".") for part in OPAQUE_PARTS):
+            graph.opaque.append(order)
+
+    def _literal(self, call: cst.Call, key: str, position: int, default: str | None) -> str | None:
+        for i, arg in enumerate(call.args):
+            if (arg.keyword and arg.keyword.value == key) or (arg.keyword is None and i == position):
+                value = arg.value
+                if isinstance(value, cst.SimpleString):
+                    return value.evaluated_value if isinstance(value.evaluated_value, str) else None
+                return None
+        return default
+
+    def _path_key(self, call: cst.Call, scope_id: str) -> str | None:
+        arg = call.args[1] if len(call.args) > 1 else None
+        for a in call.args:
+            if a.keyword and a.keyword.value == "save_path":
+                arg = a
+        if arg is None:
+            return None
+        if isinstance(arg.value, cst.SimpleString):
+            return "literal:" + str(arg.value.evaluated_value)
+        return f"{scope_id}:" + " ".join(cst.Module([]).code_for_node(arg.value).split())
+
+    # --- findings -------------------------------------------------------------------------------
+    def _report_all(self) -> None:
+        for saver in self._savers:
+            if not saver.complete:
+                continue
+            later = [(n, line) for n, line, o in saver.graph.variables if o > saver.order]
+            if later:
+                shown = ", ".join(f"'{n}' (line {line})" if n else f"a variable (line {line})" for n, line in later)
+                self.flag(
+                    saver.node,
+                    "TFM201",
+                    f"`{saver.name} = tf.train.Saver()` saves and restores only the variables that exist when it is "
+                    f"built; {shown} {'is' if len(later) == 1 else 'are'} made later in the same graph and silently "
+                    "left out of every checkpoint it writes. Build the Saver after the last variable (or pass "
+                    f"var_list=[...]). {FORWARD}.",
+                )
+        for use in self._uses:
+            if use.saver.graph is not use.session.graph:
+                self.flag(
+                    use.node,
+                    "TFM202",
+                    f"`{use.saver.name}` was built in {self._where(use.saver.graph)} (line {use.saver.line}) but "
+                    f"`{use.session.name}` runs {self._where(use.session.graph)}: Saver.{use.method} runs the save/restore "
+                    f"ops it finds by name in the session's graph, so this {use.method}s the variables of "
+                    f"{self._where(use.session.graph)}, not those `{use.saver.name}` was built for. Use a saver built in "
+                    f"the session's graph. {FORWARD}.",
+                )
+        for use in self._uses:
+            if use.method != "restore" or use.path is None or not self._same_graph(use):
+                continue
+            writes = [w for w in self._uses if w.method == "save" and w.path == use.path and self._same_graph(w)]
+            if not writes:
+                continue
+            needed, known = use.saver.graph.before(use.saver.order)
+            if not known:
+                continue
+            saved: set[str] = set()
+            for write in writes:
+                names, known = write.saver.graph.before(write.saver.order)
+                if not known or not write.saver.complete:
+                    saved = None
+                    break
+                saved |= names
+            if saved is None:
+                continue
+            missing = sorted(needed - saved)
+            if missing:
+                lines = ", ".join(str(w.line) for w in writes)
+                shown = ", ".join(f"'{m}'" for m in missing)
+                self.flag(
+                    use.node,
+                    "TFM203",
+                    f"`{use.saver.name}.restore` asks for {shown}, which the checkpoint written at line {lines} does not "
+                    f"hold (the saving Saver covered only {sorted(saved)}): restore fails with NotFoundError \"Key "
+                    f"{missing[0]} not found in checkpoint\". Save after every variable is made, or restore a subset "
+                    "with tf.train.Saver(var_list=[...]); tf.train.Checkpoint(...).restore(path).expect_partial() or "
+                    "tf.estimator.WarmStartSettings(vars_to_warm_start=...) with an Estimator's model_dir say exactly "
+                    "what is restored.",
+                )
+
+    @staticmethod
+    def _same_graph(use: Use) -> bool:
+        return use.saver.graph is use.session.graph and use.saver.complete
+
+    @staticmethod
+    def _where(graph: Graph) -> str:
+        if graph.label.startswith(("a ", "the ")):
+            return graph.label if graph.line == 0 else f"{graph.label} (line {graph.line})"
+        return f"graph `{graph.label}`"
