@@ -1,0 +1,1065 @@
+"""TFM4xx: ``tf.contrib.eager`` (tfe), ``tf.contrib.summary`` and eager-era ``tf.layers`` → TF 2.
+
+The 2017/2018 eager programs (``import tensorflow.contrib.eager as tfe``; ``tfe.Network`` with
+``track_layer``, ``tfe.Iterator``, ``tfe.implicit_gradients``, ``tf.contrib.summary``) have no
+counterpart under those names in TensorFlow 2.15. This transform rewrites what has an exact TF 2
+form and reports the rest with the exact code to write.
+
+Most rules apply only in an *eager module*: one that references ``tf.contrib.eager`` or calls
+``enable_eager_execution``. In graph-mode TF1 code the same names (``tf.layers.Dense``,
+``tf.train.AdamOptimizer``) keep their TF1 meaning and are left to the renames family (TFM5),
+which maps them onto ``tf.compat.v1`` without changing variable names or behaviour.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+import libcst.matchers as m
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.metadata import ParentNodeProvider
+
+from tfmigrate.codemod.transform import FamilyTransform
+
+_TFE_PREFIXES = (
+    "tensorflow.contrib.eager.python.tfe.",
+    "tensorflow.contrib.eager.python.network.",
+    "tensorflow.contrib.eager.python.datasets.",
+    "tensorflow.contrib.eager.python.saver.",
+    "tensorflow.contrib.eager.python.",
+    "tensorflow.contrib.eager.",
+)
+_SUMMARY_PREFIXES = ("tensorflow.contrib.summary.summary_ops.", "tensorflow.contrib.summary.")
+_EAGER_MODULES = ("tensorflow.contrib.eager", "tensorflow.contrib.summary")
+
+# tfe names that are the same object under another TF 2 name: tfe symbol -> (rule, TF 2 path)
+_RENAMES = {
+    "GradientTape": ("TFM416", "GradientTape"),
+    "executing_eagerly": ("TFM416", "executing_eagerly"),
+    "in_eager_mode": ("TFM416", "executing_eagerly"),
+    "py_func": ("TFM416", "py_function"),
+    "custom_gradient": ("TFM416", "custom_gradient"),
+    "Checkpoint": ("TFM414", "train.Checkpoint"),
+}
+# tfe names that have no mechanical TF 2 form: tfe symbol -> (rule, what to write instead)
+_MANUAL = {
+    "gradients_function": (
+        "TFM410",
+        "tfe.gradients_function(f)(x, ...) is, in TF 2: `x = tf.convert_to_tensor(x)`; "
+        "`with tf.GradientTape() as tape: tape.watch(x); y = f(x, ...)`; `grads = tape.gradient(y, [x, ...])`",
+    ),
+    "value_and_gradients_function": (
+        "TFM410",
+        "tfe.value_and_gradients_function(f)(x, ...) is, in TF 2: `x = tf.convert_to_tensor(x)`; "
+        "`with tf.GradientTape() as tape: tape.watch(x); y = f(x, ...)`; `value, grads = y, tape.gradient(y, [x, ...])`",
+    ),
+    "implicit_gradients": (
+        "TFM408",
+        "tfe.implicit_gradients(f)(*args) is, in TF 2: `with tf.GradientTape() as tape: loss = f(*args)`; "
+        "`variables = tape.watched_variables()`; `grads_and_vars = list(zip(tape.gradient(loss, variables), variables))` "
+        "(tfmigrate rewrites it when it is the value of an assignment or the argument of apply_gradients)",
+    ),
+    "implicit_value_and_gradients": (
+        "TFM408",
+        "tfe.implicit_value_and_gradients(f)(*args) is, in TF 2: `with tf.GradientTape() as tape: value = f(*args)`; "
+        "`variables = tape.watched_variables()`; `grads_and_vars = list(zip(tape.gradient(value, variables), variables))`",
+    ),
+    "Saver": (
+        "TFM414",
+        "tfe.Saver saves a list of variables by name and does not exist in TF 2: write "
+        "`ckpt = tf.train.Checkpoint(model=model, optimizer=optimizer, step=global_step)`, "
+        "`manager = tf.train.CheckpointManager(ckpt, directory, max_to_keep=5)`, then `manager.save()` and "
+        "`ckpt.restore(manager.latest_checkpoint)`",
+    ),
+    "restore_variables_on_create": (
+        "TFM414",
+        "tfe.restore_variables_on_create does not exist in TF 2: build the model, then "
+        "`tf.train.Checkpoint(model=model, optimizer=optimizer).restore(tf.train.latest_checkpoint(directory))` "
+        "(restores are deferred until the variables are created)",
+    ),
+    "save_network_checkpoint": (
+        "TFM414",
+        "tfe.save_network_checkpoint does not exist in TF 2: `tf.train.Checkpoint(model=network).save(prefix)`",
+    ),
+    "restore_network_checkpoint": (
+        "TFM414",
+        "tfe.restore_network_checkpoint does not exist in TF 2: `tf.train.Checkpoint(model=network).restore(path)`",
+    ),
+    "Sequential": (
+        "TFM402",
+        "tfe.Sequential(layers_funcs) is `tf.keras.Sequential(layers)` for Keras layers; plain functions need "
+        "`tf.keras.layers.Lambda(fn)` wrappers and `training` is passed by Keras, not by position",
+    ),
+    "defun": (
+        "TFM416",
+        "tfe.defun traced without AutoGraph: use `tf.function(f, autograph=False)` to keep Python control flow "
+        "evaluated at trace time, or `tf.function(f)` after checking the function's control flow",
+    ),
+    "CheckpointableSaver": (
+        "TFM414",
+        "tfe.CheckpointableSaver(root) is `tf.train.Checkpoint(root=root)` in TF 2 (the keys gain a `root/` prefix)",
+    ),
+}
+# tfe names whose checkpoints have other keys than what TF 2 writes
+_CKPT_KEYS = {"Saver", "restore_variables_on_create", "save_network_checkpoint", "restore_network_checkpoint"}
+
+# tf.layers classes: legacy positional parameters; how many of them Keras takes in the same place;
+# the legacy defaults that Keras does not share (written explicitly).
+_LAYERS: dict[str, tuple[tuple[str, ...], int, dict[str, str]]] = {}
+
+
+def _conv(params: str, keep: int, data_format: bool = True) -> tuple[tuple[str, ...], int, dict[str, str]]:
+    return tuple(params.split()), keep, ({"data_format": '"channels_last"'} if data_format else {})
+
+
+_CONV = (
+    "filters kernel_size strides padding data_format dilation_rate activation use_bias kernel_initializer "
+    "bias_initializer kernel_regularizer bias_regularizer activity_regularizer kernel_constraint bias_constraint "
+    "trainable name"
+)
+_CONVT = (
+    "filters kernel_size strides padding data_format activation use_bias kernel_initializer bias_initializer "
+    "kernel_regularizer bias_regularizer activity_regularizer kernel_constraint bias_constraint trainable name"
+)
+_SEP = (
+    "filters kernel_size strides padding data_format dilation_rate depth_multiplier activation use_bias "
+    "depthwise_initializer pointwise_initializer bias_initializer depthwise_regularizer pointwise_regularizer "
+    "bias_regularizer activity_regularizer depthwise_constraint pointwise_constraint bias_constraint trainable name"
+)
+_POOL = "pool_size strides padding data_format name"
+_LAYERS.update(
+    {
+        "Dense": _conv(
+            "units activation use_bias kernel_initializer bias_initializer kernel_regularizer bias_regularizer "
+            "activity_regularizer kernel_constraint bias_constraint trainable name",
+            10,
+            False,
+        ),
+        "Dropout": (("rate", "noise_shape", "seed", "name"), 3, {"rate": "0.5"}),
+        "Flatten": (("data_format", "name"), 1, {"data_format": '"channels_last"'}),
+        "Conv1D": _conv(_CONV, 6, False),
+        "Conv2D": _conv(_CONV, 6),
+        "Conv3D": _conv(_CONV, 6),
+        "Conv2DTranspose": _conv(_CONVT, 4),
+        "Conv3DTranspose": _conv(_CONVT, 4),
+        "SeparableConv1D": _conv(_SEP, 19),
+        "SeparableConv2D": _conv(_SEP, 19),
+        "MaxPooling1D": _conv(_POOL, 4, False),
+        "AveragePooling1D": _conv(_POOL, 4, False),
+        "MaxPooling2D": _conv(_POOL, 4),
+        "AveragePooling2D": _conv(_POOL, 4),
+        "MaxPooling3D": _conv(_POOL, 4),
+        "AveragePooling3D": _conv(_POOL, 4),
+        "BatchNormalization": (
+            tuple(
+                "axis momentum epsilon center scale beta_initializer gamma_initializer moving_mean_initializer "
+                "moving_variance_initializer beta_regularizer gamma_regularizer beta_constraint gamma_constraint "
+                "renorm renorm_clipping renorm_momentum fused trainable virtual_batch_size adjustment name".split()
+            ),
+            13,
+            {},
+        ),
+    }
+)
+# legacy layers whose call defaulted to training=False (Keras inherits the model's training flag)
+_TRAINING_LAYERS = {"Dropout", "BatchNormalization"}
+_LAYER_FUNCTIONS = {
+    "dense", "dropout", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "separable_conv1d",
+    "separable_conv2d", "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d",
+    "average_pooling2d", "average_pooling3d", "batch_normalization",
+}
+
+# legacy optimizers: class -> (Keras class, legacy parameters in order, legacy->keras renames,
+# legacy defaults written explicitly where Keras differs, parameters Keras has no equivalent for)
+_OPTIMIZERS: dict[str, tuple[str, tuple[str, ...], dict[str, str], dict[str, str], tuple[str, ...]]] = {
+    "GradientDescentOptimizer": ("SGD", ("learning_rate", "use_locking", "name"), {}, {}, ("use_locking",)),
+    "MomentumOptimizer": (
+        "SGD",
+        ("learning_rate", "momentum", "use_locking", "name", "use_nesterov"),
+        {"use_nesterov": "nesterov"},
+        {},
+        ("use_locking",),
+    ),
+    "AdamOptimizer": (
+        "Adam",
+        ("learning_rate", "beta1", "beta2", "epsilon", "use_locking", "name"),
+        {"beta1": "beta_1", "beta2": "beta_2"},
+        {"epsilon": "1e-08"},
+        ("use_locking",),
+    ),
+}
+_OPT_MANUAL = {
+    "AdagradOptimizer": "tf.keras.optimizers.Adagrad adds epsilon=1e-7 inside the update (the TF1 Adagrad has none)",
+    "RMSPropOptimizer": "tf.keras.optimizers.RMSprop starts its mean-square accumulator at zeros (TF1: ones) and "
+    "takes epsilon outside the square root (TF1: inside, 1e-10)",
+    "AdadeltaOptimizer": "tf.keras.optimizers.Adadelta has other defaults (learning_rate 0.001, epsilon 1e-7)",
+    "FtrlOptimizer": "tf.keras.optimizers.Ftrl has other parameter names (l2_shrinkage_regularization_strength, beta)",
+    "ProximalAdagradOptimizer": "TF 2 has no proximal Adagrad; keep tf.compat.v1.train.ProximalAdagradOptimizer in graph code",
+}
+
+# tf.contrib.summary function -> (tf.summary function, legacy positional params, legacy->TF2 keyword renames,
+# legacy params with no TF 2 equivalent)
+_SUMMARY_OPS = {
+    "scalar": ("scalar", ("name", "tensor", "family", "step"), {"tensor": "data"}, ("family",)),
+    "histogram": ("histogram", ("name", "tensor", "family", "step"), {"tensor": "data"}, ("family",)),
+    "image": (
+        "image",
+        ("name", "tensor", "bad_color", "max_images", "family", "step"),
+        {"tensor": "data", "max_images": "max_outputs"},
+        ("family", "bad_color"),
+    ),
+    "audio": (
+        "audio",
+        ("name", "tensor", "sample_rate", "max_outputs", "family", "step"),
+        {"tensor": "data"},
+        ("family",),
+    ),
+}
+_SUMMARY_SAME = {"flush": "flush", "should_record_summaries": "should_record_summaries"}
+_GLOBAL_STEP = "compat.v1.train.get_global_step()"
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
+    return cst.Arg(
+        keyword=cst.Name(name),
+        value=value,
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+
+
+def _strip_comma(args: list[cst.Arg]) -> list[cst.Arg]:
+    if args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return args
+
+
+def _with_commas(args: list[cst.Arg]) -> list[cst.Arg]:
+    """Give every argument but the last a comma (keeping existing comma whitespace)."""
+    out = []
+    for i, arg in enumerate(args):
+        if i < len(args) - 1 and arg.comma is cst.MaybeSentinel.DEFAULT:
+            arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        out.append(arg)
+    return _strip_comma(out)
+
+
+def _callee(fn: cst.BaseExpression) -> cst.BaseExpression:
+    """``fn`` ready to be called: parenthesized unless it is a name, attribute, call or subscript."""
+    if isinstance(fn, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or fn.lpar:
+        return fn
+    return fn.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+def _no_params(fn: cst.Lambda) -> bool:
+    p = fn.params
+    return not p.params and not p.kwonly_params and not isinstance(p.star_arg, cst.Param) and p.star_kwarg is None
+
+
+def _rekey(
+    original: cst.Call,
+    updated: cst.Call,
+    params: tuple[str, ...],
+    renames: dict[str, str],
+    keep_positional: int,
+    drop: tuple[str, ...] = (),
+) -> list[cst.Arg]:
+    """The call's arguments, the first ``keep_positional`` positional ones kept in place, the rest by
+    (renamed) keyword; arguments named in ``drop`` left out. Each argument keeps its whitespace."""
+    out = []
+    for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
+        key = orig.keyword.value if orig.keyword else params[i]
+        if key in drop:
+            continue
+        new_key = renames.get(key, key)
+        if orig.keyword is None and i < keep_positional:
+            out.append(arg)
+        elif orig.keyword is not None and new_key == key:
+            out.append(arg)
+        else:
+            out.append(
+                arg.with_changes(
+                    keyword=cst.Name(new_key),
+                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
+                )
+            )
+    return out
+
+
+class _Collect(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.refs: list[cst.CSTNode] = []
+        self.attrs: set[int] = set()
+        self.names: set[str] = set()
+        self.assigns: list[cst.Assign] = []
+        self.imports: list[cst.CSTNode] = []
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) not in self.attrs:
+            self.names.add(node.value)
+        self.refs.append(node)
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        self.attrs.add(id(node.attr))
+        self.refs.append(node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        self.assigns.append(node)
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self.imports.append(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.imports.append(node)
+
+
+class EagerTransform(FamilyTransform):
+    FAMILY = "TFM4"
+    DESCRIPTION = "tf.contrib.eager, tf.contrib.summary and eager tf.layers -> TensorFlow 2"
+
+    # --- module scan ---------------------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        collect = _Collect()
+        node.visit(collect)
+        self.names_in_use = set(collect.names)
+        self.tf = None
+        self.eager = False
+        self.changed = False
+        self.needs_tf = False
+        self.in_import = 0
+        self.network_classes: list[bool] = []
+        self.for_iters: set[int] = set()  # ids of the iterables of for loops (directly or through enumerate)
+        self.handled: set[int] = set()  # ids of original nodes a statement rewrite takes care of
+        self.optimizer_names: set[str] = set()
+        self.training_layers: set[str] = set()  # `self.<attr>` holding a legacy Dropout/BatchNormalization
+        self.imports_to_drop: list[tuple[str, str | None, str | None]] = []
+        for imp in collect.imports:
+            self._scan_import(imp)
+        self.eager = any(
+            (module + "." + (name or "")).startswith("tensorflow.contrib.eager")
+            or (module == "tensorflow.contrib" and name == "eager")
+            for module, name, _ in self.imports_to_drop
+        )
+        for ref in [] if self.eager else collect.refs:
+            qname = self.qualified_name(ref)
+            if qname and (
+                qname.startswith("tensorflow.contrib.eager")
+                or qname in ("tensorflow.enable_eager_execution", "tensorflow.contrib.eager.enable_eager_execution")
+            ):
+                self.eager = True
+                break
+        for assign in collect.assigns:
+            value = assign.value
+            if m.matches(value, m.Call(func=m.Attribute(attr=m.Name("track_layer")))) and value.args:
+                value = value.args[0].value
+            if not isinstance(value, cst.Call):
+                continue
+            qname = self.qualified_name(value.func) or ""
+            for target in assign.targets:
+                dotted = _dotted(target.target)
+                if not dotted:
+                    continue
+                if qname.startswith("tensorflow.train.") and qname.endswith("Optimizer"):
+                    self.optimizer_names.add(dotted)
+                elif qname.startswith("tensorflow.keras.optimizers."):
+                    self.optimizer_names.add(dotted)
+                elif qname.removeprefix("tensorflow.layers.") in _TRAINING_LAYERS:
+                    self.training_layers.add(dotted)
+
+    def _scan_import(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                full = _dotted(alias.name) or ""
+                asname = _dotted(alias.asname.name) if alias.asname else None
+                if full == "tensorflow" and asname and self.tf is None:
+                    self.tf = asname
+                if full.startswith(_EAGER_MODULES):
+                    self.imports_to_drop.append((full, None, asname))
+        elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
+            module = _dotted(node.module) or ""
+            if isinstance(node.names, cst.ImportStar):
+                return
+            for alias in node.names:
+                name = _dotted(alias.name) or ""
+                asname = _dotted(alias.asname.name) if alias.asname else None
+                if module.startswith(_EAGER_MODULES) or (module == "tensorflow.contrib" and name in ("eager", "summary")):
+                    self.imports_to_drop.append((module, name, asname))
+                if module == "tensorflow.layers" or (module == "tensorflow" and name == "layers"):
+                    self.imports_to_drop.append((module, name, asname))
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if self.changed:
+            if self.tf is None and self.needs_tf:
+                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            for module, name, asname in self.imports_to_drop:
+                RemoveImportsVisitor.remove_unused_import(self.context, module, name, asname)
+        return updated
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    # --- helpers -------------------------------------------------------------------------------
+    def _tfname(self) -> str:
+        self.changed = True
+        self.needs_tf = True
+        return self.tf or "tf"
+
+    def _tf(self, path: str) -> cst.BaseExpression:
+        return cst.parse_expression(f"{self._tfname()}.{path}")
+
+    def tfe_symbol(self, node: cst.CSTNode) -> str | None:
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return None
+        qname = self.qualified_name(node)
+        if not qname:
+            return None
+        for prefix in _TFE_PREFIXES:
+            if qname.startswith(prefix):
+                return qname[len(prefix) :]
+        return None
+
+    def summary_symbol(self, node: cst.CSTNode) -> str | None:
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return None
+        qname = self.qualified_name(node)
+        if not qname:
+            return None
+        for prefix in _SUMMARY_PREFIXES:
+            if qname.startswith(prefix):
+                return qname[len(prefix) :]
+        return None
+
+    def layer_symbol(self, node: cst.CSTNode) -> str | None:
+        if not isinstance(node, (cst.Name, cst.Attribute)):
+            return None
+        qname = self.qualified_name(node)
+        if qname and qname.startswith("tensorflow.layers."):
+            return qname[len("tensorflow.layers.") :]
+        return None
+
+    def is_enable_eager(self, node: cst.CSTNode) -> bool:
+        return self.qualified_name(node) == "tensorflow.enable_eager_execution" or self.tfe_symbol(node) == (
+            "enable_eager_execution"
+        )
+
+    def fresh(self, base: str) -> str:
+        name, i = base, 1
+        while name in self.names_in_use:
+            name, i = f"{base}_{i}", i + 1
+        self.names_in_use.add(name)
+        return name
+
+    def visit_For(self, node: cst.For) -> None:
+        target = node.iter
+        if m.matches(target, m.Call(func=m.Name("enumerate"))) and target.args and not target.args[0].keyword:
+            target = target.args[0].value
+        self.for_iters.add(id(target))
+
+    # --- classes: tfe.Network -> tf.keras.Model -------------------------------------------------
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.network_classes.append(any(self.tfe_symbol(b.value) == "Network" for b in node.bases))
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.network_classes.pop()
+        bases = list(updated.bases)
+        for i, base in enumerate(original.bases):
+            if self.tfe_symbol(base.value) == "Network":
+                self.flag(
+                    base,
+                    "TFM415",
+                    f"checkpoints of {original.name.value} written as a tfe.Network (tfe.Saver, "
+                    "save_network_checkpoint) are keyed by variable names such as `<network>/conv2d/kernel`; the "
+                    "tf.keras.Model's object-based checkpoint uses `model/<attribute>/kernel/.ATTRIBUTES/VARIABLE_VALUE`: "
+                    "compare with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` and rename with "
+            "`tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
+                )
+            if self.tfe_symbol(base.value) == "Network" and self.fix(
+                base, "TFM402", "tfe.Network is tf.keras.Model in TF 2 (layers are tracked on attribute assignment)"
+            ):
+                bases[i] = bases[i].with_changes(value=self._tf("keras.Model"))
+        return updated.with_changes(bases=bases)
+
+    def _in_network(self) -> bool:
+        return bool(self.network_classes) and self.network_classes[-1]
+
+    # --- expressions ----------------------------------------------------------------------------
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self._rename(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._rename(original, updated)
+
+    def _rename(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        symbol = self.tfe_symbol(original)
+        if symbol in _RENAMES:
+            rule, path = _RENAMES[symbol]
+            if self.fix(original, rule, f"tfe.{symbol} is tf.{path} in TF 2"):
+                return self._tf(path)
+        return updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = original.func
+        symbol = self.tfe_symbol(func)
+        if symbol is not None:
+            return self._tfe_call(symbol, original, updated)
+        if self.is_enable_eager(func) and id(original) not in self.handled:
+            self.flag(
+                original,
+                "TFM401",
+                "enable_eager_execution with arguments or inside an expression: TF 2 always executes eagerly; set "
+                "device policy and execution mode with tf.config.experimental.set_device_policy / tf.config.* and "
+                "delete the call",
+            )
+            return updated
+        summary = self.summary_symbol(func)
+        if summary is not None:
+            return self._summary_call(summary, original, updated)
+        layer = self.layer_symbol(func)
+        if layer is not None and self.eager:
+            return self._layer_call(layer, original, updated)
+        qname = (self.qualified_name(func) if isinstance(func, (cst.Name, cst.Attribute)) else None) or ""
+        if self.eager and qname.startswith("tensorflow.train.") and qname.endswith("Optimizer"):
+            return self._optimizer_call(qname.removeprefix("tensorflow.train."), original, updated)
+        if m.matches(func, m.Attribute(value=m.Name("self"), attr=m.Name("track_layer"))) and len(original.args) == 1:
+            if self._in_network() and not original.args[0].keyword and self.fix(
+                original, "TFM403", "track_layer is gone in TF 2: tf.keras.Model tracks layers assigned to attributes"
+            ):
+                self.changed = True
+                return updated.args[0].value
+            return updated
+        if self._in_network() and self._is_super_init(original):
+            return self._super_init(original, updated)
+        if self.eager and isinstance(func, cst.Attribute):
+            dotted = _dotted(func)
+            if dotted in self.training_layers and not any(
+                a.keyword and a.keyword.value == "training" for a in original.args
+            ) and len(original.args) == 1 and not original.args[0].star:
+                if self.fix(
+                    original,
+                    "TFM405",
+                    f"{dotted}: a legacy tf.layers Dropout/BatchNormalization called without `training` ran in "
+                    "inference mode; a Keras layer inherits the model's training flag, so training=False is written "
+                    "(use training=training if the layer was meant to be active)",
+                ):
+                    args = [updated.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
+                    return updated.with_changes(args=[*args, _kw("training", cst.Name("False"))])
+        if self.eager and m.matches(func, m.Attribute(attr=m.Name("minimize"))) and id(original) not in self.handled:
+            if any(a.keyword and a.keyword.value == "global_step" for a in original.args):
+                self.flag(
+                    original,
+                    "TFM411",
+                    "optimizer.minimize(loss_fn, global_step=...) has no TF 2 form as an expression: write "
+                    "`with tf.GradientTape() as tape: loss = loss_fn()`, "
+                    "`optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))` and "
+                    "`global_step.assign_add(1)`",
+                )
+        if self.eager and m.matches(func, m.Attribute(attr=m.Name("apply_gradients"))) and id(original) not in self.handled:
+            if any(a.keyword and a.keyword.value == "global_step" for a in original.args):
+                self.flag(
+                    original,
+                    "TFM411",
+                    "Keras optimizers' apply_gradients takes no global_step: call it without global_step and "
+                    "write `global_step.assign_add(1)` after it",
+                )
+        return updated
+
+    def _is_super_init(self, call: cst.Call) -> bool:
+        return m.matches(call.func, m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
+
+    def _super_init(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        # tfe.Network(name=None): an empty name made the network pick a unique one; Keras keeps '' verbatim
+        args = list(updated.args)
+        keep = []
+        for i, (orig, arg) in enumerate(zip(original.args, args)):
+            name_arg = (orig.keyword is None and not orig.star and i == 0) or (
+                orig.keyword is not None and orig.keyword.value == "name"
+            )
+            empty = m.matches(orig.value, m.Name("None")) or (
+                isinstance(orig.value, cst.SimpleString) and orig.value.evaluated_value == ""
+            )
+            if name_arg and empty and self.fix(
+                orig,
+                "TFM402",
+                "tfe.Network(name='') chose a unique name; tf.keras.Model(name='') keeps an empty name: "
+                "the argument is dropped so Keras picks one",
+            ):
+                self.changed = True
+                continue
+            keep.append(arg)
+        if len(keep) == len(args):
+            return updated
+        return updated.with_changes(args=_strip_comma(keep))
+
+    def _tfe_call(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if symbol == "Iterator":
+            if len(original.args) == 1 and not original.args[0].keyword and not original.args[0].star:
+                if id(original) in self.for_iters:
+                    if self.fix(original, "TFM407", "tfe.Iterator(ds) is not needed in TF 2: iterate the tf.data.Dataset"):
+                        self.changed = True
+                        return updated.args[0].value
+                elif self.fix(original, "TFM407", "tfe.Iterator(ds) is iter(ds) in TF 2 (a dataset is iterable in eager mode)"):
+                    self.changed = True
+                    return cst.Call(func=cst.Name("iter"), args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+            return updated
+        if symbol == "Variable":
+            positional = [a for a in original.args if not a.keyword]
+            bad = [a.keyword.value for a in original.args if a.keyword and a.keyword.value in ("collections",)]
+            if len(positional) <= 2 and not bad and not any(a.star for a in original.args):
+                if self.fix(original, "TFM409", "tfe.Variable (a ResourceVariable) is tf.Variable in TF 2"):
+                    return updated.with_changes(func=self._tf("Variable"))
+            else:
+                self.flag(
+                    original,
+                    "TFM409",
+                    "tfe.Variable: pass arguments after the second by keyword and drop `collections` "
+                    "(TF 2 has no collections), then use tf.Variable",
+                )
+            return updated
+        if symbol == "enable_eager_execution":
+            if id(original) not in self.handled:
+                self.flag(
+                    original,
+                    "TFM401",
+                    "enable_eager_execution with arguments or inside an expression: TF 2 always executes eagerly; "
+                    "configure devices with tf.config.* and delete the call",
+                )
+            return updated
+        if symbol == "num_gpus" and not original.args:
+            if self.fix(original, "TFM416", "tfe.num_gpus() is len(tf.config.list_physical_devices('GPU')) in TF 2"):
+                return cst.parse_expression(f"len({self._tfname()}.config.list_physical_devices(\"GPU\"))")
+            return updated
+        if symbol in ("metrics.Mean", "metrics.Accuracy"):
+            return self._metric(symbol, original, updated)
+        if symbol in ("implicit_gradients", "implicit_value_and_gradients") and id(original) in self.handled:
+            return updated
+        if symbol in _MANUAL:
+            rule, message = _MANUAL[symbol]
+            self.flag(original, rule, message)
+            if symbol in _CKPT_KEYS:
+                self._ckpt_finding(original, f"tfe.{symbol}")
+            return updated
+        if symbol == "Checkpoint":
+            return updated  # renamed by leave_Attribute
+        return updated
+
+    def _ckpt_finding(self, node: cst.CSTNode, what: str) -> None:
+        self.flag(
+            node,
+            "TFM415",
+            f"{what} wrote name-based checkpoints (variable names such as `mnist_model/conv2d/kernel`); the TF 2 "
+            "model's object-based checkpoint has other keys (`model/conv1/kernel/.ATTRIBUTES/VARIABLE_VALUE`): "
+            "compare with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` and rename with "
+            "`tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
+        )
+
+    def _metric(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        params = ("name", "dtype")
+        if any(a.star for a in original.args) or len(original.args) > 2:
+            return updated
+        given = {}
+        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
+            key = orig.keyword.value if orig.keyword else params[i]
+            given[key] = arg.value
+        name = symbol.split(".")[1]
+        if not self.fix(
+            original,
+            "TFM416",
+            f"tfe.metrics.{name} is tf.keras.metrics.{name} in TF 2; the legacy dtype float64 is written "
+            "explicitly (Keras: float32); Keras metrics return the running result when called",
+        ):
+            return updated
+        args = [_kw(k, v) for k, v in given.items() if k == "name"]
+        args.append(_kw("dtype", given.get("dtype") or self._tf("float64")))
+        if "name" not in given:
+            pass
+        return updated.with_changes(func=self._tf(f"keras.metrics.{name}"), args=_with_commas(args))
+
+    # --- tf.layers ------------------------------------------------------------------------------
+    def _layer_call(self, layer: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if layer == "flatten":
+            return self._flatten(original, updated)
+        if layer in _LAYER_FUNCTIONS:
+            cls = "".join(p.capitalize() for p in layer.split("_")).replace("1d", "1D").replace("2d", "2D").replace(
+                "3d", "3D"
+            )
+            self.flag(
+                original,
+                "TFM404",
+                f"tf.layers.{layer} creates new variables at every call in eager code: create "
+                f"`tf.keras.layers.{cls}(...)` once (in __init__) and call it",
+            )
+            return updated
+        if layer not in _LAYERS:
+            return updated
+        params, keep, defaults = _LAYERS[layer]
+        if any(a.star for a in original.args) or len([a for a in original.args if not a.keyword]) > len(params):
+            self.flag(original, "TFM404", f"tf.layers.{layer}: rewrite it as tf.keras.layers.{layer} by hand")
+            return updated
+        given = {a.keyword.value if a.keyword else params[i] for i, a in enumerate(original.args)}
+        args = _rekey(original, updated, params, {}, keep)
+        added = [_kw(k, cst.parse_expression(v)) for k, v in defaults.items() if k not in given]
+        note = f" ({', '.join(f'{k}={v}' for k, v in defaults.items() if k not in given)} written: Keras default differs)" if added else ""
+        if not self.fix(original, "TFM404", f"tf.layers.{layer} is tf.keras.layers.{layer} in TF 2{note}"):
+            return updated
+        if added:
+            args = _with_commas([*args, *added])
+        return updated.with_changes(func=self._tf(f"keras.layers.{layer}"), args=args)
+
+    def _flatten(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        params = ("inputs", "name", "data_format")
+        if any(a.star for a in original.args) or len(original.args) > 3:
+            return updated
+        given = {}
+        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
+            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+        if "inputs" not in given:
+            return updated
+        if not self.fix(
+            original,
+            "TFM404",
+            "tf.layers.flatten(x) is tf.keras.layers.Flatten()(x) in TF 2 (data_format written: Keras default differs)",
+        ):
+            return updated
+        ctor = [_kw(k, v) for k, v in given.items() if k == "name"]
+        ctor.append(_kw("data_format", given.get("data_format") or cst.SimpleString('"channels_last"')))
+        layer = cst.Call(func=self._tf("keras.layers.Flatten"), args=_with_commas(ctor))
+        return cst.Call(func=layer, args=[cst.Arg(given["inputs"])])
+
+    # --- optimizers -----------------------------------------------------------------------------
+    def _optimizer_call(self, name: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if name in _OPT_MANUAL:
+            self.flag(
+                original,
+                "TFM412",
+                f"tf.train.{name} in eager code: {_OPT_MANUAL[name]}; pick the Keras optimizer by hand or keep "
+                f"tf.compat.v1.train.{name}",
+            )
+            return updated
+        if name not in _OPTIMIZERS:
+            return updated
+        keras, params, renames, defaults, dropped = _OPTIMIZERS[name]
+        if any(a.star for a in original.args) or len([a for a in original.args if not a.keyword]) > len(params):
+            return updated
+        given: dict[str, cst.BaseExpression] = {}
+        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
+            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+        if any(k in given and not m.matches(given[k], m.Name("False")) for k in dropped):
+            self.flag(original, "TFM412", f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
+            return updated
+        if not self.fix(
+            original,
+            "TFM412",
+            f"tf.train.{name} in eager code is tf.keras.optimizers.{keras} in TF 2 (legacy defaults written where Keras "
+            "differs; its slot variables have other checkpoint keys)",
+        ):
+            return updated
+        args = _rekey(original, updated, params, renames, 0, drop=dropped)
+        args += [_kw(renames.get(k, k), cst.parse_expression(v)) for k, v in defaults.items() if k not in given]
+        return updated.with_changes(func=self._tf(f"keras.optimizers.{keras}"), args=_with_commas(args))
+
+    # --- tf.contrib.summary ---------------------------------------------------------------------
+    def _summary_call(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if symbol in ("create_file_writer", "create_summary_file_writer"):
+            return self._writer(symbol, original, updated)
+        if symbol in ("always_record_summaries", "never_record_summaries") and not original.args:
+            value = "True" if symbol.startswith("always") else "False"
+            if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol}() is tf.summary.record_if({value}) in TF 2"):
+                return cst.Call(func=self._tf("summary.record_if"), args=[cst.Arg(cst.Name(value))])
+            return updated
+        if symbol == "record_summaries_every_n_global_steps":
+            params = ("n", "global_step")
+            if any(a.star for a in original.args) or len(original.args) > 2:
+                return updated
+            given = {}
+            for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
+                given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+            if "n" not in given:
+                return updated
+            if not self.fix(
+                original,
+                "TFM413",
+                "record_summaries_every_n_global_steps(n) is tf.summary.record_if(<global step % n == 0>) in TF 2",
+            ):
+                return updated
+            tf = self._tfname()
+            step = given.get("global_step") or cst.parse_expression(f"{tf}.compat.v1.train.get_or_create_global_step()")
+            cond = cst.parse_expression(f"lambda: {tf}.math.equal(STEP % N, 0)")
+            cond = cond.visit(_Substitute({"STEP": step, "N": given["n"]}))
+            self.changed = True
+            return cst.Call(func=self._tf("summary.record_if"), args=[cst.Arg(cond)])
+        if symbol in _SUMMARY_OPS:
+            return self._summary_op(symbol, original, updated)
+        if symbol in _SUMMARY_SAME:
+            if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol} is tf.summary.{_SUMMARY_SAME[symbol]} in TF 2"):
+                return updated.with_changes(func=self._tf(f"summary.{_SUMMARY_SAME[symbol]}"))
+            return updated
+        self.flag(
+            original,
+            "TFM413",
+            f"tf.contrib.summary.{symbol} has no TF 2 equivalent (graph-mode summary plumbing); with tf.summary, "
+            "ops write directly to the default writer: delete the call or rewrite it by hand",
+        )
+        return updated
+
+    def _writer(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if any(a.star for a in original.args) or not original.args or original.args[0].keyword not in (None,):
+            if not (original.args and original.args[0].keyword and original.args[0].keyword.value == "logdir"):
+                return updated
+        logdir = original.args[0].value
+        new = updated.with_changes(func=self._tf("summary.create_file_writer"))
+        if isinstance(logdir, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol} is tf.summary.create_file_writer in TF 2"):
+                return new
+            return updated
+        if isinstance(logdir, (cst.Name, cst.Attribute)):
+            if self.fix(
+                original,
+                "TFM413",
+                f"tf.contrib.summary.{symbol}(None) gave a writer that does nothing; tf.summary.create_file_writer(None) "
+                "raises: the None case is written as tf.summary.create_noop_writer()",
+            ):
+                tf = self._tfname()
+                expr = cst.parse_expression(f"(NEW if LOGDIR is not None else {tf}.summary.create_noop_writer())")
+                return expr.visit(_Substitute({"NEW": new, "LOGDIR": updated.args[0].value}))
+            return updated
+        self.flag(
+            original,
+            "TFM413",
+            f"tf.contrib.summary.{symbol}: use tf.summary.create_file_writer(logdir, ...) when logdir is a path and "
+            "tf.summary.create_noop_writer() where it was None",
+        )
+        return updated
+
+    def _summary_op(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        new_name, params, renames, unsupported = _SUMMARY_OPS[symbol]
+        if any(a.star for a in original.args) or len(original.args) > len(params):
+            return updated
+        given: dict[str, cst.BaseExpression] = {}
+        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
+            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+        bad = [k for k in unsupported if k in given and not m.matches(given[k], m.Name("None"))]
+        if bad:
+            self.flag(
+                original,
+                "TFM413",
+                f"tf.contrib.summary.{symbol}: tf.summary.{new_name} has no {', '.join(bad)}; "
+                "(family) prefix the name as 'family/name' by hand",
+            )
+            return updated
+        if not self.fix(
+            original,
+            "TFM413",
+            f"tf.contrib.summary.{symbol} is tf.summary.{new_name} in TF 2; the legacy step (the global step) is "
+            "written explicitly",
+        ):
+            return updated
+        args = _rekey(original, updated, params, renames, 2, drop=tuple(unsupported) + ("step",))
+        step = given.get("step")
+        if step is None or m.matches(step, m.Name("None")):
+            step = cst.parse_expression(f"{self._tfname()}.{_GLOBAL_STEP}")
+        args.append(_kw("step", step))
+        return updated.with_changes(func=self._tf(f"summary.{new_name}"), args=_with_commas(args))
+
+    # --- statements -----------------------------------------------------------------------------
+    def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
+        if len(node.body) != 1:
+            return
+        stmt = node.body[0]
+        if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call):
+            call = stmt.value
+            if self.is_enable_eager(call.func) and not call.args:
+                self.handled.add(id(call))
+            if self.eager and self._minimize_shape(call):
+                self.handled.add(id(call))
+            if self.eager and self._apply_shape(call):
+                self.handled.add(id(call))
+                grads = call.args[0].value
+                if self._implicit(grads):
+                    self.handled.add(id(grads.func))
+        if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and self._implicit(stmt.value):
+            self.handled.add(id(stmt.value.func))
+
+    def _implicit(self, node: cst.BaseExpression) -> str | None:
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Call) and len(node.func.args) == 1:
+            symbol = self.tfe_symbol(node.func.func)
+            if symbol in ("implicit_gradients", "implicit_value_and_gradients") and not node.func.args[0].keyword:
+                if not any(a.keyword for a in node.args):
+                    return symbol
+        return None
+
+    def _minimize_shape(self, call: cst.Call) -> bool:
+        if not m.matches(call.func, m.Attribute(attr=m.Name("minimize"))) or not call.args:
+            return False
+        if call.args[0].keyword or call.args[0].star:
+            return False
+        keywords = {a.keyword.value for a in call.args[1:] if a.keyword}
+        if len(keywords) != len(call.args) - 1 or not keywords <= {"global_step", "var_list", "name"}:
+            return False
+        receiver = _dotted(call.func.value)
+        return "global_step" in keywords or receiver in self.optimizer_names
+
+    def _apply_shape(self, call: cst.Call) -> bool:
+        if not m.matches(call.func, m.Attribute(attr=m.Name("apply_gradients"))) or not call.args:
+            return False
+        if call.args[0].keyword or call.args[0].star:
+            return False
+        keywords = {a.keyword.value for a in call.args[1:] if a.keyword}
+        if len(keywords) != len(call.args) - 1 or not keywords <= {"global_step", "name"}:
+            return False
+        return "global_step" in keywords or self._implicit(call.args[0].value) is not None
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
+        if len(original.body) != 1:
+            return updated
+        stmt, new_stmt = original.body[0], updated.body[0]
+        if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and id(stmt.value) in self.handled:
+            call = stmt.value
+            if self.is_enable_eager(call.func):
+                if self.fix(call, "TFM401", "TF 2 executes eagerly by default: enable_eager_execution() is removed"):
+                    self.changed = True
+                    return self._remove(original)
+                return updated
+            if m.matches(call.func, m.Attribute(attr=m.Name("minimize"))):
+                return self._minimize(original, call, new_stmt.value)
+            if m.matches(call.func, m.Attribute(attr=m.Name("apply_gradients"))):
+                return self._apply(original, call, new_stmt.value)
+        if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call) and id(stmt.value.func) in self.handled:
+            symbol = self._implicit(stmt.value)
+            if not self.fix(stmt.value, "TFM408", f"tfe.{symbol} is tf.GradientTape in TF 2"):
+                return updated
+            target = new_stmt.targets[0].target
+            value_and = symbol == "implicit_value_and_gradients"
+            pre, names, grads = self._tape(new_stmt.value, target if value_and else None)
+            if value_and and names is None:
+                assign = new_stmt.with_changes(
+                    value=cst.Tuple([cst.Element(cst.Name(self._last_loss)), cst.Element(grads)], lpar=[], rpar=[])
+                )
+            elif value_and:
+                assign = cst.Assign(targets=[cst.AssignTarget(names[1])], value=grads)
+            else:
+                assign = new_stmt.with_changes(value=grads)
+            pre[0] = pre[0].with_changes(leading_lines=original.leading_lines)
+            return cst.FlattenSentinel([*pre, original.with_changes(body=[assign], leading_lines=[])])
+        return updated
+
+    def _remove(self, original: cst.SimpleStatementLine) -> cst.BaseStatement | cst.RemovalSentinel:
+        parent = self.get_metadata(ParentNodeProvider, original, None)
+        if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite)) and len(parent.body) == 1:
+            return original.with_changes(body=[cst.Pass()])
+        return cst.RemoveFromParent()
+
+    def _tape(
+        self, call: cst.Call, value_target: cst.BaseExpression | None
+    ) -> tuple[list[cst.BaseStatement], tuple | None, cst.BaseExpression]:
+        """Statements computing ``f(*args)`` under a tape; returns (statements, value names, grads_and_vars)."""
+        tf = self._tfname()
+        self.changed = True
+        fn = call.func.args[0].value
+        tape = self.fresh("tape")
+        names = None
+        pair = m.Tuple(elements=[m.Element(m.Name()), m.Element(m.Name())]) | m.List(
+            elements=[m.Element(m.Name()), m.Element(m.Name())]
+        )
+        if value_target is not None and m.matches(value_target, pair):
+            loss = value_target.elements[0].value.value
+            names = (loss, value_target.elements[1].value)
+        else:
+            loss = self.fresh("loss_value")
+        self._last_loss = loss
+        variables = self.fresh("variables")
+        value = cst.Call(func=_callee(fn), args=_strip_comma(list(call.args)))
+        body = cst.parse_statement(f"with {tf}.GradientTape() as {tape}:\n    {loss} = LOSS\n")
+        body = body.visit(_Substitute({"LOSS": value}))
+        stmts = [body, cst.parse_statement(f"{variables} = {tape}.watched_variables()\n")]
+        grads = cst.parse_expression(f"list(zip({tape}.gradient({loss}, {variables}), {variables}))")
+        return stmts, names, grads
+
+    def _minimize(self, original: cst.SimpleStatementLine, call: cst.Call, updated: cst.Call):
+        if not self.fix(
+            call,
+            "TFM411",
+            "optimizer.minimize(loss_fn, global_step=...) is a GradientTape step in TF 2 (Keras optimizers need the "
+            "variables; the global step is incremented explicitly)",
+        ):
+            return original
+        tf = self._tfname()
+        self.changed = True
+        fn = updated.args[0].value
+        kwargs = {a.keyword.value: a.value for a in updated.args[1:]}
+        tape = self.fresh("tape")
+        loss = self.fresh("loss_value")
+        if isinstance(fn, cst.Lambda) and _no_params(fn):
+            loss_expr = fn.body
+        else:
+            loss_expr = cst.Call(func=_callee(fn))
+        with_stmt = cst.parse_statement(f"with {tf}.GradientTape() as {tape}:\n    {loss} = LOSS\n").visit(
+            _Substitute({"LOSS": loss_expr})
+        )
+        out: list[cst.BaseStatement] = [with_stmt.with_changes(leading_lines=original.leading_lines)]
+        if "var_list" in kwargs:
+            variables_expr = kwargs["var_list"]
+        else:
+            variables = self.fresh("variables")
+            out.append(cst.parse_statement(f"{variables} = {tape}.watched_variables()\n"))
+            variables_expr = cst.Name(variables)
+        apply = cst.parse_expression(f"OPT.apply_gradients(zip({tape}.gradient({loss}, VARS), VARS))").visit(
+            _Substitute({"OPT": updated.func.value, "VARS": variables_expr})
+        )
+        out.append(original.with_changes(body=[cst.Expr(apply)], leading_lines=[]))
+        step = kwargs.get("global_step")
+        if step is not None and not m.matches(step, m.Name("None")):
+            out.append(self._assign_add(step))
+        return cst.FlattenSentinel(out)
+
+    def _assign_add(self, step: cst.BaseExpression) -> cst.BaseStatement:
+        return cst.SimpleStatementLine(
+            [cst.Expr(cst.Call(func=cst.Attribute(value=step, attr=cst.Name("assign_add")), args=[cst.Arg(cst.Integer("1"))]))]
+        )
+
+    def _apply(self, original: cst.SimpleStatementLine, call: cst.Call, updated: cst.Call):
+        grads_orig = call.args[0].value
+        symbol = self._implicit(grads_orig)
+        step = None
+        args = list(updated.args)
+        out: list[cst.BaseStatement] = []
+        if any(a.keyword and a.keyword.value == "global_step" for a in call.args):
+            if not self.fix(
+                call,
+                "TFM411",
+                "Keras optimizers' apply_gradients takes no global_step: the global step is incremented explicitly",
+            ):
+                return original
+            step = next(a.value for a in args if a.keyword and a.keyword.value == "global_step")
+            args = _strip_comma([a for a in args if not (a.keyword and a.keyword.value == "global_step")])
+        if symbol == "implicit_gradients" and self.fix(grads_orig, "TFM408", f"tfe.{symbol} is tf.GradientTape in TF 2"):
+            pre, _, grads = self._tape(args[0].value, None)
+            out.extend(pre)
+            args[0] = args[0].with_changes(value=grads)
+        elif symbol is not None:
+            self.flag(grads_orig, "TFM408", _MANUAL[symbol][1])
+        self.changed = True
+        out.append(original.with_changes(body=[cst.Expr(updated.with_changes(args=args))], leading_lines=[]))
+        if step is not None and not m.matches(step, m.Name("None")):
+            out.append(self._assign_add(step))
+        out[0] = out[0].with_changes(leading_lines=original.leading_lines)
+        return cst.FlattenSentinel(out)
+
+
+class _Substitute(cst.CSTTransformer):
+    def __init__(self, table: dict[str, cst.BaseExpression]) -> None:
+        self.table = table
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self.table.get(original.value, updated)
