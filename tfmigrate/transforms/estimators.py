@@ -34,6 +34,13 @@ from tfmigrate.transforms.estimators_defaults import (
 
 NUMPY_INPUT_FN = "tf.compat.v1.estimator.inputs.numpy_input_fn"
 FEATURE_KEY = "x"
+MEAN_LOSS = "tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE"  # the legacy heads averaged the loss over the batch
+SUM_LOSS = "tf.keras.losses.Reduction.SUM"  # TF 1.x tf.estimator canned estimators summed it
+CANNED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
+          "DNNLinearCombinedRegressor")
+# text that only TF 1.x programs contain: a file with none of it may already be TF 2 code
+TF1_MARKERS = ("tf.logging", "tf.app.", "tf.contrib", "tf.Session", "tf.train.", "make_one_shot_iterator",
+               "tf.placeholder", "tf.estimator.inputs", "tf.flags", "tf.gfile", "contrib.learn", "skflow")
 _LEGACY_MODULES = ("skflow", "tensorflow.contrib.skflow", "tensorflow.contrib.learn")
 
 
@@ -59,6 +66,22 @@ def _call(func: str, args: list[cst.Arg]) -> cst.Call:
         comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
         fixed.append(arg.with_changes(comma=comma))
     return cst.Call(func=_expr(func), args=fixed)
+
+
+def _append_args(call: cst.Call, replaced: list[cst.Arg], extra: list[cst.Arg]) -> cst.Call:
+    """``call`` with ``replaced`` args (same count as call.args) plus ``extra``, keeping the layout."""
+    old = list(call.args)
+    commas = [a.comma for a in old if isinstance(a.comma, cst.Comma)]
+    style = commas[-1] if commas else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if commas and not isinstance(old[-1].comma, cst.Comma) and len(commas) == len(old) - 1:
+        style = commas[-1]
+    last_comma = old[-1].comma if old else cst.MaybeSentinel.DEFAULT
+    out = []
+    for i, arg in enumerate(replaced):
+        out.append(arg.with_changes(comma=style) if i == len(replaced) - 1 else arg)
+    for i, arg in enumerate(extra):
+        out.append(arg.with_changes(comma=style if i < len(extra) - 1 else last_comma))
+    return call.with_changes(args=out)
 
 
 def _int(node: cst.BaseExpression | None) -> int | None:
@@ -162,6 +185,11 @@ class EstimatorTransform(FamilyTransform):
                     restores.append((call, cls))
         for call, cls in restores:
             self._add_restore(call, cls)
+        tf1 = any(marker in node.code for marker in TF1_MARKERS)
+        for call in calls:
+            name = self.qualified_name(call.func) or ""
+            if name.startswith("tensorflow.estimator.") and name.rpartition(".")[2] in CANNED:
+                self._plan_tf1_canned(call, name.rpartition(".")[2], tf1)
         # 2. method calls on the bindings
         methods: list[tuple[Est, cst.Call, str]] = []
         for call in calls:
@@ -428,6 +456,51 @@ class EstimatorTransform(FamilyTransform):
         else:
             self._plan_tensorflow_x(est)
 
+    def _plan_tf1_canned(self, call: cst.Call, name: str, tf1: bool) -> None:
+        """TFM113: a TF 1.x tf.estimator canned estimator keeps its TF 1.x loss and optimizer in TF 2.15."""
+        keywords = {a.keyword.value: a for a in call.args if a.keyword}
+        if "loss_reduction" in keywords or any(a.star for a in call.args):
+            return
+        if not tf1:
+            return
+        self.pending = []
+        args = list(call.args)
+        extra: list[cst.Arg] = []
+        notes = ["loss_reduction=SUM (TF 1.x summed the loss over the batch; TF 2 averages it)"]
+        positional = sum(1 for a in call.args if a.keyword is None)
+        if positional >= 5:  # the optimizer may be among them
+            self.flag(call, "TFM113", f"tf.estimator.{name}: TF 2.15 averages the loss (TF 1.x summed it) and builds "
+                      "a string/default optimizer at the Keras rate; pass loss_reduction=tf.keras.losses.Reduction.SUM "
+                      "and optimizer=lambda: tf.keras.optimizers.legacy.<Name>(learning_rate=...) by hand")
+            return
+        dnn = name in ("DNNClassifier", "DNNRegressor")
+        for key in ("optimizer", "dnn_optimizer", "linear_optimizer"):
+            value = keywords[key].value if key in keywords else None
+            if value is not None and (self._is_keras_callable(value) or (_string(value) is not None and not dnn)):
+                continue
+            if value is None and not (dnn and key == "optimizer"):
+                continue
+            optimizer = self._optimizer(None, value if value is not None else _expr('"Adagrad"'), None, None,
+                                        LEARN_DNN_RATE)
+            if optimizer is None:
+                self.flag(call, "TFM103", f"tf.estimator.{name}: {key}={_code(value)} must become a callable "
+                          "returning a tf.keras.optimizers.legacy optimizer with the same learning rate")
+                return
+            if value is None:
+                extra.append(_kw("optimizer", optimizer))
+                notes.append(f"the TF 1.x default optimizer (Adagrad at {LEARN_DNN_RATE}; TF 2 uses 0.001)")
+            else:
+                args = [a.with_changes(value=optimizer) if a is keywords[key] else a for a in args]
+                notes.append(f"{key} as a tf.keras.optimizers.legacy callable with the TF 1.x rate")
+        extra.append(_kw("loss_reduction", _expr(SUM_LOSS)))
+        if self.fix(call, "TFM113", f"TF 1.x tf.estimator.{name} in TF 2.15: " + "; ".join(notes)):
+            self._apply(call, _append_args(call, args, extra) if args else _call(_code(call.func), extra))
+            self._commit()
+        self.pending = []
+
+    def _is_keras_callable(self, value: cst.BaseExpression) -> bool:
+        return isinstance(value, cst.Lambda) or "keras" in _code(value)
+
     def _lost(self, est: Est) -> list[str]:
         lost = []
         for name in ("continue_training", "verbose", "class_weight", "early_stopping_rounds", "num_cores", "tf_master",
@@ -490,6 +563,7 @@ class EstimatorTransform(FamilyTransform):
         config = self._config(est)
         if config is not None:
             args.append(_kw("config", config))
+        args.append(_kw("loss_reduction", _expr(MEAN_LOSS)))
         new = _call(f"tf.estimator.{cls.target}", args)
         lost = self._lost(est)
         default_notes = [f"{k}={v}" for k, v in cls.defaults.items() if k not in a and k != "optimizer"]
@@ -575,6 +649,7 @@ class EstimatorTransform(FamilyTransform):
             for name in ("activation_fn", "dropout", "config"):
                 if name in a:
                     args.append(_kw(name, a[name]))
+        args.append(_kw("loss_reduction", _expr(MEAN_LOSS)))
         new = _call(f"tf.estimator.{cls.target}", args)
         default = "" if not cls.dnn or "optimizer" in a else f"; the legacy default optimizer (Adagrad at {LEARN_DNN_RATE}) is written out"
         if self.fix(est.call, "TFM102", f"tf.contrib.learn.{cls.name} -> tf.estimator.{cls.target}{default}"):

@@ -127,10 +127,10 @@ LEARN = {
              "input_layer_min_slice_size", "fix_global_step_increment_bug"),
             classifier=False,
         ),
-        LegacyClass("Estimator", "learn", None, ("model_fn", "model_dir", "config", "params")),
     )
 }
 LEARN.update({k: v for k, v in LEARN08.items()})
+# tf.contrib.learn.Estimator(model_fn=...) belongs to TFM153 (contrib_learn.toml).
 
 # contrib.learn 0.9-1.x DNN: optimizer None or a name is built at this rate (dnn.py _LEARNING_RATE).
 LEARN_DNN_RATE = "0.05"
