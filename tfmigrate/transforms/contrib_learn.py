@@ -328,14 +328,14 @@ class ContribLearnTransform(FamilyTransform):
             if isinstance(parent, cst.Attribute) and parent.value is original:
                 return updated  # handled at the parent (ModeKeys.TRAIN)
             self.flag(original, "TFM151", "tf.contrib.learn.ModeKeys used as a value: use tf.estimator.ModeKeys, "
-                      "whose INFER is PREDICT ('predict', not 'infer')")
+                      "whose INFER attribute is named PREDICT (value 'infer'); Modes.INFER would raise AttributeError")
             return updated
         if key not in MODE_KEYS:
             self.flag(original, "TFM151", f"tf.contrib.learn.ModeKeys.{key} has no tf.estimator.ModeKeys equivalent")
             return updated
         message = f"tf.contrib.learn.ModeKeys.{key} is tf.estimator.ModeKeys.{MODE_KEYS[key]}"
         if key == "INFER":
-            message += " (the mode string is 'predict' in tf.estimator, not 'infer')"
+            message += " (the same string 'infer'; only the attribute name changed)"
         if not self.fix(original, "TFM151", message):
             return updated
         self.drop_import_of(original)
