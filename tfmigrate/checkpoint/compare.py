@@ -94,7 +94,7 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
     dst = names.structure({n: v["shape"] for n, v in md.items() if n in md_model})
     matched_weights = [p["model_name"] for p in pairs if p["status"] == "match" and p["kind"] == "model"]
     warm = (f"warm start what still fits: tf.estimator.WarmStartSettings(ckpt_to_initialize_from={checkpoint!r}, "
-            f"vars_to_warm_start={_regex(matched_weights)!r}) with a NEW model_dir") if matched_weights else \
+            f"vars_to_warm_start={sorted(matched_weights)!r}) with a NEW model_dir") if matched_weights else \
         "train from scratch in a new model_dir (no model weight fits)"
 
     verdict: str
@@ -139,15 +139,9 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
     }
 
 
-def _regex(names_: list[str]) -> str:
-    import re
-
-    layers = sorted({n.rsplit("/", 1)[0] for n in names_})
-    return "^(" + "|".join(re.escape(x) for x in layers) + ")/" if layers else ".*"
-
-
 def _shape_verdict(bad: list[dict[str, Any]], src: Any, dst: Any, api: str, warm: str) -> str:
-    first = bad[0]
+    bad = sorted(bad, key=lambda p: (p["kind"] != "model", len(p["model_shape"] or []) < 2, p["model_name"]))
+    first = bad[0]  # a model kernel when there is one: the clearest example
     shapes = f"{first['model_name']} is {_fmt(first['checkpoint_shape'])} in the checkpoint, {_fmt(first['model_shape'])} in the model"
     feature = n_classes = None
     if src and dst and src.feature_width != dst.feature_width and src.feature_width and dst.feature_width:
