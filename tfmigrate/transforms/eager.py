@@ -333,6 +333,7 @@ class EagerTransform(FamilyTransform):
         self.eager = False
         self.changed = False
         self.needs_tf = False
+        self.add_tf_import = False
         self.in_import = 0
         self.network_classes: list[bool] = []
         self.for_iters: set[int] = set()  # ids of the iterables of for loops (directly or through enumerate)
@@ -396,8 +397,8 @@ class EagerTransform(FamilyTransform):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self.changed:
-            if self.tf is None and self.needs_tf:
-                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            if self.add_tf_import:
+                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname=self.tf)
             for module, name, asname in self.imports_to_drop:
                 RemoveImportsVisitor.remove_unused_import(self.context, module, name, asname)
         return updated
@@ -412,7 +413,10 @@ class EagerTransform(FamilyTransform):
     def _tfname(self) -> str:
         self.changed = True
         self.needs_tf = True
-        return self.tf or "tf"
+        if self.tf is None:
+            self.tf = "tf2" if "tf" in self.names_in_use else "tf"
+            self.add_tf_import = True
+        return self.tf
 
     def _tf(self, path: str) -> cst.BaseExpression:
         return cst.parse_expression(f"{self._tfname()}.{path}")
@@ -531,7 +535,8 @@ class EagerTransform(FamilyTransform):
         if self.eager and qname.startswith("tensorflow.train.") and qname.endswith("Optimizer"):
             return self._optimizer_call(qname.removeprefix("tensorflow.train."), original, updated)
         if m.matches(func, m.Attribute(value=m.Name("self"), attr=m.Name("track_layer"))) and len(original.args) == 1:
-            if self._in_network() and not original.args[0].keyword and self.fix(
+            in_class = self._in_network() or (self.eager and bool(self.network_classes))
+            if in_class and not original.args[0].keyword and self.fix(
                 original, "TFM403", "track_layer is gone in TF 2: tf.keras.Model tracks layers assigned to attributes"
             ):
                 self.changed = True
