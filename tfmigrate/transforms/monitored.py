@@ -36,13 +36,19 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 
-MTS = "tensorflow.train.MonitoredTrainingSession"
-SCAFFOLD = "tensorflow.train.Scaffold"
-SAVER = "tensorflow.train.Saver"
-GRAPH = "tensorflow.Graph"
-STOP_AT_STEP = "tensorflow.train.StopAtStepHook"
-NAN_HOOK = "tensorflow.train.NanTensorHook"
-DISTRIBUTED = ("tensorflow.train.ClusterSpec", "tensorflow.train.Server")
+
+def _tf1(*names: str) -> frozenset[str]:
+    """A TF1 name as legacy code writes it, and its tf.compat.v1 spelling (TF 1.14+ code)."""
+    return frozenset(p + n for n in names for p in ("tensorflow.", "tensorflow.compat.v1."))
+
+
+MTS = _tf1("train.MonitoredTrainingSession")
+SCAFFOLD = _tf1("train.Scaffold")
+SAVER = _tf1("train.Saver")
+GRAPH = _tf1("Graph")
+STOP_AT_STEP = _tf1("train.StopAtStepHook") | {"tensorflow.estimator.StopAtStepHook"}
+NAN_HOOK = _tf1("train.NanTensorHook") | {"tensorflow.estimator.NanTensorHook"}
+DISTRIBUTED = _tf1("train.ClusterSpec", "train.Server")
 
 # tf.train.X -> tf.estimator.X (all present in tf.estimator of TF 2.15.1, checked by running it).
 HOOKS = (
@@ -121,16 +127,26 @@ def kwarg(call: cst.Call, name: str, position: int | None = None) -> cst.Arg | N
     return None
 
 
-def tensorflow_alias(module: cst.Module) -> str | None:
-    """The name ``import tensorflow [as X]`` binds at module level, if any."""
+def tensorflow_aliases(module: cst.Module) -> tuple[str | None, str | None]:
+    """The names module-level imports bind to ``tensorflow`` and to ``tensorflow.compat.v1``."""
+    alias = compat = None
     for stmt in module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Import):
-                    for alias in small.names:
-                        if code(alias.name) == "tensorflow":
-                            return alias.asname.name.value if alias.asname else "tensorflow"
-    return None
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Import):
+                for name in small.names:
+                    dotted = code(name.name)
+                    if dotted == "tensorflow":
+                        alias = name.asname.name.value if name.asname else "tensorflow"
+                    elif dotted == "tensorflow.compat.v1" and name.asname:
+                        compat = name.asname.name.value
+            elif isinstance(small, cst.ImportFrom) and small.module is not None and not isinstance(small.names, cst.ImportStar):
+                if code(small.module) == "tensorflow.compat":
+                    for name in small.names:
+                        if code(name.name) == "v1":
+                            compat = name.asname.name.value if name.asname else "v1"
+    return alias, compat
 
 
 def all_names(module: cst.Module) -> set[str]:
@@ -355,7 +371,7 @@ class MonitoredSessionTransform(FamilyTransform):
 
     # --- module set-up --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        self._alias = tensorflow_alias(node)
+        self._alias, self._compat = tensorflow_aliases(node)
         self._names = all_names(node)
         self._plans: dict[int, Plan] = {}  # id(owner) -> plan
         self._planned_mts: set[int] = set()
@@ -363,18 +379,31 @@ class MonitoredSessionTransform(FamilyTransform):
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
         self._datasets: list[set[str]] = [self._dataset_names(node)]
 
+    def _import_tensorflow(self) -> str:
+        if "tf" not in self._names:
+            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            self._alias = "tf"
+        else:
+            AddImportsVisitor.add_needed_import(self.context, "tensorflow")
+            self._alias = "tensorflow"
+        return self._alias
+
     @property
     def tf(self) -> str:
-        if self._alias is None:
-            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
-            return "tf"
-        return self._alias
+        """A name for the TF 2 API root; tf.compat.v1.estimator is the same Estimator API."""
+        return self._alias or self._compat or self._import_tensorflow()
+
+    @property
+    def compat_v1(self) -> str:
+        if self._alias:
+            return f"{self._alias}.compat.v1"
+        return self._compat or f"{self._import_tensorflow()}.compat.v1"
 
     def qn(self, node: cst.CSTNode) -> str | None:
         return self.qualified_name(node)
 
-    def is_call_to(self, node: cst.CSTNode, name: str) -> bool:
-        return isinstance(node, cst.Call) and self.qn(node.func) == name
+    def is_call_to(self, node: cst.CSTNode, names: frozenset[str]) -> bool:
+        return isinstance(node, cst.Call) and self.qn(node.func) in names
 
     # --- imports are not usages ----------------------------------------------------------------
     def visit_Import(self, node: cst.Import) -> bool:
@@ -564,7 +593,7 @@ class MonitoredSessionTransform(FamilyTransform):
             return dataset, iterator, target.elements[0].value.value, target.elements[1].value.value
         return None
 
-    def _resolve(self, expr: cst.BaseExpression | None, qname: str, model: Sequence[cst.BaseStatement], start: int, what: str) -> tuple[cst.Call | None, int | None]:
+    def _resolve(self, expr: cst.BaseExpression | None, qname: frozenset[str], model: Sequence[cst.BaseStatement], start: int, what: str) -> tuple[cst.Call | None, int | None]:
         """``expr`` is ``qname(...)`` inline or a name bound to it once in the model code."""
         if expr is None:
             return None, None
@@ -578,7 +607,7 @@ class MonitoredSessionTransform(FamilyTransform):
                     found.append((assign, i))
             if len(found) == 1 and self.is_call_to(found[0][0].value, qname):
                 return found[0][0].value, start + found[0][1]
-        raise NotCanonical(f"the {what} is not a plain `{qname.replace('tensorflow', 'tf')}(...)`")
+        raise NotCanonical(f"the {what} is not a plain `tf.train.{min(qname).rsplit('.', 1)[1]}(...)`")
 
     def _try_plan(self, owner: cst.CSTNode, body: list[cst.BaseStatement], anchor: cst.CSTNode) -> None:
         mts: cst.Call | None = None
@@ -752,13 +781,13 @@ class MonitoredSessionTransform(FamilyTransform):
             config=config,
         )
 
-    def _calls(self, node: cst.CSTNode, qname: str) -> list[cst.Call]:
+    def _calls(self, node: cst.CSTNode, qname: frozenset[str]) -> list[cst.Call]:
         found: list[cst.Call] = []
         outer = self
 
         class _V(cst.CSTVisitor):
             def visit_Call(self, call: cst.Call) -> None:
-                if outer.qn(call.func) == qname:
+                if outer.qn(call.func) in qname:
                     found.append(call)
 
         node.visit(_V())
@@ -872,7 +901,7 @@ class MonitoredSessionTransform(FamilyTransform):
     # --- per-call rules ---------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = self.qn(original.func)
-        if name == MTS:
+        if name in MTS:
             self._session_findings(original)
             return updated
         if name in DISTRIBUTED:
@@ -883,14 +912,14 @@ class MonitoredSessionTransform(FamilyTransform):
             isinstance(func, cst.Attribute)
             and func.attr.value in ITERATOR_METHODS
             and id(original) not in self._consumed
-            and self._alias is not None
+            and (self._alias or self._compat)
             and not (func.attr.value == "make_one_shot_iterator" and original.args)
             and self.qn(func) is None
         ):
             method = func.attr.value
             if self.fix(original, "TFM305", f"Dataset.{method}() is gone from TF 2.15 datasets: tf.compat.v1.data.{method}(dataset)"):
                 receiver = updated.func.value
-                new_func = cst.parse_expression(f"{self.tf}.compat.v1.data.{method}")
+                new_func = cst.parse_expression(f"{self.compat_v1}.data.{method}")
                 return updated.with_changes(func=new_func, args=[cst.Arg(receiver), *updated.args])
         return updated
 
@@ -930,10 +959,10 @@ class MonitoredSessionTransform(FamilyTransform):
             attr in DATASET_ATTRS
             and isinstance(original.value, cst.Name)
             and original.value.value in self._datasets[-1]
-            and self._alias is not None
+            and (self._alias or self._compat)
         ):
             if self.fix(original, "TFM305", f"Dataset.{attr} is gone from TF 2.15 datasets: tf.compat.v1.data.{DATASET_ATTRS[attr]}(dataset)"):
-                return cst.parse_expression(f"{self.tf}.compat.v1.data.{DATASET_ATTRS[attr]}({original.value.value})")
+                return cst.parse_expression(f"{self.compat_v1}.data.{DATASET_ATTRS[attr]}({original.value.value})")
         return updated
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
