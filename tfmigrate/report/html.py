@@ -30,7 +30,7 @@ def _css() -> str:
     from pygments.formatters import HtmlFormatter
 
     own = resources.files("tfmigrate.report").joinpath("report.css").read_text(encoding="utf-8")
-    return own + "\n" + HtmlFormatter(style="default").get_style_defs(".diff .c")
+    return own + "\n" + HtmlFormatter(style="default").get_style_defs(".diff .tfm-c")
 
 
 def _highlighter():
@@ -68,20 +68,20 @@ def render_diff(diff: str, code) -> str:
         m = _HUNK.match(line)
         if m:
             old, new = int(m.group(1)), int(m.group(2))
-            rows.append(f'<div class="l hunk"><span class="n"></span><span class="n"></span><span class="s"></span><span class="c">{e(line)}</span></div>')
+            rows.append(f'<div class="tfm-l hunk"><span class="tfm-n"></span><span class="tfm-n"></span><span class="tfm-s"></span><span class="tfm-c">{e(line)}</span></div>')
             continue
         if line.startswith("\\"):
-            rows.append(f'<div class="l hunk"><span class="n"></span><span class="n"></span><span class="s"></span><span class="c">{e(line)}</span></div>')
+            rows.append(f'<div class="tfm-l hunk"><span class="tfm-n"></span><span class="tfm-n"></span><span class="tfm-s"></span><span class="tfm-c">{e(line)}</span></div>')
             continue
         sign, text = line[:1], line[1:]
         if sign == "+":
-            rows.append(f'<div class="l add"><span class="n"></span><span class="n">{new}</span><span class="s">+</span><span class="c">{code(text)}</span></div>')
+            rows.append(f'<div class="tfm-l add"><span class="tfm-n"></span><span class="tfm-n">{new}</span><span class="tfm-s">+</span><span class="tfm-c">{code(text)}</span></div>')
             new += 1
         elif sign == "-":
-            rows.append(f'<div class="l del"><span class="n">{old}</span><span class="n"></span><span class="s">−</span><span class="c">{code(text)}</span></div>')
+            rows.append(f'<div class="tfm-l del"><span class="tfm-n">{old}</span><span class="tfm-n"></span><span class="tfm-s">−</span><span class="tfm-c">{code(text)}</span></div>')
             old += 1
         else:
-            rows.append(f'<div class="l ctx"><span class="n">{old}</span><span class="n">{new}</span><span class="s"></span><span class="c">{code(text)}</span></div>')
+            rows.append(f'<div class="tfm-l ctx"><span class="tfm-n">{old}</span><span class="tfm-n">{new}</span><span class="tfm-s"></span><span class="tfm-c">{code(text)}</span></div>')
             old += 1
             new += 1
     return '<div class="diff">' + "\n".join(rows) + "</div>"

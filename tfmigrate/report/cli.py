@@ -1,0 +1,357 @@
+"""``tfmigrate report``: the whole migration at a glance.
+
+Composes the stages into the one :class:`~tfmigrate.report.model.Report`: what ``rewrite --diff``
+would change (engine, mode "diff"), the findings that need manual work, the checkpoint analysis
+for each estimator whose ``model_dir`` holds a checkpoint (or ``--checkpoint``), and with
+``--validate`` the validation runs. The estimators are found statically in the *migrated* code
+(the rewrite applied in memory, written to a scratch copy), so nothing in PATH is modified.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.console import Console
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from tfmigrate.report.model import Report
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+@dataclass
+class EstimatorSite:
+    """A tf.estimator construction in the migrated code of one file."""
+
+    path: str  # the user's file
+    line: int  # in the migrated code
+    cls: str
+    spec: str  # TARGET for the scratch copy: /tmp/.../file.py:LINE
+    model_dir: str | None = None
+    error: str | None = None
+    key: str = ""  # identical definitions (legacy.py and expected.py of a sample) are analysed once
+    checkpoints: list[str] = field(default_factory=list)
+
+
+def apply_diff(original: str, diff: str) -> str:
+    """Apply a unified diff (as the engine writes it) to the text it was made from."""
+    old = original.splitlines(keepends=True)
+    out: list[str] = []
+    pos = 0
+    last = ""
+    for line in diff.splitlines(keepends=True):
+        if line.startswith(("--- ", "+++ ")):
+            continue
+        m = _HUNK.match(line)
+        if m:
+            start = int(m.group(1)) - (0 if m.group(2) == "0" else 1)
+            out.extend(old[pos:start])
+            pos = start
+        elif line.startswith("\\"):
+            if out and last in "+ ":  # "\ No newline at end of file" after a line the new text keeps
+                out[-1] = out[-1].rstrip("\r\n")
+        elif line.startswith("+"):
+            out.append(line[1:])
+        elif line.startswith("-"):
+            pos += 1
+        elif line.startswith(" "):
+            out.append(old[pos])
+            pos += 1
+        last = line[:1]
+    out.extend(old[pos:])
+    return "".join(out)
+
+
+def migrated_sources(report: Report) -> dict[str, bytes]:
+    """The code each file would have after ``rewrite`` (the diff applied in memory; unchanged files as they are)."""
+    out: dict[str, bytes] = {}
+    for r in report.files:
+        if r.status not in ("changed", "unchanged"):
+            continue
+        try:
+            data = Path(r.path).read_bytes()
+        except OSError:
+            continue
+        if r.status == "changed" and r.diff:
+            if b"estimator" not in data and "estimator" not in r.diff:
+                continue
+            data = apply_diff(data.decode("utf-8", errors="replace"), r.diff).encode("utf-8")
+        if b"estimator" in data:
+            out[r.path] = data
+    return out
+
+
+def find_estimators(sources: dict[str, bytes], scratch: Path) -> list[EstimatorSite]:
+    from tfmigrate.checkpoint.targets import TargetError, find_constructions
+
+    sites: list[EstimatorSite] = []
+    for i, (path, data) in enumerate(sorted(sources.items())):
+        copy = scratch / str(i) / Path(path).name
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(data)
+        try:
+            found = find_constructions(copy)
+        except TargetError as exc:
+            sites.append(EstimatorSite(path, 0, "?", str(copy), error=str(exc).replace(str(copy), path)))
+            continue
+        for c in found:
+            error = c.kwargs.get("__error__")
+            model_dir = c.kwargs.get("model_dir", {}).get("lit") if isinstance(c.kwargs.get("model_dir"), dict) else None
+            key = json.dumps([c.cls, {k: v for k, v in c.kwargs.items() if k != "__error__"}], sort_keys=True, default=str)
+            sites.append(EstimatorSite(
+                path, c.line, c.short, f"{copy}:{c.line}", model_dir=model_dir if isinstance(model_dir, str) else None,
+                error=error.replace(str(copy), path) if error else None, key=key,
+            ))
+    return sites
+
+
+def holds_checkpoint(directory: Path) -> bool:
+    return directory.is_dir() and ((directory / "checkpoint").is_file() or any(directory.glob("*.index")))
+
+
+def resolve_model_dir(site: EstimatorSite) -> Path | None:
+    if not site.model_dir:
+        return None
+    candidates = [Path(site.model_dir)]
+    if not Path(site.model_dir).is_absolute():
+        candidates.append(Path(site.path).parent / site.model_dir)
+    for c in candidates:
+        if holds_checkpoint(c):
+            return c
+    return None
+
+
+def unique(sites: list[EstimatorSite]) -> list[EstimatorSite]:
+    seen: set[str] = set()
+    out = []
+    for s in sites:
+        if s.key and s.key in seen:
+            continue
+        seen.add(s.key)
+        out.append(s)
+    return out
+
+
+def shown_target(site: EstimatorSite) -> str:
+    return f"{site.path}:{site.line} {site.cls}"
+
+
+def relabel(obj: Any, site: EstimatorSite) -> Any:
+    """Scratch-copy paths in results become the user's file."""
+    scratch = site.spec.rsplit(":", 1)[0]
+    text = json.dumps(obj).replace(json.dumps(site.spec)[1:-1], shown_target(site)).replace(json.dumps(scratch)[1:-1], site.path)
+    return json.loads(text)
+
+
+def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], say) -> tuple[list[dict], list[str]]:
+    from tfmigrate.validate.runner import run_validation
+
+    work: list[tuple[EstimatorSite, list[str]]] = []
+    usable = [s for s in unique(sites) if not s.error]
+    for s in usable:
+        found = resolve_model_dir(s)
+        paths = [str(found)] if found else []
+        paths += [str(p) for p in extra]
+        if paths:
+            work.append((s, paths))
+    errors: list[str] = []
+    if extra and not usable:
+        errors.append("--checkpoint: no tf.estimator construction in PATH to compare it with")
+    results: list[dict] = []
+    for site, paths in work:
+        say(f"checkpoint analysis: {shown_target(site)} against {', '.join(paths)}")
+        r = run_validation(site.spec, device="cpu", analyse_only=paths)
+        if r.get("error"):
+            errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {relabel(r['error'], site)}")
+        for ck in r.get("checkpoints", []):
+            ck = relabel(ck, site)
+            ck.setdefault("model", shown_target(site))
+            if isinstance(ck.get("model"), dict):
+                ck["model"].setdefault("target", shown_target(site))
+            results.append(ck)
+    return results, errors
+
+
+def run_validations(sites: list[EstimatorSite], steps: int, say) -> list[dict]:
+    from tfmigrate.validate.runner import run_validation
+
+    out = []
+    for s in unique(sites):
+        if s.error:
+            out.append({"schema": 1, "passed": False, "device": "-", "steps": 0, "stages": [], "target": shown_target(s), "error": s.error})
+            continue
+        say(f"validating {shown_target(s)} ({steps} steps)")
+        r = run_validation(s.spec, device="auto", steps=steps)
+        r.pop("exit_code", None)
+        r = relabel(r, s)
+        r["target"] = shown_target(s)
+        out.append(r)
+    return out
+
+
+# ------------------------------------------------------------------------------------ terminal
+
+
+def summary_view(report: Report) -> Table:
+    s = report.summary()
+    table = Table(title="tfmigrate report", show_header=False, box=None, pad_edge=False, title_justify="left", title_style="bold")
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    table.add_row("files", f"{s['files']} scanned, [yellow]{s['changed']} to change[/], {s['errors']} error(s)")
+    table.add_row("findings", f"{s['findings']} ({s['findings'] - s['manual']} fixed by rewrite, [magenta]{s['manual']} manual[/])")
+    if report.checkpoints:
+        bad = sum(not c.get("compatible") for c in report.checkpoints)
+        table.add_row("checkpoints", f"{len(report.checkpoints)} analysed, " + (f"[bold red]{bad} incompatible[/]" if bad else "[green]all compatible[/]"))
+    else:
+        table.add_row("checkpoints", "[dim]none found (estimator model_dir or --checkpoint)[/]")
+    if report.validations:
+        bad = sum(not v.get("passed") for v in report.validations)
+        table.add_row("validation", f"{len(report.validations)} run, " + (f"[bold red]{bad} failed[/]" if bad else "[green]all passed[/]"))
+    else:
+        table.add_row("validation", "[dim]not run (--validate)[/]")
+    return table
+
+
+def print_terminal(report: Report, out: Console) -> None:
+    from tfmigrate.report import console as view
+    from tfmigrate.validate.cli import stages_table, verdict_line
+
+    out.print(summary_view(report))
+    out.print()
+    files = [r for r in report.files if r.status in ("changed", "error") or r.findings]
+    if files:
+        table = Table(show_header=True, header_style="bold", title="files", title_justify="left")
+        table.add_column("file", overflow="fold")
+        table.add_column("status", no_wrap=True)
+        table.add_column("fixes", justify="right")
+        table.add_column("manual", justify="right")
+        for r in files:
+            status = {"changed": "[yellow]to change[/]", "error": "[bold red]error[/]"}.get(r.status, r.status)
+            table.add_row(r.path, status, str(sum(f.fixable for f in r.findings)), str(sum(not f.fixable for f in r.findings)))
+        out.print(table)
+    for c in report.checkpoints:
+        ok = c.get("compatible")
+        mark = "[green]compatible[/]" if ok else "[bold red]incompatible[/]"
+        out.print(f"[bold]checkpoint[/] {c.get('checkpoint')}: {mark}", soft_wrap=False)
+    for v in report.validations:
+        out.print(f"[bold]validate[/] {v.get('target')}: " + verdict_line(v))
+    # ---------------------------------------------------------------- details
+    if report.findings:
+        out.rule("[bold]findings[/] (manual first)")
+        manual = [f for f in report.findings if not f.fixable]
+        auto = [f for f in report.findings if f.fixable]
+        for f in manual + auto:
+            tag = "[magenta]manual[/]" if not f.fixable else "[blue]fix[/]"
+            out.print(Text.from_markup(f"{tag} [bold]{f.rule}[/] ") + Text(f"{f.path}:{f.line}:{f.col}", style="dim") + Text(f" {f.message}"))
+    diffs = [r for r in report.files if r.diff]
+    if diffs:
+        out.rule("[bold]changes[/]")
+        for r in diffs:
+            out.print(Syntax(r.diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+    for c in report.checkpoints:
+        out.rule(f"[bold]checkpoint[/] {c.get('checkpoint')}")
+        ok = c.get("compatible")
+        out.print(Panel(Text(str(c.get("verdict", ""))), border_style="green" if ok else "red"))
+        bad = [p for p in c.get("pairs", []) if p.get("status") != "match"]
+        if bad:
+            table = Table(show_header=True, header_style="bold")
+            table.add_column("variable", overflow="fold")
+            table.add_column("status", overflow="fold")
+            table.add_column("ckpt", no_wrap=True)
+            table.add_column("model", no_wrap=True)
+            for p in bad[:40]:
+                status = str(p.get("status"))
+                style = "bold red" if ("mismatch" in status or "missing" in status) else "yellow"
+                table.add_row(str(p.get("model_name") or p.get("checkpoint_name")), f"[{style}]{status}[/]",
+                              str(p.get("checkpoint_shape") or "-"), str(p.get("model_shape") or "-"))
+            if len(bad) > 40:
+                table.add_row(f"... {len(bad) - 40} more", "", "", "")
+            out.print(table)
+    for v in report.validations:
+        out.rule(f"[bold]validation[/] {v.get('target')}")
+        if v.get("stages"):
+            out.print(stages_table(v))
+        out.print(verdict_line(v))
+    errors = [r for r in report.files if r.status == "error"]
+    if errors or report.errors:
+        out.rule("[bold red]errors[/]")
+        view.print_findings(Report(files=errors, errors=report.errors), out)
+
+
+def exit_code(report: Report) -> int:
+    s = report.summary()
+    if s["errors"]:
+        return 2
+    if s["changed"] or s["findings"] or any(not c.get("compatible") for c in report.checkpoints) or any(not v.get("passed") for v in report.validations):
+        return 1
+    return 0
+
+
+@click.command()
+@click.argument("path", type=click.Path(exists=True, path_type=Path), default=Path("."))
+@click.option("--checkpoint", "checkpoints", multiple=True, type=click.Path(exists=True, path_type=Path),
+              help="Also analyse this checkpoint (model_dir or prefix) against the estimators in PATH (repeatable).")
+@click.option("--validate", "do_validate", is_flag=True, help="Also train/restore/resume each migrated estimator (TensorFlow, a few steps each).")
+@click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True, help="Training steps per validation.")
+@click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
+@click.option("--markdown", "md_out", type=click.Path(dir_okay=False, path_type=Path), help="Write Markdown (fits a pull-request comment).")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as JSON (schema 1).")
+@click.option("--sarif", "sarif_out", type=click.Path(dir_okay=False, path_type=Path), help="Write SARIF 2.1.0.")
+@click.option("--select", multiple=True, help="Rule ids or prefixes to enable.")
+@click.option("--ignore", multiple=True, help="Rule ids or prefixes to disable.")
+@click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for the rewrite stage.")
+def report(
+    path: Path, checkpoints: tuple[Path, ...], do_validate: bool, steps: int, html_out: Path | None, md_out: Path | None,
+    json_out: Path | None, sarif_out: Path | None, select: tuple[str, ...], ignore: tuple[str, ...], exclude: tuple[str, ...],
+    jobs: int | None,
+) -> None:
+    """Everything about migrating PATH: rewrites, manual steps, checkpoints, validation.
+
+    Exit 0 nothing left to do, 1 work remains (changes, manual findings, incompatible checkpoints,
+    failed validation), 2 errors.
+    """
+    from tfmigrate.cli import emit, enabled_rules, run_with_progress, split_codes, split_glob
+    from tfmigrate.codemod.engine import Options, default_jobs
+
+    err = Console(stderr=True, highlight=False)
+
+    def say(message: str) -> None:
+        if err.is_terminal:
+            err.print(f"[dim]… {message}[/]", highlight=False)
+
+    enabled = enabled_rules(split_codes(select), split_codes(ignore))
+    options = Options(enabled=enabled, mode="diff", jobs=jobs or default_jobs())
+    result = run_with_progress((path,), options, tuple(split_glob(exclude)))
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-report-") as scratch:
+        sites = find_estimators(migrated_sources(result), Path(scratch))
+        analyses, errors = analyse_checkpoints(sites, checkpoints, say)
+        result.checkpoints.extend(analyses)
+        result.errors.extend(errors)
+        if do_validate:
+            result.validations.extend(run_validations(sites, steps, say))
+    outputs = {html_out: "html", md_out: "markdown", json_out: "json_format", sarif_out: "sarif"}
+    for target, module in outputs.items():
+        if target is None:
+            continue
+        if module == "html":
+            from tfmigrate.report import html
+
+            text = html.render(result, subject=str(path))
+        else:
+            import importlib
+
+            text = importlib.import_module(f"tfmigrate.report.{module}").render(result)
+        emit(text, target)
+    print_terminal(result, Console(highlight=False))
+    sys.exit(exit_code(result))
