@@ -265,7 +265,12 @@ grads = list(zip(tape.gradient(loss_value, variables), variables))
 out["implicit"] = sorted((float(g.numpy()), float(v.numpy())) for g, v in grads)
 
 # TFM413: the None logdir case and the every-n-steps condition
-writer = tf.summary.create_noop_writer()
+import tempfile
+logdir = None
+noop = (tf.summary.create_file_writer(logdir) if logdir is not None else tf.summary.create_noop_writer())
+with noop.as_default(), tf.summary.record_if(True):
+    out["noop_scalar"] = bool(tf.summary.scalar("x", 1.0, step=tf.compat.v1.train.get_or_create_global_step()))
+writer = tf.summary.create_file_writer(tempfile.mkdtemp())
 gs = tf.compat.v1.train.get_or_create_global_step()
 recorded = []
 with writer.as_default():
@@ -295,3 +300,4 @@ def test_rewrites_keep_behaviour_on_tf215():
         assert out[key]["steps"] == [5, 5], (key, out[key])
     assert out["implicit"] == [[2.0, 3.0], [3.0, 2.0]]  # (gradient, value) of v1*v2; the unused variable is absent
     assert out["record_every_2"] == [True, False, True, False]
+    assert out["noop_scalar"] is False  # the None logdir writes nothing and raises nothing, as contrib did
