@@ -1,0 +1,1 @@
+"""Generated data (tools/gen_tf_names.py); read at run time, never imports TensorFlow."""

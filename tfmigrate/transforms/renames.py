@@ -1,0 +1,453 @@
+"""TFM5xx: plain renames to ``tf.compat.v1``, ``disable_eager_execution``, and the catch-all.
+
+Everything is decided from ``tfmigrate/data/tf215_names.json``, generated from TensorFlow 2.15
+itself by ``tools/gen_tf_names.py``: the public names of ``tf`` (2.x) and of ``tf.compat.v1``, the
+names TF's own upgrader moves to ``tf.compat.v1`` because 2.x changed their behaviour, and known
+replacements for names that exist in neither. The table is loaded lazily, once per process, the
+first time a module that mentions tensorflow is transformed. TensorFlow itself is never imported.
+
+- TFM501 (fix): a TF1 name missing from TF 2.15's ``tf`` but kept under ``tf.compat.v1`` is
+  rewritten to the ``tf.compat.v1`` form, in references and in imports.
+- TFM502 (fix): graph-mode API used outside a ``with tf.Graph().as_default():`` block needs
+  ``tf.compat.v1.disable_eager_execution()``; it is inserted once, after the imports.
+- TFM503 (finding): a tensorflow name that exists in neither namespace; names the replacement.
+
+Names that exist in TF 2.15's ``tf`` are left alone, even the ones whose 2.x object behaves
+differently (the table lists them as ``v1_semantics``; other families' TF2 output uses them too).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache, lru_cache
+from pathlib import Path
+from typing import ClassVar
+
+import libcst as cst
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.helpers import get_full_name_for_node
+from libcst.metadata import ParentNodeProvider
+
+from tfmigrate.codemod.transform import FamilyTransform
+
+DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "tf215_names.json"
+TF = "tensorflow"
+
+V2, V1, UNKNOWN = "v2", "v1", "unknown"
+
+# Private implementation packages: not public API, so neither renamed nor reported.
+PRIVATE = frozenset({"python", "core", "compiler", "include", "lite", "tools", "tsl", "security", "dtensor"})
+
+# Graph-mode API that fails or misbehaves under eager execution (relative to tf / tf.compat.v1).
+GRAPH_ONLY = frozenset(
+    {
+        "placeholder",
+        "sparse_placeholder",
+        "Session",
+        "InteractiveSession",
+        "train.Saver",
+        "train.MonitoredTrainingSession",
+        "train.MonitoredSession",
+        "train.SingularMonitoredSession",
+        "train.Scaffold",
+        "train.start_queue_runners",
+        "train.import_meta_graph",
+    }
+)
+DISABLES = frozenset(
+    f"{TF}.{prefix}{name}"
+    for prefix in ("", "compat.v1.")
+    for name in ("disable_eager_execution", "disable_v2_behavior")
+)
+GRAPH_CLASSES = frozenset({f"{TF}.Graph", f"{TF}.compat.v1.Graph"})
+
+
+class Names:
+    """Lookups in the generated table: dict/set based, memoised per dotted name."""
+
+    def __init__(self, data: dict) -> None:
+        self.modules: dict[str, dict] = data["modules"]
+        self.v2_root: str = data["v2"]
+        self.v1_root: str = data["v1"]
+        self.replacements: dict[str, str] = data["replacements"]
+        self.version: str = data.get("tensorflow", "2.15")
+        self.status = lru_cache(maxsize=65536)(self._status)
+
+    def _resolves(self, root: str, parts: list[str]) -> bool:
+        node = self.modules[root]
+        for part in parts:
+            value = node.get(part)
+            if value is None:
+                return False
+            if not value:
+                return True  # an attribute of a class, function or constant: not checked
+            node = self.modules[value]
+        return True
+
+    def _status(self, rel: str) -> str:
+        """``rel`` is a dotted name relative to ``tensorflow`` (``train.Saver``)."""
+        if not rel:
+            return V2
+        parts = rel.split(".")
+        if parts[0] in PRIVATE:
+            return V2
+        if self._resolves(self.v2_root, parts):
+            return V2
+        if self._resolves(self.v1_root, parts):
+            return V1
+        return UNKNOWN
+
+    def replacement(self, rel: str) -> str | None:
+        for prefix in ("compat.v1.", "compat.v2."):
+            if rel.startswith(prefix):
+                rel = rel[len(prefix) :]
+        if rel in self.replacements:
+            return self.replacements[rel]
+        parts = rel.split(".")
+        for i in range(len(parts), 0, -1):
+            hint = self.replacements.get(".".join(parts[:i]) + ".*")
+            if hint:
+                return hint
+        return None
+
+
+@cache
+def names() -> Names:
+    """The generated table, loaded once per process (only when a file mentions tensorflow)."""
+    with DATA_FILE.open("rb") as handle:
+        return Names(json.load(handle))
+
+
+def dotted(name: str) -> cst.Attribute | cst.Name:
+    parts = name.split(".")
+    node: cst.Attribute | cst.Name = cst.Name(parts[0])
+    for part in parts[1:]:
+        node = cst.Attribute(value=node, attr=cst.Name(part))
+    return node
+
+
+def tf_rel(qualified: str | None) -> str | None:
+    """``tensorflow.train.Saver`` -> ``train.Saver``; ``None`` for anything not tensorflow."""
+    if qualified is None:
+        return None
+    if qualified == TF:
+        return ""
+    if qualified.startswith(TF + "."):
+        return qualified[len(TF) + 1 :]
+    return None
+
+
+def shown(rel: str) -> str:
+    return f"tf.{rel}" if rel else "tf"
+
+
+def base_name(node: cst.BaseExpression) -> cst.Name | None:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+def replace_base(node: cst.BaseExpression, new_base: cst.BaseExpression) -> cst.BaseExpression:
+    if isinstance(node, cst.Attribute):
+        return node.with_changes(value=replace_base(node.value, new_base))
+    return new_base
+
+
+class CompatV1Renames(FamilyTransform):
+    FAMILY: ClassVar[str] = "TFM5"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.names = names()
+        self.tf_alias: str | None = None  # a module-level name bound to `tensorflow`
+        self.v1_alias: str | None = None  # a module-level name bound to `tensorflow.compat.v1`
+        self.in_import = 0
+        self.graph_depth = 0
+        self.graph_vars: set[str] = set()
+        self.graph_use: tuple[cst.CSTNode, str] | None = None
+        self.has_disable = False
+        self.first_tf_statement: cst.CSTNode | None = None
+        self.expanded: dict[int, int] = {}  # id(original top-level line) -> lines it became
+        self.need_tf_import = False
+
+    # --- module-level bindings ----------------------------------------------------------------
+    def visit_Module(self, node: cst.Module) -> None:
+        for statement in node.body:
+            if not isinstance(statement, cst.SimpleStatementLine):
+                continue
+            for small in statement.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        target = get_full_name_for_node(alias.name)
+                        bound = alias.evaluated_alias
+                        if bound is None and target and target.split(".")[0] == TF:
+                            self.tf_alias = self.tf_alias or TF
+                        elif target == TF and bound:
+                            self.tf_alias = self.tf_alias or bound
+                        elif target == f"{TF}.compat.v1" and bound:
+                            self.v1_alias = self.v1_alias or bound
+
+    def compat_v1_prefix(self) -> str:
+        """The dotted expression for ``tensorflow.compat.v1`` in this module (adds an import if needed)."""
+        if self.tf_alias:
+            return f"{self.tf_alias}.compat.v1"
+        if self.v1_alias:
+            return self.v1_alias
+        self.need_tf_import = True
+        return f"{TF}.compat.v1"
+
+    # --- imports -----------------------------------------------------------------------------
+    def visit_Import(self, node: cst.Import) -> None:
+        self.in_import += 1
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.in_import += 1
+
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+        self.in_import -= 1
+        aliases = list(updated.names)
+        changed = False
+        for i, alias in enumerate(original.names):
+            rel = tf_rel(get_full_name_for_node(alias.name))
+            if not rel:
+                continue
+            status = self.names.status(rel)
+            if status == V1:
+                if self.fix(alias, "TFM501", self._rename_message(rel)):
+                    aliases[i] = aliases[i].with_changes(name=dotted(f"{TF}.compat.v1.{rel}"))
+                    changed = True
+            elif status == UNKNOWN:
+                self._flag_unknown(alias, rel)
+        return updated.with_changes(names=aliases) if changed else updated
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.ImportFrom:
+        self.in_import -= 1
+        return updated
+
+    def _plan_import_from(self, node: cst.ImportFrom) -> tuple[list[int], str | None]:
+        """Indexes of the names that move to ``tf.compat.v1`` (reporting as it goes)."""
+        if node.relative or node.module is None:
+            return [], None
+        module_rel = tf_rel(get_full_name_for_node(node.module))
+        if module_rel is None:
+            return [], None
+        if isinstance(node.names, cst.ImportStar):
+            if module_rel and self.names.status(module_rel) == UNKNOWN:
+                self._flag_unknown(node, module_rel)
+            return [], None
+        moving = []
+        for i, alias in enumerate(node.names):
+            name = get_full_name_for_node(alias.name)
+            rel = f"{module_rel}.{name}" if module_rel else name
+            status = self.names.status(rel)
+            if status == V1:
+                if self.fix(alias, "TFM501", self._rename_message(rel)):
+                    moving.append(i)
+            elif status == UNKNOWN:
+                self._flag_unknown(alias, rel)
+        target = f"{TF}.compat.v1.{module_rel}" if module_rel else f"{TF}.compat.v1"
+        return moving, target
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        if not any(isinstance(s, cst.ImportFrom) for s in original.body):
+            return updated
+        extra: list[cst.SimpleStatementLine] = []
+        body = list(updated.body)
+        for index, small in enumerate(original.body):
+            if not isinstance(small, cst.ImportFrom):
+                continue
+            moving, target = self._plan_import_from(small)
+            if not moving or target is None:
+                continue
+            current = body[index]
+            assert isinstance(current, cst.ImportFrom) and not isinstance(current.names, cst.ImportStar)
+            names = list(current.names)
+            if len(moving) == len(names):
+                body[index] = current.with_changes(module=dotted(target))
+                continue
+            moved = [names[i].with_changes(comma=cst.MaybeSentinel.DEFAULT) for i in moving]
+            kept = [n for i, n in enumerate(names) if i not in moving]
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            body[index] = current.with_changes(names=kept)
+            extra.append(
+                cst.SimpleStatementLine(
+                    body=[cst.ImportFrom(module=dotted(target), names=moved)]
+                )
+            )
+        new = updated.with_changes(body=body)
+        if not extra:
+            return new
+        self.expanded[id(original)] = 1 + len(extra)
+        return cst.FlattenSentinel([new, *extra])
+
+    # --- references ------------------------------------------------------------------------------
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if isinstance(node.value, cst.Call) and self.qualified_name(node.value.func) in GRAPH_CLASSES:
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    self.graph_vars.add(target.target.value)
+
+    def _is_graph_block(self, node: cst.With) -> bool:
+        for item in node.items:
+            call = item.item
+            if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
+                continue
+            if call.func.attr.value != "as_default":
+                continue
+            owner = call.func.value
+            if isinstance(owner, cst.Call) and self.qualified_name(owner.func) in GRAPH_CLASSES:
+                return True
+            if isinstance(owner, cst.Name) and owner.value in self.graph_vars:
+                return True
+        return False
+
+    def visit_With(self, node: cst.With) -> None:
+        if self._is_graph_block(node):
+            self.graph_depth += 1
+
+    def leave_With(self, original: cst.With, updated: cst.With) -> cst.With:
+        if self._is_graph_block(original):
+            self.graph_depth -= 1
+        return updated
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.has_disable and self.qualified_name(node.func) in DISABLES:
+            self.has_disable = True
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        parent = self.get_metadata(ParentNodeProvider, original, None)
+        if isinstance(parent, cst.Attribute) and parent.value is original:
+            return updated  # the outermost attribute of the chain decides
+        return self._reference(original, updated)
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if self.in_import:
+            return updated
+        parent = self.get_metadata(ParentNodeProvider, original, None)
+        if isinstance(parent, cst.Attribute):
+            return updated  # part of a chain (or an attribute name): the chain decides
+        return self._reference(original, updated)
+
+    def _reference(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if self.in_import:
+            return updated
+        rel = tf_rel(self.qualified_name(original))
+        if rel is None:
+            return updated
+        if self.first_tf_statement is None:
+            self.first_tf_statement = self._top_level(original)
+        self._note_graph_use(original, rel)
+        if not rel:
+            return updated
+        status = self.names.status(rel)
+        if status == V2:
+            return updated
+        if status == UNKNOWN:
+            self._flag_unknown(original, rel)
+            return updated
+        base = base_name(original)
+        if base is None:
+            return updated
+        base_rel = tf_rel(self.qualified_name(base))
+        if base_rel is None:
+            return updated
+        if base_rel and self.names.status(base_rel) != V2:
+            return updated  # bound by an import this family rewrites (or reports) itself
+        if not self.fix(original, "TFM501", self._rename_message(rel)):
+            return updated
+        if not base_rel:  # `tf.placeholder`, `tensorflow.placeholder`
+            new_base = dotted(f"{base.value}.compat.v1")
+        else:  # `train.Saver` with `from tensorflow import train`
+            new_base = dotted(f"{self.compat_v1_prefix()}.{base_rel}")
+            module, _, obj = f"{TF}.{base_rel}".rpartition(".")
+            RemoveImportsVisitor.remove_unused_import(self.context, module, obj, base.value if base.value != obj else None)
+        return replace_base(updated, new_base)
+
+    def _note_graph_use(self, node: cst.CSTNode, rel: str) -> None:
+        if self.graph_use is not None or self.graph_depth:
+            return
+        key = rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel
+        if key in GRAPH_ONLY:
+            parent = self.get_metadata(ParentNodeProvider, node, None)
+            if isinstance(parent, cst.Call) and parent.func is node:  # built, not just named
+                self.graph_use = (node, key)
+
+    def _top_level(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        current = node
+        while True:
+            parent = self.get_metadata(ParentNodeProvider, current, None)
+            if parent is None:
+                return None
+            if isinstance(parent, cst.Module):
+                return current
+            current = parent
+
+    # --- messages ------------------------------------------------------------------------------
+    def _rename_message(self, rel: str) -> str:
+        return f"{shown(rel)} does not exist in TensorFlow 2.15: use tf.compat.v1.{rel}"
+
+    def _flag_unknown(self, node: cst.CSTNode, rel: str) -> None:
+        hint = self.names.replacement(rel)
+        message = f"{shown(rel)} does not exist in TensorFlow 2.15 (neither tf nor tf.compat.v1)"
+        message += f"; replacement: {hint}" if hint else "; no known replacement: port it by hand"
+        self.flag(node, "TFM503", message)
+
+    # --- the module ------------------------------------------------------------------------------
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if self.graph_use is None or self.has_disable:
+            return self._finish(updated)
+        node, key = self.graph_use
+        if not self.fix(
+            node,
+            "TFM502",
+            f"tf.{key} needs graph mode, which TensorFlow 2.15 has off by default: "
+            "inserted tf.compat.v1.disable_eager_execution() after the imports",
+        ):
+            return self._finish(updated)
+        call = cst.SimpleStatementLine(
+            body=[cst.Expr(cst.Call(func=dotted(f"{self.compat_v1_prefix()}.disable_eager_execution")))]
+        )
+        index = self._insert_index(original)
+        body = list(updated.body)
+        body.insert(index, call)
+        return self._finish(updated.with_changes(body=body))
+
+    def _finish(self, module: cst.Module) -> cst.Module:
+        if self.need_tf_import:
+            AddImportsVisitor.add_needed_import(self.context, TF)
+        return module
+
+    def _insert_index(self, original: cst.Module) -> int:
+        """Updated-body index just after the last import that precedes the first use of tensorflow."""
+        last = 0
+        for i, statement in enumerate(original.body):
+            if statement is self.first_tf_statement:
+                break
+            if _is_import_statement(statement):
+                last = i + 1
+        if last == 0:  # no import before: after a docstring / __future__ imports
+            for i, statement in enumerate(original.body):
+                if _is_docstring(statement) and i == 0:
+                    last = 1
+        return sum(self.expanded.get(id(s), 1) for s in original.body[:last])
+
+
+def _is_import_statement(statement: cst.CSTNode) -> bool:
+    if isinstance(statement, cst.SimpleStatementLine):
+        return all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+    if isinstance(statement, (cst.Try, cst.If)):
+        inner = statement.body.body
+        return bool(inner) and all(_is_import_statement(s) for s in inner)
+    return False
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
