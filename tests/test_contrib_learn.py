@@ -259,3 +259,44 @@ def test_rewrite_path_does_not_import_tensorflow():
     legacy = Path(__file__).resolve().parent.parent / "samples" / "contrib_learn_experiment" / "legacy.py"
     proc = subprocess.run([sys.executable, "-c", code, str(legacy)], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_methods_follow_the_converted_estimator_only():
+    code = """
+        import tensorflow as tf
+
+        def model_fn(features, labels, mode):
+            return tf.contrib.learn.ModelFnOps(mode, loss=l, train_op=o)
+
+        def main():
+            est = tf.contrib.learn.Estimator(model_fn=model_fn)
+            est.fit(input_fn=train_fn, max_steps=50, monitors=None)
+            est.evaluate(input_fn=eval_fn, metrics={"acc": acc})
+            return list(est.predict(input_fn=pred_fn, iterate_batches=False))
+
+        def other(est):
+            est.fit(input_fn=train_fn, steps=1)
+
+        clf = sklearn_model()
+        clf.fit(input_fn=train_fn, steps=1)
+    """
+    new, findings, raw = run(code)
+    assert "est.train(input_fn=train_fn, max_steps=50)" in new
+    assert "return list(est.predict(input_fn=pred_fn))" in new
+    assert 'est.evaluate(input_fn=eval_fn, metrics={"acc": acc})' in new  # flagged: add_metrics by hand
+    assert "    est.fit(input_fn=train_fn, steps=1)" in new  # another binding of `est`
+    assert "clf.fit(input_fn=train_fn, steps=1)" in new
+    flagged = [f.message for f in raw if not f.fixable]
+    assert len(flagged) == 1 and "add_metrics" in flagged[0]
+
+
+def test_methods_of_a_flagged_estimator_are_left_alone():
+    code = """
+        import tensorflow as tf
+
+        est = tf.contrib.learn.Estimator(model_fn=imported_model_fn)
+        est.fit(input_fn=train_fn, steps=10)
+    """
+    new, findings, _ = run(code)
+    assert new == textwrap.dedent(code).lstrip("\n")
+    assert findings == [("TFM153", False)]

@@ -64,6 +64,40 @@ EXPERIMENT_ORDER = (
     "estimator", "train_input_fn", "eval_input_fn", "eval_metrics", "train_steps", "eval_steps",
     "train_monitors", "eval_hooks",
 )
+# methods of a converted contrib Estimator (legacy signatures, TF 1.x): keyword arguments kept (renamed), legacy
+# defaults that may be dropped, and what to do by hand otherwise
+ESTIMATOR_METHODS = {
+    "fit": {
+        "new": "train",
+        "keep": {"input_fn": "input_fn", "steps": "steps", "max_steps": "max_steps"},
+        "drop": {"x": {"None"}, "y": {"None"}, "batch_size": {"None"}, "monitors": {"None"}},
+        "manual": "x/y/batch_size become input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn({'x': x}, y, "
+        "batch_size=..., shuffle=True, num_epochs=None); monitors become hooks=[...] of tf.estimator.SessionRunHook",
+    },
+    "partial_fit": {
+        "new": "train",
+        "keep": {"input_fn": "input_fn", "steps": "steps"},
+        "drop": {"x": {"None"}, "y": {"None"}, "batch_size": {"None"}, "monitors": {"None"}},
+        "manual": "partial_fit(input_fn=, steps=) is train(input_fn=, steps=); data goes through an input_fn",
+    },
+    "evaluate": {
+        "new": "evaluate",
+        "keep": {"input_fn": "input_fn", "steps": "steps", "name": "name", "checkpoint_path": "checkpoint_path",
+                 "hooks": "hooks"},
+        "drop": {"x": {"None"}, "y": {"None"}, "batch_size": {"None"}, "metrics": {"None"}, "feed_fn": {"None"},
+                 "log_progress": {"True"}},
+        "manual": "x/y become input_fn=numpy_input_fn(..., num_epochs=1, shuffle=False); metrics become "
+        "tf.estimator.add_metrics(estimator, metric_fn); feed_fn has no equivalent",
+    },
+    "predict": {
+        "new": "predict",
+        "keep": {"input_fn": "input_fn", "outputs": "predict_keys"},
+        "drop": {"x": {"None"}, "batch_size": {"None"}, "as_iterable": {"True"}, "iterate_batches": {"False"}},
+        "manual": "x becomes input_fn=numpy_input_fn({'x': x}, num_epochs=1, shuffle=False); as_iterable=False "
+        "returned arrays, predict() is always a generator (np.array(list(...))); iterate_batches=True is "
+        "yield_single_examples=False",
+    },
+}
 RUNNER_ORDER = ("experiment_fn", "output_dir", "schedule", "run_config", "hparams")
 MODE_KEYS = {"TRAIN": "TRAIN", "EVAL": "EVAL", "INFER": "PREDICT"}
 FLAG_ONLY_COLUMNS = {
@@ -169,6 +203,8 @@ class ContribLearnTransform(FamilyTransform):
         self._experiment_calls: dict[cst.Call, cst.Return] = {}
         self._runner_calls: set[cst.Call] = set()
         self._handled: set[cst.CSTNode] = set()
+        self._estimator_targets: dict[cst.Name, cst.Call] = {}  # `est = tf.contrib.learn.Estimator(...)`: target -> call
+        self._converted_estimators: set[cst.Call] = set()
 
     # --- helpers ---------------------------------------------------------------------------
     def tf(self, dotted: str) -> cst.BaseExpression:
@@ -196,6 +232,8 @@ class ContribLearnTransform(FamilyTransform):
             self._functions.setdefault(found.name.value, []).append(found)
         for found in m.findall(node, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
             self._assigned.setdefault(found.targets[0].target.value, []).append(found.value)
+            if isinstance(found.value, cst.Call) and self.legacy(found.value.func) == "learn.Estimator":
+                self._estimator_targets[found.targets[0].target] = found.value
         for call in m.findall(node, m.Call()):
             if self.legacy(call.func) == "learn.learn_runner.run":
                 self._plan_runner(call)
@@ -238,6 +276,13 @@ class ContribLearnTransform(FamilyTransform):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = self.legacy(original.func)
         if name is None:
+            if (
+                isinstance(original.func, cst.Attribute)
+                and original.func.attr.value in ESTIMATOR_METHODS
+                and isinstance(original.func.value, cst.Name)
+                and self._converted_estimator(original.func.value)
+            ):
+                return self._estimator_method(original, updated)
             return updated
         handler = {
             "learn.RunConfig": self._run_config,
@@ -412,11 +457,54 @@ class ContribLearnTransform(FamilyTransform):
                     "train_op) tuple or a ModelFnOps with output_alternatives is not converted)"
                 )
         args = [a for k, a in bind(updated, ESTIMATOR_ORDER) if k != "feature_engineering_fn"]
+        if self.enabled("TFM153"):
+            self._converted_estimators.add(original)
         return self._rewrite(
             "TFM153", original, updated, "estimator.Estimator", args,
             f"tf.contrib.learn.Estimator is tf.estimator.Estimator; model_fn {fn.name.value} has a compatible "
             "signature and returns EstimatorSpec (fit(input_fn=, steps=, max_steps=) is train(...); "
             "evaluate(metrics=...) needs tf.estimator.add_metrics)",
+        )
+
+    def _converted_estimator(self, name: cst.Name) -> bool:
+        """``name`` is bound once, in this scope or the module, to a contrib Estimator this pass converted."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return False
+        assignments = list(scope[name.value])
+        if len(assignments) != 1:
+            return False
+        target = getattr(assignments[0], "node", None)
+        call = self._estimator_targets.get(target)
+        return call is not None and call in self._converted_estimators
+
+    def _estimator_method(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        method = original.func.attr.value
+        spec = ESTIMATOR_METHODS[method]
+        where = f"{_code(original.func.value)}.{method}"
+        if any(a.keyword is None or a.star for a in original.args):
+            if method == "fit" or method == "partial_fit":
+                hint = ("fit(x, y) takes data, train() an input_fn: train(input_fn=tf.compat.v1.estimator.inputs."
+                        "numpy_input_fn({'x': x}, y, batch_size=<legacy batch_size>, shuffle=True, num_epochs=None), "
+                        "steps=...)")
+            else:
+                hint = "pass input_fn by keyword: the legacy first positional argument was x (data)"
+            self.flag(original, "TFM153", f"{where}(...) on a tf.estimator.Estimator: {hint}")
+            return updated
+        new_args = []
+        for arg in updated.args:
+            key = arg.keyword.value
+            if key in spec["drop"] and _code(arg.value) in spec["drop"][key]:
+                continue
+            if key not in spec["keep"]:
+                self.flag(original, "TFM153", f"{where}({key}=...) has no tf.estimator equivalent: {spec['manual']}")
+                return updated
+            new_args.append(_kw(arg, spec["keep"][key]))
+        if not self.fix(original, "TFM153", f"{where}(...) is {spec['new']}(...) on tf.estimator.Estimator"):
+            return updated
+        trailing = bool(updated.args) and isinstance(updated.args[-1].comma, cst.Comma)
+        return updated.with_changes(
+            func=updated.func.with_changes(attr=cst.Name(spec["new"])), args=join_args(new_args, trailing)
         )
 
     # --- TFM154 Experiment + learn_runner.run -------------------------------------------------------
