@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tfmigrate.checkpoint.index import MAGIC, Table, crc32c, mask_crc  # noqa: E402
 
-KINDS = ("skflow", "contrib09", "contrib1x", "estimator_v1", "estimator_v2", "keras", "tfcheckpoint",
+KINDS = ("skflow", "skflow_binary", "contrib09", "contrib1x", "estimator_v1", "estimator_v2", "keras", "tfcheckpoint",
          "partitioned", "v2_iris_10x10")
 HIDDEN = [10, 10]
 N_FEATURES = 4
@@ -194,7 +194,9 @@ def make(out: Path, kinds: list[str]) -> dict:
         d = out / kind
         prefix = str(d / "model.ckpt-1")
         extra: dict = {}
-        if kind == "skflow":  # TF 0.8 skflow TensorFlowDNNClassifier, V1 format
+        if kind in ("skflow", "skflow_binary"):  # TF 0.8 skflow TensorFlowDNNClassifier, V1 format
+            if kind == "skflow_binary":
+                w = _weights(2, [N_FEATURES, *HIDDEN, 2])
             t: dict = {}
             for i, (k, b) in enumerate(w[:-1]):
                 t[f"dnn/layer{i}/Linear/Matrix"], t[f"dnn/layer{i}/Linear/Bias"] = k, b
@@ -206,6 +208,7 @@ def make(out: Path, kinds: list[str]) -> dict:
             prefix = str(d / "model.ckpt-200")
             _save_graph(prefix, t, v1=True)
             extra["weights"] = [[k.tolist(), b.tolist()] for k, b in w]
+            w = _weights(1, dims)
         elif kind == "contrib09":  # contrib.learn 0.9 DNNClassifier (dnn_linear_combined), V1 format
             t = {}
             for i, (k, b) in enumerate(w[:-1]):
@@ -261,16 +264,21 @@ def make(out: Path, kinds: list[str]) -> dict:
     return manifest
 
 
-def predict(request: dict) -> None:
+def predict(requests: list[dict]) -> None:
+    """For each request, a migrated ``tf.estimator.DNNClassifier`` on ``model_dir`` predicts ``x``."""
     import tensorflow as tf
 
     tf.get_logger().setLevel("ERROR")
-    x = tf.constant(request["x"], tf.float32)
-    est = tf.estimator.DNNClassifier(hidden_units=request["hidden_units"], n_classes=request["n_classes"],
-                                     feature_columns=[tf.feature_column.numeric_column("x", shape=[x.shape[1]])],
-                                     model_dir=request["model_dir"])
-    out = [p["probabilities"].tolist() for p in est.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(64))]
-    print(json.dumps({"probabilities": out}))
+    results = []
+    for request in requests:
+        import numpy as np
+
+        x = np.asarray(request["x"], "float32")
+        est = tf.estimator.DNNClassifier(hidden_units=request["hidden_units"], n_classes=request["n_classes"],
+                                         feature_columns=[tf.feature_column.numeric_column("x", shape=[x.shape[1]])],
+                                         model_dir=request["model_dir"])
+        results.append([p["probabilities"].tolist() for p in est.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(64))])
+    print(json.dumps({"probabilities": results}))
 
 
 if __name__ == "__main__":

@@ -52,14 +52,17 @@ def diff(checkpoint: str | os.PathLike[str], model: str, _model_result: dict[str
 
 
 def read_map_file(path: str | os.PathLike[str]) -> tuple[dict[str, str], list[str]]:
-    """``map.toml``: a ``[map]`` table ``"old/name" = "new/name"`` and an optional ``drop = [...]``."""
+    """``map.toml``: an optional top-level ``drop = ["name", ...]`` and a ``[map]`` table of
+    ``"old/name" = "new/name"``. Tensors in neither are copied under their own names."""
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise CheckpointError(f"{p}: cannot read the name map: {exc}") from None
-    table = data.get("map", {})
+    table = dict(data.get("map", {}))
     drop = data.get("drop", [])
+    if isinstance(table.get("drop"), list):  # `drop = [...]` written after the [map] header lands in it
+        drop = [*drop, *table.pop("drop")]
     if not isinstance(table, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in table.items()):
         raise CheckpointError(f"{p}: [map] must be a table of \"old\" = \"new\" strings")
     if not isinstance(drop, list) or not all(isinstance(x, str) for x in drop):
