@@ -634,8 +634,6 @@ class MonitoredSessionTransform(FamilyTransform):
             raise NotCanonical("the graph does not read its input from exactly one `dataset.make_one_shot_iterator().get_next()`")
         k, (dataset, iterator, features, labels) = nexts[0]
         input_code, model_code = body[:k], body[k + 1 : session_start]
-        if not input_code:
-            raise NotCanonical("there is no dataset code before get_next()")
 
         # the session's arguments
         config: list[tuple[str, cst.BaseExpression]] = []
@@ -829,7 +827,7 @@ class MonitoredSessionTransform(FamilyTransform):
         empty = cst.EmptyLine(indent=False)
 
         input_body = list(body[: plan.input_end])
-        if isinstance(plan.owner, cst.FunctionDef):
+        if isinstance(plan.owner, cst.FunctionDef) and input_body:
             input_body[0] = input_body[0].with_changes(leading_lines=[])
         input_body += [cst.parse_statement(f"return {code(plan.dataset)}\n")]
         input_def = cst.parse_statement(f"def {input_fn}():\n    pass\n").with_changes(leading_lines=list(leading))
