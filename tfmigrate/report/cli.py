@@ -92,25 +92,18 @@ def migrated_sources(report: Report) -> dict[str, bytes]:
 
 
 def find_estimators(sources: dict[str, bytes], scratch: Path) -> list[EstimatorSite]:
-    from tfmigrate.checkpoint.targets import TargetError, find_constructions
+    """tf.estimator constructions of the migrated code; each file's migrated text is written to a scratch copy."""
+    from tfmigrate.validate import static
 
     sites: list[EstimatorSite] = []
     for i, (path, data) in enumerate(sorted(sources.items())):
         copy = scratch / str(i) / Path(path).name
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_bytes(data)
-        try:
-            found = find_constructions(copy)
-        except TargetError as exc:
-            sites.append(EstimatorSite(path, 0, "?", str(copy), error=str(exc).replace(str(copy), path)))
-            continue
-        for c in found:
-            error = c.kwargs.get("__error__")
-            model_dir = c.kwargs.get("model_dir", {}).get("lit") if isinstance(c.kwargs.get("model_dir"), dict) else None
-            key = json.dumps([c.cls, {k: v for k, v in c.kwargs.items() if k != "__error__"}], sort_keys=True, default=str)
+        for c in static.find(data, str(copy)):
             sites.append(EstimatorSite(
-                path, c.line, c.short, f"{copy}:{c.line}", model_dir=model_dir if isinstance(model_dir, str) else None,
-                error=error.replace(str(copy), path) if error else None, key=key,
+                path, c.line, c.cls, f"{copy}:{c.line}", model_dir=c.model_dir,
+                error=c.error.replace(str(copy), path) if c.error else None, key=c.key.replace(str(copy), "") if c.key else "",
             ))
     return sites
 
@@ -222,6 +215,10 @@ def summary_view(report: Report) -> Table:
     return table
 
 
+def _shape(value: Any) -> str:
+    return "-" if value is None else ("[" + ", ".join(str(v) for v in value) + "]" if isinstance(value, (list, tuple)) else str(value))
+
+
 def print_terminal(report: Report, out: Console) -> None:
     from tfmigrate.report import console as view
     from tfmigrate.validate.cli import stages_table, verdict_line
@@ -262,7 +259,10 @@ def print_terminal(report: Report, out: Console) -> None:
         out.rule(f"[bold]checkpoint[/] {c.get('checkpoint')}")
         ok = c.get("compatible")
         out.print(Panel(Text(str(c.get("verdict", ""))), border_style="green" if ok else "red"))
-        bad = [p for p in c.get("pairs", []) if p.get("status") != "match"]
+        rows = [p for p in c.get("pairs", []) if p.get("status") != "match"]
+        bad = [p for p in rows if p.get("kind") != "optimizer"]
+        hidden = len(rows) - len(bad)
+        bad.sort(key=lambda p: (0 if ("mismatch" in str(p.get("status")) or "missing" in str(p.get("status"))) else 1, str(p.get("model_name") or p.get("checkpoint_name"))))
         if bad:
             table = Table(show_header=True, header_style="bold")
             table.add_column("variable", overflow="fold")
@@ -273,10 +273,12 @@ def print_terminal(report: Report, out: Console) -> None:
                 status = str(p.get("status"))
                 style = "bold red" if ("mismatch" in status or "missing" in status) else "yellow"
                 table.add_row(str(p.get("model_name") or p.get("checkpoint_name")), f"[{style}]{status}[/]",
-                              str(p.get("checkpoint_shape") or "-"), str(p.get("model_shape") or "-"))
+                              _shape(p.get("checkpoint_shape")), _shape(p.get("model_shape")))
             if len(bad) > 40:
                 table.add_row(f"... {len(bad) - 40} more", "", "", "")
             out.print(table)
+        if hidden:
+            out.print(f"[dim]{hidden} optimizer slot/hyperparameter row(s) not shown (see --json or --html)[/]")
     for v in report.validations:
         out.rule(f"[bold]validation[/] {v.get('target')}")
         if v.get("stages"):

@@ -487,7 +487,8 @@ class Run:
                 result = analyse(tf, tf.train.latest_checkpoint(directory), variables, cfg["target"])
                 emit("checkpoint", analysis=result)
                 if not result["compatible"]:
-                    hint = "" if "silent" in result["verdict"].lower() else " (TensorFlow 2.15 restores mismatched shapes silently)"
+                    shapes = any("shape" in str(p.get("status")) for p in result.get("pairs", []))
+                    hint = " (TensorFlow 2.15 restores mismatched shapes silently)" if shapes and "silent" not in result["verdict"].lower() else ""
                     raise StageFailed(f"{directory}: {result['verdict']}{hint}")
                 return f"{directory}: {result['verdict']}"
             self.stage(name, check_existing, fatal=blocks)

@@ -77,31 +77,27 @@ def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
 
 
 def _static_factory(spec: str) -> Callable[[str], Any]:
-    """A migrated source file (or file.py:LINE): the checkpoint analyser's static target loader."""
-    try:
-        from tfmigrate.checkpoint import targets as ckpt_targets
-    except ImportError:
-        raise TargetError(f"{spec}: building the estimators of a migrated file needs tfmigrate.checkpoint.targets; name a function instead: file.py:function") from None
-    try:
-        target = ckpt_targets.parse_target(spec)
-        construction = ckpt_targets.select_construction(target) if target.kind == "source" else None
-    except ckpt_targets.TargetError as exc:
-        raise TargetError(str(exc)) from None
-    if target.kind != "source":
-        raise TargetError(f"{spec}: not a Python file with tf.estimator constructions")
+    """A migrated source file (or file.py:LINE): its tf.estimator construction, evaluated statically."""
+    from tfmigrate.validate import static
+
+    path, _, line = spec.rpartition(":") if spec.rpartition(":")[2].isdigit() else (spec, "", "")
+    sites = static.find(Path(path).read_bytes(), path)
+    if not sites:
+        raise TargetError(f"{path}: no tf.estimator construction found; name a function that returns the estimator: {path}:build_estimator")
+    if line:
+        chosen = [s for s in sites if s.line == int(line)]
+        if not chosen:
+            raise TargetError(f"{path}:{line}: no tf.estimator construction on that line (found on {', '.join(str(s.line) for s in sites)})")
+    else:
+        chosen = [s for s in sites if not s.error] or sites
+    if chosen[0].error:
+        raise TargetError(chosen[0].error)
+    chosen_line = chosen[0].line
 
     def factory(model_dir: str) -> Any:
         try:
-            loaded = ckpt_targets.load(target, model_dir=model_dir)
-        except ckpt_targets.TargetError as exc:
+            return static.build(path, chosen_line, model_dir)[0]
+        except static.StaticError as exc:
             raise TargetError(str(exc)) from None
-        est = loaded.estimator
-        config = construction.kwargs.get("config") if construction else None
-        if config is not None:  # the RunConfig the code writes (checkpoint frequency, keep_checkpoint_max)
-            est._config = ckpt_targets.build_value(config).replace(model_dir=model_dir)
-            est._model_dir = model_dir
-        if loaded.model_dir:
-            est._tfmigrate_declared_model_dir = loaded.model_dir
-        return est
 
     return factory
