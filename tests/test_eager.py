@@ -301,3 +301,16 @@ def test_rewrites_keep_behaviour_on_tf215():
     assert out["implicit"] == [[2.0, 3.0], [3.0, 2.0]]  # (gradient, value) of v1*v2; the unused variable is absent
     assert out["record_every_2"] == [True, False, True, False]
     assert out["noop_scalar"] is False  # the None logdir writes nothing and raises nothing, as contrib did
+
+
+def test_suppressed_statement_rewrite_keeps_the_statement_but_applies_other_rules_inside():
+    out, rules = run(
+        """
+        import tensorflow as tf
+        import tensorflow.contrib.eager as tfe
+
+        optimizer.minimize(lambda: f(tfe.executing_eagerly()), global_step=step)  # tfmigrate: ignore[TFM411]
+        """
+    )
+    assert "optimizer.minimize(lambda: f(tf.executing_eagerly()), global_step=step)  # tfmigrate: ignore[TFM411]" in out
+    assert rules == ["TFM416"]

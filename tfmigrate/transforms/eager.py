@@ -937,9 +937,9 @@ class EagerTransform(FamilyTransform):
                     return self._remove(original)
                 return updated
             if m.matches(call.func, m.Attribute(attr=m.Name("minimize"))):
-                return self._minimize(original, call, new_stmt.value)
+                return self._minimize(original, call, new_stmt.value) or updated
             if m.matches(call.func, m.Attribute(attr=m.Name("apply_gradients"))):
-                return self._apply(original, call, new_stmt.value)
+                return self._apply(original, call, new_stmt.value) or updated
         if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call) and id(stmt.value.func) in self.handled:
             symbol = self._implicit(stmt.value)
             if not self.fix(stmt.value, "TFM408", f"tfe.{symbol} is tf.GradientTape in TF 2"):
@@ -998,7 +998,7 @@ class EagerTransform(FamilyTransform):
             "optimizer.minimize(loss_fn, global_step=...) is a GradientTape step in TF 2 (Keras optimizers need the "
             "variables; the global step is incremented explicitly)",
         ):
-            return original
+            return None
         tf = self._tfname()
         self.changed = True
         fn = updated.args[0].value
@@ -1045,7 +1045,7 @@ class EagerTransform(FamilyTransform):
                 "TFM411",
                 "Keras optimizers' apply_gradients takes no global_step: the global step is incremented explicitly",
             ):
-                return original
+                return None
             step = next(a.value for a in args if a.keyword and a.keyword.value == "global_step")
             args = _strip_comma([a for a in args if not (a.keyword and a.keyword.value == "global_step")])
         if symbol == "implicit_gradients" and self.fix(grads_orig, "TFM408", f"tfe.{symbol} is tf.GradientTape in TF 2"):
