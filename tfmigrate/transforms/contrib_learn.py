@@ -703,12 +703,18 @@ class ContribLearnTransform(FamilyTransform):
         if "dimension" in d:
             shape = cst.parse_expression(f"({_code(d['dimension'].value)},)")
             bound = [(k, a.with_changes(value=shape) if k == "dimension" else a) for k, a in bound]
+        note = ""
+        if "column_name" in d and _str_value(d["column_name"].value) == "":
+            key = cst.SimpleString('"x"')
+            bound = [(k, a.with_changes(value=key) if k == "column_name" else a) for k, a in bound]
+            note = ("; the empty key '' (the unnamed feature tensor of fit(x=...)) becomes 'x': TF 2 reads "
+                    "features from a dict, feed {'x': x} (numpy_input_fn(x={'x': x}) as the TFM1 rules write it)")
         args = self.remap(bound, ("column_name", "dimension", "default_value", "dtype", "normalizer"),
                           {"column_name": "key", "dimension": "shape", "normalizer": "normalizer_fn"})
         return self._rewrite(
             "TFM157", original, updated, "feature_column.numeric_column", args,
             "tf.contrib.layers.real_valued_column is tf.feature_column.numeric_column (dimension=n is shape=(n,), "
-            "normalizer is normalizer_fn)",
+            "normalizer is normalizer_fn)" + note,
         )
 
     def _sparse_keys(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
