@@ -12,12 +12,37 @@ x_test = rng.rand(40, 5).astype(np.float32)
 y_test = (x_test[:, 1] + x_test[:, 2] > 1.0).astype(np.int64)
 
 feature_columns = [tf.feature_column.numeric_column("x", shape=x_train.shape[1:])]
-classifier = tf.estimator.DNNClassifier(hidden_units=[16, 8], feature_columns=feature_columns, model_dir="model_learn", n_classes=2, optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05), loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE)
-classifier.train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_train}, y=y_train, batch_size=len(x_train), shuffle=True, num_epochs=None), steps=40)
-accuracy = classifier.evaluate(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, y=y_test, shuffle=False, num_epochs=1))["accuracy"]
+classifier = tf.estimator.DNNClassifier(
+    hidden_units=[16, 8],
+    feature_columns=feature_columns,
+    model_dir="model_learn",
+    n_classes=2,
+    optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
+    loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
+)
+classifier.train(
+    input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(
+        x={"x": x_train},
+        y=y_train,
+        batch_size=len(x_train),
+        shuffle=True,
+        num_epochs=None,
+    ),
+    steps=40,
+)
+accuracy = classifier.evaluate(
+    input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, y=y_test, shuffle=False, num_epochs=1),
+)["accuracy"]
 predictions = np.array([p["class_ids"][0] for p in classifier.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1))])
 print("accuracy: %.3f" % accuracy)
 
-restored = tf.estimator.DNNClassifier(hidden_units=[16, 8], feature_columns=feature_columns, model_dir="model_learn", n_classes=2, optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05), loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE)
+restored = tf.estimator.DNNClassifier(
+    hidden_units=[16, 8],
+    feature_columns=feature_columns,
+    model_dir="model_learn",
+    n_classes=2,
+    optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
+    loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
+)
 restored_predictions = np.array([p["class_ids"][0] for p in restored.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1))])
 print("same predictions after restore:", bool((predictions == restored_predictions).all()))

@@ -15,10 +15,34 @@ model_dir = "model_dnn"
 rng = np.random.RandomState(0)
 features = rng.rand(150, 4).astype(np.float32)
 labels = np.minimum((features[:, 0] * 3).astype(np.int64), 2)
-classifier = tf.estimator.DNNClassifier(hidden_units=units, feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], n_classes=n_classes, optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=learning_rate, global_clipnorm=5.0), model_dir=model_dir, loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE)
-classifier.train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, y=labels, batch_size=32, shuffle=True, num_epochs=None), steps=steps)
 
-new_classifier = tf.estimator.DNNClassifier(hidden_units=units, feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], n_classes=n_classes, optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=learning_rate, global_clipnorm=5.0), loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE, model_dir=model_dir)
+classifier = tf.estimator.DNNClassifier(
+    hidden_units=units,
+    feature_columns=[tf.feature_column.numeric_column("x", shape=[4])],
+    n_classes=n_classes,
+    optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=learning_rate, global_clipnorm=5.0),
+    model_dir=model_dir,
+    loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
+)
+classifier.train(
+    input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(
+        x={"x": features},
+        y=labels,
+        batch_size=32,
+        shuffle=True,
+        num_epochs=None,
+    ),
+    steps=steps,
+)
+
+new_classifier = tf.estimator.DNNClassifier(
+    hidden_units=units,
+    feature_columns=[tf.feature_column.numeric_column("x", shape=[4])],
+    n_classes=n_classes,
+    optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=learning_rate, global_clipnorm=5.0),
+    model_dir=model_dir,
+    loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
+)
 predicted = np.array([p["class_ids"][0] for p in new_classifier.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, shuffle=False, num_epochs=1))])
 probabilities = np.array([p["probabilities"] for p in new_classifier.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, shuffle=False, num_epochs=1))])
 print("accuracy: %.3f" % np.mean(predicted == labels))

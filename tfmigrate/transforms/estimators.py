@@ -68,6 +68,27 @@ def _call(func: str, args: list[cst.Arg]) -> cst.Call:
     return cst.Call(func=_expr(func), args=fixed)
 
 
+def _layout(call: cst.Call, depth: int = 1, limit: int = 100) -> cst.Call:
+    """One argument a line when the call is long (the block's own indentation is added by libcst)."""
+    if len(_code(call)) <= limit or not call.args:
+        return call
+
+    def newline(indent: str) -> cst.ParenthesizedWhitespace:
+        return cst.ParenthesizedWhitespace(
+            first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True, last_line=cst.SimpleWhitespace(indent)
+        )
+
+    inner, outer = "    " * depth, "    " * (depth - 1)
+    args = []
+    for i, arg in enumerate(call.args):
+        value = arg.value
+        if isinstance(value, cst.Call) and len(_code(value)) + len(inner) + 12 > limit:
+            value = _layout(value, depth + 1, limit)
+        last = i == len(call.args) - 1
+        args.append(arg.with_changes(value=value, comma=cst.Comma(whitespace_after=newline(outer if last else inner))))
+    return call.with_changes(whitespace_before_args=newline(inner), args=args)
+
+
 def _append_args(call: cst.Call, replaced: list[cst.Arg], extra: list[cst.Arg]) -> cst.Call:
     """``call`` with ``replaced`` args (same count as call.args) plus ``extra``, keeping the layout."""
     old = list(call.args)
@@ -564,9 +585,11 @@ class EstimatorTransform(FamilyTransform):
         if config is not None:
             args.append(_kw("config", config))
         args.append(_kw("loss_reduction", _expr(MEAN_LOSS)))
-        new = _call(f"tf.estimator.{cls.target}", args)
+        new = _layout(_call(f"tf.estimator.{cls.target}", args))
         lost = self._lost(est)
-        default_notes = [f"{k}={v}" for k, v in cls.defaults.items() if k not in a and k != "optimizer"]
+        given_object = "optimizer" in a and _string(a["optimizer"]) is None
+        default_notes = [f"{k}={v}" for k, v in cls.defaults.items()
+                         if k not in a and k != "optimizer" and not (given_object and k == "learning_rate")]
         message = (f"{cls.name} -> tf.estimator.{cls.target}; legacy defaults written out"
                    + (f" ({', '.join(default_notes)})" if default_notes else "")
                    + (f"; {est.width_note}" if est.width_note else ""))
@@ -576,6 +599,10 @@ class EstimatorTransform(FamilyTransform):
             est.new = new
             for name in lost:
                 self.flag(est.call, "TFM112", f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
+            if len(est.fits) > 1 and "continue_training" not in a:
+                self.flag(est.fits[1], "TFM112", f"{cls.name} is fit more than once: the legacy estimator (continue_training"
+                          "=False) started from scratch on every fit(), tf.estimator continues from the checkpoint in "
+                          "model_dir; use a new model_dir per fit to keep the old behaviour")
         else:
             est.ok = False
 
@@ -650,7 +677,7 @@ class EstimatorTransform(FamilyTransform):
                 if name in a:
                     args.append(_kw(name, a[name]))
         args.append(_kw("loss_reduction", _expr(MEAN_LOSS)))
-        new = _call(f"tf.estimator.{cls.target}", args)
+        new = _layout(_call(f"tf.estimator.{cls.target}", args))
         default = "" if not cls.dnn or "optimizer" in a else f"; the legacy default optimizer (Adagrad at {LEARN_DNN_RATE}) is written out"
         if self.fix(est.call, "TFM102", f"tf.contrib.learn.{cls.name} -> tf.estimator.{cls.target}{default}"):
             self._apply(est.call, new)
@@ -688,10 +715,12 @@ class EstimatorTransform(FamilyTransform):
                 self.flag(est.call, "TFM108", f"{est.cls.name}.restore(path): build tf.estimator.{est.cls.target}(...) "
                           "with the saved model's hyperparameters and model_dir=path by hand")
             return
-        args = [a for a in source.new.args if not (a.keyword and a.keyword.value == "model_dir")]
-        position = next((i for i, a in enumerate(args) if a.keyword and a.keyword.value == "config"), len(args))
+        args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in source.new.args
+                if not (a.keyword and a.keyword.value == "model_dir")]
+        position = next((i for i, a in enumerate(args) if a.keyword and a.keyword.value in ("config", "loss_reduction")),
+                        len(args))
         args.insert(position, _kw("model_dir", est.restore_path))
-        new = _call(f"tf.estimator.{est.cls.target}", args)
+        new = _layout(_call(f"tf.estimator.{est.cls.target}", args))
         if self.fix(est.call, "TFM108", f"{est.cls.name}.restore(path) -> a new tf.estimator.{est.cls.target} with the "
                     "same hyperparameters and model_dir=path (it restores the latest checkpoint there)"):
             self._apply(est.call, new)
@@ -813,7 +842,7 @@ class EstimatorTransform(FamilyTransform):
         elif "x" in bound and "batch_size" not in bound:
             note = "; without batch_size the legacy fit fed the whole data set as one batch: batch_size=len(x)"
         if self.fix(call, "TFM104", f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
-            self._apply(call, call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args))
+            self._apply(call, _layout(call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args)))
             if "monitors" in bound:
                 self.flag(call, "TFM104", "monitors= became hooks=: contrib.learn monitors must be rewritten as "
                           "tf.estimator.SessionRunHook / tf.compat.v1.train hooks")
@@ -839,7 +868,7 @@ class EstimatorTransform(FamilyTransform):
             if name in bound:
                 args.append(_kw(name, bound[name]))
         if self.fix(call, "TFM105", "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"):
-            self._apply(call, call.with_changes(args=_call("f", args).args))
+            self._apply(call, _layout(call.with_changes(args=_call("f", args).args)))
 
     def _plan_predict(self, est: Est, call: cst.Call, method: str, legacy_tfx: bool) -> None:
         params = ("x", "axis", "batch_size") if legacy_tfx and method == "predict" else (
@@ -933,15 +962,28 @@ class EstimatorTransform(FamilyTransform):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self.replace.get(original, updated)
 
-    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine):
-        if original in self.remove:
-            return cst.RemoveFromParent()
-        return updated
+    def _drop_removed(self, original_body, updated_body) -> list:
+        body, carried = [], []
+        for old, new in zip(original_body, updated_body):
+            if old in self.remove:
+                carried = carried or list(getattr(new, "leading_lines", []))
+                continue
+            if carried and hasattr(new, "leading_lines") and not new.leading_lines:
+                new = new.with_changes(leading_lines=carried)
+            carried = []
+            body.append(new)
+        return body
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        if not updated.body:
-            return updated.with_changes(body=[cst.SimpleStatementLine([cst.Pass()])])
-        return updated
+        if not self.remove:
+            return updated
+        body = self._drop_removed(original.body, updated.body)
+        return updated.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if not self.remove:
+            return updated
+        return updated.with_changes(body=self._drop_removed(original.body, updated.body))
 
 
 class _Substitute(cst.CSTTransformer):
