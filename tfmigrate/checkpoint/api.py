@@ -12,11 +12,10 @@ checkpoint run TensorFlow in a child process.
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
-from tfmigrate.checkpoint import classify, compare, index, names
+from tfmigrate.checkpoint import classify, index
 from tfmigrate.checkpoint.index import CheckpointError
 
 SCHEMA = 1
@@ -44,6 +43,8 @@ def _model(model: str) -> dict[str, Any]:
 
 def diff(checkpoint: str | os.PathLike[str], model: str, _model_result: dict[str, Any] | None = None) -> dict[str, Any]:
     ck = index.read(checkpoint)  # checkpoint errors before any TF process starts
+    from tfmigrate.checkpoint import compare
+
     result = _model_result or _model(str(model))
     info = dict(result["model"])
     info.setdefault("target", str(model))
@@ -54,6 +55,8 @@ def diff(checkpoint: str | os.PathLike[str], model: str, _model_result: dict[str
 def read_map_file(path: str | os.PathLike[str]) -> tuple[dict[str, str], list[str]]:
     """``map.toml``: an optional top-level ``drop = ["name", ...]`` and a ``[map]`` table of
     ``"old/name" = "new/name"``. Tensors in neither are copied under their own names."""
+    import tomllib
+
     p = Path(path)
     try:
         data = tomllib.loads(p.read_text(encoding="utf-8"))
@@ -76,7 +79,7 @@ def convert(checkpoint: str | os.PathLike[str], out: str | os.PathLike[str], map
     tensors; verify by reading it back and, with ``model``, by a diff. Never writes over its input."""
     import json
 
-    from tfmigrate.checkpoint import targets
+    from tfmigrate.checkpoint import names, targets
 
     ck = index.read(checkpoint)
     out_dir = Path(out)

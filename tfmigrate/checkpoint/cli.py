@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from tfmigrate.checkpoint.index import CheckpointError
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 KIND_STYLE = {"model": "bold", "optimizer": "cyan", "bookkeeping": "dim"}
@@ -37,6 +37,8 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _console() -> Console:
+    from rich.console import Console  # rich only for text output: --format json stays lean
+
     return Console(highlight=False, soft_wrap=False)
 
 
@@ -65,6 +67,7 @@ def inspect(path: str, fmt: str) -> None:
     from tfmigrate.checkpoint import api, classify
 
     data = _run(api.inspect, path)
+    from rich.table import Table
     if fmt == "json":
         click.echo(json.dumps(data, indent=2))
         sys.exit(0)
@@ -92,6 +95,9 @@ STATUS_SHORT = {"match": "ok", "shape_mismatch": "SHAPE", "dtype_mismatch": "DTY
 
 
 def _print_diff(data: dict[str, Any], out: Console) -> None:
+    from rich.table import Table
+    from rich.text import Text
+
     style = "bold green" if data["compatible"] else "bold red"
     out.print(Text("compatible" if data["compatible"] else "INCOMPATIBLE", style=style)
               + Text(f"  {data['checkpoint']} vs {data['model'].get('target', 'model')}"))
@@ -157,6 +163,9 @@ def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_op
     if fmt == "json":
         click.echo(json.dumps(data, indent=2))
     else:
+        from rich.table import Table
+        from rich.text import Text
+
         out_c = _console()
         out_c.print(f"[bold]wrote[/] {data['out']} (read back and checked)")
         table = Table(title="carried", title_justify="left", expand=False)
