@@ -16,7 +16,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
-from libcst.metadata import ParentNodeProvider
+from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 
@@ -56,7 +56,8 @@ _MANUAL = {
         "TFM408",
         "tfe.implicit_gradients(f)(*args) is, in TF 2: `with tf.GradientTape() as tape: loss = f(*args)`; "
         "`variables = tape.watched_variables()`; `grads_and_vars = list(zip(tape.gradient(loss, variables), variables))` "
-        "(tfmigrate rewrites it when it is the value of an assignment or the argument of apply_gradients)",
+        "(tfmigrate rewrites it when it is the value of an assignment or the argument of apply_gradients, and "
+        "`g = tfe.implicit_gradients(f)` when f is a lambda or a name bound once)",
     ),
     "implicit_value_and_gradients": (
         "TFM408",
@@ -893,6 +894,27 @@ class EagerTransform(FamilyTransform):
                     self.handled.add(id(grads.func))
         if isinstance(stmt, cst.Assign) and len(stmt.targets) == 1 and self._implicit(stmt.value):
             self.handled.add(id(stmt.value.func))
+        if isinstance(stmt, cst.Assign) and self._implicit_def(stmt):
+            self.handled.add(id(stmt.value))
+
+    def _implicit_def(self, stmt: cst.Assign) -> str | None:
+        """``name = tfe.implicit_gradients(f)``: the gradient function is bound to a plain name."""
+        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
+            return None
+        call = stmt.value
+        if not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
+            return None
+        symbol = self.tfe_symbol(call.func)
+        if symbol not in ("implicit_gradients", "implicit_value_and_gradients"):
+            return None
+        fn = call.args[0].value
+        if isinstance(fn, cst.Lambda):
+            return symbol
+        if isinstance(fn, cst.Name):  # the def looks the name up at call time: it must never be rebound
+            scope = self.get_metadata(ScopeProvider, fn, None)
+            if scope is not None and len(scope[fn.value]) == 1:
+                return symbol
+        return None
 
     def _implicit(self, node: cst.BaseExpression) -> str | None:
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Call) and len(node.func.args) == 1:
@@ -940,6 +962,22 @@ class EagerTransform(FamilyTransform):
                 return self._minimize(original, call, new_stmt.value) or updated
             if m.matches(call.func, m.Attribute(attr=m.Name("apply_gradients"))):
                 return self._apply(original, call, new_stmt.value) or updated
+        if isinstance(stmt, cst.Assign) and id(stmt.value) in self.handled:
+            symbol = self._implicit_def(stmt)
+            if not self.fix(stmt.value, "TFM408", f"tfe.{symbol}(f) is a function around tf.GradientTape in TF 2"):
+                return updated
+            tf = self._tfname()
+            name = stmt.targets[0].target.value
+            tape, value, variables = self.fresh("tape"), self.fresh("value"), self.fresh("variables")
+            ret = f"{value}, " if symbol == "implicit_value_and_gradients" else ""
+            func = cst.parse_statement(
+                f"def {name}(*args, **kwargs):\n"
+                f"    with {tf}.GradientTape() as {tape}:\n"
+                f"        {value} = FN(*args, **kwargs)\n"
+                f"    {variables} = {tape}.watched_variables()\n"
+                f"    return {ret}list(zip({tape}.gradient({value}, {variables}), {variables}))\n"
+            ).visit(_Substitute({"FN": _callee(new_stmt.value.args[0].value)}))
+            return func.with_changes(leading_lines=original.leading_lines)
         if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call) and id(stmt.value.func) in self.handled:
             symbol = self._implicit(stmt.value)
             if not self.fix(stmt.value, "TFM408", f"tfe.{symbol} is tf.GradientTape in TF 2"):
