@@ -300,3 +300,17 @@ def test_methods_of_a_flagged_estimator_are_left_alone():
     new, findings, _ = run(code)
     assert new == textwrap.dedent(code).lstrip("\n")
     assert findings == [("TFM153", False)]
+
+
+def test_embedding_vocabulary_size_is_resolved_in_scope_only():
+    code = """
+        import tensorflow as tf
+
+        col = tf.contrib.layers.sparse_column_with_keys("c", ["a", "b"])
+
+        def build(col):
+            return tf.contrib.layers.embedding_column(col, dimension=2)
+    """
+    new, findings, raw = run(code)
+    assert "tf.contrib.layers.embedding_column(col, dimension=2)" in new  # `col` here is the parameter
+    assert ("TFM158", False) in findings

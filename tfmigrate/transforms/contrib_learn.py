@@ -199,7 +199,7 @@ class ContribLearnTransform(FamilyTransform):
         self._need_tf_import = False
         self._module: cst.Module | None = None
         self._functions: dict[str, list[cst.FunctionDef]] = {}
-        self._assigned: dict[str, list[cst.BaseExpression]] = {}
+        self._target_values: dict[cst.Name, cst.BaseExpression] = {}  # `name = value` (single Name target)
         self._experiment_calls: dict[cst.Call, cst.Return] = {}
         self._runner_calls: set[cst.Call] = set()
         self._handled: set[cst.CSTNode] = set()
@@ -231,7 +231,7 @@ class ContribLearnTransform(FamilyTransform):
         for found in m.findall(node, m.FunctionDef()):
             self._functions.setdefault(found.name.value, []).append(found)
         for found in m.findall(node, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
-            self._assigned.setdefault(found.targets[0].target.value, []).append(found.value)
+            self._target_values[found.targets[0].target] = found.value
             if isinstance(found.value, cst.Call) and self.legacy(found.value.func) == "learn.Estimator":
                 self._estimator_targets[found.targets[0].target] = found.value
         for call in m.findall(node, m.Call()):
@@ -809,8 +809,12 @@ class ContribLearnTransform(FamilyTransform):
     def _vocab_size(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
         """The legacy sparse column's ``length`` as code, from its (original) construction."""
         if isinstance(expr, cst.Name) and depth < 3:
-            values = self._assigned.get(expr.value, [])
-            return self._vocab_size(values[0], depth + 1) if len(values) == 1 else None
+            scope = self.get_metadata(ScopeProvider, expr, None)
+            assignments = list(scope[expr.value]) if scope is not None else []
+            if len(assignments) != 1:
+                return None
+            value = self._target_values.get(getattr(assignments[0], "node", None))
+            return self._vocab_size(value, depth + 1) if value is not None else None
         if not isinstance(expr, cst.Call):
             return None
         name = self.legacy(expr.func)
