@@ -314,3 +314,18 @@ def test_embedding_vocabulary_size_is_resolved_in_scope_only():
     new, findings, raw = run(code)
     assert "tf.contrib.layers.embedding_column(col, dimension=2)" in new  # `col` here is the parameter
     assert ("TFM158", False) in findings
+
+
+def test_unknown_experiment_argument_is_never_dropped_silently():
+    code = """
+        import tensorflow as tf
+        from tensorflow.contrib.learn.python.learn import learn_runner
+
+        def experiment_fn(output_dir):
+            return tf.contrib.learn.Experiment(est, train_fn, eval_fn, min_eval_frequency=5, checkpoint_and_export=True)
+
+        learn_runner.run(experiment_fn, output_dir="model")
+    """
+    new, findings, raw = run(code)
+    assert new == textwrap.dedent(code).lstrip("\n")
+    assert any("checkpoint_and_export" in f.message for f in raw)

@@ -98,6 +98,10 @@ ESTIMATOR_METHODS = {
         "yield_single_examples=False",
     },
 }
+# Experiment arguments that move into TrainSpec/EvalSpec, and those its local train_and_evaluate never used
+EXPERIMENT_MAPPED = {"estimator", "train_input_fn", "eval_input_fn", "train_steps", "eval_steps", "eval_hooks",
+                     "eval_delay_secs", "saving_listeners"}
+EXPERIMENT_LOCAL_UNUSED = {"continuous_eval_throttle_secs", "min_eval_frequency"}
 RUNNER_ORDER = ("experiment_fn", "output_dir", "schedule", "run_config", "hparams")
 MODE_KEYS = {"TRAIN": "TRAIN", "EVAL": "EVAL", "INFER": "PREDICT"}
 FLAG_ONLY_COLUMNS = {
@@ -202,7 +206,6 @@ class ContribLearnTransform(FamilyTransform):
         self._target_values: dict[cst.Name, cst.BaseExpression] = {}  # `name = value` (single Name target)
         self._experiment_calls: dict[cst.Call, cst.Return] = {}
         self._runner_calls: set[cst.Call] = set()
-        self._handled: set[cst.CSTNode] = set()
         self._estimator_targets: dict[cst.Name, cst.Call] = {}  # `est = tf.contrib.learn.Estimator(...)`: target -> call
         self._converted_estimators: set[cst.Call] = set()
 
@@ -517,7 +520,7 @@ class ContribLearnTransform(FamilyTransform):
         if not {"estimator", "train_input_fn", "eval_input_fn"} <= names:
             return "estimator, train_input_fn and eval_input_fn are required"
         for k, a in bound:
-            if _is_none(a.value):
+            if k in EXPERIMENT_MAPPED or k in EXPERIMENT_LOCAL_UNUSED or _is_none(a.value):
                 continue
             if k == "eval_metrics":
                 return ("eval_metrics has no TrainSpec/EvalSpec place: wrap the estimator with "
@@ -525,14 +528,12 @@ class ContribLearnTransform(FamilyTransform):
             if k == "train_monitors":
                 return ("train_monitors are legacy monitors: turn them into tf.estimator.SessionRunHook objects "
                         "and pass them as TrainSpec(hooks=[...])")
-            if k in {"delay_workers_by_global_step", "train_steps_per_iteration", "checkpoint_and_export",
-                     "check_interval_secs"}:
-                return f"{k} has no train_and_evaluate equivalent (local training does not use it); remove it"
             if k == "export_strategies":
                 return ("export_strategies become EvalSpec(exporters=[tf.estimator.LatestExporter(name, "
                         "serving_input_receiver_fn)]); rewrite them by hand")
             if k == "local_eval_frequency":
                 return "local_eval_frequency: evaluation now follows checkpoints; set EvalSpec(throttle_secs=...)"
+            return f"{k} has no tf.estimator.train_and_evaluate equivalent; remove it or express it by hand"
         return None
 
     def _plan_runner(self, call: cst.Call) -> None:
@@ -588,7 +589,6 @@ class ContribLearnTransform(FamilyTransform):
             "continuous_eval_throttle_secs are not used by it)",
         ):
             return updated
-        self._handled.add(exp)
         self.drop_import_of(exp.func)
         new_call = updated.value
         assert isinstance(new_call, cst.Call)
