@@ -87,8 +87,10 @@ def render_diff(diff: str, code) -> str:
     return '<div class="diff">' + "\n".join(rows) + "</div>"
 
 
-def status_class(status: str) -> str:
+def status_class(status: str, kind: str | None = None) -> str:
     s = (status or "").lower()
+    if kind == "optimizer" and s != "match":
+        return "row-warn"  # optimizer state: warm starting drops it anyway
     if any(k in s for k in BAD_STATUSES):
         return "row-bad"
     if any(k in s for k in WARN_STATUSES):
@@ -231,13 +233,13 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append(f'<p class="verdict {"ok" if ok else "bad"}">{e(ck.get("verdict", ""))}</p>')
         pairs = ck.get("pairs") or []
         if pairs:
-            pairs = sorted(pairs, key=lambda p: ({"row-bad": 0, "row-warn": 1}.get(status_class(str(p.get("status", ""))), 2)))
+            pairs = sorted(pairs, key=lambda p: {"row-bad": 0, "row-warn": 1}.get(status_class(str(p.get("status", "")), p.get("kind")), 2))
             out.append('<table class="ckpt"><thead><tr><th>checkpoint variable</th><th>model variable</th><th>status</th>'
                        '<th>checkpoint shape</th><th>model shape</th></tr></thead><tbody>')
             for p in pairs:
                 status = str(p.get("status", ""))
                 out.append(
-                    f'<tr class="{status_class(status)}"><td class="mono">{e(p.get("checkpoint_name") or "—")}</td>'
+                    f'<tr class="{status_class(status, p.get("kind"))}"><td class="mono">{e(p.get("checkpoint_name") or "—")}</td>'
                     f'<td class="mono">{e(p.get("model_name") or "—")}</td><td class="status">{e(status)}</td>'
                     f'<td class="mono">{e(_shape(p.get("checkpoint_shape")))}</td><td class="mono">{e(_shape(p.get("model_shape")))}</td></tr>'
                 )

@@ -1,0 +1,193 @@
+"""``tfmigrate report``: rewrite diffs, manual findings, checkpoint analysis and validation in one Report.
+
+The project fixture is a legacy contrib.learn program whose model_dir holds a contrib.learn 1.x
+checkpoint (``samples/checkpoints/contrib1x``, hidden [10, 10]) while the code now says [20, 10],
+plus a Saver-traps program (manual findings). One report run (two short TF children) feeds the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = '</div><script>alert("x")</script>'
+
+LEGACY = textwrap.dedent(
+    f'''
+    import tensorflow as tf
+    from tensorflow.contrib import learn
+
+    FEATURES = [tf.contrib.layers.real_valued_column("x", dimension=4)]
+
+    classifier = learn.DNNClassifier(hidden_units=[20, 10], n_classes=3, feature_columns=FEATURES, model_dir="model")
+    print({HOSTILE!r})
+    '''
+).lstrip()
+
+
+def tfmigrate(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, COLUMNS="80", TERM="dumb")
+    return subprocess.run([sys.executable, "-m", "tfmigrate", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+
+
+def make_project(root: Path) -> Path:
+    proj = root / "proj"
+    proj.mkdir()
+    (proj / "train.py").write_text(LEGACY, encoding="utf-8")
+    shutil.copy(ROOT / "samples" / "saver_traps" / "legacy.py", proj / "saver.py")
+    shutil.copytree(ROOT / "samples" / "checkpoints" / "contrib1x", proj / "model")
+    return proj
+
+
+@pytest.fixture(scope="module")
+def reported(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    root = tmp_path_factory.mktemp("report")
+    proj = make_project(root)
+    out = root / "out"
+    out.mkdir()
+    proc = tfmigrate(
+        "report", ".", "--validate", "--steps", "2",
+        "--html", str(out / "r.html"), "--markdown", str(out / "r.md"), "--json", str(out / "r.json"), "--sarif", str(out / "r.sarif"),
+        cwd=proj,
+    )
+    return proc, out
+
+
+@pytest.mark.slow
+def test_terminal_summary_first_and_fits_80_columns(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    proc, _ = reported
+    assert proc.returncode == 1, proc.stderr
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    assert lines[0].strip() == "tfmigrate report"
+    assert max(len(ln) for ln in lines) <= 80
+    head = "\n".join(lines[:6])
+    assert "2 scanned, " in head and " to change" in head
+    assert "1 analysed, 1 incompatible" in head and "1 run, 1 failed" in head
+    text = " ".join(proc.stdout.split())
+    # details come after the summary: a manual finding, the diff, the checkpoint table, the stages
+    assert text.index("findings (manual first)") > text.index("tfmigrate report")
+    assert "manual TFM201" in text
+    assert "+classifier = tf.estimator.DNNClassifier(" in proc.stdout
+    assert "dnn/hiddenlayer_0/kernel" in text and "missing_from_checkpoint" in text
+    assert "model_dir checkpoint" in text and "FAIL" in text
+
+
+@pytest.mark.slow
+def test_json_holds_every_stage(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, out = reported
+    data = json.loads((out / "r.json").read_text(encoding="utf-8"))
+    assert data["schema"] == 1
+    assert data["summary"]["changed"] >= 1 and data["summary"]["manual"] >= 4
+    assert {"TFM102", "TFM157", "TFM201"} <= {f["rule"] for f in data["findings"]}
+    (ck,) = data["checkpoints"]
+    assert ck["compatible"] is False and "contrib.learn 1.x" in ck["verdict"]
+    assert ck["checkpoint"].endswith("model/model.ckpt-1")
+    (v,) = data["validations"]
+    assert v["target"] == "train.py:5 tf.estimator.DNNClassifier"
+    assert v["passed"] is False and v["device"] in ("CPU", "GPU")
+    stages = {s["name"]: s for s in v["stages"]}
+    assert stages["model_dir checkpoint"]["passed"] is False
+    assert all(stages[n]["passed"] for n in ("train", "checkpoint files", "restore", "resume", "checkpoint analysis"))
+
+
+@pytest.mark.slow
+def test_markdown_and_sarif(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, out = reported
+    md = (out / "r.md").read_text(encoding="utf-8")
+    assert md.startswith("## tfmigrate report") and "### Checkpoint" in md and "### Validation: FAILED" in md
+    sarif = json.loads((out / "r.sarif").read_text(encoding="utf-8"))
+    assert sarif["version"] == "2.1.0" and any(r["ruleId"] == "TFM201" for r in sarif["runs"][0]["results"])
+
+
+@pytest.mark.slow
+def test_html_is_self_contained_and_escaped(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, out = reported
+    page = (out / "r.html").read_text(encoding="utf-8")
+    low = page.lower()
+    assert "<script" not in low and "<link" not in low and "@import" not in low and "url(" not in low
+    assert 'src="http' not in low and 'href="http' not in low
+    assert "&lt;/div&gt;&lt;script&gt;" in page  # the program's text is shown, never interpreted
+    assert "<style>" in page and ".diff" in page
+
+
+def chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync"]
+
+# Test-only probe appended to a copy of the report: what the browser renders (innerText honours CSS)
+# and the computed colours, written into the DOM that --dump-dom prints.
+PROBE = """
+<script>
+const out = {};
+out.text = document.body.innerText;
+const bad = [...document.querySelectorAll('table.ckpt tr.row-bad')].filter(r => r.offsetHeight > 0);
+out.badRows = bad.map(r => r.innerText);
+out.badBg = bad.length ? getComputedStyle(bad[0].cells[0]).backgroundColor : null;
+const add = document.querySelector('.diff .add');
+out.addBg = add ? getComputedStyle(add).backgroundColor : null;
+out.scripts = document.scripts.length;
+out.external = [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href')).filter(u => !u.startsWith('#'));
+const pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(out);
+document.body.appendChild(pre);
+</script>
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(chromium() is None, reason="chromium not on PATH (Debian: apt-get install -y chromium)")
+def test_html_in_headless_chromium(reported: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path) -> None:
+    import html as htmllib
+    import re
+
+    _, out = reported
+    probe_page = tmp_path / "probe.html"
+    probe_page.write_text((out / "r.html").read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    flags = [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]
+    proc = subprocess.run([chromium(), *flags, "--dump-dom", probe_page.as_uri()], capture_output=True, text=True, timeout=120)
+    m = re.search(r'<pre id="probe">(.*?)</pre>', proc.stdout, re.S)
+    assert m, proc.stderr[-2000:]
+    seen = json.loads(htmllib.unescape(m.group(1)))
+    text = seen["text"]
+    # summary numbers as shown
+    assert re.search(r"\b2\s+files scanned", text) and re.search(r"\b[12]\s+files to change", text)
+    assert re.search(r"0/1\s+checkpoints compatible", text) and re.search(r"0/1\s+validations passed", text)
+    # a diff line, a finding with its rule explanation, the validation stage
+    assert "classifier = tf.estimator.DNNClassifier(" in text
+    assert "TFM201" in text and "Saver" in text and "manual" in text
+    assert "model_dir checkpoint" in text and "FAILED" in text
+    # the hostile string from the program is shown as text, and no script of the report ran
+    assert HOSTILE in text and seen["scripts"] == 1 and seen["external"] == []
+    # mismatched weights are highlighted (red background), added lines green
+    assert any("dnn/hiddenlayer_0/kernel" in r and "missing_from_checkpoint" in r for r in seen["badRows"])
+    assert seen["badBg"] == "rgb(255, 235, 233)"
+    assert seen["addBg"] == "rgb(230, 255, 236)"
+    # and a screenshot renders
+    shot = tmp_path / "report.png"
+    subprocess.run([chromium(), *flags, f"--screenshot={shot}", "--window-size=1200,1600", (out / "r.html").as_uri()],
+                   capture_output=True, text=True, timeout=120)
+    assert shot.is_file() and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+@pytest.mark.slow
+def test_report_samples_under_a_minute() -> None:
+    """The README's main-job command on the bundled samples."""
+    start = time.perf_counter()
+    proc = tfmigrate("report", "samples/", cwd=ROOT)
+    seconds = time.perf_counter() - start
+    assert proc.returncode == 1, proc.stderr
+    assert seconds < 60, f"tfmigrate report samples/ took {seconds:.1f} s"
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
+    assert lines[0].strip() == "tfmigrate report" and max(len(ln) for ln in lines) <= 80
+    assert "to change" in lines[1] and "manual" in lines[2]
