@@ -59,7 +59,8 @@ def estimator_variables(loaded: Any) -> tuple[dict[str, Any], list[dict[str, Any
             shape = list(info.full_shape) if info is not None else first.shape.as_list()
             dtype = first.dtype.base_dtype.name
             resource = not first.dtype._is_ref_dtype  # noqa: SLF001
-            out.append({"name": name, "dtype": dtype, "shape": shape, "resource": bool(resource)})
+            out.append({"name": name, "dtype": dtype, "shape": shape, "resource": bool(resource),
+                        "partitioned": info is not None})
     module = type(est).__module__
     api = "custom"
     if ".canned." in module:

@@ -5,12 +5,18 @@ Behaviour the verdicts rely on (measured, see FACTS.md):
 * ``tf.estimator.*`` (V2 canned estimators) restore from ``model_dir`` in graph mode into resource
   variables, which does not validate shapes: a ``[4, 10]`` kernel is *silently* kept where the model
   asks for ``[4, 20]``; training, evaluation and prediction then run on the old shapes.
+  The same holds for a custom ``tf.estimator.Estimator(model_fn)`` (checked: a ``[4, 10]``
+  ``tf.compat.v1.layers.dense`` kernel survives a model asking for ``[4, 7]``).
 * ``tf.compat.v1.estimator.*`` (V1) raise ``InvalidArgumentError`` at restore ("shape in
-  shape_and_slice spec ... does not match the shape stored in checkpoint").
+  shape_and_slice spec ... does not match the shape stored in checkpoint"): their variables are
+  partitioned (one ``part_0``), restored through slice specs, which check shapes. Partitioned
+  variables of other models are given the same verdict (inferred from that mechanism, not
+  measured; the TF child reports ``partitioned`` per variable).
 * A changed ``n_classes`` fails later, on labels ("label value 3 ... outside the valid range"); a
   changed feature width fails with "Matrix size-incompatible"; neither names the checkpoint.
 * A variable the model creates that the checkpoint lacks raises ``NotFoundError`` at restore
-  (``train()`` also needs the optimizer's state; ``predict``/``evaluate`` only the model weights).
+  (``train()`` also needs the optimizer's state -- checked on a converted skflow checkpoint;
+  ``predict``/``evaluate`` only the model weights).
 * ``tf.estimator.WarmStartSettings`` loads only the weights named/matched and never optimizer state.
 """
 
@@ -111,6 +117,8 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
                       "(predict/evaluate) or warm-start from it (training: optimizer state is not carried)")
         verdict = f"{what}. Remedy: {remedy}."
     elif shape_bad:
+        if api not in ("keras",) and any(md[p["model_name"]].get("partitioned") for p in shape_bad):
+            api = "v1"  # partitioned variables are restored through slice specs, which check shapes
         verdict = _shape_verdict(shape_bad, src, dst, api, warm)
     elif dtype_bad:
         p = dtype_bad[0]
@@ -165,7 +173,7 @@ def _shape_verdict(bad: list[dict[str, Any]], src: Any, dst: Any, api: str, warm
     elif api == "keras":
         what = f"load_weights raises ValueError (shape mismatch): {shapes}"
     else:
-        scope = "TF 2.15 tf.estimator" if api == "v2" else "a TF 2.15 custom Estimator (resource variables)"
+        scope = "TF 2.15 tf.estimator" if api == "v2" else "a TF 2.15 tf.estimator.Estimator (resource variables)"
         what = (f"{scope} restores WITHOUT ERROR and SILENTLY KEEPS the checkpoint's shapes ({len(bad)} variable(s); "
                 f"{shapes})")
         if not later:

@@ -426,8 +426,10 @@ def model_variables(target: Target | str, timeout: float = CHILD_TIMEOUT_S) -> d
         from tfmigrate.checkpoint import classify, index
 
         ck = index.read(target.path)
+        writer = classify.writer(ck.entries)
+        api = {"estimator-v1": "v1", "object-based": "keras"}.get(writer, "v2")
         return {
-            "model": {"kind": "checkpoint", "checkpoint": ck.prefix, "writer": classify.writer(ck.entries)},
+            "model": {"kind": "checkpoint", "checkpoint": ck.prefix, "writer": writer, "api": api},
             "variables": [{"name": e.name, "dtype": e.dtype, "shape": e.shape} for e in ck.entries],
         }
     if target.kind == "source":
