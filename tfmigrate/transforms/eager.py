@@ -216,7 +216,7 @@ _SUMMARY_OPS = {
     ),
 }
 _SUMMARY_SAME = {"flush": "flush", "should_record_summaries": "should_record_summaries"}
-_GLOBAL_STEP = "compat.v1.train.get_global_step()"
+_GLOBAL_STEP = "compat.v1.train.get_or_create_global_step()"  # contrib: _choose_step(None)
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
