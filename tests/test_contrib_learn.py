@@ -329,3 +329,18 @@ def test_unknown_experiment_argument_is_never_dropped_silently():
     new, findings, raw = run(code)
     assert new == textwrap.dedent(code).lstrip("\n")
     assert any("checkpoint_and_export" in f.message for f in raw)
+
+
+def test_tf_bound_to_compat_v1_is_not_shadowed():
+    code = """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.contrib import learn
+
+        config = learn.RunConfig(model_dir="m")
+        x = tf.placeholder(tf.float32)
+    """
+    new, _, _ = run(code)
+    assert new == (
+        "import tensorflow.compat.v1 as tf\nimport tensorflow\n\n"
+        'config = tensorflow.estimator.RunConfig(model_dir="m")\nx = tf.placeholder(tf.float32)\n'
+    ), new

@@ -211,8 +211,7 @@ class ContribLearnTransform(FamilyTransform):
 
     # --- helpers ---------------------------------------------------------------------------
     def tf(self, dotted: str) -> cst.BaseExpression:
-        if self._tf == "tf":
-            self._need_tf_import = True
+        self._need_tf_import = True  # a no-op when the module already imports it that way
         return cst.parse_expression(f"{self._tf}.{dotted}")
 
     def legacy(self, node: cst.CSTNode) -> str | None:
@@ -223,14 +222,7 @@ class ContribLearnTransform(FamilyTransform):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
-        for stmt in node.body:
-            if m.matches(stmt, m.SimpleStatementLine(body=[m.Import()])):
-                for alias in stmt.body[0].names:
-                    if _code(alias.name) == "tensorflow":
-                        self._tf = alias.asname.name.value if alias.asname else "tensorflow"
-                        break
-                if self._tf != "tf":
-                    break
+        self._tf = self._tensorflow_alias(node)
         for found in m.findall(node, m.FunctionDef()):
             self._functions.setdefault(found.name.value, []).append(found)
         for found in m.findall(node, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
@@ -242,9 +234,31 @@ class ContribLearnTransform(FamilyTransform):
                 self._plan_runner(call)
         return True
 
+    def _tensorflow_alias(self, module: cst.Module) -> str:
+        """The name new code spells TensorFlow with: an existing ``import tensorflow as X`` at module level,
+        else ``tf`` (added), else ``tensorflow`` when ``tf`` is bound to something else (e.g.
+        ``import tensorflow.compat.v1 as tf``)."""
+        aliases = []
+        for stmt in module.body:
+            if m.matches(stmt, m.SimpleStatementLine(body=[m.Import()])):
+                for alias in stmt.body[0].names:
+                    if _code(alias.name) == "tensorflow":
+                        aliases.append(alias.asname.name.value if alias.asname else "tensorflow")
+        scope = self.get_metadata(ScopeProvider, module, None)
+        if aliases:
+            name = aliases[0]
+            if scope is None or name == "tensorflow" or len(list(scope.assignments[name])) == 1:
+                return name
+        if scope is not None and scope.assignments["tf"]:
+            return "tensorflow"
+        return "tf"
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self._need_tf_import:
-            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            if self._tf == "tensorflow":
+                AddImportsVisitor.add_needed_import(self.context, "tensorflow")
+            else:
+                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
         return updated
 
     def function(self, expr: cst.BaseExpression) -> cst.FunctionDef | None:
@@ -604,8 +618,7 @@ class ContribLearnTransform(FamilyTransform):
             if legacy_kw in bound:
                 evals.append(f"{new_kw}={code(legacy_kw)}")
         inner = "    "  # continuation lines are indented relative to the block (libcst adds the block's indent)
-        if self._tf == "tf":
-            self._need_tf_import = True
+        self._need_tf_import = True
         items = [
             code("estimator"),
             f"{self._tf}.estimator.TrainSpec({', '.join(train)})",
