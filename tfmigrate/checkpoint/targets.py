@@ -52,6 +52,8 @@ ALLOWED_PREFIXES = (
     "tensorflow.int32", "tensorflow.string", "tensorflow.estimator.experimental.", "tensorflow.keras.initializers.",
 )
 CHILD_TIMEOUT_S = 300
+MUTATORS = frozenset({"append", "extend", "insert", "update", "pop", "remove", "clear", "setdefault", "add", "sort",
+                      "reverse", "discard", "popitem"})
 
 
 class TargetError(CheckpointError):
@@ -131,7 +133,7 @@ def find_constructions(path: Path | str) -> list[Construction]:
 
     Raises :class:`TargetError` naming the line when an argument cannot be evaluated statically."""
     import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider, QualifiedNameProvider
+    from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, QualifiedNameProvider, ScopeProvider
 
     path = Path(path)
     try:
@@ -151,17 +153,37 @@ def find_constructions(path: Path | str) -> list[Construction]:
             return q.name
         return None
 
-    # module-level constants: NAME = <expr>, assigned exactly once at top level
-    assigned: dict[str, list[cst.BaseExpression]] = {}
-    for stmt in wrapper.module.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    for t in small.targets:
-                        if isinstance(t.target, cst.Name):
-                            assigned.setdefault(t.target.value, []).append(small.value)
-                elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name) and small.value:
-                    assigned.setdefault(small.target.value, []).append(small.value)
+    scopes = wrapper.resolve(ScopeProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
+
+    def resolve_name(node: cst.Name) -> cst.BaseExpression:
+        """The one value a name is bound to in its scope (module constant or function local),
+        provided nothing mutates it afterwards (``cols.append(...)``, ``cols += ...``, loops)."""
+        name = node.value
+        scope = _lazy(scopes.get(node))
+        assignments = list(scope[name]) if scope is not None else []
+        if not assignments:
+            raise _Unevaluable(node, f"`{name}` is not defined in this file")
+        if len(assignments) > 1:
+            raise _Unevaluable(node, f"`{name}` is assigned more than once")
+        a = assignments[0]
+        target = getattr(a, "node", None)
+        parent = _lazy(parents.get(target)) if target is not None else None
+        value = None
+        if isinstance(parent, cst.AssignTarget):
+            assign = _lazy(parents.get(parent))
+            value = assign.value if isinstance(assign, cst.Assign) else None
+        elif isinstance(parent, cst.AnnAssign):
+            value = parent.value
+        if value is None:
+            raise _Unevaluable(node, f"`{name}` is not bound by a plain assignment (parameter, loop, import...)")
+        for ref in getattr(a, "references", ()):
+            up = _lazy(parents.get(ref.node))
+            if isinstance(up, cst.Attribute) and up.attr.value in MUTATORS:
+                raise _Unevaluable(node, f"`{name}` is changed after its assignment (`{name}.{up.attr.value}` on line {line_of(up)})")
+            if isinstance(up, cst.SubscriptElement) or isinstance(up, cst.Subscript) and isinstance(_lazy(parents.get(up)), cst.AssignTarget):
+                raise _Unevaluable(node, f"`{name}` is changed after its assignment (line {line_of(up)})")
+        return value
 
     def line_of(node: cst.CSTNode) -> int:
         pos = _lazy(positions.get(node))
@@ -197,15 +219,11 @@ def find_constructions(path: Path | str) -> list[Construction]:
         if q and q.startswith("tensorflow.") and q.startswith(ALLOWED_PREFIXES):
             return {"ref": q}
         if isinstance(node, cst.Name):
-            values = assigned.get(node.value, [])
-            if len(values) == 1:
-                return ev(values[0], depth + 1)
-            why = "assigned more than once" if values else "not a module-level constant"
-            raise _Unevaluable(node, f"`{node.value}` is {why}")
+            return ev(resolve_name(node), depth + 1)
         if isinstance(node, cst.Call):
             fq = qname(node.func)
             if not fq or not fq.startswith(ALLOWED_PREFIXES):
-                shown = fq or cst.Module([]).code_for_node(node.func)
+                shown = cst.Module([]).code_for_node(node.func)
                 raise _Unevaluable(node, f"call of `{shown}` cannot be evaluated statically")
             args, kwargs = [], {}
             for a in node.args:
