@@ -344,3 +344,21 @@ def test_tf_bound_to_compat_v1_is_not_shadowed():
         "import tensorflow.compat.v1 as tf\nimport tensorflow\n\n"
         'config = tensorflow.estimator.RunConfig(model_dir="m")\nx = tf.placeholder(tf.float32)\n'
     ), new
+
+
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "from tensorflow.contrib import framework, learn",
+        "from tensorflow.contrib import (\n    learn,\n)",
+        "from tensorflow import contrib as tfc\nlearn = tfc.learn",
+    ],
+)
+def test_the_prefilter_lets_every_import_form_through(imports):
+    code = f'{imports}\n\nconfig = learn.RunConfig(model_dir="m")\n' if "tfc" not in imports else (
+        f'{imports}\n\nconfig = tfc.learn.RunConfig(model_dir="m")\n'
+    )
+    family = next(f for f in CATALOG.families if f.prefix == "TFM15")
+    assert family.wanted_by(code.encode())
+    new, findings, _ = run(code)
+    assert 'tf.estimator.RunConfig(model_dir="m")' in new and ("TFM150", True) in findings
