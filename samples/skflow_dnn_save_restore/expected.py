@@ -22,6 +22,7 @@ classifier = tf.estimator.DNNClassifier(
     n_classes=n_classes,
     optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=learning_rate, global_clipnorm=5.0),
     model_dir=model_dir,
+    config=tf.estimator.RunConfig(tf_random_seed=42),
     loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
 )
 classifier.train(
@@ -41,6 +42,7 @@ new_classifier = tf.estimator.DNNClassifier(
     n_classes=n_classes,
     optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=learning_rate, global_clipnorm=5.0),
     model_dir=model_dir,
+    config=tf.estimator.RunConfig(tf_random_seed=42),
     loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
 )
 predicted = np.array([p["class_ids"][0] for p in new_classifier.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, shuffle=False, num_epochs=1))])

@@ -616,6 +616,8 @@ class EstimatorTransform(FamilyTransform):
             if "keep_checkpoint_every_n_hours" in a:
                 settings.append(_kw("keep_checkpoint_every_n_hours", a["keep_checkpoint_every_n_hours"]))
             return _call("tf.estimator.RunConfig", settings)
+        if est.cls.era == "learn08" and "config" not in a:  # 0.8 RunConfig() seeded with tf_random_seed=42
+            return _call("tf.estimator.RunConfig", [_kw("tf_random_seed", _expr("42"))])
         return a.get("config")
 
     def _plan_learn(self, est: Est) -> None:

@@ -7,7 +7,9 @@ Read from the legacy sources, not guessed:
   learning_rate=0.1, tf_random_seed=42, max_to_keep=5, keep_checkpoint_every_n_hours=10000``.
 - TF Learn 0.8 (``tensorflow/contrib/learn/python/learn/estimators/dnn.py``, ``linear.py``):
   ``batch_size=32, steps=200, optimizer="Adagrad", learning_rate=0.1, clip_gradients=5.0``
-  (``optimize_loss`` clips the global norm of the gradients).
+  (``optimize_loss`` clips the global norm of the gradients); ``config=None`` is ``RunConfig()``, whose
+  0.8 signature is ``RunConfig(tf_master='', num_cores=4, verbose=1, gpu_memory_fraction=1,
+  tf_random_seed=42, keep_checkpoint_max=5, keep_checkpoint_every_n_hours=10000)`` (g3doc api_docs).
 - tf.contrib.learn 0.9-1.x ``DNNClassifier``/``DNNRegressor``: ``optimizer=None`` is Adagrad at
   ``_LEARNING_RATE = 0.05``; a string optimizer is also built at 0.05 (``optimize_loss``);
   ``fit(x, y)`` without ``batch_size`` feeds the whole data set as one batch (``DataFeeder``:
