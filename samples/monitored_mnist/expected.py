@@ -35,7 +35,7 @@ class MNISTConverter(object):
         return True
 
     def filter(self, images, labels):
-        predicts = tf.py_func(
+        predicts = tf.compat.v1.py_func(
             self._filter,
             [images, labels],
             [tf.bool])[0]
@@ -51,9 +51,9 @@ class MNISTConverter(object):
         return images, labels
 
     def convert(self, images, labels):
-        images = tf.decode_raw(images, tf.uint8)
-        labels = tf.decode_raw(labels, tf.uint8)
-        images, labels = tf.py_func(
+        images = tf.compat.v1.decode_raw(images, tf.uint8)
+        labels = tf.compat.v1.decode_raw(labels, tf.uint8)
+        images, labels = tf.compat.v1.py_func(
             self._convert,
             [images, labels],
             [tf.float32, tf.uint8])
@@ -80,7 +80,7 @@ def dataset_input(image_path, label_path, batch_size, is_training=True, threads=
 class MNISTModel(object):
     def __init__(self, hidden_units=32, learning_rate=0.001):
         self.hidden_units = hidden_units
-        self.optimizer = tf.train.AdamOptimizer(learning_rate)
+        self.optimizer = tf.compat.v1.train.AdamOptimizer(learning_rate)
         self.build()
 
     def build(self):
@@ -111,7 +111,7 @@ class MNISTModel(object):
     def optimize(self, loss, clipped_value=1.0):
         grads = self.optimizer.compute_gradients(loss, self.variables)
         clipped_grads = [(tf.clip_by_value(g, -clipped_value, clipped_value), v) for g, v in grads]
-        train_op = self.optimizer.apply_gradients(clipped_grads, global_step=tf.train.get_or_create_global_step())
+        train_op = self.optimizer.apply_gradients(clipped_grads, global_step=tf.compat.v1.train.get_or_create_global_step())
         return train_op
 
     def predict(self, logits):
@@ -133,9 +133,9 @@ def train(data_dir, model_dir, max_steps=10, batch_size=8, checkpoints_to_keep=3
         logits = model(images, is_train=True)
         loss = model.loss(logits, labels)
         train_op = model.optimize(loss)
-        tf.summary.scalar("loss", loss)
+        tf.compat.v1.summary.scalar("loss", loss)
 
-        metrics = {"loss": loss, "global_step": tf.train.get_or_create_global_step()}
+        metrics = {"loss": loss, "global_step": tf.compat.v1.train.get_or_create_global_step()}
         hooks = []
         hooks.append(tf.estimator.LoggingTensorHook(metrics, every_n_iter=5))
         hooks.append(tf.estimator.NanTensorHook(loss))

@@ -17,10 +17,10 @@ def sample1(base):
     # Save variables
     with tf.Graph().as_default() as g1:
         v0 = tf.Variable(0, name="variable_0")
-        saver1 = tf.train.Saver()  # adds ops that save/restore variable_0 to g1
+        saver1 = tf.compat.v1.train.Saver()  # adds ops that save/restore variable_0 to g1
         v1 = tf.Variable(1, name="variable_1")
-        init_op = tf.global_variables_initializer()
-        with tf.Session() as sess1:
+        init_op = tf.compat.v1.global_variables_initializer()
+        with tf.compat.v1.Session() as sess1:
             sess1.run(init_op)
             saver1.save(sess1, os.path.join(base, "sample1", "export"))  # variable_1 is not saved
 
@@ -28,9 +28,9 @@ def sample1(base):
     with tf.Graph().as_default() as g2:
         v0 = tf.Variable(10, name="variable_0")
         v1 = tf.Variable(100, name="variable_1")
-        saver2 = tf.train.Saver()  # adds ops that save/restore variable_0 and variable_1 to g2
-        init_op = tf.global_variables_initializer()
-        with tf.Session() as sess2:
+        saver2 = tf.compat.v1.train.Saver()  # adds ops that save/restore variable_0 and variable_1 to g2
+        init_op = tf.compat.v1.global_variables_initializer()
+        with tf.compat.v1.Session() as sess2:
             sess2.run(init_op)
             try:
                 saver2.restore(sess2, os.path.join(base, "sample1", "export"))  # restores both
@@ -43,17 +43,17 @@ def sample2(base):
     with tf.Graph().as_default() as g1:
         v0 = tf.Variable(0, name="variable_0")
         v1 = tf.Variable(1, name="variable_1")
-        saver1 = tf.train.Saver()
-        init_op = tf.global_variables_initializer()
-        with tf.Session() as sess1:
+        saver1 = tf.compat.v1.train.Saver()
+        init_op = tf.compat.v1.global_variables_initializer()
+        with tf.compat.v1.Session() as sess1:
             sess1.run(init_op)
             saver1.save(sess1, os.path.join(base, "sample2", "export"))
 
     # Restore variables
     with tf.Graph().as_default() as g2:
         v3 = tf.Variable(10, name="variable_0")
-        saver2 = tf.train.Saver()
-        with tf.Session() as sess2:
+        saver2 = tf.compat.v1.train.Saver()
+        with tf.compat.v1.Session() as sess2:
             saver2.restore(sess2, os.path.join(base, "sample2", "export"))
             print("sample2 restored variable_0 =", sess2.run(v3))
 
@@ -62,20 +62,20 @@ def sample3(base):
     # g1 is built and never run
     with tf.Graph().as_default() as g1:
         v0 = tf.Variable(0, name="variable_0")
-        saver1 = tf.train.Saver()
+        saver1 = tf.compat.v1.train.Saver()
 
     with tf.Graph().as_default() as g2:
         v1 = tf.Variable(10, name="variable_1")
-        saver2 = tf.train.Saver()
-        init_op = tf.global_variables_initializer()
-        with tf.Session() as sess2:
+        saver2 = tf.compat.v1.train.Saver()
+        init_op = tf.compat.v1.global_variables_initializer()
+        with tf.compat.v1.Session() as sess2:
             sess2.run(init_op)
             saver1.save(sess2, os.path.join(base, "sample3", "export"))  # saver1 is not a typo
 
     with tf.Graph().as_default() as g3:
         v2 = tf.Variable(100, name="variable_1")
-        saver3 = tf.train.Saver()
-        with tf.Session() as sess3:
+        saver3 = tf.compat.v1.train.Saver()
+        with tf.compat.v1.Session() as sess3:
             saver1.restore(sess3, os.path.join(base, "sample3", "export"))  # saver1 is not a typo
             print("sample3 restored variable_1 =", sess3.run(v2))
 

@@ -92,6 +92,26 @@ UNSUPPORTED_KEYS = {
     "master": "master= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
     "is_chief": "is_chief= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
 }
+# tf.summary ops that TF1 graph code calls with v1 semantics (name, tensor, collections, family);
+# TF 2.15's tf.summary.* of the same name is the v2 op, which writes nothing in an Estimator's graph.
+V1_SUMMARY_OPS = ("scalar", "histogram", "image", "audio", "text")
+GRAPH_MODE_MARKERS = frozenset(
+    {"Session", "InteractiveSession", "MonitoredTrainingSession", "MonitoredSession", "Scaffold", "Saver",
+     "placeholder", "Graph", "get_or_create_global_step", "get_global_step", "global_variables_initializer",
+     "get_variable", "variable_scope", "EstimatorSpec", "Estimator", "make_one_shot_iterator"}
+)
+CONTRIB_SUMMARY = "tensorflow.contrib.summary."
+CONTRIB_SUMMARY_MANUAL = {
+    "image": "tf.summary.image(name, data, step, max_outputs) takes max_outputs instead of max_images and has no bad_color",
+    "audio": "tf.summary.audio(name, data, sample_rate, step, max_outputs, encoding) reorders the arguments",
+    "generic": "use tf.summary.write(tag, tensor, step, metadata)",
+    "record_summaries_every_n_global_steps": "use tf.summary.record_if(lambda: tf.math.equal(global_step % n, 0))",
+    "summary_writer_initializer_op": "use tf.compat.v1.summary.initialize(graph, session)",
+    "create_db_writer": "TF 2.15 has no database summary writer; use tf.summary.create_file_writer",
+    "graph": "use tf.summary.graph(graph_data) inside writer.as_default()",
+    "import_event": "TF 2.15 has no import_event; re-log the values with tf.summary.*",
+    "eval_dir": "use os.path.join(model_dir, 'eval')",
+}
 DATASET_ATTRS = {"output_shapes": "get_output_shapes", "output_types": "get_output_types", "output_classes": "get_output_classes"}
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 
@@ -378,6 +398,28 @@ class MonitoredSessionTransform(FamilyTransform):
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
         self._datasets: list[set[str]] = [self._dataset_names(node)]
+        self._graph_mode = self._is_graph_mode(node)
+
+    def _is_graph_mode(self, module: cst.Module) -> bool:
+        """Does the module build TF1 graphs (sessions, savers, placeholders, Estimators, ...)?"""
+        outer = self
+        found = []
+
+        class _V(cst.CSTVisitor):
+            def visit_Attribute(self, node: cst.Attribute) -> None:
+                if not found and node.attr.value in GRAPH_MODE_MARKERS or node.attr.value.endswith("Optimizer"):
+                    name = outer.qn(node)
+                    if name and name.startswith("tensorflow.") and not name.startswith("tensorflow.keras"):
+                        found.append(name)
+
+            def visit_Name(self, node: cst.Name) -> None:
+                if not found and node.value in GRAPH_MODE_MARKERS:
+                    name = outer.qn(node)
+                    if name and name.startswith("tensorflow."):
+                        found.append(name)
+
+        module.visit(_V())
+        return bool(found)
 
     def _import_tensorflow(self) -> str:
         if "tf" not in self._names:
@@ -905,6 +947,10 @@ class MonitoredSessionTransform(FamilyTransform):
         if name in DISTRIBUTED:
             self.flag(original, "TFM304", f"{name.replace('tensorflow', 'tf')} sets up a cluster by hand: {TF_CONFIG_HELP}")
             return updated
+        if name and name.startswith("tensorflow.summary.") and name.rsplit(".", 1)[1] in V1_SUMMARY_OPS:
+            return self._v1_summary(original, updated, name.rsplit(".", 1)[1])
+        if name and name.startswith(CONTRIB_SUMMARY):
+            return self._contrib_summary(original, updated, name[len(CONTRIB_SUMMARY) :])
         func = original.func
         if (
             isinstance(func, cst.Attribute)
@@ -973,4 +1019,62 @@ class MonitoredSessionTransform(FamilyTransform):
             if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
                 RemoveImportsVisitor.remove_unused_import(self.context, "tensorflow.train", hook)
                 return cst.parse_expression(f"{self.tf}.estimator.{hook}")
+        return updated
+
+    # --- TFM306: tf.summary in TF1 graph code; TFM307: tf.contrib.summary ----------------------
+    def _v1_summary(self, original: cst.Call, updated: cst.Call, op: str) -> cst.BaseExpression:
+        positional = [a for a in original.args if a.keyword is None]
+        keywords = {a.keyword.value for a in original.args if a.keyword is not None}
+        if not self._graph_mode or "step" in keywords or "data" in keywords or len(positional) > 2:
+            return updated  # TF 2 code (or a call we cannot tell): leave it
+        if self.fix(
+            original,
+            "TFM306",
+            f"tf.summary.{op} in TF1 graph code is the v1 summary op: in TF 2.15 it is tf.compat.v1.summary.{op} "
+            f"(tf.summary.{op} is the v2 op, which writes nothing in an Estimator or MonitoredTrainingSession graph)",
+        ):
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
+            return updated.with_changes(func=cst.parse_expression(f"{self.compat_v1}.summary.{op}"))
+        return updated
+
+    def _contrib_summary(self, original: cst.Call, updated: cst.Call, op: str) -> cst.BaseExpression:
+        tf = None
+        new_func = None
+        args = list(updated.args)
+        message = f"tf.contrib.summary.{op} is "
+        if op == "create_file_writer":
+            new_func, message = "{tf}.summary.create_file_writer", message + "tf.summary.create_file_writer (same arguments)"
+        elif op in ("always_record_summaries", "never_record_summaries") and not args:
+            value = "True" if op.startswith("always") else "False"
+            new_func, args = "{tf}.summary.record_if", [cst.Arg(cst.Name(value))]
+            message += f"tf.summary.record_if({value})"
+        elif op == "all_summary_ops" and not args:
+            new_func, message = "{compat}.summary.all_v2_summary_ops", message + "tf.compat.v1.summary.all_v2_summary_ops()"
+        elif op == "initialize":
+            new_func, message = "{compat}.summary.initialize", message + "tf.compat.v1.summary.initialize (same arguments)"
+        elif op == "flush":
+            new_func, message = "{tf}.summary.flush", message + "tf.summary.flush (same arguments)"
+        elif op in ("scalar", "histogram"):
+            positional = [a for a in args if a.keyword is None]
+            keys = [a.keyword.value for a in args if a.keyword is not None]
+            if len(positional) <= 2 and "family" not in keys and set(keys) <= {"name", "tensor", "step"}:
+                args = [a.with_changes(keyword=cst.Name("data")) if a.keyword and a.keyword.value == "tensor" else a for a in args]
+                if "step" not in keys:
+                    step = cst.parse_expression(f"{self.compat_v1}.train.get_or_create_global_step()")
+                    if args:
+                        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                    args.append(cst.Arg(step, keyword=cst.Name("step"), equal=cst.AssignEqual(
+                        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+                new_func = "{tf}." + f"summary.{op}"
+                message += f"tf.summary.{op}(name, data, step=...) in TF 2.15"
+                if "step" not in keys:
+                    message += "; the legacy default step, the global step, is written explicitly"
+        if new_func is None:
+            why = CONTRIB_SUMMARY_MANUAL.get(op, "see the tf.summary module of TF 2.15 for its replacement")
+            self.flag(original, "TFM307", f"tf.contrib.summary.{op} does not exist in TF 2.15: {why}")
+            return updated
+        if self.fix(original, "TFM307", message):
+            RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
+            func = new_func.replace("{tf}", self.tf).replace("{compat}", self.compat_v1)
+            return updated.with_changes(func=cst.parse_expression(func), args=args)
         return updated
