@@ -248,6 +248,8 @@ pairs = {
                  lambda: tf.keras.optimizers.SGD(learning_rate=0.05, momentum=0.9)),
     "nesterov": (lambda: tf.compat.v1.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True),
                  lambda: tf.keras.optimizers.SGD(learning_rate=0.05, momentum=0.9, nesterov=True)),
+    "adagrad": (lambda: tf.compat.v1.train.AdagradOptimizer(0.1),
+                lambda: tf.keras.optimizers.Adagrad(learning_rate=0.1, epsilon=0.0)),
     "sgd": (lambda: tf.compat.v1.train.GradientDescentOptimizer(0.05),
             lambda: tf.keras.optimizers.SGD(learning_rate=0.05)),
 }
@@ -295,7 +297,7 @@ def test_rewrites_keep_behaviour_on_tf215():
     assert out["legacy_dropout_identity"]
     assert out["keras_dropout_inherits"], "without training=False the migrated model would start dropping"
     assert out["keras_dropout_written_false"]
-    for key in ("adam", "adam_keras_default_eps", "momentum", "nesterov", "sgd"):
+    for key in ("adam", "adam_keras_default_eps", "momentum", "nesterov", "adagrad", "sgd"):
         assert out[key]["diff"] < 1e-5, (key, out[key])
         assert out[key]["steps"] == [5, 5], (key, out[key])
     assert out["implicit"] == [[2.0, 3.0], [3.0, 2.0]]  # (gradient, value) of v1*v2; the unused variable is absent

@@ -180,6 +180,13 @@ _OPTIMIZERS: dict[str, tuple[str, tuple[str, ...], dict[str, str], dict[str, str
         {},
         ("use_locking",),
     ),
+    "AdagradOptimizer": (
+        "Adagrad",
+        ("learning_rate", "initial_accumulator_value", "use_locking", "name"),
+        {},
+        {"epsilon": "0.0"},
+        ("use_locking",),
+    ),
     "AdamOptimizer": (
         "Adam",
         ("learning_rate", "beta1", "beta2", "epsilon", "use_locking", "name"),
@@ -189,7 +196,6 @@ _OPTIMIZERS: dict[str, tuple[str, tuple[str, ...], dict[str, str], dict[str, str
     ),
 }
 _OPT_MANUAL = {
-    "AdagradOptimizer": "tf.keras.optimizers.Adagrad adds epsilon=1e-7 inside the update (the TF1 Adagrad has none)",
     "RMSPropOptimizer": "tf.keras.optimizers.RMSprop starts its mean-square accumulator at zeros (TF1: ones) and "
     "takes epsilon outside the square root (TF1: inside, 1e-10)",
     "AdadeltaOptimizer": "tf.keras.optimizers.Adadelta has other defaults (learning_rate 0.001, epsilon 1e-7)",
