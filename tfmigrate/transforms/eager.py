@@ -341,7 +341,6 @@ class EagerTransform(FamilyTransform):
         self.changed = False
         self.needs_tf = False
         self.add_tf_import = False
-        self.in_import = 0
         self.network_classes: list[bool] = []
         self.for_iters: set[int] = set()  # ids of the iterables of for loops (directly or through enumerate)
         self.handled: set[int] = set()  # ids of original nodes a statement rewrite takes care of
@@ -692,8 +691,6 @@ class EagerTransform(FamilyTransform):
             return updated
         args = [_kw(k, v) for k, v in given.items() if k == "name"]
         args.append(_kw("dtype", given.get("dtype") or self._tf("float64")))
-        if "name" not in given:
-            pass
         return updated.with_changes(func=self._tf(f"keras.metrics.{name}"), args=_with_commas(args))
 
     # --- tf.layers ------------------------------------------------------------------------------
