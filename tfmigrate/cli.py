@@ -162,6 +162,7 @@ def render_report(report: Any, fmt: str, output: Path | None, quiet: bool, show_
     from tfmigrate.report import console as view
 
     err = stderr_console()
+    view.print_errors(report, err)
     if fmt == "text" and output is None:
         out = Console(highlight=False)
         if show_diff:

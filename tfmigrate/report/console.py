@@ -11,12 +11,13 @@ from tfmigrate.report.model import Report
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
+def print_errors(report: Report, console: Console) -> None:
+    """Files that could not be processed: one line each (always on stderr)."""
+    for error in [r.error for r in report.files if r.status == "error"] + report.errors:
+        console.print(f"[bold red]error[/]: {error}", highlight=False, soft_wrap=True)
+
+
 def print_findings(report: Report, console: Console) -> None:
-    for r in report.files:
-        if r.status == "error":
-            console.print(f"[bold red]error[/]: {r.error}", highlight=False, soft_wrap=True)
-    for e in report.errors:
-        console.print(f"[bold red]error[/]: {e}", highlight=False, soft_wrap=True)
     for f in report.findings:
         tag = "[green]fixed[/]" if f.fixed else ("[blue]fixable[/]" if f.fixable else "[magenta]manual[/]")
         console.print(
