@@ -1,11 +1,9 @@
-"""A TensorFlow 1.x custom-model program in the contrib.learn style (runs on TF 1.13-1.15).
+"""A TensorFlow 1.x custom-model program in the contrib.learn style (TF 1.4-1.15).
 
 Feature columns from tf.contrib.layers, a model_fn that branches on ModeKeys and returns ModelFnOps,
 a contrib.learn RunConfig that saves a checkpoint every 10 steps, and an Experiment run by
-learn_runner. The graph-mode parts of the model_fn already use the tf.compat.v1 names that TF 1.13+
-offers, so this sample exercises the contrib.learn rules (TFM15x) on their own. Tiny data is
-generated with numpy; the model is written to a relative model_dir. Prints one JSON line: the final
-evaluation, the checkpoints and the variables of the model.
+learn_runner. Tiny data is generated with numpy; the model is written to a relative model_dir.
+Prints one JSON line: the final evaluation, the checkpoints and the variables of the model.
 """
 
 import json

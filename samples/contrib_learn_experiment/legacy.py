@@ -1,11 +1,9 @@
-"""A TensorFlow 1.x custom-model program in the contrib.learn style (runs on TF 1.13-1.15).
+"""A TensorFlow 1.x custom-model program in the contrib.learn style (TF 1.4-1.15).
 
 Feature columns from tf.contrib.layers, a model_fn that branches on ModeKeys and returns ModelFnOps,
 a contrib.learn RunConfig that saves a checkpoint every 10 steps, and an Experiment run by
-learn_runner. The graph-mode parts of the model_fn already use the tf.compat.v1 names that TF 1.13+
-offers, so this sample exercises the contrib.learn rules (TFM15x) on their own. Tiny data is
-generated with numpy; the model is written to a relative model_dir. Prints one JSON line: the final
-evaluation, the checkpoints and the variables of the model.
+learn_runner. Tiny data is generated with numpy; the model is written to a relative model_dir.
+Prints one JSON line: the final evaluation, the checkpoints and the variables of the model.
 """
 
 import json
@@ -44,15 +42,15 @@ def input_fn_for(features, labels):
 
 def model_fn(features, labels, mode, params):
     net = layers.input_from_feature_columns(features, FEATURE_COLUMNS)
-    net = tf.compat.v1.layers.dense(net, params["hidden_units"], activation=tf.nn.relu)
-    logits = tf.compat.v1.layers.dense(net, 2)
+    net = tf.layers.dense(net, params["hidden_units"], activation=tf.nn.relu)
+    logits = tf.layers.dense(net, 2)
     predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
     if mode == tf.contrib.learn.ModeKeys.INFER:
         return tf.contrib.learn.ModelFnOps(mode=mode, predictions=predictions)
-    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-    optimizer = tf.compat.v1.train.AdamOptimizer(learning_rate=params["learning_rate"])
-    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
-    eval_metric_ops = {"accuracy": tf.compat.v1.metrics.accuracy(labels, predictions["classes"])}
+    loss = tf.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    optimizer = tf.train.AdamOptimizer(learning_rate=params["learning_rate"])
+    train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())
+    eval_metric_ops = {"accuracy": tf.metrics.accuracy(labels, predictions["classes"])}
     return tf.contrib.learn.ModelFnOps(
         mode=mode,
         predictions=predictions,
