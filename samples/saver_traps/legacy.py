@@ -35,7 +35,7 @@ def sample1(base):
             try:
                 saver2.restore(sess2, os.path.join(base, "sample1", "export"))  # restores both
             except tf.errors.NotFoundError as error:
-                print("sample1 restore failed:", error.message.splitlines()[0])
+                print("sample1 restore failed:", " ".join(error.message.split()))
 
 
 def sample2(base):
@@ -81,6 +81,8 @@ def sample3(base):
 
 
 def main(base):
+    for name in ("sample1", "sample2", "sample3"):
+        os.makedirs(os.path.join(base, name), exist_ok=True)  # Saver.save needs the directory
     sample1(base)
     sample2(base)
     sample3(base)
