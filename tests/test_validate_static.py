@@ -1,0 +1,107 @@
+"""Finding and judging tf.estimator constructions in migrated code (static, no TensorFlow)."""
+
+from __future__ import annotations
+
+import difflib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tfmigrate.report.cli import apply_diff
+from tfmigrate.validate import static, targets
+
+
+def find(code: str) -> list[static.Site]:
+    return static.find(textwrap.dedent(code), "m.py")
+
+
+def test_what_rewrite_writes_is_buildable() -> None:
+    (site,) = find(
+        '''
+        import tensorflow as tf
+        FEATURES = [tf.feature_column.numeric_column("x", shape=(4,))]
+        UNITS = [10, 10]
+        DIR = "models/iris"
+        c = tf.estimator.DNNClassifier(hidden_units=UNITS, feature_columns=FEATURES, model_dir=DIR, n_classes=3,
+            optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
+            loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE)
+        '''
+    )
+    assert site.error is None and site.cls == "tf.estimator.DNNClassifier" and site.line == 6
+    assert site.model_dir == "models/iris"
+    assert sorted(site.uses) == ["FEATURES", "UNITS"]
+
+
+def test_aliases_and_from_imports_are_resolved() -> None:
+    sites = find(
+        '''
+        from tensorflow import estimator as est, feature_column as fc
+        import tensorflow.compat.v1 as v1
+        a = est.LinearRegressor(feature_columns=[fc.numeric_column("x")])
+        b = v1.estimator.DNNRegressor(hidden_units=[3], feature_columns=[fc.numeric_column("x")])
+        '''
+    )
+    assert [(s.cls, s.error) for s in sites] == [
+        ("tf.estimator.LinearRegressor", None),
+        ("tf.compat.v1.estimator.DNNRegressor", None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        ("cols = make_columns()\nc = tf.estimator.LinearRegressor(feature_columns=cols)", "`make_columns(...)` is the program's own code"),
+        ("def f():\n    pass\nc = tf.estimator.LinearRegressor(feature_columns=f)", "`f` is not a module-level constant"),
+        ("n = 1\nn = 2\nc = tf.estimator.DNNRegressor(hidden_units=[n], feature_columns=[])", "`n` is assigned more than once"),
+        ("c = tf.estimator.LinearRegressor([tf.feature_column.numeric_column('x')])", "positional or ** arguments"),
+        ("c = tf.estimator.Estimator(model_fn=model_fn)", "runs the program's own model_fn"),
+        ("c = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column(k) for k in 'ab'])", "cannot be evaluated statically"),
+    ],
+)
+def test_what_cannot_be_evaluated_is_refused_with_its_line(code: str, why: str) -> None:
+    sites = find("import tensorflow as tf\n" + code + "\n")
+    assert len(sites) == 1
+    error = sites[0].error
+    assert error is not None and why in error
+    assert error.startswith("m.py:")
+
+
+def test_identical_definitions_share_a_key() -> None:
+    code = 'import tensorflow as tf\nX = [tf.feature_column.numeric_column("x")]\nc = tf.estimator.LinearRegressor(feature_columns=X)\n'
+    assert static.find(code, "a/legacy.py")[0].key == static.find(code, "b/expected.py")[0].key
+    other = code.replace('"x"', '"y"')
+    assert static.find(code, "a.py")[0].key != static.find(other, "a.py")[0].key
+
+
+def test_target_spelling() -> None:
+    assert targets.split("dir/train.py:build") == (Path("dir/train.py"), "build")
+    assert targets.split("dir/train.py:12") == (Path("dir/train.py"), "12")
+    assert targets.split("dir/train.py") == (Path("dir/train.py"), None)
+    assert targets.split("C:/x/train.py") == (Path("C:/x/train.py"), None)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("x\ny\nz", "w\nx\ny\nz2"),
+        ("x\n", ""),
+        ("", "a\n"),
+        ("a\nb", "a\nb\n"),
+        ("a\nb\n", "a\nb"),
+        ("".join(f"{i}\n" for i in range(30)), "".join(f"{i}{'x' if i in (2, 25) else ''}\n" for i in range(30))),
+    ],
+)
+def test_apply_diff_rebuilds_the_rewritten_text(old: str, new: str) -> None:
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), "a/f", "b/f")
+    diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+    assert apply_diff(old, diff) == new
+
+
+def test_validate_unknown_file_cannot_run_without_tensorflow(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", str(tmp_path / "none.py")], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert "could not run" in proc.stdout and "no such file" in proc.stdout
+    assert "Traceback" not in proc.stdout + proc.stderr
