@@ -1,0 +1,13 @@
+"""The checkpoint-compatibility analyser (``tfmigrate ckpt inspect | diff | convert``).
+
+index      pure-Python reader of checkpoint indexes (V2 bundles, V1 tables, snappy, crc32c); no TF
+classify   tensor kinds (model / optimizer / bookkeeping) and the writer of a checkpoint
+names      dense-layer structures under each era's names; name maps by layer order and shape
+compare    pairs checkpoint tensors with a model's variables; TF 2.15 verdicts and remedies
+targets    TARGET forms (file.py:function, migrated source, checkpoint); shared with ``validate``
+api        inspect / diff / convert as dictionaries (the JSON the CLI prints)
+cli        the click group ``ckpt``
+_tfchild   the TensorFlow side, run only as a child process
+
+Nothing here imports TensorFlow at import time.
+"""
