@@ -61,14 +61,14 @@ def compute_accuracy(predictions, labels):
 
 
 def train_one_epoch(model, optimizer, dataset, log_interval=None, implicit=False):
-    tf.train.get_or_create_global_step()
+    tf.compat.v1.train.get_or_create_global_step()
 
     def model_loss(labels, images):
         prediction = model(images, training=True)
         loss_value = loss(prediction, labels)
-        tf.summary.scalar('loss', loss_value, step=tf.compat.v1.train.get_global_step())
+        tf.summary.scalar('loss', loss_value, step=tf.compat.v1.train.get_or_create_global_step())
         tf.summary.scalar('accuracy',
-                                  compute_accuracy(prediction, labels), step=tf.compat.v1.train.get_global_step())
+                                  compute_accuracy(prediction, labels), step=tf.compat.v1.train.get_or_create_global_step())
         return loss_value
 
     for (batch, (images, labels)) in enumerate(dataset):
@@ -79,14 +79,14 @@ def train_one_epoch(model, optimizer, dataset, log_interval=None, implicit=False
                 variables = tape.watched_variables()
                 grads = list(zip(tape.gradient(loss_value_1, variables), variables))
                 optimizer.apply_gradients(grads)
-                tf.train.get_global_step().assign_add(1)
+                tf.compat.v1.train.get_global_step().assign_add(1)
             else:
                 batch_model_loss = functools.partial(model_loss, labels, images)
                 with tf.GradientTape() as tape_1:
                     loss_value_2 = batch_model_loss()
                 variables_1 = tape_1.watched_variables()
                 optimizer.apply_gradients(zip(tape_1.gradient(loss_value_2, variables_1), variables_1))
-                tf.train.get_global_step().assign_add(1)
+                tf.compat.v1.train.get_global_step().assign_add(1)
             if log_interval and batch % log_interval == 0:
                 print('Batch #%d\tLoss: %.6f' % (batch, model_loss(labels, images)))
 
@@ -103,8 +103,8 @@ def test(model, dataset):
     print('Test set: Average loss: %.4f, Accuracy: %4f%%\n' %
           (avg_loss.result(), 100 * accuracy.result()))
     with tf.summary.record_if(True):
-        tf.summary.scalar('loss', avg_loss.result(), step=tf.compat.v1.train.get_global_step())
-        tf.summary.scalar('accuracy', accuracy.result(), step=tf.compat.v1.train.get_global_step())
+        tf.summary.scalar('loss', avg_loss.result(), step=tf.compat.v1.train.get_or_create_global_step())
+        tf.summary.scalar('accuracy', accuracy.result(), step=tf.compat.v1.train.get_or_create_global_step())
     return float(avg_loss.result())
 
 
@@ -152,15 +152,15 @@ def main(argv=None):
     else:
         train_dir = None
         test_dir = None
-    summary_writer = (tf.summary.create_file_writer(
-        train_dir, flush_millis=10000) if train_dir is not None else tf.summary.create_noop_writer())
-    test_summary_writer = (tf.summary.create_file_writer(
-        test_dir, flush_millis=10000, name='test') if test_dir is not None else tf.summary.create_noop_writer())
+    summary_writer = tf.summary.create_file_writer(
+        train_dir, flush_millis=10000)
+    test_summary_writer = tf.summary.create_file_writer(
+        test_dir, flush_millis=10000, name='test')
     checkpoint_prefix = os.path.join(flags.checkpoint_dir, 'ckpt')
 
     with tf.device(device):
         for epoch in range(1, flags.epochs + 1):
-            global_step = tf.train.get_or_create_global_step()
+            global_step = tf.compat.v1.train.get_or_create_global_step()
             with summary_writer.as_default():
                 train_one_epoch(model, optimizer, train_ds, flags.log_interval, flags.implicit)
             with test_summary_writer.as_default():
