@@ -214,3 +214,31 @@ def test_the_rewrite_path_does_not_import_tensorflow():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_optimizer_class_is_built_with_the_estimator_learning_rate():
+    source = (
+        "import numpy as np\nimport tensorflow as tf\nimport skflow\n\n"
+        "X = np.random.rand(10, 2)\n"
+        "clf = skflow.TensorFlowDNNClassifier([4], 2, optimizer=tf.train.AdamOptimizer, learning_rate=0.002)\n"
+        "clf.fit(X, np.zeros(10))\n"
+    )
+    new, _ = rewrite(source)
+    assert "optimizer=lambda: tf.keras.optimizers.legacy.Adam(learning_rate=0.002, epsilon=1e-08)" in new
+
+
+@pytest.mark.parametrize(
+    "rate",
+    ["learning_rate=exp_decay", "optimizer=tf.train.GradientDescentOptimizer(tf.train.exponential_decay(0.1, step, 10, 0.9))"],
+    ids=["skflow-decay-function", "tf1-decay-tensor"],
+)
+def test_learning_rate_schedules_are_reported_not_rewritten(rate):
+    source = (
+        "import numpy as np\nimport tensorflow as tf\nimport skflow\n\n"
+        "X = np.random.rand(10, 2)\n"
+        f"clf = skflow.TensorFlowDNNClassifier([4], 2, {rate})\n"
+        "clf.fit(X, np.zeros(10))\n"
+    )
+    new, findings = rewrite(source)
+    assert new == source
+    assert "TFM103" in {f.rule for f in findings}

@@ -167,6 +167,18 @@ class EstimatorTransform(FamilyTransform):
 
     # --- planning --------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
+        mark = len(self._sink)
+        try:
+            self._plan(node)
+        except Exception as exc:  # our bug: change nothing, say so in one line
+            del self._sink[mark:]
+            self.replace, self.remove, self.changed = {}, set(), False
+            if node.body:
+                self.flag(node.body[0], "TFM101", f"internal error in the TFM1 rewrite ({type(exc).__name__}: {exc}); "
+                          "estimator code in this file left unchanged")
+        return True
+
+    def _plan(self, node: cst.Module) -> None:
         self.replace: dict[cst.CSTNode, cst.CSTNode] = {}
         self.remove: set[cst.CSTNode] = set()
         self.need_np = False
@@ -245,7 +257,6 @@ class EstimatorTransform(FamilyTransform):
                 AddImportsVisitor.add_needed_import(self.context, "numpy", asname="np")
             for imp in imports:
                 self._drop_legacy_import(imp)
-        return True
 
     def _legacy_class(self, func: cst.BaseExpression) -> LegacyClass | None:
         name = self.qualified_name(func)
@@ -390,6 +401,8 @@ class EstimatorTransform(FamilyTransform):
         if clip is not None and not (isinstance(clip, cst.Name) and clip.value == "None"):
             extra.append(_kw("global_clipnorm", clip))
         lr = rate if rate is not None else _expr(default_rate)
+        if not self._is_number(lr):  # e.g. a decay function of global_step (skflow accepted one)
+            return None
         if value is None or _string(value) is not None:
             name = _string(value) if value is not None else None
             spec = OPTIMIZER_NAMES.get(name or "")
@@ -421,6 +434,8 @@ class EstimatorTransform(FamilyTransform):
             if problems:
                 return None
             args = [_kw(spec.rename[k], v) for k, v in bound.items() if k in spec.rename]
+            if "learning_rate" in bound and not self._is_number(bound["learning_rate"]):
+                return None  # a TF1 decay tensor cannot drive a Keras optimizer
         else:  # a class: skflow / optimize_loss call it with the learning rate
             args = [_kw("learning_rate", lr)]
         have = {a.keyword.value for a in args if a.keyword}
@@ -431,6 +446,19 @@ class EstimatorTransform(FamilyTransform):
         if assign_stmt is not None and isinstance(assign_stmt, cst.SimpleStatementLine) and len(assign_stmt.body) == 1:
             self.pending.append((assign_stmt, None))
         return _expr("lambda: x").with_changes(body=_call(f"tf.keras.optimizers.legacy.{spec.target}", args))
+
+    def _is_number(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """A number, or arithmetic on numbers and names assigned a number (never a schedule or tensor)."""
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return True
+        if isinstance(node, cst.UnaryOperation):
+            return self._is_number(node.expression, depth)
+        if isinstance(node, cst.BinaryOperation):
+            return self._is_number(node.left, depth) and self._is_number(node.right, depth)
+        if isinstance(node, cst.Name) and depth < 5:
+            found = self._single_assignment(node)
+            return found is not None and self._is_number(found[1].value, depth + 1)
+        return False
 
     def _is_optimizer_arg(self, node: cst.CSTNode) -> bool:
         parent = self._parent(node)
@@ -561,8 +589,10 @@ class EstimatorTransform(FamilyTransform):
                                     cls.defaults["learning_rate"])
         if optimizer is None:
             est.ok = False
-            self.flag(est.call, "TFM103", f"{cls.name}: optimizer {_code(a['optimizer'])} has no provable "
-                      "tf.keras.optimizers.legacy equivalent; pass optimizer=lambda: tf.keras.optimizers.legacy.<Name>("
+            given = ", ".join(f"{k}={_code(a[k])}" for k in ("optimizer", "learning_rate") if k in a)
+            self.flag(est.call, "TFM103", f"{cls.name}: {given or 'the optimizer'} has no provable "
+                      "tf.keras.optimizers.legacy equivalent (a learning-rate schedule must become a "
+                      "tf.keras.optimizers.schedules schedule); pass optimizer=lambda: tf.keras.optimizers.legacy.<Name>("
                       f"learning_rate=...) to tf.estimator.{cls.target} by hand")
             return
         # model_dir: the path given to save()
