@@ -34,7 +34,7 @@ from pathlib import Path
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-WALKED_PACKAGES = frozenset({"tensorflow", "keras", "tensorflow_estimator", "tf_keras", "absl"})
+WALKED_PACKAGES = frozenset({"tensorflow", "keras", "tensorflow_estimator", "tf_keras", "absl", "tensorboard"})
 OUR_POINTERS = {
     "contrib.learn.*": "see TFM1xx (tfmigrate rewrite; `tfmigrate rules TFM1`)",
     "contrib.eager.*": "see TFM4xx (tfmigrate rewrite; `tfmigrate rules TFM4`)",
@@ -77,7 +77,12 @@ TRANSFORMER_HINTS = {
 
 def is_api_module(name: str) -> bool:
     parts = name.split(".")
-    return name in ("tensorflow", "tensorflow.compat") or name.startswith("tensorflow.compat.") or "_api" in parts or "api" in parts
+    return (
+        name in ("tensorflow", "tensorflow.compat")
+        or name.startswith(("tensorflow.compat.", "tensorboard.summary._tf."))
+        or "_api" in parts
+        or "api" in parts
+    )
 
 
 class Walker:
@@ -87,6 +92,7 @@ class Walker:
         self.modules: dict[str, dict] = {}
         self.keys: dict[int, str] = {}
         self._objects: list[types.ModuleType] = []  # keep the objects alive so ids stay unique
+        self.unwalked: set[str] = set()  # module-valued names listed as leaves (reported)
 
     def key(self, module: types.ModuleType, shallow: bool = False) -> str:
         found = self.keys.get(id(module))
@@ -119,6 +125,8 @@ class Walker:
                 # (tf.compat.v1.flags is tensorflow.python.platform.flags) only lists its names.
                 tree[name] = self.key(value, shallow=not is_api_module(mod_name))
             else:
+                if mod_name and not shallow:
+                    self.unwalked.add(f"{getattr(module, '__name__', '?')}.{name} -> {mod_name}")
                 tree[name] = 0
         return tree
 
@@ -212,6 +220,8 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     text = json.dumps(data, separators=(",", ":"), sort_keys=True)
     out.write_text(text + "\n", encoding="utf-8")
+    for entry in sorted(walker.unwalked):
+        print(f"not walked (third-party module): {entry}")
     print(
         f"wrote {out} ({len(text):,} bytes; {len(walker.modules)} modules; "
         f"{len(semantics)} v1-semantics names; {len(replacements)} replacements)"

@@ -169,6 +169,7 @@ class CompatV1Renames(FamilyTransform):
         self.first_tf_statement: cst.CSTNode | None = None
         self.expanded: dict[int, int] = {}  # id(original top-level line) -> lines it became
         self.need_tf_import = False
+        self.removals: set[tuple[str, str, str | None]] = set()
 
     # --- module-level bindings ----------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -363,7 +364,10 @@ class CompatV1Renames(FamilyTransform):
         else:  # `train.Saver` with `from tensorflow import train`
             new_base = dotted(f"{self.compat_v1_prefix()}.{base_rel}")
             module, _, obj = f"{TF}.{base_rel}".rpartition(".")
-            RemoveImportsVisitor.remove_unused_import(self.context, module, obj, base.value if base.value != obj else None)
+            removal = (module, obj, base.value if base.value != obj else None)
+            if removal not in self.removals:  # once per import, not once per reference
+                self.removals.add(removal)
+                RemoveImportsVisitor.remove_unused_import(self.context, *removal)
         return replace_base(updated, new_base)
 
     def _note_graph_use(self, node: cst.CSTNode, rel: str) -> None:
