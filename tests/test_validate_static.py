@@ -35,6 +35,28 @@ def test_what_rewrite_writes_is_buildable() -> None:
     assert sorted(site.uses) == ["FEATURES", "UNITS"]
 
 
+def test_numpy_data_constants_are_evaluable_but_file_access_is_not() -> None:
+    (ok,) = find(
+        '''
+        import numpy as np
+        import tensorflow as tf
+        rng = np.random.RandomState(1)
+        x_train = rng.rand(120, 5).astype(np.float32)
+        c = tf.estimator.LinearClassifier(feature_columns=[tf.feature_column.numeric_column("x", shape=x_train.shape[1:])])
+        '''
+    )
+    assert ok.error is None and ok.uses == ["x_train", "rng"]
+    (bad,) = find(
+        '''
+        import numpy as np
+        import tensorflow as tf
+        x_train = np.load("data.npy")
+        c = tf.estimator.LinearClassifier(feature_columns=[tf.feature_column.numeric_column("x", shape=x_train.shape[1:])])
+        '''
+    )
+    assert bad.error is not None and "m.py:4: `np.load(...)` reads or writes files" in bad.error
+
+
 def test_aliases_and_from_imports_are_resolved() -> None:
     sites = find(
         '''

@@ -3,9 +3,10 @@
 What ``tfmigrate rewrite`` writes must be buildable: ``optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(...)``,
 ``loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE``, module-level constants such as
 ``FEATURES = [tf.feature_column.numeric_column("x", shape=(4,))]`` or ``UNITS = [10, 10]``. An argument
-is evaluated with Python itself, but only when every name it uses is TensorFlow (as the file imports
-it), a module-level constant that is itself evaluable, a lambda parameter, or a harmless builtin;
-anything else (data, function calls of the program, ``x_train.shape``) is refused with the line.
+is evaluated with Python itself, but only when every name it uses is TensorFlow, numpy or math (as
+the file imports them), a module-level constant that is itself evaluable (``x = rng.rand(120, 5)``,
+then ``shape=x.shape[1:]``), a lambda parameter, or a harmless builtin; calls of the program's own
+functions and anything that reads or writes files (``np.load``, ``.tofile``...) are refused with the line.
 
 ``find`` is static (``ast``, no TensorFlow); ``build`` runs in the TensorFlow child.
 """
@@ -24,6 +25,10 @@ CANNED = (
     "BoostedTreesClassifier", "BoostedTreesRegressor", "Estimator",
 )
 ESTIMATOR_MODULES = ("tensorflow.estimator", "tensorflow.compat.v1.estimator", "tensorflow.compat.v2.estimator", "tensorflow_estimator")
+# numpy/TensorFlow functions and methods that touch files or the system are never evaluated
+UNSAFE = {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "fromfile", "tofile", "memmap", "genfromtxt",
+          "fromregex", "dump", "dumps", "open", "write", "remove", "unlink", "system", "exec", "eval", "train", "fit",
+          "evaluate", "predict", "export_saved_model", "export_savedmodel", "save_weights", "load_weights", "run"}
 SAFE_BUILTINS = {"True", "False", "None", "list", "tuple", "dict", "int", "float", "str", "bool", "range", "len", "min", "max", "abs", "round", "sorted"}
 
 
@@ -51,13 +56,13 @@ class _Module:
         for node in self.tree.body:
             if isinstance(node, ast.Import):
                 for a in node.names:
-                    if a.name == "tensorflow" or a.name.startswith(("tensorflow.", "tensorflow_estimator")):
+                    if a.name in ("tensorflow", "numpy", "math") or a.name.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
                         if a.asname:
                             self.aliases[a.asname] = a.name
                         else:
                             self.aliases[a.name.split(".")[0]] = a.name.split(".")[0]
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                if node.module == "tensorflow" or node.module.startswith(("tensorflow.", "tensorflow_estimator")):
+                if node.module in ("tensorflow", "numpy") or node.module.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
                     for a in node.names:
                         self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
             elif isinstance(node, ast.Assign):
@@ -103,7 +108,11 @@ class _Module:
             raise StaticError(f"{self.path}:{node.lineno}: `{node.id}` is {why}; name a function instead: {self.path}:build_estimator")
         if isinstance(node, ast.Call):
             target = self.dotted(node.func)
-            if target is None and not (isinstance(node.func, ast.Name) and node.func.id in SAFE_BUILTINS and node.func.id not in self.assigned):
+            name = target.rsplit(".", 1)[-1] if target else getattr(node.func, "attr", getattr(node.func, "id", ""))
+            if name in UNSAFE:
+                raise StaticError(f"{self.path}:{node.lineno}: `{ast.unparse(node.func)}(...)` reads or writes files; name a function instead: {self.path}:build_estimator")
+            method_of_value = isinstance(node.func, ast.Attribute) and target is None  # rng.rand(...), x.astype(...)
+            if target is None and not method_of_value and not (isinstance(node.func, ast.Name) and node.func.id in SAFE_BUILTINS and node.func.id not in self.assigned):
                 raise StaticError(f"{self.path}:{node.lineno}: `{ast.unparse(node.func)}(...)` is the program's own code, not TensorFlow; "
                                   f"name a function instead: {self.path}:build_estimator")
         if isinstance(node, ast.Attribute) and self.dotted(node) is None:
