@@ -176,3 +176,35 @@ def test_rewrite_path_does_not_import_tensorflow():
         "assert 'tensorflow' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_model_built_before_the_dataset_goes_to_model_fn():
+    source = """import tensorflow as tf
+
+
+def train(model_dir, files):
+    with tf.Graph().as_default():
+        global_step = tf.train.get_or_create_global_step()
+        model = Model()
+        dataset = tf.data.TFRecordDataset(files).map(parse).batch(32).repeat()
+        x, y = dataset.make_one_shot_iterator().get_next()
+        loss = model.loss(model(x), y)
+        train_op = tf.train.AdamOptimizer().minimize(loss, global_step=global_step)
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=model_dir) as sess:
+            while not sess.should_stop():
+                sess.run(train_op)
+"""
+    out, findings = run(source)
+    assert [f.rule for f in findings] == ["TFM301"]
+    tree = ast.parse(out)
+    inner = {n.name: ast.unparse(n) for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)}
+    assert "Model()" in inner["model_fn"] and "get_or_create_global_step" in inner["model_fn"]
+    assert "Model()" not in inner["input_fn"] and "TFRecordDataset" in inner["input_fn"]
+
+
+def test_a_value_both_input_and_model_need_keeps_the_session():
+    source = HEAD.replace("        dataset =", "        batch = 32\n        dataset =").replace("range(10)", "range(batch)").replace(
+        "tf.Variable(1.0)", "tf.Variable(1.0) * batch") + CANONICAL_LOOP
+    out, findings = run(source)
+    assert "TFM302" in {f.rule for f in findings} and "TFM301" not in {f.rule for f in findings}
+    assert "['batch']" in next(f.message for f in findings if f.rule == "TFM302")

@@ -371,7 +371,9 @@ class StopStep:
 class Plan:
     mts: cst.Call
     owner: cst.CSTNode  # the graph `with` or the function whose body holds the loop
-    input_end: int  # body[:input_end] is the input code; body[input_end] the get_next statement
+    input_end: int  # body[input_end] is the get_next statement
+    input_idx: list[int]  # statements before it that build the dataset (input_fn)
+    moved_idx: list[int]  # statements before it that the dataset does not need (model_fn)
     session_start: int
     session_end: int  # body[session_start:session_end] is the session; the rest stays after it
     dataset: cst.BaseExpression
@@ -675,7 +677,21 @@ class MonitoredSessionTransform(FamilyTransform):
         if len(nexts) != 1:
             raise NotCanonical("the graph does not read its input from exactly one `dataset.make_one_shot_iterator().get_next()`")
         k, (dataset, iterator, features, labels) = nexts[0]
-        input_code, model_code = body[:k], body[k + 1 : session_start]
+        model_code = body[k + 1 : session_start]
+        # statements before get_next() that the dataset does not need (the model object, the global
+        # step) go to model_fn; the rest, and statements that bind nothing, build the input
+        needed = uses([dataset]).reads
+        input_idx: list[int] = []
+        moved_idx: list[int] = []
+        for i in range(k - 1, -1, -1):
+            stmt_use = uses([body[i]])
+            if not stmt_use.binds or stmt_use.binds & needed:
+                input_idx.insert(0, i)
+                needed |= stmt_use.reads
+            else:
+                moved_idx.insert(0, i)
+        input_code = [body[i] for i in input_idx]
+        moved_code = [body[i] for i in moved_idx]
 
         # the session's arguments
         config: list[tuple[str, cst.BaseExpression]] = []
@@ -748,7 +764,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 raise NotCanonical("StopAtStepHook needs exactly one of num_steps/last_step")
 
         # the loss: NanTensorHook's tensor, else a name `loss`
-        model_use = uses(model_code)
+        model_use = uses([*moved_code, *model_code])
         loss = None
         for node in [*model_code, *(hooks_expr.elements if hooks_literal else [])]:
             for call in self._calls(node, NAN_HOOK):
@@ -766,7 +782,7 @@ class MonitoredSessionTransform(FamilyTransform):
 
         # names: the moved code must be self-contained, and nothing else may use what it binds
         input_use = uses(input_code)
-        kept_model = [s for i, s in enumerate(model_code, start=start) if i not in drop]
+        kept_model = moved_code + [s for i, s in enumerate(model_code, start=start) if i not in drop]
         kept_use = uses(kept_model)
         if input_use.escapes or model_use.escapes:
             raise NotCanonical("the graph code returns, yields, breaks or declares global/nonlocal names")
@@ -807,6 +823,8 @@ class MonitoredSessionTransform(FamilyTransform):
             mts=mts,
             owner=owner,
             input_end=k,
+            input_idx=input_idx,
+            moved_idx=moved_idx,
             session_start=session_start,
             session_end=session_end,
             dataset=dataset,
@@ -868,7 +886,7 @@ class MonitoredSessionTransform(FamilyTransform):
         input_fn, model_fn, estimator = unique("input_fn", names), unique("model_fn", names), unique("estimator", names)
         empty = cst.EmptyLine(indent=False)
 
-        input_body = list(body[: plan.input_end])
+        input_body = [body[i] for i in plan.input_idx]
         if isinstance(plan.owner, cst.FunctionDef) and input_body:
             input_body[0] = input_body[0].with_changes(leading_lines=[])
         input_body += [cst.parse_statement(f"return {code(plan.dataset)}\n")]
@@ -881,7 +899,7 @@ class MonitoredSessionTransform(FamilyTransform):
         if plan.labels is not None and plan.labels != "labels":
             model_body.append(cst.parse_statement(f"{plan.labels} = labels\n"))
         first_model = True
-        for i in range(plan.input_end + 1, plan.session_start):
+        for i in [*plan.moved_idx, *range(plan.input_end + 1, plan.session_start)]:
             if i in plan.drop:
                 continue
             stmt = body[i]
