@@ -113,3 +113,57 @@ def test_second_run_restores_and_continues(summary):
     assert second["global_step"] == 14
     assert second["saved"] == [10, 12, 14]
     assert second["on_disk"] == [10, 12, 14]
+
+
+SAFE_MINIMUM = '''import tensorflow as tf
+
+
+def train(model_dir):
+    with tf.Graph().as_default():
+        dataset = tf.data.Dataset.from_tensor_slices(([[1.0], [2.0], [3.0]], [[2.0], [4.0], [6.0]])).repeat().batch(3)
+        x, y = dataset.make_one_shot_iterator().get_next()
+        w = tf.get_variable("w", [1, 1], initializer=tf.zeros_initializer())
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+        tf.summary.scalar("loss", loss)
+        train_op = tf.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=tf.train.get_or_create_global_step())
+        hooks = [tf.train.StopAtStepHook(last_step=20), tf.train.NanTensorHook(loss)]
+        losses = []
+        with tf.train.MonitoredTrainingSession(checkpoint_dir=model_dir, save_checkpoint_steps=10, hooks=hooks) as sess:
+            while not sess.should_stop():
+                _, value = sess.run([train_op, loss])
+                losses.append(float(value))
+    return losses
+'''
+
+SAFE_CHILD = r"""
+import json, sys
+namespace = {}
+exec(compile(open(sys.argv[1]).read(), sys.argv[1], "exec"), namespace)
+import tensorflow as tf
+losses = namespace["train"](sys.argv[2])
+print("JSON" + json.dumps({"losses": losses, "step": int(tf.train.load_checkpoint(sys.argv[2]).get_tensor("global_step")),
+                           "w": tf.train.load_checkpoint(sys.argv[2]).get_tensor("w").tolist()}))
+"""
+
+
+@pytest.mark.slow
+def test_safe_minimum_runs_on_tf_2_15(tmp_path):
+    """A loop that does not fit the Estimator shape keeps its session, renamed to TF 2 homes, and runs."""
+    from tfmigrate.codemod.engine import rewrite_source
+    from tfmigrate.codemod.rule import load_catalog
+
+    result = rewrite_source(SAFE_MINIMUM.encode(), load_catalog().selected(None))
+    migrated = result.new.decode()
+    assert "TFM302" in {f.rule for f in result.findings}
+    assert "tf.compat.v1.train.MonitoredTrainingSession(" in migrated
+    assert "tf.estimator.StopAtStepHook(last_step=20)" in migrated and "tf.estimator.NanTensorHook(loss)" in migrated
+    program = tmp_path / "migrated.py"
+    program.write_text(migrated)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    proc = subprocess.run([sys.executable, "-c", SAFE_CHILD, str(program), str(tmp_path / "model")],
+                          capture_output=True, text=True, timeout=300, env=env)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("JSON")]
+    assert proc.returncode == 0 and lines, proc.stderr[-3000:]
+    summary = json.loads(lines[-1][4:])
+    assert len(summary["losses"]) == 20 and summary["step"] == 20
+    assert summary["losses"][-1] < summary["losses"][0] / 10
