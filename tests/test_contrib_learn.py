@@ -210,10 +210,15 @@ def test_estimator_model_fn_shapes():
 def test_embedding_initializer_uses_the_legacy_vocabulary_size(column, size):
     code = f"import tensorflow as tf\n\ncol = {column}\nemb = tf.contrib.layers.embedding_column(col, dimension=3)\n"
     new, findings, _ = run(code)
-    assert (
-        f"emb = tf.feature_column.embedding_column(col, dimension=3, "
-        f"initializer=tf.compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt({size})))"
-    ) in new
+    call = next(
+        n for n in ast.walk(ast.parse(new))
+        if isinstance(n, ast.Call) and ast.unparse(n.func) == "tf.feature_column.embedding_column"
+    )
+    assert [ast.unparse(a) for a in call.args] == ["col"]
+    assert {k.arg: ast.unparse(k.value) for k in call.keywords} == {
+        "dimension": "3",
+        "initializer": f"tf.compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt({size}))",
+    }
     assert "import math\n" in new
 
 

@@ -18,8 +18,15 @@ COLORS = ["red", "green", "blue"]
 
 FEATURE_COLUMNS = [
     tf.feature_column.numeric_column("x", shape=(2,)),
-    tf.feature_column.bucketized_column(tf.feature_column.numeric_column("age"), boundaries=[20.0, 40.0, 60.0]),
-    tf.feature_column.embedding_column(tf.feature_column.categorical_column_with_vocabulary_list("color", COLORS, dtype=tf.string), dimension=2, initializer=tf.compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(len(COLORS)))),
+    tf.feature_column.bucketized_column(
+        tf.feature_column.numeric_column("age"),
+        boundaries=[20.0, 40.0, 60.0],
+    ),
+    tf.feature_column.embedding_column(
+        tf.feature_column.categorical_column_with_vocabulary_list("color", COLORS, dtype=tf.string),
+        dimension=2,
+        initializer=tf.compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(len(COLORS))),
+    ),
 ]
 
 

@@ -203,6 +203,7 @@ class ContribLearnTransform(FamilyTransform):
         self._need_tf_import = False
         self._module: cst.Module | None = None
         self._functions: dict[str, list[cst.FunctionDef]] = {}
+        self._source_lines: list[str] | None = None
         self._target_values: dict[cst.Name, cst.BaseExpression] = {}  # `name = value` (single Name target)
         self._experiment_calls: dict[cst.Call, cst.Return] = {}
         self._runner_calls: set[cst.Call] = set()
@@ -348,7 +349,36 @@ class ContribLearnTransform(FamilyTransform):
             return updated
         self.drop_import_of(original.func)
         trailing = bool(updated.args) and isinstance(updated.args[-1].comma, cst.Comma)
-        return updated.with_changes(func=self.tf(target), args=join_args(args, trailing))
+        return self._layout(original, updated.with_changes(func=self.tf(target), args=join_args(args, trailing)))
+
+    def _layout(self, original: cst.Call, call: cst.Call, width: int = 100) -> cst.Call:
+        """A one-line call that grew past ``width`` gets one argument a line (unless it is itself an
+        argument of a legacy call, which is laid out instead)."""
+        text = _code(call)
+        line, col, lines = self._lines(original)
+        if "\n" in text or len(lines) > 1 or not call.args or col - 1 + len(text) <= width:
+            return call
+        if len(text) <= len(self._module.code_for_node(original)):  # it did not grow: keep the user's layout
+            return call
+        parent = self.get_metadata(ParentNodeProvider, original, None)
+        grand = self.get_metadata(ParentNodeProvider, parent, None) if isinstance(parent, cst.Arg) else None
+        if isinstance(grand, cst.Call) and self.legacy(grand.func) is not None:
+            return call
+        if self._source_lines is None:
+            self._source_lines = self._module.code.splitlines()
+        source = self._source_lines[line - 1]
+        base = len(source) - len(source.lstrip())
+
+        def newline(indent: int) -> cst.ParenthesizedWhitespace:
+            return cst.ParenthesizedWhitespace(
+                first_line=cst.TrailingWhitespace(), indent=False, last_line=cst.SimpleWhitespace(" " * indent)
+            )
+
+        args = [
+            a.with_changes(comma=cst.Comma(whitespace_after=newline(base + 4 if i < len(call.args) - 1 else base)))
+            for i, a in enumerate(call.args)
+        ]
+        return call.with_changes(whitespace_before_args=newline(base + 4), args=args)
 
     # --- TFM150 RunConfig ----------------------------------------------------------------------
     def _run_config(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
