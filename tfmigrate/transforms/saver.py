@@ -36,6 +36,14 @@ GRAPHS = {"tensorflow.Graph", "tensorflow.compat.v1.Graph"}
 VARIABLES = {p + "Variable" for p in TF1}
 GET_VARIABLES = {p + "get_variable" for p in TF1}
 SCOPES = {p + n for p in TF1 for n in ("name_scope", "variable_scope")}
+# optimizers whose minimize()/apply_gradients() create slot variables (Adam's m and v, beta powers, ...)
+SLOT_OPTIMIZERS = {
+    p + "train." + n
+    for p in TF1
+    for n in ("AdamOptimizer", "AdagradOptimizer", "AdagradDAOptimizer", "MomentumOptimizer", "RMSPropOptimizer",
+              "FtrlOptimizer", "AdadeltaOptimizer", "ProximalAdagradOptimizer", "NadamOptimizer")
+}
+GLOBAL_STEP = {p + "train." + n for p in TF1 for n in ("get_or_create_global_step", "create_global_step")}
 OPAQUE_PARTS = ("layers", "keras", "contrib", "estimator", "slim", "make_template", "hub")
 FORWARD = (
     "The way forward: let tf.estimator save and restore every variable under "
@@ -49,6 +57,7 @@ class Graph:
     label: str  # how the user calls it: `g1`, or "the default graph"
     line: int
     variables: list[tuple[str | None, int, int]] = field(default_factory=list)  # (name, line, event order)
+    labels: dict[int, str] = field(default_factory=dict)  # event order -> how to show a variable without a name
     names: dict[str, int] = field(default_factory=dict)
     opaque: list[int] = field(default_factory=list)  # event orders of calls that may make variables
     scoped: bool = False
@@ -67,6 +76,10 @@ class Graph:
             name = None
         self.variables.append((name, line, order))
 
+    def add_unnamed(self, label: str, line: int, order: int) -> None:
+        self.variables.append((None, line, order))
+        self.labels[order] = label
+
     def before(self, order: int) -> tuple[set[str], bool]:
         """Variable names made before event ``order``; False when some may be unknown."""
         made = [(n, o) for n, _, o in self.variables if o < order]
@@ -82,6 +95,11 @@ class Saver:
     line: int
     order: int
     complete: bool  # no var_list, no defer_build: covers every variable existing at construction
+
+
+@dataclass(eq=False)
+class Optimizer:
+    qn: str
 
 
 @dataclass(eq=False)
@@ -250,6 +268,10 @@ class SaverTraps(FamilyTransform):
                 if qn in SAVERS:
                     self._expression(value, graph, env, scope_id, saver_name=name)
                     return
+                if qn in SLOT_OPTIMIZERS:
+                    self._expression(value, graph, env, scope_id)
+                    env[name] = Optimizer(qn)
+                    return
             self._expression(value, graph, env, scope_id)
             env.pop(name, None)  # rebound to something we do not track
             return
@@ -285,6 +307,22 @@ class SaverTraps(FamilyTransform):
         if qn in GET_VARIABLES:
             graph.add_variable(self._literal(call, "name", 0, default=None), line, order)
             return
+        if qn in GLOBAL_STEP:
+            if "global_step" not in graph.names:
+                graph.add_variable("global_step", line, order)
+            return
+        if qn in SLOT_OPTIMIZERS:
+            return  # the optimizer object makes no variable until minimize/apply_gradients
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("minimize", "apply_gradients"):
+            receiver = call.func.value
+            optimizer = None
+            if isinstance(receiver, cst.Call) and self._qn(receiver.func) in SLOT_OPTIMIZERS:
+                optimizer = self._qn(receiver.func)
+            elif isinstance(receiver, cst.Name) and isinstance(env.get(receiver.value), Optimizer):
+                optimizer = env[receiver.value].qn
+            if optimizer is not None:
+                graph.add_unnamed(f"the slot variables of {optimizer.rsplit('.', 1)[1]}.{call.func.attr.value}()", line, order)
+                return
         if qn in SAVERS:
             complete = not call.args or all(
                 a.keyword is not None
@@ -306,7 +344,7 @@ class SaverTraps(FamilyTransform):
                     path = self._path_key(call, scope_id)
                     self._uses.append(Use(func.attr.value, receiver, session, call, path, line, order))
                 return
-            if isinstance(receiver, (Saver, Session, Graph)):
+            if isinstance(receiver, (Saver, Session, Graph, Optimizer)):
                 return  # sess.run, saver.last_checkpoints, ...: makes no variable
         if qn is None:
             if not self._is_builtin(call.func):
@@ -339,9 +377,12 @@ class SaverTraps(FamilyTransform):
         for saver in self._savers:
             if not saver.complete:
                 continue
-            later = [(n, line) for n, line, o in saver.graph.variables if o > saver.order]
+            later = [(n, line, o) for n, line, o in saver.graph.variables if o > saver.order]
             if later:
-                shown = ", ".join(f"'{n}' (line {line})" if n else f"a variable (line {line})" for n, line in later)
+                labels = saver.graph.labels
+                shown = ", ".join(
+                    f"'{n}' (line {line})" if n else f"{labels.get(o, 'a variable')} (line {line})" for n, line, o in later
+                )
                 self.flag(
                     saver.node,
                     "TFM201",
