@@ -29,7 +29,7 @@ class MNISTModel(tf.keras.Model):
         self.fc2 = tf.keras.layers.Dense(10)
         self.dropout = tf.keras.layers.Dropout(0.5)
         self.max_pool2d = tf.keras.layers.MaxPooling2D(
-                (2, 2), (2, 2), padding='SAME', data_format=data_format)
+            (2, 2), (2, 2), padding='SAME', data_format=data_format)
 
     def call(self, inputs, training):
         x = tf.reshape(inputs, self._input_shape)

@@ -546,7 +546,7 @@ class EagerTransform(FamilyTransform):
                 original, "TFM403", "track_layer is gone in TF 2: tf.keras.Model tracks layers assigned to attributes"
             ):
                 self.changed = True
-                return updated.args[0].value
+                return self._unwrapped(original, updated.args[0].value)
             return updated
         if self._in_network() and self._is_super_init(original):
             return self._super_init(original, updated)
@@ -583,6 +583,34 @@ class EagerTransform(FamilyTransform):
                     "write `global_step.assign_add(1)` after it",
                 )
         return updated
+
+    def _unwrapped(self, call: cst.Call, inner: cst.BaseExpression) -> cst.BaseExpression:
+        """``inner`` moved out of ``call(...)``: its continuation lines keep their place relative to the statement.
+
+        ``self.x = self.track_layer(\n    Layer(\n        a))`` indented ``Layer``'s arguments for the inner
+        line; once ``Layer(`` starts on the statement's line they are shifted back by the same amount.
+        """
+        code = cst.Module(body=[]).code_for_node(inner)
+        if "\n" not in code or '"""' in code or "'''" in code or "\\\n" in code:
+            return inner  # one line, or text whose lines are not all code (string literals, continuations)
+        statement = call
+        while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+            statement = self.get_metadata(ParentNodeProvider, statement, None)
+        if statement is None:
+            return inner
+        shift = self._lines_col(call.args[0].value) - self._lines_col(statement)
+        if shift <= 0:
+            return inner
+        lines = code.split("\n")
+        if not all(not line.strip() or line.startswith(" " * shift) for line in lines[1:]):
+            return inner
+        try:
+            return cst.parse_expression("\n".join([lines[0], *(line[shift:] for line in lines[1:])]))
+        except cst.ParserSyntaxError:  # pragma: no cover - the text came from a parsed expression
+            return inner
+
+    def _lines_col(self, node: cst.CSTNode) -> int:
+        return self._lines(node)[1] - 1
 
     def _is_super_init(self, call: cst.Call) -> bool:
         return m.matches(call.func, m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
