@@ -242,3 +242,16 @@ def test_learning_rate_schedules_are_reported_not_rewritten(rate):
     new, findings = rewrite(source)
     assert new == source
     assert "TFM103" in {f.rule for f in findings}
+
+
+def test_pandas_data_is_fed_as_its_array():
+    source = (
+        "import pandas as pd\nimport skflow\n\n"
+        "df = pd.read_csv('train.csv')\n"
+        "X = df[['a', 'b']]\n"
+        "clf = skflow.TensorFlowLinearRegressor()\n"
+        "clf.fit(X, df['y'])\n"
+    )
+    new, _ = rewrite(source)
+    assert 'x={"x": X.values}' in new and "y=df['y'].values" in new  # what extract_pandas_data fed
+    assert "shape=X.shape[1:]" in new

@@ -33,7 +33,9 @@ classifier.train(
 accuracy = classifier.evaluate(
     input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, y=y_test, shuffle=False, num_epochs=1),
 )["accuracy"]
-predictions = np.array([p["class_ids"][0] for p in classifier.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1))])
+predictions = np.array([p["class_ids"][0] for p in classifier.predict(
+    input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1),
+)])
 print("accuracy: %.3f" % accuracy)
 
 restored = tf.estimator.DNNClassifier(
@@ -44,5 +46,7 @@ restored = tf.estimator.DNNClassifier(
     optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
     loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
 )
-restored_predictions = np.array([p["class_ids"][0] for p in restored.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1))])
+restored_predictions = np.array([p["class_ids"][0] for p in restored.predict(
+    input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1),
+)])
 print("same predictions after restore:", bool((predictions == restored_predictions).all()))

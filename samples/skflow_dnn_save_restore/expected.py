@@ -45,7 +45,11 @@ new_classifier = tf.estimator.DNNClassifier(
     config=tf.estimator.RunConfig(tf_random_seed=42),
     loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
 )
-predicted = np.array([p["class_ids"][0] for p in new_classifier.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, shuffle=False, num_epochs=1))])
-probabilities = np.array([p["probabilities"] for p in new_classifier.predict(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, shuffle=False, num_epochs=1))])
+predicted = np.array([p["class_ids"][0] for p in new_classifier.predict(
+    input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, shuffle=False, num_epochs=1),
+)])
+probabilities = np.array([p["probabilities"] for p in new_classifier.predict(
+    input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": features}, shuffle=False, num_epochs=1),
+)])
 print("accuracy: %.3f" % np.mean(predicted == labels))
 print("probabilities:", probabilities.shape)

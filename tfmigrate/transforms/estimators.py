@@ -68,7 +68,7 @@ def _call(func: str, args: list[cst.Arg]) -> cst.Call:
     return cst.Call(func=_expr(func), args=fixed)
 
 
-def _layout(call: cst.Call, depth: int = 1, limit: int = 100) -> cst.Call:
+def _layout(call: cst.Call, depth: int = 1, limit: int = 100, nested: bool = True) -> cst.Call:
     """One argument a line when the call is long (the block's own indentation is added by libcst)."""
     if len(_code(call)) <= limit or not call.args:
         return call
@@ -82,7 +82,7 @@ def _layout(call: cst.Call, depth: int = 1, limit: int = 100) -> cst.Call:
     args = []
     for i, arg in enumerate(call.args):
         value = arg.value
-        if isinstance(value, cst.Call) and len(_code(value)) + len(inner) + 12 > limit:
+        if nested and isinstance(value, cst.Call) and len(_code(value)) + len(inner) + 12 > limit:
             value = _layout(value, depth + 1, limit)
         last = i == len(call.args) - 1
         args.append(arg.with_changes(value=value, comma=cst.Comma(whitespace_after=newline(outer if last else inner))))
@@ -781,14 +781,36 @@ class EstimatorTransform(FamilyTransform):
 
     def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
                   train: bool) -> cst.Call:
-        args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), x)]))]
+        args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
         if y is not None:
-            args.append(_kw("y", y))
+            args.append(_kw("y", self._as_array(y)))
         if batch is not None:
             args.append(_kw("batch_size", batch))
         args.append(_kw("shuffle", _expr("True" if train else "False")))
         args.append(_kw("num_epochs", _expr("None" if train else "1")))
         return _call(NUMPY_INPUT_FN, args)
+
+    def _as_array(self, data: cst.BaseExpression) -> cst.BaseExpression:
+        """pandas data as its array (what the legacy DataFeeder's extract_pandas_data fed)."""
+        if self._is_pandas(data):
+            return cst.Attribute(value=data, attr=cst.Name("values"))
+        return data
+
+    def _is_pandas(self, value: cst.BaseExpression | None, depth: int = 0) -> bool:
+        while depth < 8 and value is not None:
+            depth += 1
+            if isinstance(value, cst.Call):
+                if (self.qualified_name(value.func) or "").startswith("pandas."):
+                    return True
+                value = value.func
+            elif isinstance(value, (cst.Attribute, cst.Subscript)):
+                value = value.value
+            elif isinstance(value, cst.Name):
+                found = self._single_assignment(value)
+                value = found[1].value if found is not None else None
+            else:
+                return False
+        return False
 
     def _plan_method(self, est: Est, call: cst.Call, method: str) -> None:
         if not est.ok or est.new is None:
@@ -929,7 +951,8 @@ class EstimatorTransform(FamilyTransform):
             item = 'p["class_ids"][0]'
         else:
             item = 'p["predictions"][0]'
-        predict = call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")), args=[_kw("input_fn", input_fn)])
+        predict = _layout(call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),
+                                            args=[_kw("input_fn", input_fn)]), limit=80, nested=False)
         iterable = bound.get("as_iterable")
         lazy = iterable is not None and isinstance(iterable, cst.Name) and iterable.value == "True"
         if iterable is not None and not (isinstance(iterable, cst.Name) and iterable.value in ("True", "False")):
