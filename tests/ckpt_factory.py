@@ -281,9 +281,41 @@ def predict(requests: list[dict]) -> None:
     print(json.dumps({"probabilities": results}))
 
 
+def behave(requests: list[dict]) -> None:
+    """What TF 2.15 really does: for each request, build TARGET (``model``) on a COPY of
+    ``ckpt_dir`` and train one step on ``width`` features with labels in ``[0, labels)``; report
+    the error (type, first line) or the shape ``kernel`` has afterwards."""
+    import shutil
+    import tempfile
+
+    import numpy as np
+    import tensorflow as tf
+
+    from tfmigrate.checkpoint import targets
+
+    tf.get_logger().setLevel("ERROR")
+    results = []
+    for r in requests:
+        work = tempfile.mkdtemp(prefix="behave-")
+        shutil.copytree(r["ckpt_dir"], work, dirs_exist_ok=True)
+        rng = np.random.RandomState(0)
+        x = rng.normal(size=(16, r["width"])).astype("float32")
+        y = (np.arange(16) % r["labels"]).astype("int64")
+        try:
+            est = targets.load(targets.parse_target(r["model"]), model_dir=work).estimator
+            est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(16), steps=1)
+            results.append({"error": None, "kernel": list(est.get_variable_value(r["kernel"]).shape)})
+        except Exception as exc:  # noqa: BLE001 - the behaviour under test
+            lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+            results.append({"error": type(exc).__name__, "message": " ".join(lines)[:20000]})
+    print(json.dumps({"results": results}))
+
+
 if __name__ == "__main__":
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-    if sys.argv[1] == "--predict":
+    if sys.argv[1] == "--behave":
+        behave(json.loads(Path(sys.argv[2]).read_text()))
+    elif sys.argv[1] == "--predict":
         predict(json.loads(Path(sys.argv[2]).read_text()))
     else:
         make(Path(sys.argv[1]), sys.argv[2:] or list(KINDS))

@@ -73,7 +73,7 @@ FUNCTIONS = textwrap.dedent("""
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("diff")
     proc_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "v2_iris_10x10", "contrib1x"],
+    subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "v2_iris_10x10", "estimator_v1", "contrib1x"],
                    check=True, env=proc_env, capture_output=True, timeout=600)
     manifest = json.loads((out / "ck" / "manifest.json").read_text())
     specs = {}
@@ -205,3 +205,43 @@ def test_cli_diff_end_to_end(env: dict) -> None:
     text = CliRunner().invoke(ckpt, ["diff", env["manifest"]["v2_iris_10x10"]["dir"], "--model", env["manifest"]["v2_iris_10x10"]["dir"]])
     assert text.exit_code == 0 and "compatible" in text.output
     assert max(len(line) for line in text.output.splitlines()) <= 80
+
+
+@pytest.fixture(scope="module")
+def behaviour(env: dict) -> dict:
+    """What TF 2.15 actually does with each pair (one TF child trains one step per scenario)."""
+    v2 = env["manifest"]["v2_iris_10x10"]["dir"]
+    v1 = env["manifest"]["estimator_v1"]["dir"]
+    scenarios = {  # name: (model, checkpoint dir, width, labels, kernel to look at afterwards)
+        "seed001": ("seed001", v2, 4, 3, "dnn/hiddenlayer_0/kernel"),
+        "v1_wider": ("v1_wider", v1, 4, 3, "dnn/hiddenlayer_0/kernel"),
+        "v1_on_v2": ("v1_wider", v2, 4, 3, "dnn/hiddenlayer_0/kernel"),
+        "n_classes": ("n_classes", v2, 4, 5, "dnn/logits/kernel"),
+        "width": ("width", v2, 5, 3, "dnn/hiddenlayer_0/kernel"),
+    }
+    requests = [{"model": env["specs"][m], "ckpt_dir": d, "width": w, "labels": n, "kernel": k}
+                for m, d, w, n, k in scenarios.values()]
+    path = env["dir"] / "behave.json"
+    path.write_text(json.dumps(requests))
+    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), "--behave", str(path)],
+                          check=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), capture_output=True, text=True, timeout=600)
+    return dict(zip(scenarios, json.loads(proc.stdout.strip().splitlines()[-1])["results"]))
+
+
+def test_verdicts_match_what_tensorflow_does(env: dict, behaviour: dict) -> None:
+    # seed 001: no error at all, and the [20, 20] model still has the checkpoint's [4, 10] kernel
+    assert behaviour["seed001"] == {"error": None, "kernel": [4, 10]}
+    assert "SILENTLY KEEPS" in run_diff(env, "v2_iris_10x10", "seed001")["verdict"]
+    # V1 estimator on a V1 checkpoint (the seed's own TF 1.x setting): raises at restore
+    assert behaviour["v1_wider"]["error"] == "InvalidArgumentError", behaviour["v1_wider"]
+    assert "shape_and_slice" in behaviour["v1_wider"]["message"]
+    assert "raises InvalidArgumentError at restore" in run_diff(env, "estimator_v1", "v1_wider")["verdict"]
+    # ... on a V2 checkpoint the missing t_0/Adagrad slots fail first
+    assert behaviour["v1_on_v2"]["error"] == "NotFoundError", behaviour["v1_on_v2"]
+    assert run_diff(env, "v2_iris_10x10", "v1_wider")["verdict"].startswith("train() raises NotFoundError")
+    # n_classes 3 -> 5: fails on a label >= 3, without naming the checkpoint
+    assert behaviour["n_classes"]["error"] == "InvalidArgumentError", behaviour["n_classes"]
+    assert "label value" in behaviour["n_classes"]["message"] and "checkpoint" not in behaviour["n_classes"]["message"].lower()
+    # feature width 4 -> 5: Matrix size-incompatible
+    assert behaviour["width"]["error"] == "InvalidArgumentError", behaviour["width"]
+    assert "Matrix size-incompatible" in behaviour["width"]["message"]

@@ -116,18 +116,26 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
             remedy = (f"`tfmigrate ckpt convert {checkpoint} OUT --map auto --model MODEL`, then point the model at OUT "
                       "(predict/evaluate) or warm-start from it (training: optimizer state is not carried)")
         verdict = f"{what}. Remedy: {remedy}."
+    elif missing:
+        names_ = ", ".join(p["model_name"] for p in missing[:3]) + (" ..." if len(missing) > 3 else "")
+        verdict = (f"raises NotFoundError at restore: the model creates {len(missing)} variable(s) the checkpoint "
+                   f"lacks ({names_})")
+        if shape_bad:
+            verdict += f"; {len(shape_bad)} more have other shapes"
+        verdict += f". Remedy: {warm}."
     elif shape_bad:
         if api not in ("keras",) and any(md[p["model_name"]].get("partitioned") for p in shape_bad):
             api = "v1"  # partitioned variables are restored through slice specs, which check shapes
         verdict = _shape_verdict(shape_bad, src, dst, api, warm)
+        if opt_missing:  # the restore op fails on the first missing key before shapes matter
+            head, _, tail = verdict.partition(". Remedy: ")
+            verdict = (f"train() raises NotFoundError at restore: the optimizer state the model needs "
+                       f"({opt_missing[0]['model_name']}, {len(opt_missing)} in all) is not in the checkpoint; "
+                       f"predict/evaluate restore the weights, and then: {head}. Remedy: {tail}")
     elif dtype_bad:
         p = dtype_bad[0]
         verdict = (f"raises at restore: {p['model_name']} is {p['model_dtype']} in the model but {p['checkpoint_dtype']} "
                    f"in the checkpoint. Remedy: convert the tensor (`tfmigrate ckpt convert`) or {warm}.")
-    elif missing:
-        names_ = ", ".join(p["model_name"] for p in missing[:3]) + (" ..." if len(missing) > 3 else "")
-        verdict = (f"raises NotFoundError at restore: the model creates {len(missing)} variable(s) the checkpoint "
-                   f"lacks ({names_}). Remedy: {warm}.")
     elif opt_missing or opt_bad:
         first = (opt_missing or opt_bad)[0]["model_name"]
         verdict = (f"model weights restore and predict/evaluate work, but train() raises NotFoundError at restore: the "
