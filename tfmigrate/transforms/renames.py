@@ -36,7 +36,7 @@ TF = "tensorflow"
 V2, V1, UNKNOWN = "v2", "v1", "unknown"
 
 # Private implementation packages: not public API, so neither renamed nor reported.
-PRIVATE = frozenset({"python", "core", "compiler", "include", "lite", "tools", "tsl", "security", "dtensor"})
+PRIVATE = frozenset({"python", "core", "compiler", "include", "tools", "tsl", "security", "dtensor"})
 
 # Graph-mode API that fails or misbehaves under eager execution (relative to tf / tf.compat.v1).
 GRAPH_ONLY = frozenset(
@@ -89,12 +89,12 @@ class Names:
         if not rel:
             return V2
         parts = rel.split(".")
-        if parts[0] in PRIVATE:
-            return V2
         if self._resolves(self.v2_root, parts):
             return V2
         if self._resolves(self.v1_root, parts):
             return V1
+        if parts[0] in PRIVATE or parts[1:2] == ["python"]:  # tensorflow[.lite].python.*: private, unchecked
+            return V2
         return UNKNOWN
 
     def replacement(self, rel: str) -> str | None:
@@ -268,16 +268,15 @@ class CompatV1Renames(FamilyTransform):
             if len(moving) == len(names):
                 body[index] = current.with_changes(module=dotted(target))
                 continue
-            moved = [names[i].with_changes(comma=cst.MaybeSentinel.DEFAULT) for i in moving]
+            moved = [names[i] for i in moving]
             kept = [n for i, n in enumerate(names) if i not in moving]
-            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-            moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+            if current.lpar is None:  # `from m import a, b`: no trailing commas
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             body[index] = current.with_changes(names=kept)
-            extra.append(
-                cst.SimpleStatementLine(
-                    body=[cst.ImportFrom(module=dotted(target), names=moved)]
-                )
-            )
+            # a parenthesized import keeps its layout (and the comments after each name)
+            moved_import = cst.ImportFrom(module=dotted(target), names=moved, lpar=current.lpar, rpar=current.rpar)
+            extra.append(cst.SimpleStatementLine(body=[moved_import]))
         new = updated.with_changes(body=body)
         if not extra:
             return new
@@ -376,8 +375,11 @@ class CompatV1Renames(FamilyTransform):
         key = rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel
         if key in GRAPH_ONLY:
             parent = self.get_metadata(ParentNodeProvider, node, None)
-            if isinstance(parent, cst.Call) and parent.func is node:  # built, not just named
-                self.graph_use = (node, key)
+            if not (isinstance(parent, cst.Call) and parent.func is node):
+                return  # named, not built
+            if key.endswith("Session") and any(a.keyword and a.keyword.value == "graph" for a in parent.args):
+                return  # a session on an explicit graph works under eager execution too
+            self.graph_use = (node, key)
 
     def _top_level(self, node: cst.CSTNode) -> cst.CSTNode | None:
         current = node
