@@ -85,10 +85,14 @@ def main() -> None:
         t_small = median_time([*ours[:5], str(small), "--format", "json"], args.runs)
         t_tf = median_time(theirs, args.runs)
         t_py = median_time([sys.executable, "-c", "pass"], args.runs)
+        group_only = [sys.executable, "-c", "import sys; from tfmigrate.checkpoint.cli import ckpt; "
+                      f"ckpt(['inspect', {str(big)!r}, '--format', 'json'])"]
+        t_group = median_time(group_only, args.runs)
         print(f"checkpoint: {data_bytes / 1e9:.2f} GB of data, {index_bytes} B index, {n} tensors")
         print(f"tfmigrate ckpt inspect (whole process):            {t_ours:.3f} s  (median of {args.runs})")
         print(f"python -c 'tf.train.list_variables' (whole process): {t_tf:.3f} s  (median of {args.runs})")
         print(f"ratio: {t_tf / t_ours:.1f}x faster")
+        print(f"the ckpt group without the top-level CLI's eager imports (rich, tomllib): {t_group:.3f} s")
         print(f"floor: a bare `python -c pass` takes {t_py:.3f} s on this machine now (load average {os.getloadavg()[0]:.1f})")
         print(f"inspect on a {data_bytes / 10 / 1e9:.2f} GB checkpoint: {t_small:.3f} s (work does not grow with data size)")
     finally:

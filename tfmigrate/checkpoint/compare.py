@@ -17,6 +17,7 @@ Behaviour the verdicts rely on (measured, see FACTS.md):
 * A variable the model creates that the checkpoint lacks raises ``NotFoundError`` at restore
   (``train()`` also needs the optimizer's state -- checked on a converted skflow checkpoint;
   ``predict``/``evaluate`` only the model weights).
+* Keras ``model.load_weights`` raises ``ValueError`` ("Received incompatible tensor with shape ...").
 * ``tf.estimator.WarmStartSettings`` loads only the weights named/matched and never optimizer state.
 """
 
