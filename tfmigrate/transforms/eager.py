@@ -565,7 +565,18 @@ class EagerTransform(FamilyTransform):
                     args = [updated.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
                     return updated.with_changes(args=[*args, _kw("training", cst.Name("False"))])
         if self.eager and m.matches(func, m.Attribute(attr=m.Name("minimize"))) and id(original) not in self.handled:
-            if any(a.keyword and a.keyword.value == "global_step" for a in original.args):
+            keywords = {a.keyword.value for a in original.args if a.keyword}
+            positional = [a for a in original.args if not a.keyword]
+            if len(positional) == 1 and not positional[0].star and keywords <= {"name"}:
+                self.flag(
+                    original,
+                    "TFM411",
+                    "if this is an optimizer: a Keras optimizer's minimize needs var_list (TF1 eager used every "
+                    "trainable variable the loss read); write `with tf.GradientTape() as tape: loss = loss_fn()`, "
+                    "`variables = tape.watched_variables()`, "
+                    "`optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))`",
+                )
+            elif "global_step" in keywords:
                 self.flag(
                     original,
                     "TFM411",
