@@ -1,6 +1,6 @@
 """The migrated estimator samples run on TensorFlow 2.15 and keep the legacy model (TFM1).
 
-For each sample one child process runs ``expected.py`` (cwd: a temporary directory, tiny data, few
+For each sample one child process runs ``expected.py`` (the three start together) (cwd: a temporary directory, tiny data, few
 steps). The child records every ``tf.estimator`` canned estimator the program builds (a subclass
 that remembers its constructor arguments; the real estimator runs), then builds a fresh estimator
 with the same arguments, which restores the checkpoint from ``model_dir``, and compares its
@@ -47,11 +47,13 @@ else:
     predict_input = lambda: tf.compat.v1.estimator.inputs.numpy_input_fn(x={"x": data}, shuffle=False, num_epochs=1)
 
 estimator, args, kwargs = created[0]
-trained = [p["class_ids"][0] for p in estimator.predict(input_fn=predict_input())]
-fresh = original(*args, **kwargs)
-restored = [p["class_ids"][0] for p in fresh.predict(input_fn=predict_input())]
-probabilities_trained = np.array([p["probabilities"] for p in estimator.predict(input_fn=predict_input())])
-probabilities_restored = np.array([p["probabilities"] for p in fresh.predict(input_fn=predict_input())])
+fresh = original(*args, **kwargs)  # a new estimator on the same model_dir restores the checkpoint
+out_trained = list(estimator.predict(input_fn=predict_input()))
+out_restored = list(fresh.predict(input_fn=predict_input()))
+trained = [p["class_ids"][0] for p in out_trained]
+restored = [p["class_ids"][0] for p in out_restored]
+probabilities_trained = np.array([p["probabilities"] for p in out_trained])
+probabilities_restored = np.array([p["probabilities"] for p in out_restored])
 
 reader = tf.train.load_checkpoint(estimator.model_dir)
 shapes = reader.get_variable_to_shape_map()
@@ -76,16 +78,33 @@ print("JSON:" + json.dumps(summary, default=lambda o: o.item()))
 '''
 
 
-def run_sample(name: str, mode: str, tmp_path: Path) -> dict:
-    program = tmp_path / "expected.py"
-    program.write_bytes((SAMPLES / name / "expected.py").read_bytes())
+MODES = {"skflow_dnn_save_restore": "features", "learn_dnn_fit": "x_test", "iris_premade": "main"}
+
+
+@pytest.fixture(scope="module")
+def children(tmp_path_factory):
+    """Start the three sample programs at once (each is one TensorFlow process)."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, str(program), mode],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
-    )
-    lines = [line for line in done.stdout.splitlines() if line.startswith("JSON:")]
-    assert done.returncode == 0 and lines, done.stderr[-3000:]
+    running = {}
+    for name, mode in MODES.items():
+        cwd = tmp_path_factory.mktemp(name)
+        program = cwd / "expected.py"
+        program.write_bytes((SAMPLES / name / "expected.py").read_bytes())
+        running[name] = subprocess.Popen(
+            [sys.executable, "-c", CHILD, str(program), mode],
+            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+    yield running
+    for child in running.values():
+        if child.poll() is None:
+            child.kill()
+
+
+def run_sample(children, name: str) -> dict:
+    child = children[name]
+    stdout, stderr = child.communicate(timeout=300)
+    lines = [line for line in stdout.splitlines() if line.startswith("JSON:")]
+    assert child.returncode == 0 and lines, stderr[-3000:]
     return json.loads(lines[-1][5:])
 
 
@@ -95,9 +114,9 @@ def _adagrad_slots(kernels: list[list[int]]) -> list[str]:
 
 
 @pytest.mark.slow
-def test_seed000_skflow_dnn_trains_saves_and_restores_with_its_optimizer(tmp_path):
+def test_seed000_skflow_dnn_trains_saves_and_restores_with_its_optimizer(children):
     """TensorFlowDNNClassifier(hidden_units=[10, 20, 10], n_classes=3, steps=30, optimizer=AdagradOptimizer(0.05))."""
-    summary = run_sample("skflow_dnn_save_restore", "features", tmp_path)
+    summary = run_sample(children, "skflow_dnn_save_restore")
     assert summary["estimators"] == 2  # the trained one and the one restore() became
     assert summary["model_dir"] == "model_dnn"  # the save() path became model_dir
     assert summary["checkpoints"] == ["model.ckpt-0.index", "model.ckpt-30.index"]
@@ -113,9 +132,9 @@ def test_seed000_skflow_dnn_trains_saves_and_restores_with_its_optimizer(tmp_pat
 
 
 @pytest.mark.slow
-def test_seed000_learn_dnn_classifier_fit_evaluate_predict(tmp_path):
+def test_seed000_learn_dnn_classifier_fit_evaluate_predict(children):
     """learn.DNNClassifier(hidden_units=[16, 8], n_classes=2, model_dir=...).fit(x=, y=, steps=40)."""
-    summary = run_sample("learn_dnn_fit", "x_test", tmp_path)
+    summary = run_sample(children, "learn_dnn_fit")
     assert summary["estimators"] == 2 and summary["model_dir"] == "model_learn"
     assert summary["equal_predictions"] and summary["probabilities_close"] and summary["n_predictions"] == 40
     assert summary["kernels"] == [[5, 16], [16, 8]]  # width inferred from x_train (5 features)
@@ -129,9 +148,9 @@ def test_seed000_learn_dnn_classifier_fit_evaluate_predict(tmp_path):
 
 
 @pytest.mark.slow
-def test_seed001_iris_premade_keeps_model_dir_and_tf1_rate(tmp_path):
+def test_seed001_iris_premade_keeps_model_dir_and_tf1_rate(children):
     """tf.estimator.DNNClassifier(hidden_units=[10, 10], n_classes=3, model_dir="models/iris", config=...)."""
-    summary = run_sample("iris_premade", "main", tmp_path)
+    summary = run_sample(children, "iris_premade")
     assert summary["estimators"] == 1 and summary["model_dir"] == os.path.join("models", "iris")
     assert summary["equal_predictions"] and summary["probabilities_close"] and summary["n_predictions"] == 30
     assert summary["kernels"] == [[4, 10], [10, 10]] and summary["logits"] == [10, 3]
