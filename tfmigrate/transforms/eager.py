@@ -860,14 +860,15 @@ class EagerTransform(FamilyTransform):
         return updated
 
     def _writer(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if any(a.star for a in original.args) or not original.args or original.args[0].keyword not in (None,):
-            if not (original.args and original.args[0].keyword and original.args[0].keyword.value == "logdir"):
-                return updated
-        logdir = original.args[0].value
-        new = updated.with_changes(func=self._tf("summary.create_file_writer"))
+        if any(a.star for a in original.args) or not original.args:
+            return updated
+        first = original.args[0]
+        if first.keyword is not None and first.keyword.value != "logdir":
+            return updated
+        logdir = first.value
         if isinstance(logdir, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol} is tf.summary.create_file_writer in TF 2"):
-                return new
+                return updated.with_changes(func=self._tf("summary.create_file_writer"))
             return updated
         if isinstance(logdir, (cst.Name, cst.Attribute)):
             if self.fix(
@@ -876,6 +877,7 @@ class EagerTransform(FamilyTransform):
                 f"tf.contrib.summary.{symbol}(None) gave a writer that does nothing; tf.summary.create_file_writer(None) "
                 "raises: the None case is written as tf.summary.create_noop_writer()",
             ):
+                new = updated.with_changes(func=self._tf("summary.create_file_writer"))
                 tf = self._tfname()
                 expr = cst.parse_expression(f"(NEW if LOGDIR is not None else {tf}.summary.create_noop_writer())")
                 return expr.visit(_Substitute({"NEW": new, "LOGDIR": updated.args[0].value}))
