@@ -208,3 +208,16 @@ def test_a_value_both_input_and_model_need_keeps_the_session():
     out, findings = run(source)
     assert "TFM302" in {f.rule for f in findings} and "TFM301" not in {f.rule for f in findings}
     assert "['batch']" in next(f.message for f in findings if f.rule == "TFM302")
+
+
+def test_manual_steps_carry_this_sessions_settings():
+    source = NOT_CANONICAL["two train ops"].replace(
+        "checkpoint_dir=model_dir)",
+        "checkpoint_dir=model_dir, save_checkpoint_steps=50, save_summaries_secs=30, "
+        "scaffold=tf.train.Scaffold(saver=tf.train.Saver(max_to_keep=2)), hooks=[tf.train.StopAtStepHook(last_step=900)])",
+    )
+    _, findings = run(source)
+    message = next(f.message for f in findings if f.rule == "TFM302")
+    assert "tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=50, keep_checkpoint_max=2)" in message
+    assert ".train(input_fn, max_steps=900)" in message
+    assert "SummarySaverHook(save_secs=" in message

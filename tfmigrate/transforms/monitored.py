@@ -119,11 +119,18 @@ MANUAL_STEPS = (
     "to finish by hand: (1) move the dataset code into `def input_fn():` returning the tf.data.Dataset "
     "(features, labels); (2) move the model, loss and train-op code into `def model_fn(features, labels, mode):` "
     "returning `tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[...])` (hooks that "
-    "name tensors are built there); (3) `tf.estimator.RunConfig(model_dir=<checkpoint_dir>, "
-    "save_checkpoints_steps|secs=..., save_summary_steps=..., keep_checkpoint_max=<Saver max_to_keep>, "
-    "keep_checkpoint_every_n_hours=..., session_config=<config>)`; (4) `tf.estimator.Estimator(model_fn, "
-    "config=...).train(input_fn, max_steps=<StopAtStepHook last_step>)`"
+    "name tensors are built there; what the loop did between steps becomes a tf.estimator.SessionRunHook); "
+    "(3) `config = {config}`; (4) `tf.estimator.Estimator(model_fn, config=config).train(input_fn{train})`"
 )
+MANUAL_NOTES = {
+    "save_summaries_secs": "save_summaries_secs: RunConfig counts in steps; add "
+    "`tf.estimator.SummarySaverHook(save_secs=..., output_dir=model_dir, summary_op=tf.compat.v1.summary.merge_all())` "
+    "to training_hooks and set save_summary_steps=None",
+    "summary_dir": "summary_dir: Estimator writes summaries under model_dir; use a SummarySaverHook(output_dir=...) to keep them apart",
+    "chief_only_hooks": "chief_only_hooks: pass them as EstimatorSpec(training_chief_hooks=...)",
+    "stop_grace_period_secs": "stop_grace_period_secs: no Estimator equivalent, drop it",
+    "max_wait_secs": "max_wait_secs: RunConfig(session_creation_timeout_secs=...)",
+}
 TF_CONFIG_HELP = (
     "TF 2.15 Estimators take the cluster from the TF_CONFIG environment variable "
     '(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "worker", "index": 0}}`) '
@@ -1006,8 +1013,53 @@ class MonitoredSessionTransform(FamilyTransform):
             call,
             "TFM302",
             f"MonitoredTrainingSession kept as tf.compat.v1.train.MonitoredTrainingSession (runs on TF 2.15, "
-            f"renamed by TFM5xx) because {reason}; {MANUAL_STEPS}",
+            f"renamed by TFM5xx) because {reason}; {self._manual_steps(call)}",
         )
+
+    def _manual_steps(self, call: cst.Call) -> str:
+        """The manual steps, with this session's own settings written as RunConfig and train() arguments."""
+        settings: list[str] = []
+        notes: list[str] = []
+        scope = self._scope_of(call)
+        for arg in call.args:
+            key = arg.keyword.value if arg.keyword else None
+            if key in RUNCONFIG_KEYS:
+                settings.append(f"{RUNCONFIG_KEYS[key]}={code(arg.value)}")
+            elif key in MANUAL_NOTES:
+                notes.append(MANUAL_NOTES[key])
+            elif key == "scaffold":
+                scaffold = self._value_in(scope, arg.value)
+                saver_arg = kwarg(scaffold, "saver") if self.is_call_to(scaffold, SCAFFOLD) else None
+                saver = self._value_in(scope, saver_arg.value) if saver_arg else None
+                if self.is_call_to(saver, SAVER):
+                    settings += [f"{SAVER_KEYS[a.keyword.value]}={code(a.value)}" for a in saver.args if a.keyword and a.keyword.value in SAVER_KEYS]
+        if not any(s.startswith("model_dir=") for s in settings):
+            settings.insert(0, "model_dir=<a directory>")
+        stops = self._calls(scope, STOP_AT_STEP)
+        train = ""
+        if len(stops) == 1:
+            arg = kwarg(stops[0], "last_step", 1)
+            if arg is not None:
+                train = f", max_steps={code(arg.value)}"
+            elif (arg := kwarg(stops[0], "num_steps", 0)) is not None:
+                train = f", steps={code(arg.value)}"
+        tf = self._alias or self._compat or "tf"  # a message only: never add an import for it
+        text = MANUAL_STEPS.format(config=f"{tf}.estimator.RunConfig({', '.join(settings)})", train=train)
+        return text + "".join(f"; {note}" for note in notes)
+
+    def _value_in(self, scope: cst.CSTNode, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """``expr`` itself, or the value of the one assignment to that name in ``scope``."""
+        if not isinstance(expr, cst.Name):
+            return expr
+        found: list[cst.BaseExpression] = []
+
+        class _V(cst.CSTVisitor):
+            def visit_Assign(self, node: cst.Assign) -> None:
+                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == expr.value:
+                    found.append(node.value)
+
+        scope.visit(_V())
+        return found[0] if len(found) == 1 else expr
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         name = self.qn(original)
