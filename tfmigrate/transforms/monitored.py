@@ -48,7 +48,7 @@ SAVER = _tf1("train.Saver")
 GRAPH = _tf1("Graph")
 STOP_AT_STEP = _tf1("train.StopAtStepHook") | {"tensorflow.estimator.StopAtStepHook"}
 NAN_HOOK = _tf1("train.NanTensorHook") | {"tensorflow.estimator.NanTensorHook"}
-DISTRIBUTED = _tf1("train.ClusterSpec", "train.Server")
+DISTRIBUTED = _tf1("train.ClusterSpec", "train.Server", "train.replica_device_setter")
 
 # tf.train.X -> tf.estimator.X (all present in tf.estimator of TF 2.15.1, checked by running it).
 HOOKS = (
