@@ -86,8 +86,29 @@ LEGACY_PROGRAMS = {
             saver.save(sess, OUT + "/model.ckpt")
         assert train.Checkpoint is not None
         """,
+    "summaries": """
+        import glob
+        import tensorflow as tf
+
+        x = tf.placeholder(tf.float32, [None], name="x")
+        total = tf.get_variable("total", [], initializer=tf.zeros_initializer())
+        add = tf.assign_add(total, tf.reduce_sum(x))
+        tf.summary.scalar("total", total)
+        tf.summary.histogram("x", x)
+        merged = tf.summary.merge_all()
+        assert merged is not None, "TF1 summaries must reach the TF1 collection"
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            writer = tf.summary.FileWriter(OUT + "/logs", sess.graph)
+            sess.run(tf.global_variables_initializer())
+            _, summary = sess.run([add, merged], {x: [1.0, 2.0]})
+            writer.add_summary(summary, 1)
+            writer.close()
+            saver.save(sess, OUT + "/model.ckpt")
+        assert glob.glob(OUT + "/logs/events.out.tfevents.*")
+        """,
 }
-EXPECTED_VARIABLES = {"alias": "w", "plain": "v", "from_imports": "counter"}
+EXPECTED_VARIABLES = {"alias": "w", "plain": "v", "from_imports": "counter", "summaries": "total"}
 
 CHILD = r"""
 import json, runpy, sys
@@ -172,6 +193,8 @@ def tf_child(tmp_path_factory):
         legacy = textwrap.dedent(code)
         new, findings = rewrite(legacy)
         assert "TFM502" in rules(findings), key
+        if key == "summaries":
+            assert "TFM504" in rules(findings) and "tf.compat.v1.summary.scalar(" in new
         (root / f"{key}_legacy.py").write_text(legacy)
         (root / f"{key}.py").write_text(new)
         job["legacy"][key] = str(root / f"{key}_legacy.py")
@@ -424,3 +447,60 @@ def test_rewrite_of_a_5000_line_file_is_linear():
         assert sum(f.rule == "TFM503" for f in result.findings) == lines // 5
     assert timings[5000] < 300, timings
     assert timings[5000] < 25 * timings[500], timings  # linear is 10x; quadratic would be 100x
+
+
+def test_parenthesized_import_split_keeps_comments():
+    new, _ = rewrite(
+        """\
+        from tensorflow import (
+            placeholder,  # the input
+            Variable,
+        )
+        """,
+        frozenset({"TFM501"}),
+    )
+    assert "placeholder,  # the input" in new
+    assert "from tensorflow.compat.v1 import (" in new and "from tensorflow import (" in new
+    compile(new, "t.py", "exec")
+
+
+def test_session_on_explicit_graph_needs_no_disable_eager():
+    new, findings = rewrite(
+        """\
+        import tensorflow as tf
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32)
+        with tf.Session(graph=g) as sess:
+            pass
+        """
+    )
+    assert "disable_eager_execution" not in new and "TFM502" not in rules(findings)
+
+
+def test_private_modules_are_not_reported_but_unknown_public_names_are():
+    _, findings = rewrite(
+        """\
+        import tensorflow as tf
+        from tensorflow.python.platform import gfile
+        from tensorflow.lite.python import interpreter
+        ok = tf.lite.TFLiteConverter
+        bad = tf.lite.NoSuchThing
+        """,
+        frozenset({"TFM503"}),
+    )
+    assert [(f.rule, f.line) for f in findings] == [("TFM503", 5)]
+
+
+def test_changed_names_are_pinned_only_in_graph_mode_modules():
+    eager = """\
+        import tensorflow as tf
+        tf.summary.scalar("loss", 0.5, step=1)
+        loss = tf.losses.mean_squared_error([1.0], [0.0])
+        """
+    assert rewrite(eager)[0] == textwrap.dedent(eager)
+    graph = eager + "sess = tf.Session()\n"
+    new, findings = rewrite(graph, frozenset({"TFM504"}))
+    assert 'tf.summary.scalar("loss", 0.5, step=1)' in new  # a 2.x-only call form
+    assert "tf.compat.v1.losses.mean_squared_error" in new
+    assert rules(findings) == ["TFM504"]

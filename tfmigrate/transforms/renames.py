@@ -12,8 +12,12 @@ first time a module that mentions tensorflow is transformed. TensorFlow itself i
   ``tf.compat.v1.disable_eager_execution()``; it is inserted once, after the imports.
 - TFM503 (finding): a tensorflow name that exists in neither namespace; names the replacement.
 
-Names that exist in TF 2.15's ``tf`` are left alone, even the ones whose 2.x object behaves
-differently (the table lists them as ``v1_semantics``; other families' TF2 output uses them too).
+- TFM504 (fix): in TF1 graph-mode code (a module that builds placeholders/sessions/Savers, uses
+  ``Graph().as_default()`` or disables eager execution), a name TF 2.15 keeps but whose 2.x object
+  behaves differently (``tf.summary.scalar``, ``tf.losses.mean_squared_error``, ``tf.initializers.*``:
+  the table's ``v1_semantics``, from tf_upgrade_v2's own renames) is pinned to ``tf.compat.v1``.
+  Eager/2.x modules (including other families' TF2 output) and 2.x-only call forms
+  (``tf.summary.scalar(..., step=...)``) are left alone.
 """
 
 from __future__ import annotations
@@ -59,6 +63,8 @@ DISABLES = frozenset(
     for prefix in ("", "compat.v1.")
     for name in ("disable_eager_execution", "disable_v2_behavior")
 )
+# Keywords only the 2.x form of a changed name accepts: such a call is already 2.x code.
+V2_ONLY_KEYWORDS = frozenset({"step"})
 GRAPH_CLASSES = frozenset({f"{TF}.Graph", f"{TF}.compat.v1.Graph"})
 
 
@@ -70,6 +76,7 @@ class Names:
         self.v2_root: str = data["v2"]
         self.v1_root: str = data["v1"]
         self.replacements: dict[str, str] = data["replacements"]
+        self.semantics: frozenset[str] = frozenset(data.get("v1_semantics", ()))
         self.version: str = data.get("tensorflow", "2.15")
         self.status = lru_cache(maxsize=65536)(self._status)
 
@@ -96,6 +103,13 @@ class Names:
         if parts[0] in PRIVATE or parts[1:2] == ["python"]:  # tensorflow[.lite].python.*: private, unchecked
             return V2
         return UNKNOWN
+
+    def changed_in_v2(self, rel: str) -> bool:
+        """A name 2.15 keeps, but whose 2.x object behaves differently (tf_upgrade_v2 pins it to v1)."""
+        if rel in self.semantics:
+            return True
+        parts = rel.split(".")
+        return any(".".join(parts[:i]) in self.semantics for i in range(1, len(parts)))
 
     def replacement(self, rel: str) -> str | None:
         for prefix in ("compat.v1.", "compat.v2."):
@@ -170,6 +184,8 @@ class CompatV1Renames(FamilyTransform):
         self.expanded: dict[int, int] = {}  # id(original top-level line) -> lines it became
         self.need_tf_import = False
         self.removals: set[tuple[str, str, str | None]] = set()
+        self.graph_mode = False  # the module builds TF1 graphs (graph-only API, Graph blocks, disable_eager)
+        self.pinned: list[tuple] = []  # TFM504 candidates, decided in leave_Module
 
     # --- module-level bindings ----------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -291,6 +307,12 @@ class CompatV1Renames(FamilyTransform):
                     self.graph_vars.add(target.target.value)
 
     def _is_graph_block(self, node: cst.With) -> bool:
+        found = self._graph_block(node)
+        if found:
+            self.graph_mode = True
+        return found
+
+    def _graph_block(self, node: cst.With) -> bool:
         for item in node.items:
             call = item.item
             if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute)):
@@ -316,6 +338,7 @@ class CompatV1Renames(FamilyTransform):
     def visit_Call(self, node: cst.Call) -> None:
         if not self.has_disable and self.qualified_name(node.func) in DISABLES:
             self.has_disable = True
+            self.graph_mode = True
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         parent = self.get_metadata(ParentNodeProvider, original, None)
@@ -343,10 +366,10 @@ class CompatV1Renames(FamilyTransform):
         if not rel:
             return updated
         status = self.names.status(rel)
-        if status == V2:
-            return updated
         if status == UNKNOWN:
             self._flag_unknown(original, rel)
+            return updated
+        if status == V2 and not (self.names.changed_in_v2(rel) and "TFM504" in self.enabled_rules):
             return updated
         base = base_name(original)
         if base is None:
@@ -356,8 +379,15 @@ class CompatV1Renames(FamilyTransform):
             return updated
         if base_rel and self.names.status(base_rel) != V2:
             return updated  # bound by an import this family rewrites (or reports) itself
+        if status == V2:  # decided at the end of the module: only TF1 graph-mode code is pinned
+            if not self._v2_call_form(original):
+                self.pinned.append((original, updated, rel, base, base_rel))
+            return updated
         if not self.fix(original, "TFM501", self._rename_message(rel)):
             return updated
+        return self._to_compat_v1(updated, base, base_rel)
+
+    def _to_compat_v1(self, updated: cst.BaseExpression, base: cst.Name, base_rel: str) -> cst.BaseExpression:
         if not base_rel:  # `tf.placeholder`, `tensorflow.placeholder`
             new_base = dotted(f"{base.value}.compat.v1")
         else:  # `train.Saver` with `from tensorflow import train`
@@ -369,10 +399,19 @@ class CompatV1Renames(FamilyTransform):
                 RemoveImportsVisitor.remove_unused_import(self.context, *removal)
         return replace_base(updated, new_base)
 
+    def _v2_call_form(self, node: cst.CSTNode) -> bool:
+        """A call that only the 2.x API accepts (``tf.summary.scalar(..., step=...)``)."""
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, cst.Call) and parent.func is node:
+            return any(a.keyword is not None and a.keyword.value in V2_ONLY_KEYWORDS for a in parent.args)
+        return False
+
     def _note_graph_use(self, node: cst.CSTNode, rel: str) -> None:
+        key = rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel
+        if key in GRAPH_ONLY:
+            self.graph_mode = True  # a TF1 graph-mode program (inside a Graph block or not)
         if self.graph_use is not None or self.graph_depth:
             return
-        key = rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel
         if key in GRAPH_ONLY:
             parent = self.get_metadata(ParentNodeProvider, node, None)
             if not (isinstance(parent, cst.Call) and parent.func is node):
@@ -403,6 +442,7 @@ class CompatV1Renames(FamilyTransform):
 
     # --- the module ------------------------------------------------------------------------------
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        updated = self._pin_changed_names(updated)
         if self.graph_use is None or self.has_disable:
             return self._finish(updated)
         node, key = self.graph_use
@@ -420,6 +460,20 @@ class CompatV1Renames(FamilyTransform):
         body = list(updated.body)
         body.insert(index, call)
         return self._finish(updated.with_changes(body=body))
+
+    def _pin_changed_names(self, module: cst.Module) -> cst.Module:
+        """TFM504: in TF1 graph-mode code, names whose 2.x object differs go to tf.compat.v1."""
+        if not self.graph_mode or not self.pinned:
+            return module
+        replace: dict[int, cst.CSTNode] = {}
+        for original, updated, rel, base, base_rel in self.pinned:
+            message = (
+                f"{shown(rel)} exists in TensorFlow 2.15 but behaves differently there (2.x API); "
+                f"this graph-mode TF1 code keeps its behaviour with tf.compat.v1.{rel}"
+            )
+            if self.fix(original, "TFM504", message):
+                replace[id(updated)] = self._to_compat_v1(updated, base, base_rel)
+        return module.visit(_Replace(replace)) if replace else module
 
     def _finish(self, module: cst.Module) -> cst.Module:
         if self.need_tf_import:
@@ -439,6 +493,17 @@ class CompatV1Renames(FamilyTransform):
                 if _is_docstring(statement) and i == 0:
                     last = 1
         return sum(self.expanded.get(id(s), 1) for s in original.body[:last])
+
+
+class _Replace(cst.CSTTransformer):
+    """Swap nodes by identity in one pass (the updated nodes the main pass left in the tree)."""
+
+    def __init__(self, replace: dict[int, cst.CSTNode]) -> None:
+        super().__init__()
+        self.replace = replace
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        return self.replace.get(id(original), updated)
 
 
 def _is_import_statement(statement: cst.CSTNode) -> bool:
