@@ -13,6 +13,7 @@ Usage: python benchmarks/bench_ckpt_inspect.py [--gb 1.0] [--runs 5] [--keep DIR
 from __future__ import annotations
 
 import argparse
+import resource
 import json
 import os
 import shutil
@@ -42,18 +43,22 @@ tf.raw_ops.SaveV2(prefix=prefix, tensor_names=names, shape_and_slices=[""] * len
 """
 
 
-def timed(cmd: list[str]) -> float:
+def timed(cmd: list[str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user+sys) of one whole process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True, env=ENV, check=False)
     elapsed = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:4])}... failed: {proc.stderr.strip().splitlines()[-1:]}")
-    return elapsed
+    return elapsed, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def median_time(cmd: list[str], runs: int) -> float:
+def median_time(cmd: list[str], runs: int) -> tuple[float, float]:
     timed(cmd)  # warm the page cache and the interpreter's .pyc files
-    return statistics.median(timed(cmd) for _ in range(runs))
+    samples = [timed(cmd) for _ in range(runs)]
+    return statistics.median(w for w, _ in samples), statistics.median(c for _, c in samples)
 
 
 def make(prefix: Path, gb: float) -> None:
@@ -89,12 +94,15 @@ def main() -> None:
                       f"ckpt(['inspect', {str(big)!r}, '--format', 'json'])"]
         t_group = median_time(group_only, args.runs)
         print(f"checkpoint: {data_bytes / 1e9:.2f} GB of data, {index_bytes} B index, {n} tensors")
-        print(f"tfmigrate ckpt inspect (whole process):            {t_ours:.3f} s  (median of {args.runs})")
-        print(f"python -c 'tf.train.list_variables' (whole process): {t_tf:.3f} s  (median of {args.runs})")
-        print(f"ratio: {t_tf / t_ours:.1f}x faster")
-        print(f"the ckpt group without the top-level CLI's eager imports (rich, tomllib): {t_group:.3f} s")
-        print(f"floor: a bare `python -c pass` takes {t_py:.3f} s on this machine now (load average {os.getloadavg()[0]:.1f})")
-        print(f"inspect on a {data_bytes / 10 / 1e9:.2f} GB checkpoint: {t_small:.3f} s (work does not grow with data size)")
+        print(f"whole process, median of {args.runs}:                  wall       CPU (user+sys)")
+        print(f"tfmigrate ckpt inspect --format json            {t_ours[0]:7.3f} s  {t_ours[1]:7.3f} s")
+        print(f"python -c 'tf.train.list_variables(...)'        {t_tf[0]:7.3f} s  {t_tf[1]:7.3f} s")
+        print(f"ratio (faster)                                  {t_tf[0] / t_ours[0]:7.1f}x  {t_tf[1] / t_ours[1]:7.1f}x")
+        print(f"ckpt group alone (no top-level rich/tomllib)    {t_group[0]:7.3f} s  {t_group[1]:7.3f} s")
+        print(f"bare `python -c pass` (the floor)               {t_py[0]:7.3f} s  {t_py[1]:7.3f} s")
+        print(f"load average now: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall times stretch under load; CPU times do not)")
+        print(f"inspect on a {data_bytes / 10 / 1e9:.2f} GB checkpoint: {t_small[0]:.3f} s wall, {t_small[1]:.3f} s CPU "
+              "(work does not grow with the data size)")
     finally:
         if args.keep is None:
             shutil.rmtree(root, ignore_errors=True)

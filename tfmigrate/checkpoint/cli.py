@@ -67,10 +67,11 @@ def inspect(path: str, fmt: str) -> None:
     from tfmigrate.checkpoint import api, classify
 
     data = _run(api.inspect, path)
-    from rich.table import Table
     if fmt == "json":
         click.echo(json.dumps(data, indent=2))
         sys.exit(0)
+    from rich.table import Table
+
     out = _console()
     out.print(f"[bold]{data['checkpoint']}[/]  format {data['format']}, written by "
               f"[bold]{classify.WRITERS.get(data['writer'], data['writer'])}[/]")

@@ -123,17 +123,13 @@ def _crc_table() -> list[int]:
     return table
 
 
-_CRC_TABLE = _crc_table()
+_CRC_TABLE: list[int] = []
 
 
 def crc32c(data: bytes, crc: int = 0) -> int:
     """CRC-32C (Castagnoli), as LevelDB and TensorFlow use it."""
-    try:  # a C implementation when one happens to be installed
-        import google_crc32c  # type: ignore[import-not-found]
-
-        return google_crc32c.extend(crc, bytes(data))
-    except ImportError:
-        pass
+    if not _CRC_TABLE:
+        _CRC_TABLE.extend(_crc_table())
     c = crc ^ 0xFFFFFFFF
     table = _CRC_TABLE
     for b in data:
