@@ -130,7 +130,7 @@ def test_changed_hidden_units_on_given_model_dir_fails_before_training(model_fil
     assert code == 1
     failed = [s for s in result["stages"] if not s["passed"]]
     assert [s["name"] for s in failed] == ["existing checkpoint"]
-    assert "dnn/hiddenlayer_0" in failed[0]["detail"] and "[10]" in failed[0]["detail"] and "[20]" in failed[0]["detail"]
+    assert "dnn/hiddenlayer_0" in failed[0]["detail"] and "10]" in failed[0]["detail"] and "20]" in failed[0]["detail"]
     assert "silently" in failed[0]["detail"].lower()
     assert "train" not in [s["name"] for s in result["stages"]]  # nothing trained into the user's checkpoint
     assert sorted(p.name for p in model_dir.iterdir()) == before

@@ -161,17 +161,21 @@ def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], say
     if extra and not usable:
         errors.append("--checkpoint: no tf.estimator construction in PATH to compare it with")
     results: list[dict] = []
-    for site, paths in work:
-        say(f"checkpoint analysis: {shown_target(site)} against {', '.join(paths)}")
-        r = run_validation(site.spec, device="cpu", analyse_only=paths)
-        if r.get("error"):
-            errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {relabel(r['error'], site)}")
-        for ck in r.get("checkpoints", []):
-            ck = relabel(ck, site)
-            ck.setdefault("model", shown_target(site))
-            if isinstance(ck.get("model"), dict):
-                ck["model"].setdefault("target", shown_target(site))
-            results.append(ck)
+    if not work:
+        return results, errors
+    by_spec = {site.spec: site for site, _ in work}
+    say(f"checkpoint analysis: {len(work)} estimator(s) against {len({p for _, ps in work for p in ps})} checkpoint(s)")
+    r = run_validation(work[0][0].spec, device="cpu", analyse_batch=[{"target": s.spec, "paths": ps} for s, ps in work])
+    if r.get("error"):
+        errors.append(f"checkpoint analysis could not run: {r['error']}")
+    for item in r.get("target_errors", []):
+        site = by_spec[item["target"]]
+        errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {relabel(item['error'], site)}")
+    for ck in r.get("checkpoints", []):
+        site = by_spec[ck.pop("target")]
+        ck = relabel(ck, site)
+        ck["model"] = shown_target(site) if not isinstance(ck.get("model"), dict) else {**ck["model"], "target": shown_target(site)}
+        results.append(ck)
     return results, errors
 
 

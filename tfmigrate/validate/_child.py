@@ -307,7 +307,8 @@ def model_variables(tf, estimator, features, labels, columns, spec: str) -> tupl
         from tfmigrate.checkpoint import _tfchild, targets
 
         target = targets.parse_target(spec)
-        loaded = targets.Loaded(target, estimator=estimator, feature_columns=columns or None)
+        loaded = targets.Loaded(target, estimator=estimator, feature_columns=columns or None,
+                                model_dir=getattr(estimator, "_tfmigrate_declared_model_dir", None))
         return _tfchild.estimator_variables(loaded)
     except ImportError:
         pass
@@ -430,18 +431,20 @@ class Run:
                     pass
         model_dir = cfg["model_dir"]
         steps, more, batch = cfg["steps"], cfg["resume_steps"], cfg["batch_size"]
-        try:
-            est, factory, declared = load_target(tf, cfg["target"], model_dir)
-            columns, head, params = describe_model(est)
-            features, labels, kinds = synthesize(np, columns, head, params, batch)
-        except CouldNotRun:
-            raise
-        except ValueError as exc:
-            if type(exc).__name__ == "TargetError":
-                raise CouldNotRun(str(exc)) from None
-            raise CouldNotRun(f"cannot build {cfg['target']}: {type(exc).__name__}: {first_line(exc)}") from None
-        except Exception as exc:
-            raise CouldNotRun(f"cannot build {cfg['target']}: {type(exc).__name__}: {first_line(exc)}") from None
+        if cfg.get("analyse_batch") is not None:  # `tfmigrate report`: compare checkpoints, train nothing
+            for job in cfg["analyse_batch"]:
+                try:
+                    *_, variables = prepare(tf, np, job["target"], model_dir, batch)
+                    for path in job["paths"]:
+                        ckpt = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
+                        if not ckpt:
+                            emit("target-error", target=job["target"], error=f"{path}: no checkpoint there")
+                            continue
+                        emit("checkpoint", target=job["target"], analysis=analyse(tf, ckpt, variables, job["target"]))
+                except Exception as exc:  # noqa: BLE001 - one target's problem, reported as one line
+                    emit("target-error", target=job["target"], error=str(exc) if isinstance(exc, CouldNotRun) else f"{type(exc).__name__}: {first_line(exc)}")
+            return
+        est, factory, declared, columns, features, labels, kinds, variables = prepare(tf, np, cfg["target"], model_dir, batch)
         gpu_name = ""
         if device == "GPU":
             try:
@@ -459,22 +462,6 @@ class Run:
                 ds = tf.data.Dataset.from_tensor_slices((dict(features), labels))
                 return (ds.repeat() if repeat else ds).batch(min(batch, 32))
             return fn
-
-        import tempfile
-
-        # A separate instance from the same definition: an optimizer instance serves one graph only.
-        with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
-            variables = model_variables(tf, factory(scratch), features, labels, columns, cfg["target"])
-
-        if cfg.get("analyse_only") is not None:  # `tfmigrate report`: compare checkpoints, train nothing
-            for path in cfg["analyse_only"]:
-                ckpt = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
-                if not ckpt:
-                    emit("checkpoint", analysis={"schema": 1, "checkpoint": path, "model": cfg["target"], "compatible": False,
-                                                 "verdict": f"{path}: no checkpoint there", "pairs": []})
-                    continue
-                emit("checkpoint", analysis=analyse(tf, ckpt, variables, cfg["target"]))
-            return
 
         # Existing checkpoints the definition points at must fit it before anything trains into them.
         existing = []
@@ -617,6 +604,26 @@ class Run:
                 return f"{ckpt}: {result['verdict']}"
 
             self.stage("legacy checkpoint", legacy)
+
+
+def prepare(tf, np, target: str, model_dir: str, batch: int):
+    """Build TARGET and everything the stages need; CouldNotRun (one line) when it cannot be built."""
+    import tempfile
+
+    try:
+        est, factory, declared = load_target(tf, target, model_dir)
+        columns, head, params = describe_model(est)
+        features, labels, kinds = synthesize(np, columns, head, params, batch)
+        # A separate instance from the same definition: an optimizer instance serves one graph only.
+        with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
+            variables = model_variables(tf, factory(scratch), features, labels, columns, target)
+    except CouldNotRun:
+        raise
+    except Exception as exc:  # noqa: BLE001
+        if type(exc).__name__ == "TargetError":
+            raise CouldNotRun(str(exc)) from None
+        raise CouldNotRun(f"cannot build {target}: {type(exc).__name__}: {first_line(exc)}") from None
+    return est, factory, declared, columns, features, labels, kinds, variables
 
 
 class _Stop(Exception):

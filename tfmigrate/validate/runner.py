@@ -50,10 +50,11 @@ def run_validation(
     batch_size: int = 64,
     on_event: Callable[[Event], None] | None = None,
     timeout: float | None = None,
-    analyse_only: list[str] | None = None,
+    analyse_batch: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """Validate TARGET in a TensorFlow child. With ``analyse_only`` (checkpoint paths), only compare
-    those checkpoints with the definition (``result["checkpoints"]``) and train nothing."""
+    """Validate TARGET in a TensorFlow child. With ``analyse_batch`` (``[{"target", "paths"}]``), only
+    compare checkpoints with definitions, all in one child, and train nothing: ``result["checkpoints"]``
+    (each with its ``target``) and ``result["target_errors"]``."""
     result: dict[str, Any] = {
         "schema": SCHEMA, "passed": False, "device": device, "steps": steps, "stages": [],
         "target": target, "checkpoints": [],
@@ -65,8 +66,8 @@ def run_validation(
         return _could_not_run(result, str(exc), started)
     if checkpoint is not None and not Path(checkpoint).exists() and not Path(str(checkpoint) + ".index").exists():
         return _could_not_run(result, f"--checkpoint {checkpoint}: no such checkpoint", started)
-    fresh = model_dir is None and analyse_only is None
-    if analyse_only is not None:
+    fresh = model_dir is None and analyse_batch is None
+    if analyse_batch is not None:
         scratch = tempfile.TemporaryDirectory(prefix="tfmigrate-analyse-")
         directory = Path(scratch.name)
     else:
@@ -81,7 +82,7 @@ def run_validation(
         "model_dir": str(directory),
         "checkpoint": str(checkpoint) if checkpoint else None,
         "batch_size": batch_size,
-        "analyse_only": [str(p) for p in analyse_only] if analyse_only is not None else None,
+        "analyse_batch": analyse_batch,
     }
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         proc = subprocess.Popen(
@@ -106,7 +107,12 @@ def run_validation(
                         if event.get(key):
                             result[key] = event[key]
                 elif kind == "checkpoint":
-                    result["checkpoints"].append(event["analysis"])
+                    analysis = event["analysis"]
+                    if event.get("target"):
+                        analysis = {**analysis, "target": event["target"]}
+                    result["checkpoints"].append(analysis)
+                elif kind == "target-error":
+                    result.setdefault("target_errors", []).append({"target": event.get("target"), "error": event.get("error")})
                 elif kind == "fatal":
                     fatal = event.get("error") or "the validation child failed"
                 elif kind == "done":
@@ -125,12 +131,12 @@ def run_validation(
         if fatal is None and not done:
             log.seek(0)
             fatal = f"the validation child exited with code {proc.returncode}: {last_error_line(log.read())}"
-    if analyse_only is not None:
+    if analyse_batch is not None:
         scratch.cleanup()
         result.pop("model_dir", None)
     if fatal is not None:
         return _could_not_run(result, fatal, started)
-    if analyse_only is not None:
+    if analyse_batch is not None:
         result["passed"] = all(c.get("compatible") for c in result["checkpoints"])
         result["exit_code"] = 0 if result["passed"] else 1
         return result
