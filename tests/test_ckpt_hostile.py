@@ -210,6 +210,8 @@ def test_whole_process_error_has_no_traceback(tmp_path: Path) -> None:
 
 
 SAMPLE_INDEXES = [p.read_bytes() for p in sorted(SAMPLES.glob("*/*.index"))]
+V1_SAMPLE = (SAMPLES / "skflow" / "model.ckpt-200").read_bytes()  # a V1 table: metadata + data in one file
+SAMPLE_INDEXES.append(V1_SAMPLE)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
@@ -235,8 +237,11 @@ def test_fuzz_mutated_index(tmp_path_factory: pytest.TempPathFactory, which: int
         except Exception:  # noqa: BLE001 - any failure just means no crc fix-up
             pass
     d = tmp_path_factory.mktemp("fuzz")
-    (d / "m.index").write_bytes(bytes(data))
-    (d / "m.data-00000-of-00001").write_bytes(b"\x00" * 4096)
+    if SAMPLE_INDEXES[which] is V1_SAMPLE:
+        (d / "m").write_bytes(bytes(data))
+    else:
+        (d / "m.index").write_bytes(bytes(data))
+        (d / "m.data-00000-of-00001").write_bytes(b"\x00" * 4096)
     try:
         ck = index.read(d / "m")
     except CheckpointError as exc:
