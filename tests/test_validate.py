@@ -42,6 +42,14 @@ MODEL = textwrap.dedent(
         # the code names its own model_dir, which holds a [10, 10] checkpoint
         return build(OLD_DIR, hidden=(20, 20))
 
+    def keras_model():
+        inp = tf.keras.Input(shape=(4,), name="x")
+        out = tf.keras.layers.Dense(3)(tf.keras.layers.Dense(8, activation="relu")(inp))
+        model = tf.keras.Model(inp, out)
+        model.compile(optimizer=tf.keras.optimizers.legacy.SGD(0.1),
+                      loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        return model
+
     def keeps_nothing():
         return tf.estimator.LinearRegressor(
             feature_columns=[tf.feature_column.numeric_column("x", shape=(2,))],
@@ -168,6 +176,15 @@ def test_migrated_source_file_is_built_statically(tmp_path: Path) -> None:
     assert result["estimator"].startswith("DNNRegressor")
     assert stage(result, "checkpoint files")["checkpoint_steps"] == [0, 3]
     assert "3 + 1 = 4" in stage(result, "resume")["detail"]
+
+
+@pytest.mark.slow
+def test_keras_model_target(model_file: Path) -> None:
+    code, result = validate(f"{model_file}:keras_model", "--steps", "3")
+    assert code == 0, result
+    assert stage(result, "load")["detail"].startswith("Keras model")
+    assert result["inputs"] == {"x": "keras input [4]", "(label)": "3 classes (sparse)"}
+    assert "bit-identical" in stage(result, "restore")["detail"] and "3 + 1 = 4" in stage(result, "resume")["detail"]
 
 
 @pytest.mark.slow

@@ -71,6 +71,7 @@ def load_target(tf, target: str, model_dir: str):
     factory, where = targets.factory_for(target)
 
     def build(directory: str):
+        tf.keras.backend.clear_session()  # each build names its Keras layers as a fresh process would
         obj = factory(directory)
         return as_estimator(tf, obj, directory, where)
 
@@ -87,7 +88,12 @@ def as_estimator(tf, obj, model_dir: str, where: str):
         model_fn, params = obj
         return tf.estimator.Estimator(model_fn=model_fn, params=params, model_dir=model_dir), None
     if isinstance(obj, tf.keras.Model):
-        return tf.keras.estimator.model_to_estimator(keras_model=obj, model_dir=model_dir), None
+        if not obj.optimizer:
+            raise CouldNotRun(f"{where} returned an uncompiled Keras model: compile it (optimizer, loss) first")
+        # name-based checkpoints, so every stage reads them like a canned estimator's
+        est = tf.keras.estimator.model_to_estimator(keras_model=obj, model_dir=model_dir, checkpoint_format="saver")
+        est._tfmigrate_keras = obj
+        return est, None
     if not isinstance(obj, est_lib.EstimatorV2):
         raise CouldNotRun(f"{where} returned {type(obj).__name__}, not a tf.estimator.Estimator, a Keras model or (model_fn, params)")
     declared = getattr(obj, "_tfmigrate_declared_model_dir", None)
@@ -140,6 +146,34 @@ def _columns_in(value) -> list:
     if isinstance(value, dict):
         return [c for v in value.values() for c in _columns_in(v)]
     return []
+
+
+def keras_inputs(np, model, batch: int):
+    """Features and labels for an estimator made from a Keras model (model_to_estimator)."""
+    rng = np.random.default_rng(0)
+    features, kinds = {}, {}
+    for name, tensor in zip(model.input_names, model.inputs):
+        shape = tuple(d or 1 for d in tensor.shape[1:])
+        dtype = tensor.dtype.as_numpy_dtype
+        features[name] = rng.normal(size=(batch, *shape)).astype(dtype) if tensor.dtype.is_floating else rng.integers(0, 3, size=(batch, *shape)).astype(dtype)
+        kinds[name] = f"keras input {list(shape)}"
+    out = model.outputs[0]
+    width = int(out.shape[-1] or 1)
+    loss = model.loss if isinstance(model.loss, str) else getattr(model.loss, "__name__", type(model.loss).__name__)
+    loss = str(loss).lower()
+    if "sparse" in loss:
+        labels = np.array([[i % width] for i in range(batch)], dtype="int64")
+        kinds["(label)"] = f"{width} classes (sparse)"
+    elif "categorical" in loss:
+        labels = np.eye(width, dtype="float32")[[i % width for i in range(batch)]]
+        kinds["(label)"] = f"{width} classes (one-hot)"
+    elif "binary" in loss:
+        labels = np.array([[(i % 2)] * width for i in range(batch)], dtype="float32")
+        kinds["(label)"] = "binary"
+    else:
+        labels = rng.normal(size=(batch, width)).astype("float32")
+        kinds["(label)"] = f"regression, {width} value(s)"
+    return features, labels, kinds
 
 
 def describe_model(estimator) -> tuple[list, Any, dict]:
@@ -306,6 +340,8 @@ def model_variables(tf, estimator, features, labels, columns, spec: str) -> tupl
     try:
         from tfmigrate.checkpoint import _tfchild, targets
 
+        if not columns:
+            raise ImportError("the analyser derives variables from feature columns")
         target = targets.parse_target(spec)
         loaded = targets.Loaded(target, estimator=estimator, feature_columns=columns or None,
                                 model_dir=getattr(estimator, "_tfmigrate_declared_model_dir", None))
@@ -317,6 +353,7 @@ def model_variables(tf, estimator, features, labels, columns, spec: str) -> tupl
         feats = {k: tf.constant(v[:2]) for k, v in features.items()}
         labs = tf.constant(labels[:2])
         estimator._call_model_fn(feats, labs, tf.estimator.ModeKeys.TRAIN, estimator.config)
+        tf.compat.v1.train.get_or_create_global_step()
         out = [{"name": v.op.name, "shape": v.shape.as_list(), "dtype": v.dtype.base_dtype.name} for v in tf.compat.v1.global_variables()]
     api = "v2" if type(estimator).__name__.endswith("V2") else "custom"
     return {"kind": "estimator", "class": type(estimator).__name__.removesuffix("V2"), "api": api}, out
@@ -454,7 +491,9 @@ class Run:
         emit("info", device=device, device_name=gpu_name, estimator=type(est).__name__, model_dir=model_dir,
              declared_model_dir=declared, inputs=kinds)
         emit("stage", name="load", passed=True, seconds=round(time.perf_counter() - t0, 3),
-             detail=f"{type(est).__name__} with {len(columns)} feature column(s); inputs: "
+             detail=(f"Keras model '{est._tfmigrate_keras.name}' via tf.keras.estimator.model_to_estimator (name-based checkpoints)"
+                     if getattr(est, "_tfmigrate_keras", None) is not None else f"{type(est).__name__} with {len(columns)} feature column(s)")
+             + "; inputs: "
              + ", ".join(f"{k}: {v}" for k, v in kinds.items()))
 
         def input_fn(repeat: bool = True):
@@ -612,8 +651,13 @@ def prepare(tf, np, target: str, model_dir: str, batch: int):
 
     try:
         est, factory, declared = load_target(tf, target, model_dir)
-        columns, head, params = describe_model(est)
-        features, labels, kinds = synthesize(np, columns, head, params, batch)
+        keras = getattr(est, "_tfmigrate_keras", None)
+        if keras is not None:
+            columns = []
+            features, labels, kinds = keras_inputs(np, keras, batch)
+        else:
+            columns, head, params = describe_model(est)
+            features, labels, kinds = synthesize(np, columns, head, params, batch)
         # A separate instance from the same definition: an optimizer instance serves one graph only.
         with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
             variables = model_variables(tf, factory(scratch), features, labels, columns, target)
