@@ -255,3 +255,26 @@ def test_pandas_data_is_fed_as_its_array():
     new, _ = rewrite(source)
     assert 'x={"x": X.values}' in new and "y=df['y'].values" in new  # what extract_pandas_data fed
     assert "shape=X.shape[1:]" in new
+
+
+def test_save_in_a_compound_line_keeps_the_estimator_and_reports():
+    source = (
+        "import numpy as np\nimport skflow\n\n"
+        "X = np.random.rand(10, 2)\n"
+        "clf = skflow.TensorFlowDNNClassifier([4], 2)\n"
+        "clf.fit(X, np.zeros(10)); clf.save('m')\n"
+    )
+    new, findings = rewrite(source)
+    assert "model_dir" not in new  # the save() call stays, so its path is not half-applied
+    assert any(f.rule == "TFM107" and not f.fixable for f in findings)
+
+
+def test_real_valued_column_named_empty_reads_the_fed_key():
+    source = (
+        "import tensorflow as tf\nfrom tensorflow.contrib import learn\n\n"
+        "clf = learn.LinearRegressor(feature_columns=[tf.contrib.layers.real_valued_column('', dimension=3)])\n"
+        "clf.fit(x=X, y=y, steps=3)\n"
+    )
+    new, _ = rewrite(source)
+    assert 'feature_columns=[tf.feature_column.numeric_column("x", shape=[3])]' in new
+    assert 'x={"x": X}' in new and "steps=3" in new

@@ -598,7 +598,8 @@ class EstimatorTransform(FamilyTransform):
         # model_dir: the path given to save()
         for save in est.saves:
             path = save.args[0].value if save.args else None
-            if path is not None and self._known_at_construction(est, path) and est.model_dir is None:
+            if (path is not None and est.model_dir is None and self._statement(save) is not None
+                    and self._known_at_construction(est, path)):
                 est.model_dir = path
         args: list[cst.Arg] = []
         if cls.dnn:
@@ -727,6 +728,17 @@ class EstimatorTransform(FamilyTransform):
             found = self._single_assignment(columns)
             if found is not None and isinstance(found[1].value, cst.Call):
                 target = found[1].value
+        if isinstance(target, cst.List) and len(target.elements) == 1 and isinstance(target.elements[0].value, cst.Call):
+            column = target.elements[0].value
+            name = self.qualified_name(column.func) or ""
+            bound, problems = bind_args(column, ("column_name", "dimension", "default_value", "dtype", "normalizer"))
+            width = _int(bound.get("dimension")) if "dimension" in bound else 1
+            if (name.endswith("layers.real_valued_column") and _string(bound.get("column_name")) == ""
+                    and not problems and set(bound) <= {"column_name", "dimension"} and width is not None):
+                # the legacy fit(x) fed x under the key "", which only a column named "" reads
+                new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape=[{width}])]')
+                if target is columns:
+                    return new
         if isinstance(target, cst.Call):
             name = self.qualified_name(target.func) or ""
             if name.endswith("infer_real_valued_columns_from_input") and target.args:
