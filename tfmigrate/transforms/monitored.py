@@ -999,7 +999,9 @@ class MonitoredSessionTransform(FamilyTransform):
                 self.flag(arg, "TFM304", f"MonitoredTrainingSession({key}=...) is a distributed session: {TF_CONFIG_HELP}")
         if id(call) in self._planned_mts:
             plan = next(p for p in self._plans.values() if p.mts is call)
-            what = "max_steps" if plan.stop is not None else "no max_steps"
+            what = "no max_steps"
+            if plan.stop is not None:
+                what = "max_steps" if kwarg(plan.stop.call, "num_steps", 0) is None else "steps"
             self.fix(
                 call,
                 "TFM301",
