@@ -180,6 +180,7 @@ def sample_names(seed: int = 15, per_kind: int = 150) -> list[str]:
     chosen = rng.sample(v2, per_kind) + rng.sample(v1_only, per_kind)
     chosen += ["placeholder", "Session", "train.Saver", "logging.info", "flags.FLAGS", "gfile.GFile"]
     chosen += ["Variable", "train.Checkpoint", "contrib", "contrib.layers", "train.AdamOptimizer"]
+    chosen += ["train.NoSuchSaver", "nn.no_such_op", "NoSuchThing", "keras.layers.NoSuchLayer"]
     return chosen
 
 
@@ -486,6 +487,7 @@ def test_private_modules_are_not_reported_but_unknown_public_names_are():
         from tensorflow.lite.python import interpreter
         ok = tf.lite.TFLiteConverter
         bad = tf.lite.NoSuchThing
+        internal = tf.compat.v2.__internal__.ops.broadcast_weights
         """,
         frozenset({"TFM503"}),
     )

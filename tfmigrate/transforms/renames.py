@@ -100,7 +100,8 @@ class Names:
             return V2
         if self._resolves(self.v1_root, parts):
             return V1
-        if parts[0] in PRIVATE or parts[1:2] == ["python"]:  # tensorflow[.lite].python.*: private, unchecked
+        if parts[0] in PRIVATE or parts[1:2] == ["python"] or any(p.startswith("_") for p in parts):
+            # private (tensorflow[.lite].python.*, tf.__internal__.*): not in the public table, unchecked
             return V2
         return UNKNOWN
 
@@ -366,6 +367,8 @@ class CompatV1Renames(FamilyTransform):
         if not rel:
             return updated
         status = self.names.status(rel)
+        if status == UNKNOWN and "." in rel and self._is_store_target(original):
+            status = self.names.status(rel.rpartition(".")[0])  # `tf.logging.handler = h` adds a name
         if status == UNKNOWN:
             self._flag_unknown(original, rel)
             return updated
@@ -398,6 +401,12 @@ class CompatV1Renames(FamilyTransform):
                 self.removals.add(removal)
                 RemoveImportsVisitor.remove_unused_import(self.context, *removal)
         return replace_base(updated, new_base)
+
+    def _is_store_target(self, node: cst.CSTNode) -> bool:
+        parent = self.get_metadata(ParentNodeProvider, node, None)
+        if isinstance(parent, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
+            return parent.target is node
+        return False
 
     def _v2_call_form(self, node: cst.CSTNode) -> bool:
         """A call that only the 2.x API accepts (``tf.summary.scalar(..., step=...)``)."""
