@@ -74,8 +74,9 @@ def test_terminal_summary_first_and_fits_80_columns(reported: tuple[subprocess.C
     assert "1 analysed, 1 incompatible" in head and "1 run, 1 failed" in head
     text = " ".join(proc.stdout.split())
     # details come after the summary: a manual finding, the diff, the checkpoint table, the stages
-    assert text.index("findings (manual first)") > text.index("tfmigrate report")
-    assert "manual TFM201" in text
+    assert text.index("manual steps") > text.index("tfmigrate report")
+    assert text.index("TFM201 saver.py:") > text.index("manual steps")
+    assert "automatic fixes" in text and "TFM102" in text
     assert "+classifier = tf.estimator.DNNClassifier(" in proc.stdout
     assert "dnn/hiddenlayer_0/kernel" in text and "missing_from_checkpoint" in text
     assert "model_dir checkpoint" in text and "FAIL" in text

@@ -247,13 +247,29 @@ def print_terminal(report: Report, out: Console) -> None:
     for v in report.validations:
         out.print(f"[bold]validate[/] {v.get('target')}: " + verdict_line(v))
     # ---------------------------------------------------------------- details
-    if report.findings:
-        out.rule("[bold]findings[/] (manual first)")
-        manual = [f for f in report.findings if not f.fixable]
-        auto = [f for f in report.findings if f.fixable]
-        for f in manual + auto:
-            tag = "[magenta]manual[/]" if not f.fixable else "[blue]fix[/]"
-            out.print(Text.from_markup(f"{tag} [bold]{f.rule}[/] ") + Text(f"{f.path}:{f.line}:{f.col}", style="dim") + Text(f" {f.message}"))
+    manual = [f for f in report.findings if not f.fixable]
+    auto = [f for f in report.findings if f.fixable]
+    if manual:
+        out.rule(f"[bold]manual steps[/] ({len(manual)})")
+        for i, f in enumerate(manual):
+            if i:
+                out.print()
+            out.print(Text.from_markup(f"[magenta]{f.rule}[/] ") + Text(f"{f.path}:{f.line}:{f.col}", style="bold") + Text(f" {f.message}"))
+    if auto:
+        from tfmigrate.codemod.rule import load_catalog
+
+        rules = load_catalog().rules
+        out.rule(f"[bold]automatic fixes[/] ({len(auto)}, see the diffs)")
+        table = Table(show_header=True, header_style="bold", box=None)
+        table.add_column("rule", no_wrap=True)
+        table.add_column("n", justify="right")
+        table.add_column("what", overflow="fold")
+        counts: dict[str, int] = {}
+        for f in auto:
+            counts[f.rule] = counts.get(f.rule, 0) + 1
+        for rule_id, n in sorted(counts.items()):
+            table.add_row(rule_id, str(n), rules[rule_id].title if rule_id in rules else "")
+        out.print(table)
     diffs = [r for r in report.files if r.diff]
     if diffs:
         out.rule("[bold]changes[/]")
