@@ -123,6 +123,7 @@ def train(data_dir, model_dir, max_steps=10, batch_size=8, checkpoints_to_keep=3
           keep_checkpoint_every_n_hours=10000, save_checkpoint_steps=2, save_summaries_steps=2):
     image_path = os.path.join(data_dir, "train-images-idx3-ubyte")
     label_path = os.path.join(data_dir, "train-labels-idx1-ubyte")
+
     def input_fn():
         dataset = dataset_input(image_path, label_path, batch_size, is_training=True)
         return dataset

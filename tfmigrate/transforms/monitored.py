@@ -551,7 +551,12 @@ class MonitoredSessionTransform(FamilyTransform):
         if plan is None:
             return updated
         body = list(updated.body.body)
-        new = self._generate(plan, body, self._indent_of(original), updated.leading_lines)
+        leading = list(updated.leading_lines)
+        parent = self.get_metadata(ParentNodeProvider, original, None)
+        siblings = getattr(parent, "body", ())
+        if not leading and isinstance(siblings, Sequence) and siblings and siblings[0] is not original:
+            leading = [cst.EmptyLine(indent=False)]  # set the new defs apart from the code before them
+        new = self._generate(plan, body, self._indent_of(original), leading)
         return cst.FlattenSentinel(new + body[plan.session_end :])
 
     def _indent_of(self, node: cst.CSTNode) -> str:
