@@ -98,7 +98,7 @@ NOT_CANONICAL = {
     "code after loop": (HEAD + CANONICAL_LOOP).replace("                sess.run(train_op)\n", "                sess.run(train_op)\n            print('done')\n"),
     "summaries secs": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, save_summaries_secs=5)"),
     "summary dir": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, summary_dir='/tmp/s')"),
-    "chief only hooks": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, chief_only_hooks=[])"),
+    "chief only hooks from outside": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, chief_only_hooks=extra_hooks)"),
     "no checkpoint dir": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir", ""),
     "positional": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir", "'', True, model_dir"),
     "scaffold init_fn": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, scaffold=tf.train.Scaffold(init_fn=None))"),
@@ -221,3 +221,12 @@ def test_manual_steps_carry_this_sessions_settings():
     assert "tf.estimator.RunConfig(model_dir=model_dir, save_checkpoints_steps=50, keep_checkpoint_max=2)" in message
     assert ".train(input_fn, max_steps=900)" in message
     assert "SummarySaverHook(save_secs=" in message
+
+
+def test_chief_only_hooks_become_training_chief_hooks():
+    source = (HEAD + CANONICAL_LOOP).replace(
+        "checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, chief_only_hooks=[tf.train.LoggingTensorHook({'loss': loss}, every_n_iter=10)])"
+    )
+    out, findings = run(source)
+    assert "TFM301" in {f.rule for f in findings}
+    assert "training_chief_hooks=[tf.estimator.LoggingTensorHook({'loss': loss}, every_n_iter=10)])" in out

@@ -86,7 +86,6 @@ SAVER_KEYS = {"max_to_keep": "keep_checkpoint_max", "keep_checkpoint_every_n_hou
 UNSUPPORTED_KEYS = {
     "save_summaries_secs": "save_summaries_secs has no RunConfig equivalent (RunConfig counts summaries in steps)",
     "summary_dir": "summary_dir has no RunConfig equivalent (Estimator writes summaries under model_dir)",
-    "chief_only_hooks": "chief_only_hooks must become EstimatorSpec(training_chief_hooks=...)",
     "stop_grace_period_secs": "stop_grace_period_secs has no RunConfig equivalent",
     "max_wait_secs": "max_wait_secs has no RunConfig equivalent",
     "master": "master= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
@@ -127,7 +126,7 @@ MANUAL_NOTES = {
     "`tf.estimator.SummarySaverHook(save_secs=..., output_dir=model_dir, summary_op=tf.compat.v1.summary.merge_all())` "
     "to training_hooks and set save_summary_steps=None",
     "summary_dir": "summary_dir: Estimator writes summaries under model_dir; use a SummarySaverHook(output_dir=...) to keep them apart",
-    "chief_only_hooks": "chief_only_hooks: pass them as EstimatorSpec(training_chief_hooks=...)",
+    "chief_only_hooks": "chief_only_hooks: build them in model_fn and pass them as EstimatorSpec(training_chief_hooks=...)",
     "stop_grace_period_secs": "stop_grace_period_secs: no Estimator equivalent, drop it",
     "max_wait_secs": "max_wait_secs: RunConfig(session_creation_timeout_secs=...)",
 }
@@ -390,6 +389,7 @@ class Plan:
     train_op: str
     hooks_name: str | None
     hooks_literal: bool
+    chief_hooks: bool = False  # chief_only_hooks= -> EstimatorSpec(training_chief_hooks=...)
     drop: set[int] = field(default_factory=set)  # model-code statements to drop
     stop: StopStep | None = None
     config: list[tuple[str, cst.BaseExpression]] = field(default_factory=list)
@@ -708,7 +708,7 @@ class MonitoredSessionTransform(FamilyTransform):
         # the session's arguments
         config: list[tuple[str, cst.BaseExpression]] = []
         config_exprs: list[cst.CSTNode] = []
-        scaffold_expr = hooks_expr = None
+        scaffold_expr = hooks_expr = chief_expr = None
         for arg in mts.args:
             if arg.keyword is None:
                 raise NotCanonical("MonitoredTrainingSession takes positional arguments here")
@@ -719,6 +719,8 @@ class MonitoredSessionTransform(FamilyTransform):
                 scaffold_expr = arg.value
             elif key == "hooks":
                 hooks_expr = arg.value
+            elif key == "chief_only_hooks":
+                chief_expr = arg.value
             elif key in RUNCONFIG_KEYS:
                 config.append((RUNCONFIG_KEYS[key], arg.value))
                 config_exprs.append(arg.value)
@@ -789,6 +791,11 @@ class MonitoredSessionTransform(FamilyTransform):
             raise NotCanonical("the loss tensor cannot be told (no NanTensorHook(loss) and no `loss = ...`)")
         if hooks_name is not None and hooks_name not in model_use.binds:
             raise NotCanonical(f"the hooks list `{hooks_name}` is not built by the graph code")
+        if chief_expr is not None:
+            if self._calls(chief_expr, STOP_AT_STEP) or not (
+                isinstance(chief_expr, cst.List) or (isinstance(chief_expr, cst.Name) and chief_expr.value in model_use.binds)
+            ):
+                raise NotCanonical("chief_only_hooks is neither a list nor a name the graph code builds (or holds a StopAtStepHook)")
         if train_op not in model_use.binds:
             raise NotCanonical(f"`{train_op}` is not made by the model code")
 
@@ -846,6 +853,7 @@ class MonitoredSessionTransform(FamilyTransform):
             train_op=train_op,
             hooks_name=hooks_name,
             hooks_literal=hooks_literal,
+            chief_hooks=chief_expr is not None,
             drop=drop,
             stop=stop,
             config=config,
@@ -935,6 +943,9 @@ class MonitoredSessionTransform(FamilyTransform):
             kept = [e for j, e in enumerate(hooks.elements) if plan.stop is None or plan.stop.mts_element != j]
             if kept:
                 spec += ", training_hooks=[" + ", ".join(code(e.value) for e in kept) + "]"
+        if plan.chief_hooks:
+            chief = kwarg(self._session_call(body[plan.session_start]), "chief_only_hooks").value
+            spec += f", training_chief_hooks={code(chief)}"
         model_body.append(cst.parse_statement(f"return {spec})\n"))
         model_def = cst.parse_statement(f"def {model_fn}(features, labels, mode):\n    pass\n").with_changes(leading_lines=[empty])
         model_def = model_def.with_changes(body=model_def.body.with_changes(body=model_body))
