@@ -278,3 +278,18 @@ def test_real_valued_column_named_empty_reads_the_fed_key():
     new, _ = rewrite(source)
     assert 'feature_columns=[tf.feature_column.numeric_column("x", shape=[3])]' in new
     assert 'x={"x": X}' in new and "steps=3" in new
+
+
+def test_tensorflow_estimator_restore_rebuilds_the_saved_class():
+    source = (
+        "import numpy as np\nfrom tensorflow.contrib import learn\n\n"
+        "X = np.random.rand(10, 2)\n"
+        "clf = learn.TensorFlowLinearRegressor(steps=5)\n"
+        "clf.fit(X, np.zeros(10))\n"
+        "clf.save('saved')\n"
+        "again = learn.TensorFlowEstimator.restore('saved')\n"
+        "print(again.predict(X))\n"
+    )
+    new, findings = rewrite(source)
+    assert new.count("tf.estimator.LinearRegressor(") == 2 and "model_dir='saved'" in new
+    assert 'p["predictions"][0]' in new and "TFM108" in {f.rule for f in findings}

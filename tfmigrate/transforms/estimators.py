@@ -300,10 +300,14 @@ class EstimatorTransform(FamilyTransform):
 
     def _add_restore(self, call: cst.Call, cls: LegacyClass) -> None:
         sources = [e for e in self.ests if e.cls is cls and e.source is None]
+        if cls.target is None:  # TensorFlowEstimator.restore(path) rebuilt whatever class was saved there
+            sources = [e for e in self.ests if e.cls.era == cls.era and e.source is None and e.cls.target]
         path = call.args[0].value if call.args and call.args[0].keyword is None else None
         for arg in call.args:
             if arg.keyword and arg.keyword.value == "path":
                 path = arg.value
+        if cls.target is None and len(sources) == 1:
+            cls = sources[0].cls
         est = Est(cls, call, {}, self._binding_key(call), restore_path=path)
         if len(sources) != 1 or path is None or cls.target is None:
             est.ok = False
@@ -337,14 +341,37 @@ class EstimatorTransform(FamilyTransform):
     def _receiver(self, expr: cst.BaseExpression) -> Est | None:
         if isinstance(expr, cst.Name):
             found = self._single_assignment(expr)
-            if found is None:
-                return None
-            assign = found[1]
-            return self.by_call.get(assign.value) if isinstance(assign.value, cst.Call) else None
+            if found is not None:
+                assign = found[1]
+                return self.by_call.get(assign.value) if isinstance(assign.value, cst.Call) else None
+            assign = self._reaching_assignment(expr)
+            return self.by_call.get(assign.value) if assign is not None and isinstance(assign.value, cst.Call) else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             ests = self.by_key.get(("self", expr.attr.value), [])
             return ests[0] if len(ests) == 1 else None
         return None
+
+    def _reaching_assignment(self, name: cst.Name) -> cst.Assign | None:
+        """The assignment a use sees when the name is reassigned in straight-line code (``clf = restore()``)."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        if scope is None:
+            return None
+        assigns = []
+        for assignment in scope[name.value]:
+            target = getattr(assignment, "node", None)
+            assign_target = self._parent(target) if isinstance(target, cst.Name) else None
+            assign = self._parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+            line = self._parent(assign) if isinstance(assign, cst.Assign) else None
+            block = self._parent(line) if isinstance(line, cst.SimpleStatementLine) else None
+            owner = self._parent(block) if isinstance(block, cst.IndentedBlock) else block
+            if not (isinstance(owner, cst.Module) or (isinstance(owner, cst.FunctionDef) and assignment.scope is scope)):
+                return None  # assigned inside a branch or loop: not provable
+            if len(assign.targets) != 1:
+                return None
+            assigns.append(assign)
+        use = self._line(name)
+        before = [a for a in assigns if self._line(a) < use]
+        return max(before, key=self._line) if before else None
 
     # --- facts from the data ---------------------------------------------------------------------
     def _literal_width(self, value: cst.BaseExpression) -> int | None:
