@@ -63,10 +63,12 @@ MIGRATED = textwrap.dedent(
 
     FEATURES = [tf.feature_column.numeric_column("x", shape=[4])]
 
-    classifier = tf.estimator.DNNRegressor(
+    classifier = tf.estimator.DNNClassifier(
         feature_columns=FEATURES,
-        hidden_units=[8, 4],
-        optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.1),
+        hidden_units=[10, 10],
+        n_classes=3,
+        optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
+        loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
         config=tf.estimator.RunConfig(save_checkpoints_steps=3, keep_checkpoint_max=5),
     )
     '''
@@ -168,14 +170,25 @@ def test_runconfig_that_keeps_no_checkpoints_fails(model_file: Path) -> None:
 
 
 @pytest.mark.slow
-def test_migrated_source_file_is_built_statically(tmp_path: Path) -> None:
+def test_migrated_file_with_legacy_checkpoint_and_convert(tmp_path: Path) -> None:
+    """A migrated source file (what rewrite writes: lambda optimizer, tf.keras constants) is built statically;
+    the user's contrib.learn 1.x checkpoint does not restore as is, --convert renames it."""
     path = tmp_path / "migrated.py"
     path.write_text(MIGRATED, encoding="utf-8")
-    code, result = validate(str(path), "--steps", "3")
-    assert code == 0, result
-    assert result["estimator"].startswith("DNNRegressor")
+    legacy = ROOT / "samples" / "checkpoints" / "contrib1x"
+    code, result = validate(str(path), "--steps", "3", "--checkpoint", str(legacy), "--convert", str(tmp_path / "converted"))
+    assert code == 1, result
+    assert result["estimator"].startswith("DNNClassifier")
+    for name in ("load", "train", "checkpoint files", "restore", "resume", "checkpoint analysis", "convert"):
+        assert stage(result, name)["passed"], stage(result, name)
     assert stage(result, "checkpoint files")["checkpoint_steps"] == [0, 3]
     assert "3 + 1 = 4" in stage(result, "resume")["detail"]
+    old = stage(result, "legacy checkpoint")
+    assert old["passed"] is False and "contrib.learn 1.x" in old["detail"] and "NotFoundError" in old["detail"]
+    assert "renamed" in stage(result, "convert")["detail"] and result["converted"].startswith(str(tmp_path / "converted"))
+    # the renamed weights restore; the legacy Adagrad slots cannot be carried, so training from it is refused
+    assert "model weights restore" in stage(result, "converted checkpoint")["detail"]
+    assert [s["name"] for s in result["stages"]][-3:] == ["legacy checkpoint", "convert", "converted checkpoint"]
 
 
 @pytest.mark.slow

@@ -644,6 +644,16 @@ class Run:
 
             self.stage("legacy checkpoint", legacy)
 
+        if cfg.get("converted"):
+            def converted():
+                result = analyse(tf, cfg["converted"], variables, cfg["target"])
+                emit("checkpoint", analysis=result)
+                if not result["compatible"]:
+                    raise StageFailed(f"{cfg['converted']}: {result['verdict']}")
+                return f"{cfg['converted']}: {result['verdict']}"
+
+            self.stage("converted checkpoint", converted)
+
 
 def prepare(tf, np, target: str, model_dir: str, batch: int):
     """Build TARGET and everything the stages need; CouldNotRun (one line) when it cannot be built."""

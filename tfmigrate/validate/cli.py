@@ -77,8 +77,9 @@ class ProgressView:
 @click.option("--steps", type=click.IntRange(min=1), default=20, show_default=True, help="Training steps N (resume trains N/2 more).")
 @click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path), help="Train into DIR instead of a fresh temporary one.")
 @click.option("--checkpoint", type=click.Path(path_type=Path), help="Also analyse this legacy checkpoint (directory or prefix) against the definition.")
+@click.option("--convert", type=click.Path(path_type=Path), help="With --checkpoint: write OLD under the new names into this new directory and check it against the definition.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, fmt: str) -> None:
+def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None, fmt: str) -> None:
     """Train, checkpoint, restore and resume TARGET (file.py:function or a migrated file.py) for real.
 
     Exit 0 passed, 1 a stage failed, 2 could not run.
@@ -86,7 +87,7 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     from tfmigrate.validate.runner import run_validation
 
     err = Console(stderr=True, highlight=False)
-    kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint)
+    kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert)
     if err.is_terminal:
         with ProgressView(err) as view:
             result = run_validation(target, on_event=view, **kwargs)

@@ -51,6 +51,7 @@ def run_validation(
     on_event: Callable[[Event], None] | None = None,
     timeout: float | None = None,
     analyse_batch: list[dict[str, Any]] | None = None,
+    convert: str | Path | None = None,
 ) -> dict[str, Any]:
     """Validate TARGET in a TensorFlow child. With ``analyse_batch`` (``[{"target", "paths"}]``), only
     compare checkpoints with definitions, all in one child, and train nothing: ``result["checkpoints"]``
@@ -66,6 +67,12 @@ def run_validation(
         return _could_not_run(result, str(exc), started)
     if checkpoint is not None and not Path(checkpoint).exists() and not Path(str(checkpoint) + ".index").exists():
         return _could_not_run(result, f"--checkpoint {checkpoint}: no such checkpoint", started)
+    if convert is not None and checkpoint is None:
+        return _could_not_run(result, "--convert needs --checkpoint OLD (the legacy checkpoint to convert)", started)
+    convert_stage = None
+    converted = None
+    if convert is not None:
+        convert_stage, converted = _convert(str(checkpoint), str(convert))
     fresh = model_dir is None and analyse_batch is None
     if analyse_batch is not None:
         scratch = tempfile.TemporaryDirectory(prefix="tfmigrate-analyse-")
@@ -83,6 +90,7 @@ def run_validation(
         "checkpoint": str(checkpoint) if checkpoint else None,
         "batch_size": batch_size,
         "analyse_batch": analyse_batch,
+        "converted": converted,
     }
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         proc = subprocess.Popen(
@@ -140,6 +148,12 @@ def run_validation(
         result["passed"] = all(c.get("compatible") for c in result["checkpoints"])
         result["exit_code"] = 0 if result["passed"] else 1
         return result
+    if convert_stage is not None:
+        names = [s["name"] for s in result["stages"]]
+        at = names.index("converted checkpoint") if "converted checkpoint" in names else len(names)
+        result["stages"].insert(at, convert_stage)
+        if convert_stage["passed"]:
+            result["converted"] = converted
     result["passed"] = bool(result["stages"]) and all(s["passed"] for s in result["stages"])
     if fresh and result["passed"]:
         shutil.rmtree(directory, ignore_errors=True)  # a failed run keeps its model_dir to look at
@@ -151,6 +165,25 @@ def run_validation(
         result["steps_per_second"] = train["steps_per_second"]
         result["dense_device"] = train.get("dense_device")
     return result
+
+
+def _convert(checkpoint: str, out: str) -> tuple[dict[str, Any], str | None]:
+    """``--convert OUT``: the analyser writes OLD under the new names (its own TF child); a stage."""
+    start = time.perf_counter()
+    try:
+        from tfmigrate.checkpoint import api
+        from tfmigrate.checkpoint.index import CheckpointError
+    except ImportError:
+        return {"name": "convert", "passed": False, "seconds": 0.0, "detail": "the checkpoint analyser is not installed"}, None
+    try:
+        done = api.convert(checkpoint, out, map="auto")
+    except CheckpointError as exc:
+        return {"name": "convert", "passed": False, "seconds": round(time.perf_counter() - start, 3), "detail": str(exc)}, None
+    renamed = sum(1 for old, new in done.get("name_map", {}).items() if old != new)
+    dropped = len(done.get("not_carried", {}))
+    detail = (f"{checkpoint} -> {done['out']}: {len(done.get('name_map', {}))} tensor(s) written, {renamed} renamed, "
+              f"{dropped} not carried; read back and verified")
+    return {"name": "convert", "passed": bool(done.get("verified")), "seconds": round(time.perf_counter() - start, 3), "detail": detail}, done["out"]
 
 
 def _could_not_run(result: dict[str, Any], error: str, started: float) -> dict[str, Any]:
