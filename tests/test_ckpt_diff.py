@@ -245,3 +245,13 @@ def test_verdicts_match_what_tensorflow_does(env: dict, behaviour: dict) -> None
     # feature width 4 -> 5: Matrix size-incompatible
     assert behaviour["width"]["error"] == "InvalidArgumentError", behaviour["width"]
     assert "Matrix size-incompatible" in behaviour["width"]["message"]
+
+
+def test_parent_process_never_imports_tensorflow(env: dict) -> None:
+    """Only the child derives the model's variables; the parent reads the checkpoint index itself."""
+    code = ("import sys\nfrom tfmigrate.checkpoint import api\n"
+            f"r = api.diff({env['manifest']['v2_iris_10x10']['dir']!r}, {env['specs']['seed001']!r})\n"
+            "assert not r['compatible']\nassert 'tensorflow' not in sys.modules, 'tensorflow imported'\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600, check=False,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert proc.returncode == 0, proc.stderr[-2000:]
