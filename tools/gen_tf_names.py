@@ -36,8 +36,8 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
 WALKED_PACKAGES = frozenset({"tensorflow", "keras", "tensorflow_estimator", "tf_keras", "absl", "tensorboard"})
 OUR_POINTERS = {
-    "contrib.learn.*": "see TFM1xx (tfmigrate rewrite; `tfmigrate rules TFM1`)",
-    "contrib.eager.*": "see TFM4xx (tfmigrate rewrite; `tfmigrate rules TFM4`)",
+    "contrib.learn.*": "see TFM1xx: run the TFM1 rules (`tfmigrate rewrite --select TFM1`); `tfmigrate rules TFM1` lists them",
+    "contrib.eager.*": "see TFM4xx: run the TFM4 rules (`tfmigrate rewrite --select TFM4`); `tfmigrate rules TFM4` lists them",
 }
 # Well-known contrib modules without a one-to-one replacement: a pointer is better than nothing.
 MODULE_HINTS = {

@@ -446,7 +446,12 @@ class CompatV1Renames(FamilyTransform):
     def _flag_unknown(self, node: cst.CSTNode, rel: str) -> None:
         hint = self.names.replacement(rel)
         message = f"{shown(rel)} does not exist in TensorFlow 2.15 (neither tf nor tf.compat.v1)"
-        message += f"; replacement: {hint}" if hint else "; no known replacement: port it by hand"
+        if hint is None:
+            message += "; no known replacement: port it by hand"
+        elif hint.startswith(("see ", "no ")):
+            message += f"; {hint}"
+        else:
+            message += f"; replacement: {hint}"
         self.flag(node, "TFM503", message)
 
     # --- the module ------------------------------------------------------------------------------
