@@ -74,6 +74,10 @@ summary = {
     "program": {k: (v.tolist() if isinstance(v, np.ndarray) else v) for k, v in g.items()
                 if k in ("predicted", "predictions", "restored_predictions", "accuracy", "labels")},
 }
+if mode == "features":  # the optimizer callable builds a fresh optimizer: a second train() works
+    estimator.train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(
+        x={"x": data}, y=g["labels"], batch_size=32, shuffle=True, num_epochs=None), steps=2)
+    summary["second_train_step"] = int(tf.train.load_checkpoint(estimator.model_dir).get_tensor("global_step"))
 print("JSON:" + json.dumps(summary, default=lambda o: o.item()))
 '''
 
@@ -127,6 +131,7 @@ def test_seed000_skflow_dnn_trains_saves_and_restores_with_its_optimizer(childre
     assert summary["slots"] == _adagrad_slots(summary["kernels"])
     assert summary["learning_rate"] == pytest.approx(0.05)  # ...and its rate, not the Keras default
     assert summary["global_step"] == 30  # steps=30 from the constructor
+    assert summary["second_train_step"] == 32  # an optimizer instance would fail here ("Cannot set iterations")
     program = summary["program"]
     assert len(program["predicted"]) == 150 and set(program["predicted"]) <= {0, 1, 2}  # classes, as legacy predict
 
