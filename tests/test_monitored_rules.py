@@ -230,3 +230,16 @@ def test_chief_only_hooks_become_training_chief_hooks():
     out, findings = run(source)
     assert "TFM301" in {f.rule for f in findings}
     assert "training_chief_hooks=[tf.estimator.LoggingTensorHook({'loss': loss}, every_n_iter=10)])" in out
+
+
+def test_iterator_bound_to_a_name_first():
+    source = HEAD.replace(
+        "        x = dataset.make_one_shot_iterator().get_next()\n",
+        "        iterator = dataset.make_one_shot_iterator()\n        x = iterator.get_next()\n",
+    ) + CANONICAL_LOOP
+    out, findings = run(source)
+    assert [f.rule for f in findings] == ["TFM301"]
+    assert "iterator" not in out and "return dataset" in out
+    reused = source.replace("        loss = ", "        print(iterator)\n        loss = ")
+    out, findings = run(reused)
+    assert "TFM302" in {f.rule for f in findings} and "iterator" in out

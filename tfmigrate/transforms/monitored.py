@@ -619,34 +619,48 @@ class MonitoredSessionTransform(FamilyTransform):
             raise NotCanonical("session.run fetches more than one train op")
         return fetch.value
 
-    def _get_next(self, stmt: cst.CSTNode) -> tuple[cst.BaseExpression, cst.Call, str, str | None] | None:
+    def _one_shot_dataset(self, iterator: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The dataset of ``dataset.make_one_shot_iterator()`` / ``tf.data.make_one_shot_iterator(dataset)``."""
+        if not isinstance(iterator, cst.Call):
+            return None
+        if isinstance(iterator.func, cst.Attribute) and iterator.func.attr.value == "make_one_shot_iterator" and not iterator.args:
+            return iterator.func.value
+        if self.qn(iterator.func) in (
+            "tensorflow.data.make_one_shot_iterator",
+            "tensorflow.compat.v1.data.make_one_shot_iterator",
+        ) and len(iterator.args) == 1 and iterator.args[0].keyword is None:
+            return iterator.args[0].value
+        return None
+
+    def _get_next(self, stmt: cst.CSTNode, before: Sequence[cst.BaseStatement]) -> tuple[cst.BaseExpression, cst.Call, str, str | None, int | None] | None:
+        """``x, y = <one-shot iterator>.get_next()``, the iterator inline or bound just for it before."""
         assign = single_assign(stmt)
         if assign is None:
             return None
         value = assign.value
         if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute) and value.func.attr.value == "get_next" and not value.args):
             return None
-        iterator = value.func.value
-        if not isinstance(iterator, cst.Call):
-            return None
-        if isinstance(iterator.func, cst.Attribute) and iterator.func.attr.value == "make_one_shot_iterator" and not iterator.args:
-            dataset = iterator.func.value
-        elif self.qn(iterator.func) in (
-            "tensorflow.data.make_one_shot_iterator",
-            "tensorflow.compat.v1.data.make_one_shot_iterator",
-        ) and len(iterator.args) == 1 and iterator.args[0].keyword is None:
-            dataset = iterator.args[0].value
-        else:
+        iterator, index = value.func.value, None
+        if isinstance(iterator, cst.Name):
+            bound = [
+                (i, a.value) for i, s in enumerate(before)
+                if (a := single_assign(s)) and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == iterator.value
+            ]
+            if len(bound) != 1:
+                return None
+            index, iterator = bound[0]
+        dataset = self._one_shot_dataset(iterator)
+        if dataset is None:
             return None
         target = assign.targets[0].target
         if isinstance(target, cst.Name):
-            return dataset, iterator, target.value, None
+            return dataset, iterator, target.value, None, index
         if (
             isinstance(target, (cst.Tuple, cst.List))
             and len(target.elements) == 2
             and all(isinstance(e.value, cst.Name) for e in target.elements)
         ):
-            return dataset, iterator, target.elements[0].value.value, target.elements[1].value.value
+            return dataset, iterator, target.elements[0].value.value, target.elements[1].value.value, index
         return None
 
     def _resolve(self, expr: cst.BaseExpression | None, qname: frozenset[str], model: Sequence[cst.BaseStatement], start: int, what: str) -> tuple[cst.Call | None, int | None]:
@@ -685,10 +699,10 @@ class MonitoredSessionTransform(FamilyTransform):
 
     def _plan(self, owner: cst.CSTNode, body: list[cst.BaseStatement], session_start: int, session_end: int, mts: cst.Call, session: str) -> Plan:
         train_op = self._loop_fetch(body[session_end - 1], session)
-        nexts = [(i, g) for i, stmt in enumerate(body[:session_start]) if (g := self._get_next(stmt)) is not None]
+        nexts = [(i, g) for i, stmt in enumerate(body[:session_start]) if (g := self._get_next(stmt, body[:i])) is not None]
         if len(nexts) != 1:
             raise NotCanonical("the graph does not read its input from exactly one `dataset.make_one_shot_iterator().get_next()`")
-        k, (dataset, iterator, features, labels) = nexts[0]
+        k, (dataset, iterator, features, labels, iterator_index) = nexts[0]
         model_code = body[k + 1 : session_start]
         # statements before get_next() that the dataset does not need (the model object, the global
         # step) go to model_fn; the rest, and statements that bind nothing, build the input
@@ -696,6 +710,8 @@ class MonitoredSessionTransform(FamilyTransform):
         input_idx: list[int] = []
         moved_idx: list[int] = []
         for i in range(k - 1, -1, -1):
+            if i == iterator_index:
+                continue  # `iterator = dataset.make_one_shot_iterator()`: Estimator makes the iterator
             stmt_use = uses([body[i]])
             if not stmt_use.binds or stmt_use.binds & needed:
                 input_idx.insert(0, i)
@@ -826,6 +842,10 @@ class MonitoredSessionTransform(FamilyTransform):
             if isinstance(scope, cst.FunctionDef):
                 params_ = scope.params
                 outside.binds |= {p.name.value for p in params_.params + params_.kwonly_params + params_.posonly_params}
+        if iterator_index is not None:
+            iterator_name = single_assign(body[iterator_index]).targets[0].target.value
+            if iterator_name in (input_use.reads | model_use.reads | outside.reads | uses([dataset]).reads):
+                raise NotCanonical(f"the iterator `{iterator_name}` is used for more than get_next()")
         shared = (moved_binds | {features, labels or features, session}) & (outside.reads | outside.binds)
         if shared:
             raise NotCanonical(f"{sorted(shared)} are bound by the graph code and used outside it")
@@ -834,7 +854,10 @@ class MonitoredSessionTransform(FamilyTransform):
             if isinstance(graph_name, cst.Name) and graph_name.value in (input_use.reads | kept_use.reads | outside.reads):
                 raise NotCanonical(f"the graph `{graph_name.value}` is used")
         self._consumed.add(id(iterator))
-        for node in [body[k], *body[session_start:session_end], *(model_code[i - start] for i in drop)]:
+        dropped = [body[k], *body[session_start:session_end], *(model_code[i - start] for i in drop)]
+        if iterator_index is not None:
+            dropped.append(body[iterator_index])
+        for node in dropped:
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
         if stop is not None:
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, stop.call)
