@@ -103,7 +103,7 @@ def test_seed_001_wider_layers_silently_keep_old_shapes(env: dict) -> None:
     assert data["compatible"] is False
     assert "SILENTLY KEEPS" in data["verdict"] and "WITHOUT ERROR" in data["verdict"]
     assert "layer sizes changed" in data["verdict"]
-    assert "WarmStartSettings" in data["verdict"]  # the remedy
+    assert "NEW model_dir" in data["verdict"] and "WarmStartSettings" in data["verdict"]  # the remedy
     p = pair(data, "dnn/hiddenlayer_0/kernel")
     assert p == {"checkpoint_name": "dnn/hiddenlayer_0/kernel", "model_name": "dnn/hiddenlayer_0/kernel",
                  "status": "shape_mismatch", "checkpoint_shape": [4, 10], "model_shape": [4, 20],

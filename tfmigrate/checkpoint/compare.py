@@ -100,9 +100,16 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
     src = names.structure({n: v["shape"] for n, v in ck.items() if n in ck_model})
     dst = names.structure({n: v["shape"] for n, v in md.items() if n in md_model})
     matched_weights = [p["model_name"] for p in pairs if p["status"] == "match" and p["kind"] == "model"]
-    warm = (f"warm start what still fits: tf.estimator.WarmStartSettings(ckpt_to_initialize_from={checkpoint!r}, "
-            f"vars_to_warm_start={sorted(matched_weights)!r}) with a NEW model_dir") if matched_weights else \
-        "train from scratch in a new model_dir (no model weight fits)"
+    n_model = len([p for p in pairs if p["kind"] == "model" and p["model_name"]])
+    settings = (f"tf.estimator.WarmStartSettings(ckpt_to_initialize_from={checkpoint!r}, "
+                f"vars_to_warm_start={sorted(matched_weights)!r})")
+    if not matched_weights:
+        warm = "train from scratch in a NEW model_dir (no model weight fits)"
+    elif 2 * len(matched_weights) >= n_model:
+        warm = f"warm start what still fits with {settings} and a NEW model_dir"
+    else:
+        warm = (f"train in a NEW model_dir; only {len(matched_weights)} of {n_model} model weights still fit "
+                f"(warm start them with {settings} if worth it)")
 
     verdict: str
     compatible = False
