@@ -506,3 +506,16 @@ def test_changed_names_are_pinned_only_in_graph_mode_modules():
     assert 'tf.summary.scalar("loss", 0.5, step=1)' in new  # a 2.x-only call form
     assert "tf.compat.v1.losses.mean_squared_error" in new
     assert rules(findings) == ["TFM504"]
+
+
+def test_disable_eager_suppressed_on_one_line_fires_on_the_next_use():
+    src = """\
+        import tensorflow as tf
+        x = tf.compat.v1.placeholder(tf.float32)  # tfmigrate: ignore[TFM502]
+        s = tf.compat.v1.Session()
+        """
+    new, findings = rewrite(src)
+    assert [(f.rule, f.line) for f in findings] == [("TFM502", 3)]
+    assert "tf.compat.v1.disable_eager_execution()" in new
+    only, findings = rewrite(src.replace("s = tf.compat.v1.Session()", "s = 1"))
+    assert "disable_eager_execution" not in only and not findings

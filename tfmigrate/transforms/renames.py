@@ -179,7 +179,7 @@ class CompatV1Renames(FamilyTransform):
         self.in_import = 0
         self.graph_depth = 0
         self.graph_vars: set[str] = set()
-        self.graph_use: tuple[cst.CSTNode, str] | None = None
+        self.graph_uses: list[tuple[cst.CSTNode, str]] = []  # graph-only API built outside Graph blocks
         self.has_disable = False
         self.first_tf_statement: cst.CSTNode | None = None
         self.expanded: dict[int, int] = {}  # id(original top-level line) -> lines it became
@@ -419,15 +419,15 @@ class CompatV1Renames(FamilyTransform):
         key = rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel
         if key in GRAPH_ONLY:
             self.graph_mode = True  # a TF1 graph-mode program (inside a Graph block or not)
-        if self.graph_use is not None or self.graph_depth:
-            return
+        if len(self.graph_uses) >= 64 or self.graph_depth:
+            return  # (the first unsuppressed one carries the finding; 64 is plenty)
         if key in GRAPH_ONLY:
             parent = self.get_metadata(ParentNodeProvider, node, None)
             if not (isinstance(parent, cst.Call) and parent.func is node):
                 return  # named, not built
             if key.endswith("Session") and any(a.keyword and a.keyword.value == "graph" for a in parent.args):
                 return  # a session on an explicit graph works under eager execution too
-            self.graph_use = (node, key)
+            self.graph_uses.append((node, key))
 
     def _top_level(self, node: cst.CSTNode) -> cst.CSTNode | None:
         current = node
@@ -457,16 +457,14 @@ class CompatV1Renames(FamilyTransform):
     # --- the module ------------------------------------------------------------------------------
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         updated = self._pin_changed_names(updated)
-        if self.graph_use is None or self.has_disable:
+        if not self.graph_uses or self.has_disable:
             return self._finish(updated)
-        node, key = self.graph_use
-        if not self.fix(
-            node,
-            "TFM502",
-            f"tf.{key} needs graph mode, which TensorFlow 2.15 has off by default: "
-            "inserted tf.compat.v1.disable_eager_execution() after the imports",
-        ):
-            return self._finish(updated)
+        message = (
+            "tf.{} needs graph mode, which TensorFlow 2.15 has off by default: "
+            "inserted tf.compat.v1.disable_eager_execution() after the imports"
+        )
+        if not any(self.fix(node, "TFM502", message.format(key)) for node, key in self.graph_uses):
+            return self._finish(updated)  # disabled, or every use is suppressed
         call = cst.SimpleStatementLine(
             body=[cst.Expr(cst.Call(func=dotted(f"{self.compat_v1_prefix()}.disable_eager_execution")))]
         )
