@@ -212,8 +212,13 @@ def summary_view(report: Report) -> Table:
     else:
         table.add_row("checkpoints", "[dim]none found (estimator model_dir or --checkpoint)[/]")
     if report.validations:
-        bad = sum(not v.get("passed") for v in report.validations)
-        table.add_row("validation", f"{len(report.validations)} run, " + (f"[bold red]{bad} failed[/]" if bad else "[green]all passed[/]"))
+        ran = [v for v in report.validations if not v.get("error")]
+        bad = sum(not v.get("passed") for v in ran)
+        text = f"{len(ran)} run, " + (f"[bold red]{bad} failed[/]" if bad else "[green]all passed[/]") if ran else "none could run"
+        not_run = len(report.validations) - len(ran)
+        if not_run:
+            text += f", [yellow]{not_run} could not run[/]"
+        table.add_row("validation", text)
     else:
         table.add_row("validation", "[dim]not run (--validate)[/]")
     return table

@@ -124,7 +124,6 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     checkpoints = report.checkpoints
     validations = report.validations
     incompatible = sum(not c.get("compatible") for c in checkpoints)
-    vfailed = sum(not v.get("passed") for v in validations)
     generated = generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out: list[str] = [
         "<!doctype html>",
@@ -149,7 +148,11 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     else:
         out.append(_card("—", "no checkpoints analysed"))
     if validations:
-        out.append(_card(f"{len(validations) - vfailed}/{len(validations)}", "validations passed", "bad" if vfailed else "good"))
+        ran = [v for v in validations if not v.get("error")]
+        failed_ran = sum(not v.get("passed") for v in ran)
+        out.append(_card(f"{len(ran) - failed_ran}/{len(ran)}", "validations passed", "bad" if failed_ran else "good"))
+        if len(ran) < len(validations):
+            out.append(_card(len(validations) - len(ran), "could not be validated", "warn"))
     else:
         out.append(_card("—", "not validated (--validate)"))
     out.append("</div>")
