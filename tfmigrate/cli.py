@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import importlib
 import sys
-import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rich.console import Console
 
 from tfmigrate import __version__
 
@@ -53,8 +54,13 @@ def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
         candidate = directory / "pyproject.toml"
         if candidate.is_file():
             try:
-                data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError) as exc:
+                text = candidate.read_text(encoding="utf-8")
+                if "tfmigrate" not in text:
+                    continue
+                import tomllib
+
+                data = tomllib.loads(text)
+            except (OSError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
                 raise click.UsageError(f"{candidate}: cannot read [tool.tfmigrate]: {exc}") from None
             table = data.get("tool", {}).get("tfmigrate")
             if table is not None:
@@ -93,6 +99,8 @@ def enabled_rules(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None
 
 
 def stderr_console() -> Console:
+    from rich.console import Console
+
     return Console(stderr=True, highlight=False)
 
 
@@ -161,6 +169,8 @@ def split_glob(values: tuple[str, ...] | list[str] | str) -> list[str]:
 def render_report(report: Any, fmt: str, output: Path | None, quiet: bool, show_diff: bool) -> None:
     from tfmigrate.report import console as view
 
+    from rich.console import Console
+
     err = stderr_console()
     view.print_errors(report, err)
     if fmt == "text" and output is None:
@@ -199,6 +209,7 @@ def rules(rule_id: str | None, fmt: str) -> None:
     """List the rule catalog, or explain RULE_ID with its before/after examples."""
     import json
 
+    from rich.console import Console
     from rich.syntax import Syntax
     from rich.table import Table
 
