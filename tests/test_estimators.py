@@ -293,3 +293,19 @@ def test_tensorflow_estimator_restore_rebuilds_the_saved_class():
     new, findings = rewrite(source)
     assert new.count("tf.estimator.LinearRegressor(") == 2 and "model_dir='saved'" in new
     assert 'p["predictions"][0]' in new and "TFM108" in {f.rule for f in findings}
+
+
+def test_dict_features_keep_their_keys():
+    source = (
+        "import tensorflow as tf\nfrom tensorflow.contrib import learn\n\n"
+        "cols = [tf.contrib.layers.real_valued_column('age'), tf.contrib.layers.real_valued_column('height')]\n"
+        "features = {'age': ages, 'height': heights}\n"
+        "clf = learn.LinearClassifier(feature_columns=cols)\n"
+        "clf.fit(x=features, y=labels, steps=10, batch_size=8)\n"
+        "clf.fit(x=matrix, y=labels, steps=10)\n"
+    )
+    new, findings = rewrite(source)
+    assert "numpy_input_fn(\n        x=features," in new and "batch_size=8" in new
+    # an array under user-named columns: the key cannot be proven, so it is reported
+    assert "clf.fit(x=matrix, y=labels, steps=10)" in new
+    assert any(f.rule == "TFM104" and not f.fixable for f in findings)

@@ -820,7 +820,10 @@ class EstimatorTransform(FamilyTransform):
 
     def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
                   train: bool) -> cst.Call:
-        args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
+        if self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
+            args = [_kw("x", x)]
+        else:
+            args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
         if y is not None:
             args.append(_kw("y", self._as_array(y)))
         if batch is not None:
@@ -834,6 +837,14 @@ class EstimatorTransform(FamilyTransform):
         if self._is_pandas(data):
             return cst.Attribute(value=data, attr=cst.Name("values"))
         return data
+
+    def _is_dict(self, value: cst.BaseExpression) -> bool:
+        if isinstance(value, cst.Name):
+            found = self._single_assignment(value)
+            value = found[1].value if found is not None else value
+        return isinstance(value, (cst.Dict, cst.DictComp)) or (
+            isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and value.func.value == "dict"
+        )
 
     def _is_pandas(self, value: cst.BaseExpression | None, depth: int = 0) -> bool:
         while depth < 8 and value is not None:
@@ -917,7 +928,7 @@ class EstimatorTransform(FamilyTransform):
             if "input_fn" in bound:
                 new_args = [_kw("input_fn", bound["input_fn"])]
             elif "x" in bound:
-                if not est.key_matches and not base.key_matches:
+                if not est.key_matches and not base.key_matches and not self._is_dict(bound["x"]):
                     self.flag(call, "TFM104", "fit(x, y): the data is fed as {\"x\": x}; the feature columns must "
                               "read the key \"x\" (tf.feature_column.numeric_column(\"x\", shape=...)); rewrite by hand")
                     return
@@ -951,7 +962,7 @@ class EstimatorTransform(FamilyTransform):
         if "input_fn" in bound:
             args = [_kw("input_fn", bound["input_fn"])]
         elif "x" in bound:
-            if not est.key_matches:
+            if not est.key_matches and not self._is_dict(bound["x"]):
                 self.flag(call, "TFM105", "evaluate(x, y): the feature columns must read the key \"x\"; rewrite by hand")
                 return
             args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), bound.get("batch_size"), False))]
@@ -978,7 +989,7 @@ class EstimatorTransform(FamilyTransform):
         if "input_fn" in bound:
             input_fn = bound["input_fn"]
         elif "x" in bound:
-            if not est.key_matches:
+            if not est.key_matches and not self._is_dict(bound["x"]):
                 self.flag(call, "TFM106", f"{method}(x): the feature columns must read the key \"x\"; rewrite by hand")
                 return
             input_fn = self._input_fn(bound["x"], None, bound.get("batch_size"), False)
