@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import textwrap
@@ -149,7 +150,8 @@ for name in job["names"]:
     out["v2"][name] = has(tf, name)
     out["v1"][name] = has(tf.compat.v1, name)
 for name, target in job["targets"].items():
-    out["replacements"][name] = has(tf, target[3:])
+    rel = target[3:]
+    out["replacements"][name] = has(tf, rel) or (rel.startswith("compat.v1.") and has(tf.compat.v1, rel[10:]))
 
 print("JSON" + json.dumps(out))
 """
@@ -189,7 +191,13 @@ def tf_child(tmp_path_factory):
     root = tmp_path_factory.mktemp("tfm5")
     job = {"names": sample_names(), "programs": {}, "legacy": {}, "outdirs": {}, "targets": {}}
     table = renames.names()
-    job["targets"] = {k: v for k, v in table.replacements.items() if v.startswith("tf.") and " " not in v}
+    # every TensorFlow name a hint mentions (targets from TF's tables and our pointers) must exist
+    job["targets"] = {
+        f"{key} -> {token}": token.rstrip(".")
+        for key, hint in table.replacements.items()
+        for token in re.findall(r"\btf\.[A-Za-z0-9_.]+", hint)
+        if not token.rstrip(".").endswith("*")
+    }
     for key, code in LEGACY_PROGRAMS.items():
         legacy = textwrap.dedent(code)
         new, findings = rewrite(legacy)

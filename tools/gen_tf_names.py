@@ -41,7 +41,7 @@ OUR_POINTERS = {
 }
 # Well-known contrib modules without a one-to-one replacement: a pointer is better than nothing.
 MODULE_HINTS = {
-    "contrib.slim.*": "tf.keras.layers / tf.compat.v1.layers (tf.contrib.slim was removed; TF-Slim lives on as the `tf_slim` package)",
+    "contrib.slim.*": "tf.keras.layers / tf.compat.v1.layers (TF-Slim now lives in the separate `tf_slim` package)",
     "contrib.layers.*": "tf.keras.layers, tf.keras.initializers, tf.keras.regularizers",
     "contrib.rnn.*": "tf.keras.layers (LSTMCell, GRUCell, RNN) or tf.compat.v1.nn.rnn_cell",
     "contrib.seq2seq.*": "tfa.seq2seq (TensorFlow Addons)",
@@ -60,7 +60,7 @@ MODULE_HINTS = {
     "contrib.opt.*": "tf.keras.optimizers / TensorFlow Addons",
     "contrib.image.*": "tf.image / TensorFlow Addons (tfa.image)",
     "contrib.crf.*": "TensorFlow Addons (tfa.text.crf_*)",
-    "contrib.*": "no 2.15 equivalent in core TensorFlow: tf.contrib was removed (look in tf.*, TensorFlow Addons, or vendor the code)",
+    "contrib.*": "no 2.15 equivalent in core TensorFlow (contrib was removed): look in tf.*, TensorFlow Addons, or vendor the code",
     "flags.*": "tf.compat.v1.flags / absl.flags",
     "app.flags.*": "absl.flags",
 }
