@@ -23,7 +23,6 @@ from libcst.metadata import GlobalScope, ParentNodeProvider, PositionProvider, S
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
-    LEARN08,
     LEARN_DNN_RATE,
     LOST,
     OPTIMIZER_NAMES,
@@ -866,8 +865,8 @@ class EstimatorTransform(FamilyTransform):
         if not est.ok or est.new is None:
             return
         base = self._settings(est)
-        func = call.func
-        assert isinstance(func, cst.Attribute)
+        if not isinstance(call.func, cst.Attribute):
+            return
         legacy_tfx = est.cls.era != "learn"
         if method == "fit":
             self._plan_fit(est, base, call, legacy_tfx)
