@@ -792,7 +792,8 @@ class EstimatorTransform(FamilyTransform):
         args.insert(position, _kw("model_dir", est.restore_path))
         new = _layout(_call(f"tf.estimator.{est.cls.target}", args))
         if self.fix(est.call, "TFM108", f"{est.cls.name}.restore(path) -> a new tf.estimator.{est.cls.target} with the "
-                    "same hyperparameters and model_dir=path (it restores the latest checkpoint there)"):
+                    "same hyperparameters and model_dir=path (it restores the latest checkpoint there; a directory saved by "
+                    "the legacy program holds other variable names: retrain, or rename them with `tfmigrate ckpt convert`)"):
             self._apply(est.call, new)
             est.new = new
             est.width, est.key_matches = source.width, source.key_matches
