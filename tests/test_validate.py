@@ -50,6 +50,22 @@ MODEL = textwrap.dedent(
                       loss=tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True))
         return model
 
+    def custom(model_dir=None):
+        def model_fn(features, labels, mode, params):
+            logits = tf.compat.v1.layers.dense(features["x"], 3, name="out")
+            if mode == tf.estimator.ModeKeys.PREDICT:
+                return tf.estimator.EstimatorSpec(mode, predictions={"logits": logits})
+            loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels, logits)
+            step = tf.compat.v1.train.get_global_step()
+            train_op = tf.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+        return tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
+
+    def train_input_fn():
+        import numpy as np
+        x = np.random.RandomState(0).rand(40, 4).astype("float32")
+        return tf.data.Dataset.from_tensor_slices(({"x": x}, (x[:, 0] * 3).astype("int64"))).repeat().batch(8)
+
     def keeps_nothing():
         return tf.estimator.LinearRegressor(
             feature_columns=[tf.feature_column.numeric_column("x", shape=(2,))],
@@ -198,6 +214,16 @@ def test_keras_model_target(model_file: Path) -> None:
     assert stage(result, "load")["detail"].startswith("Keras model")
     assert result["inputs"] == {"x": "keras input [4]", "(label)": "3 classes (sparse)"}
     assert "bit-identical" in stage(result, "restore")["detail"] and "3 + 1 = 4" in stage(result, "resume")["detail"]
+
+
+@pytest.mark.slow
+def test_custom_model_fn_trains_on_the_modules_input_fn(model_file: Path) -> None:
+    code, result = validate(f"{model_file}:custom", "--steps", "3")
+    assert code == 0, result
+    assert stage(result, "load")["detail"].startswith("Estimator with a custom model_fn")
+    assert result["inputs"]["x"] == "from train_input_fn() [4]"
+    assert "(e.g. out/" in stage(result, "train")["detail"]
+    assert all(s["passed"] for s in result["stages"])
 
 
 @pytest.mark.slow

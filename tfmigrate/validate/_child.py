@@ -76,7 +76,45 @@ def load_target(tf, target: str, model_dir: str):
         return as_estimator(tf, obj, directory, where)
 
     first, declared = build(model_dir)
-    return first, (lambda d: build(d)[0]), declared
+    again = lambda d: build(d)[0]  # noqa: E731
+    again.input_fn = getattr(factory, "input_fn", None)
+    return first, again, declared
+
+
+def from_input_fn(tf, np, input_fn, batch: int):
+    """Features and labels taken from the module's own ``train_input_fn`` (first batches, as numpy)."""
+    import inspect
+
+    try:
+        takes = inspect.signature(input_fn).parameters
+    except (TypeError, ValueError):
+        takes = {}
+    kwargs = {k: v for k, v in {"params": {}, "mode": tf.estimator.ModeKeys.TRAIN}.items() if k in takes}
+    value = input_fn(**kwargs)
+    if isinstance(value, tf.data.Dataset):
+        feats: dict[str, list] = {}
+        labs: list = []
+        rows = 0
+        for f, y in value.take(64):
+            if not isinstance(f, dict):
+                raise CouldNotRun(f"{input_fn.__name__}() yields a single features tensor; return a dict of features")
+            for k, v in f.items():
+                feats.setdefault(k, []).append(v.numpy())
+            labs.append(y.numpy())
+            rows += int(y.shape[0]) if y.shape.rank else 1
+            if rows >= batch:
+                break
+        features = {k: np.concatenate(v) for k, v in feats.items()}
+        labels = np.concatenate(labs)
+    elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict):
+        features = {k: np.asarray(v) for k, v in value[0].items()}
+        labels = np.asarray(value[1])
+    else:
+        raise CouldNotRun(f"{input_fn.__name__}() must return a tf.data.Dataset of (features dict, labels) or that pair")
+    features = {k: v[:batch] for k, v in features.items()}
+    kinds = {k: f"from {input_fn.__name__}() {list(v.shape[1:])}" for k, v in features.items()}
+    kinds["(label)"] = f"from {input_fn.__name__}() {list(labels.shape[1:])}"
+    return features, labels[:batch], kinds
 
 
 def as_estimator(tf, obj, model_dir: str, where: str):
@@ -278,7 +316,8 @@ class Synth:
 
 def synthesize(np, columns, head, params, batch: int):
     if not columns:
-        raise CouldNotRun("cannot find the feature columns this estimator was defined with (canned estimators and params['feature_columns'] are supported)")
+        raise CouldNotRun("cannot find the feature columns this estimator was defined with: canned estimators, params['feature_columns'], "
+                          "or a module-level train_input_fn() next to the target function")
     synth = Synth(np, batch)
     for col in columns:
         synth.add(col)
@@ -492,7 +531,9 @@ class Run:
              declared_model_dir=declared, inputs=kinds)
         emit("stage", name="load", passed=True, seconds=round(time.perf_counter() - t0, 3),
              detail=(f"Keras model '{est._tfmigrate_keras.name}' via tf.keras.estimator.model_to_estimator (name-based checkpoints)"
-                     if getattr(est, "_tfmigrate_keras", None) is not None else f"{type(est).__name__} with {len(columns)} feature column(s)")
+                     if getattr(est, "_tfmigrate_keras", None) is not None
+                     else f"{type(est).__name__.removesuffix('V2')} with {len(columns)} feature column(s)" if columns
+                     else f"{type(est).__name__.removesuffix('V2')} with a custom model_fn")
              + "; inputs: "
              + ", ".join(f"{k}: {v}" for k, v in kinds.items()))
 
@@ -533,7 +574,8 @@ class Run:
                 raise StageFailed(f"--device {cfg['device']}: the dense layers ran on {', '.join(devices) or 'an unknown device'}, not the GPU")
             rate = steps / max(timing["train"], 1e-9)
             where = ", ".join(devices) or "unknown"
-            sample = next(iter(sorted(dense)), "")
+            forward = sorted(n for n in dense if not n.startswith("gradients"))
+            sample = (forward or sorted(dense) or [""])[0]
             return (f"{steps} steps, {rate:.1f} steps/s ({wall:.2f} s with graph building); dense layers on {where}"
                     + (f" (e.g. {sample})" if sample else ""),
                     {"steps_per_second": round(rate, 2), "dense_device": where})
@@ -667,7 +709,10 @@ def prepare(tf, np, target: str, model_dir: str, batch: int):
             features, labels, kinds = keras_inputs(np, keras, batch)
         else:
             columns, head, params = describe_model(est)
-            features, labels, kinds = synthesize(np, columns, head, params, batch)
+            if not columns and getattr(factory, "input_fn", None) is not None:
+                features, labels, kinds = from_input_fn(tf, np, factory.input_fn, batch)
+            else:
+                features, labels, kinds = synthesize(np, columns, head, params, batch)
         # A separate instance from the same definition: an optimizer instance serves one graph only.
         with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
             variables = model_variables(tf, factory(scratch), features, labels, columns, target)

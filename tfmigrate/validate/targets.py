@@ -73,6 +73,8 @@ def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
     def factory(model_dir: str) -> Any:
         return fn(model_dir=model_dir) if takes_dir else fn()
 
+    # a custom model_fn without feature columns trains on the module's own input function
+    factory.input_fn = getattr(module, "train_input_fn", None) or getattr(module, "input_fn", None)  # type: ignore[attr-defined]
     return factory, target
 
 
