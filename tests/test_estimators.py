@@ -309,3 +309,15 @@ def test_dict_features_keep_their_keys():
     # an array under user-named columns: the key cannot be proven, so it is reported
     assert "clf.fit(x=matrix, y=labels, steps=10)" in new
     assert any(f.rule == "TFM104" and not f.fixable for f in findings)
+
+
+def test_nested_estimator_calls_are_all_rewritten():
+    source = (
+        "import numpy as np\nimport skflow\n\n"
+        "X = np.random.rand(10, 2)\n"
+        "clf = skflow.TensorFlowLinearRegressor()\n"
+        "clf.fit(X, clf.predict(X))\n"
+    )
+    new, _ = rewrite(source)
+    assert ".predict(" in new and "clf.predict(X)" not in new and "fit(" not in new
+    ast.parse(new)

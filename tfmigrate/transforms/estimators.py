@@ -1062,10 +1062,18 @@ class EstimatorTransform(FamilyTransform):
 
     # --- applying the plan ------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        return self.replace.get(original, updated)
+        return self._replacement(original, updated)
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
-        return self.replace.get(original, updated)
+        return self._replacement(original, updated)
+
+    def _replacement(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        new = self.replace.get(original)
+        if new is None:
+            return updated
+        # the planned node reuses original children; swap in the plans made for them too
+        # (clf.evaluate(x=X, y=clf.predict(X)))
+        return new.visit(_Planned(self.replace, skip=new))
 
     def _drop_removed(self, original_body, updated_body) -> list:
         body, carried = [], []
@@ -1089,6 +1097,17 @@ class EstimatorTransform(FamilyTransform):
         if not self.remove:
             return updated
         return updated.with_changes(body=self._drop_removed(original.body, updated.body))
+
+
+class _Planned(cst.CSTTransformer):
+    def __init__(self, plan: dict[cst.CSTNode, cst.CSTNode], skip: cst.CSTNode) -> None:
+        super().__init__()
+        self.plan, self.skip = plan, skip
+
+    def on_leave(self, original, updated):
+        if original is not self.skip and original in self.plan:
+            return self.plan[original].visit(_Planned(self.plan, skip=self.plan[original]))
+        return updated
 
 
 class _Substitute(cst.CSTTransformer):
