@@ -540,3 +540,15 @@ def test_disable_eager_suppressed_on_one_line_fires_on_the_next_use():
     assert "tf.compat.v1.disable_eager_execution()" in new
     only, findings = rewrite(src.replace("s = tf.compat.v1.Session()", "s = 1"))
     assert "disable_eager_execution" not in only and not findings
+
+
+def test_one_line_suite_imports_are_rewritten_in_place():
+    new, _ = rewrite(
+        """\
+        try: from tensorflow import placeholder, Variable
+        except ImportError: pass
+        x = placeholder("float")
+        """,
+        frozenset({"TFM501"}),
+    )
+    assert new.splitlines()[0] == "try: from tensorflow import Variable; from tensorflow.compat.v1 import placeholder"

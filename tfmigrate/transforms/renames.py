@@ -266,13 +266,12 @@ class CompatV1Renames(FamilyTransform):
         target = f"{TF}.compat.v1.{module_rel}" if module_rel else f"{TF}.compat.v1"
         return moving, target
 
-    def leave_SimpleStatementLine(
-        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
-    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
-        if not any(isinstance(s, cst.ImportFrom) for s in original.body):
-            return updated
-        extra: list[cst.SimpleStatementLine] = []
-        body = list(updated.body)
+    def _rewrite_imports(
+        self, original: cst.SimpleStatementLine | cst.SimpleStatementSuite, updated_body: list
+    ) -> tuple[list, list[cst.ImportFrom]]:
+        """Rewrite the from-imports of one line; names that must move go to extra statements."""
+        extra: list[cst.ImportFrom] = []
+        body = list(updated_body)
         for index, small in enumerate(original.body):
             if not isinstance(small, cst.ImportFrom):
                 continue
@@ -292,13 +291,32 @@ class CompatV1Renames(FamilyTransform):
                 moved[-1] = moved[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             body[index] = current.with_changes(names=kept)
             # a parenthesized import keeps its layout (and the comments after each name)
-            moved_import = cst.ImportFrom(module=dotted(target), names=moved, lpar=current.lpar, rpar=current.rpar)
-            extra.append(cst.SimpleStatementLine(body=[moved_import]))
+            extra.append(cst.ImportFrom(module=dotted(target), names=moved, lpar=current.lpar, rpar=current.rpar))
+        return body, extra
+
+    def leave_SimpleStatementLine(
+        self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
+    ) -> cst.BaseStatement | cst.FlattenSentinel[cst.BaseStatement]:
+        if not any(isinstance(s, cst.ImportFrom) for s in original.body):
+            return updated
+        body, extra = self._rewrite_imports(original, updated.body)
         new = updated.with_changes(body=body)
         if not extra:
             return new
         self.expanded[id(original)] = 1 + len(extra)
-        return cst.FlattenSentinel([new, *extra])
+        return cst.FlattenSentinel([new, *(cst.SimpleStatementLine(body=[e]) for e in extra)])
+
+    def leave_SimpleStatementSuite(
+        self, original: cst.SimpleStatementSuite, updated: cst.SimpleStatementSuite
+    ) -> cst.SimpleStatementSuite:
+        """``try: from tensorflow import a, b`` on one line: the moved names follow after a ``;``."""
+        if not any(isinstance(s, cst.ImportFrom) for s in original.body):
+            return updated
+        body, extra = self._rewrite_imports(original, updated.body)
+        if extra:
+            last = body[-1].with_changes(semicolon=cst.Semicolon(whitespace_after=cst.SimpleWhitespace(" ")))
+            body = [*body[:-1], last, *extra]
+        return updated.with_changes(body=body)
 
     # --- references ------------------------------------------------------------------------------
     def visit_Assign(self, node: cst.Assign) -> None:
@@ -519,6 +537,8 @@ class _Replace(cst.CSTTransformer):
 
 
 def _is_import_statement(statement: cst.CSTNode) -> bool:
+    if isinstance(statement, (cst.Import, cst.ImportFrom)):  # inside a one-line suite
+        return True
     if isinstance(statement, cst.SimpleStatementLine):
         return all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
     if isinstance(statement, (cst.Try, cst.If)):
