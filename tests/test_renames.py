@@ -552,3 +552,17 @@ def test_one_line_suite_imports_are_rewritten_in_place():
         frozenset({"TFM501"}),
     )
     assert new.splitlines()[0] == "try: from tensorflow import Variable; from tensorflow.compat.v1 import placeholder"
+
+
+def test_tf1_eager_program_is_not_switched_to_graph_mode():
+    new, findings = rewrite(
+        """\
+        import tensorflow as tf
+        tf.enable_eager_execution()
+        saver = tf.train.Saver(var_list=[tf.Variable(1.0)])
+        tf.summary.scalar("x", 1.0)
+        """
+    )
+    assert "disable_eager_execution" not in new and "tf.compat.v1.enable_eager_execution()" in new
+    assert 'tf.summary.scalar("x", 1.0)' in new
+    assert rules(findings) == ["TFM501", "TFM501"]

@@ -65,6 +65,11 @@ DISABLES = frozenset(
 )
 # Keywords only the 2.x form of a changed name accepts: such a call is already 2.x code.
 V2_ONLY_KEYWORDS = frozenset({"step"})
+ENABLES = frozenset(
+    f"{TF}.{prefix}{name}"
+    for prefix in ("", "compat.v1.")
+    for name in ("enable_eager_execution", "enable_v2_behavior")
+)
 GRAPH_CLASSES = frozenset({f"{TF}.Graph", f"{TF}.compat.v1.Graph"})
 
 
@@ -187,6 +192,7 @@ class CompatV1Renames(FamilyTransform):
         self.removals: set[tuple[str, str, str | None]] = set()
         self.graph_mode = False  # the module builds TF1 graphs (graph-only API, Graph blocks, disable_eager)
         self.pinned: list[tuple] = []  # TFM504 candidates, decided in leave_Module
+        self.eager_program = False  # calls tf.enable_eager_execution(): never add disable_eager
 
     # --- module-level bindings ----------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -355,9 +361,12 @@ class CompatV1Renames(FamilyTransform):
         return updated
 
     def visit_Call(self, node: cst.Call) -> None:
-        if not self.has_disable and self.qualified_name(node.func) in DISABLES:
+        name = self.qualified_name(node.func)
+        if name in DISABLES:
             self.has_disable = True
             self.graph_mode = True
+        elif name in ENABLES:  # a TF1 eager program: it must not be switched to graph mode
+            self.eager_program = True
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         parent = self.get_metadata(ParentNodeProvider, original, None)
@@ -475,7 +484,7 @@ class CompatV1Renames(FamilyTransform):
     # --- the module ------------------------------------------------------------------------------
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         updated = self._pin_changed_names(updated)
-        if not self.graph_uses or self.has_disable:
+        if not self.graph_uses or self.has_disable or self.eager_program:
             return self._finish(updated)
         message = (
             "tf.{} needs graph mode, which TensorFlow 2.15 has off by default: "
@@ -493,7 +502,7 @@ class CompatV1Renames(FamilyTransform):
 
     def _pin_changed_names(self, module: cst.Module) -> cst.Module:
         """TFM504: in TF1 graph-mode code, names whose 2.x object differs go to tf.compat.v1."""
-        if not self.graph_mode or not self.pinned:
+        if not self.graph_mode or self.eager_program or not self.pinned:
             return module
         replace: dict[int, cst.CSTNode] = {}
         for original, updated, rel, base, base_rel in self.pinned:
