@@ -321,3 +321,19 @@ def test_nested_estimator_calls_are_all_rewritten():
     new, _ = rewrite(source)
     assert ".predict(" in new and "clf.predict(X)" not in new and "fit(" not in new
     ast.parse(new)
+
+
+@pytest.mark.parametrize(
+    ("extra", "fires"),
+    [
+        ("tf.logging.set_verbosity(tf.logging.INFO)", True),
+        ("opt = tf.train.AdamOptimizer(0.1)", True),
+        ("ckpt = tf.train.Checkpoint(step=step)", False),  # TF 2 code uses tf.train too
+        ("print(tf.train.load_checkpoint('m'))", False),
+    ],
+)
+def test_tf1_estimator_loss_reduction_only_in_tf1_files(extra, fires):
+    source = f"import tensorflow as tf\n\n{extra}\nest = tf.estimator.DNNClassifier(hidden_units=[3], feature_columns=c)\n"
+    new, findings = rewrite(source)
+    assert ("loss_reduction=tf.keras.losses.Reduction.SUM" in new) is fires
+    assert ("TFM113" in {f.rule for f in findings}) is fires

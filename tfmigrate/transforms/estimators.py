@@ -14,6 +14,7 @@ as it is and a finding says what to do.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -38,8 +39,11 @@ SUM_LOSS = "tf.keras.losses.Reduction.SUM"  # TF 1.x tf.estimator canned estimat
 CANNED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
           "DNNLinearCombinedRegressor")
 # text that only TF 1.x programs contain: a file with none of it may already be TF 2 code
-TF1_MARKERS = ("tf.logging", "tf.app.", "tf.contrib", "tf.Session", "tf.train.", "make_one_shot_iterator",
-               "tf.placeholder", "tf.estimator.inputs", "tf.flags", "tf.gfile", "contrib.learn", "skflow")
+TF1_MARKERS = re.compile(
+    r"\btf\.(logging|app|contrib|flags|gfile|Session|InteractiveSession|placeholder|variable_scope|get_variable"
+    r"|global_variables_initializer|estimator\.inputs)\b|\btf\.train\.(\w+Optimizer|Saver|MonitoredTrainingSession"
+    r"|get_global_step)\b|make_one_shot_iterator|make_initializable_iterator|contrib\.learn|skflow"
+)
 _LEGACY_MODULES = ("skflow", "tensorflow.contrib.skflow", "tensorflow.contrib.learn")
 
 
@@ -217,7 +221,7 @@ class EstimatorTransform(FamilyTransform):
                     restores.append((call, cls))
         for call, cls in restores:
             self._add_restore(call, cls)
-        tf1 = any(marker in node.code for marker in TF1_MARKERS)
+        tf1 = TF1_MARKERS.search(node.code) is not None
         for call in calls:
             name = self.qualified_name(call.func) or ""
             if name.startswith("tensorflow.estimator.") and name.rpartition(".")[2] in CANNED:
