@@ -243,3 +243,27 @@ def test_iterator_bound_to_a_name_first():
     reused = source.replace("        loss = ", "        print(iterator)\n        loss = ")
     out, findings = run(reused)
     assert "TFM302" in {f.rule for f in findings} and "iterator" in out
+
+
+def test_script_level_loop_and_its_guard():
+    script = """import tensorflow as tf
+
+
+def helper():
+    return 1
+
+
+dataset = tf.data.Dataset.range(5).repeat()
+x = dataset.make_one_shot_iterator().get_next()
+loss = tf.reduce_sum(tf.cast(x, tf.float32) * tf.Variable(1.0))
+train_op = tf.train.AdamOptimizer().minimize(loss, global_step=tf.train.get_or_create_global_step())
+with tf.train.MonitoredTrainingSession(checkpoint_dir="/tmp/model") as sess:
+    while not sess.should_stop():
+        sess.run(train_op)
+"""
+    out, findings = run(script)
+    assert [f.rule for f in findings] == ["TFM301"]
+    assert "\n\n\ndef input_fn():\n" in out and "\n\n\ndef model_fn(features, labels, mode):\n" in out
+    # a module-level function reads `loss`: moving it into model_fn would break that function
+    out, findings = run(script.replace("return 1", "return loss"))
+    assert "TFM302" in {f.rule for f in findings} and "['loss']" in next(f.message for f in findings if f.rule == "TFM302")

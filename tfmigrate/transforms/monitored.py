@@ -408,6 +408,35 @@ class MonitoredSessionTransform(FamilyTransform):
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
         self._datasets: list[set[str]] = [self._dataset_names(node)]
         self._graph_mode = self._is_graph_mode(node)
+        self._module_offset = 0
+        if self.enabled("TFM301"):
+            self._plan_module(node)
+
+    def _plan_module(self, module: cst.Module) -> None:
+        """A script: the graph code runs at module level, after the imports, functions and classes."""
+        body = list(module.body)
+        first = next((i for i, stmt in enumerate(body) if self._calls(stmt, MTS)), None)
+        if first is None or not (single_assign(body[first]) or isinstance(body[first], cst.With)):
+            return
+        start = 0
+        for i, stmt in enumerate(body[:first]):
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or self._is_docstring(stmt) or (
+                isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(b, (cst.Import, cst.ImportFrom)) for b in stmt.body)
+            ):
+                start = i + 1
+        self._module_offset = start
+        self._try_plan(module, body[start:], module)
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        plan = self._plans.get(id(original))
+        if plan is None:
+            return updated
+        full = list(updated.body)
+        offset = self._module_offset
+        body = full[offset:]
+        leading = list(body[0].leading_lines) or [cst.EmptyLine(indent=False)] * 2
+        new = self._generate(plan, body, "", leading)
+        return updated.with_changes(body=full[:offset] + new + body[plan.session_end :])
 
     def _is_graph_mode(self, module: cst.Module) -> bool:
         """Does the module build TF1 graphs (sessions, savers, placeholders, Estimators, ...)?"""
@@ -930,7 +959,7 @@ class MonitoredSessionTransform(FamilyTransform):
         empty = cst.EmptyLine(indent=False)
 
         input_body = [body[i] for i in plan.input_idx]
-        if isinstance(plan.owner, cst.FunctionDef) and input_body:
+        if isinstance(plan.owner, (cst.FunctionDef, cst.Module)) and input_body:
             input_body[0] = input_body[0].with_changes(leading_lines=[])
         input_body += [cst.parse_statement(f"return {code(plan.dataset)}\n")]
         input_def = cst.parse_statement(f"def {input_fn}():\n    pass\n").with_changes(leading_lines=list(leading))
@@ -970,7 +999,8 @@ class MonitoredSessionTransform(FamilyTransform):
             chief = kwarg(self._session_call(body[plan.session_start]), "chief_only_hooks").value
             spec += f", training_chief_hooks={code(chief)}"
         model_body.append(cst.parse_statement(f"return {spec})\n"))
-        model_def = cst.parse_statement(f"def {model_fn}(features, labels, mode):\n    pass\n").with_changes(leading_lines=[empty])
+        gap = [empty, empty] if isinstance(plan.owner, cst.Module) else [empty]  # PEP 8 blank lines
+        model_def = cst.parse_statement(f"def {model_fn}(features, labels, mode):\n    pass\n").with_changes(leading_lines=gap)
         model_def = model_def.with_changes(body=model_def.body.with_changes(body=model_body))
 
         # continuation lines are indented relative to the block the statement lands in
@@ -992,7 +1022,7 @@ class MonitoredSessionTransform(FamilyTransform):
         return [
             input_def,
             model_def,
-            cst.parse_statement(est).with_changes(leading_lines=[empty]),
+            cst.parse_statement(est).with_changes(leading_lines=gap),
             cst.parse_statement(train),
         ]
 
