@@ -566,3 +566,21 @@ def test_tf1_eager_program_is_not_switched_to_graph_mode():
     assert "disable_eager_execution" not in new and "tf.compat.v1.enable_eager_execution()" in new
     assert 'tf.summary.scalar("x", 1.0)' in new
     assert rules(findings) == ["TFM501", "TFM501"]
+
+
+def test_rebound_alias_is_not_used_for_a_rewrite():
+    new, findings = rewrite(
+        """\
+        import tensorflow as tf
+        from tensorflow import train
+
+        def f(tf):
+            return train.Saver()
+
+        def g():
+            return train.Saver()
+        """,
+        frozenset({"TFM501"}),
+    )
+    assert "    return train.Saver()" in new and "    return tf.compat.v1.train.Saver()" in new
+    assert [(f.line, f.fixable) for f in findings] == [(5, False), (8, True)]

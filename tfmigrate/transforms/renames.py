@@ -30,7 +30,7 @@ from typing import ClassVar
 import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_full_name_for_node
-from libcst.metadata import ParentNodeProvider
+from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 
@@ -410,12 +410,29 @@ class CompatV1Renames(FamilyTransform):
         if base_rel and self.names.status(base_rel) != V2:
             return updated  # bound by an import this family rewrites (or reports) itself
         if status == V2:  # decided at the end of the module: only TF1 graph-mode code is pinned
-            if not self._v2_call_form(original):
+            if not self._v2_call_form(original) and (not base_rel or self._prefix_visible_at(original)):
                 self.pinned.append((original, updated, rel, base, base_rel))
+            return updated
+        if base_rel and not self._prefix_visible_at(original):
+            self.flag(original, "TFM501", self._rename_message(rel) + " (not rewritten: the tensorflow alias is rebound here)")
             return updated
         if not self.fix(original, "TFM501", self._rename_message(rel)):
             return updated
         return self._to_compat_v1(updated, base, base_rel)
+
+    def _prefix_visible_at(self, node: cst.CSTNode) -> bool:
+        """Does the module's tensorflow alias (or a new `import tensorflow`) mean tensorflow at ``node``?"""
+        if self.tf_alias:
+            name, expected = self.tf_alias.split(".")[0], {TF}
+        elif self.v1_alias:
+            name, expected = self.v1_alias, {f"{TF}.compat.v1"}
+        else:
+            name, expected = TF, {TF, ""}
+        scope = self.get_metadata(ScopeProvider, node, None)
+        if scope is None:
+            return True
+        found = {q.name for q in scope.get_qualified_names_for(name)} or {""}
+        return found <= expected
 
     def _to_compat_v1(self, updated: cst.BaseExpression, base: cst.Name, base_rel: str) -> cst.BaseExpression:
         if not base_rel:  # `tf.placeholder`, `tensorflow.placeholder`
