@@ -22,7 +22,8 @@ session (the safe minimum) and a finding says how to finish by hand.
 
 Rules: TFM301 (canonical loop -> Estimator), TFM302 (the loop that does not fit: manual steps),
 TFM303 (hooks -> ``tf.estimator.*``), TFM304 (ClusterSpec/Server/master/is_chief -> TF_CONFIG),
-TFM305 (TF1-only ``tf.data.Dataset`` attributes -> ``tf.compat.v1.data`` functions).
+TFM305 (TF1-only ``tf.data.Dataset`` attributes -> ``tf.compat.v1.data`` functions), TFM306 (v1
+``tf.summary`` ops in graph code -> ``tf.compat.v1.summary``; ``tf.contrib.summary`` is TFM413's).
 """
 
 from __future__ import annotations
@@ -99,18 +100,6 @@ GRAPH_MODE_MARKERS = frozenset(
      "placeholder", "Graph", "get_or_create_global_step", "get_global_step", "global_variables_initializer",
      "get_variable", "variable_scope", "EstimatorSpec", "Estimator", "make_one_shot_iterator"}
 )
-CONTRIB_SUMMARY = "tensorflow.contrib.summary."
-CONTRIB_SUMMARY_MANUAL = {
-    "image": "tf.summary.image(name, data, step, max_outputs) takes max_outputs instead of max_images and has no bad_color",
-    "audio": "tf.summary.audio(name, data, sample_rate, step, max_outputs, encoding) reorders the arguments",
-    "generic": "use tf.summary.write(tag, tensor, step, metadata)",
-    "record_summaries_every_n_global_steps": "use tf.summary.record_if(lambda: tf.math.equal(global_step % n, 0))",
-    "summary_writer_initializer_op": "use tf.compat.v1.summary.initialize(graph, session)",
-    "create_db_writer": "TF 2.15 has no database summary writer; use tf.summary.create_file_writer",
-    "graph": "use tf.summary.graph(graph_data) inside writer.as_default()",
-    "import_event": "TF 2.15 has no import_event; re-log the values with tf.summary.*",
-    "eval_dir": "use os.path.join(model_dir, 'eval')",
-}
 DATASET_ATTRS = {"output_shapes": "get_output_shapes", "output_types": "get_output_types", "output_classes": "get_output_classes"}
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 
@@ -1043,8 +1032,6 @@ class MonitoredSessionTransform(FamilyTransform):
             return updated
         if name and name.startswith("tensorflow.summary.") and name.rsplit(".", 1)[1] in V1_SUMMARY_OPS:
             return self._v1_summary(original, updated, name.rsplit(".", 1)[1])
-        if name and name.startswith(CONTRIB_SUMMARY):
-            return self._contrib_summary(original, updated, name[len(CONTRIB_SUMMARY) :])
         func = original.func
         if (
             isinstance(func, cst.Attribute)
@@ -1162,7 +1149,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 return cst.parse_expression(f"{self.tf}.estimator.{hook}")
         return updated
 
-    # --- TFM306: tf.summary in TF1 graph code; TFM307: tf.contrib.summary ----------------------
+    # --- TFM306: tf.summary in TF1 graph code (tf.contrib.summary is the eager family's TFM413) --
     def _v1_summary(self, original: cst.Call, updated: cst.Call, op: str) -> cst.BaseExpression:
         positional = [a for a in original.args if a.keyword is None]
         keywords = {a.keyword.value for a in original.args if a.keyword is not None}
@@ -1176,46 +1163,4 @@ class MonitoredSessionTransform(FamilyTransform):
         ):
             RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
             return updated.with_changes(func=cst.parse_expression(f"{self.compat_v1}.summary.{op}"))
-        return updated
-
-    def _contrib_summary(self, original: cst.Call, updated: cst.Call, op: str) -> cst.BaseExpression:
-        tf = None
-        new_func = None
-        args = list(updated.args)
-        message = f"tf.contrib.summary.{op} is "
-        if op == "create_file_writer":
-            new_func, message = "{tf}.summary.create_file_writer", message + "tf.summary.create_file_writer (same arguments)"
-        elif op in ("always_record_summaries", "never_record_summaries") and not args:
-            value = "True" if op.startswith("always") else "False"
-            new_func, args = "{tf}.summary.record_if", [cst.Arg(cst.Name(value))]
-            message += f"tf.summary.record_if({value})"
-        elif op == "all_summary_ops" and not args:
-            new_func, message = "{compat}.summary.all_v2_summary_ops", message + "tf.compat.v1.summary.all_v2_summary_ops()"
-        elif op == "initialize":
-            new_func, message = "{compat}.summary.initialize", message + "tf.compat.v1.summary.initialize (same arguments)"
-        elif op == "flush":
-            new_func, message = "{tf}.summary.flush", message + "tf.summary.flush (same arguments)"
-        elif op in ("scalar", "histogram"):
-            positional = [a for a in args if a.keyword is None]
-            keys = [a.keyword.value for a in args if a.keyword is not None]
-            if len(positional) <= 2 and "family" not in keys and set(keys) <= {"name", "tensor", "step"}:
-                args = [a.with_changes(keyword=cst.Name("data")) if a.keyword and a.keyword.value == "tensor" else a for a in args]
-                if "step" not in keys:
-                    step = cst.parse_expression(f"{self.compat_v1}.train.get_or_create_global_step()")
-                    if args:
-                        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-                    args.append(cst.Arg(step, keyword=cst.Name("step"), equal=cst.AssignEqual(
-                        whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
-                new_func = "{tf}." + f"summary.{op}"
-                message += f"tf.summary.{op}(name, data, step=...) in TF 2.15"
-                if "step" not in keys:
-                    message += "; the legacy default step, the global step, is written explicitly"
-        if new_func is None:
-            why = CONTRIB_SUMMARY_MANUAL.get(op, "see the tf.summary module of TF 2.15 for its replacement")
-            self.flag(original, "TFM307", f"tf.contrib.summary.{op} does not exist in TF 2.15: {why}")
-            return updated
-        if self.fix(original, "TFM307", message):
-            RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
-            func = new_func.replace("{tf}", self.tf).replace("{compat}", self.compat_v1)
-            return updated.with_changes(func=cst.parse_expression(func), args=args)
         return updated
