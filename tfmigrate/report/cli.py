@@ -146,6 +146,33 @@ def relabel(obj: Any, site: EstimatorSite) -> Any:
     return json.loads(text)
 
 
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__", ".tox", ".mypy_cache", "site-packages"}
+
+
+def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tuple[Path, ...], limit: int = 2000) -> list[str]:
+    """Checkpoint directories under PATH that no estimator's model_dir (and no --checkpoint) names."""
+    import os
+
+    used = {p.resolve() for p in extra}
+    used |= {d.resolve() for d in (resolve_model_dir(s) for s in sites) if d is not None}
+    found: list[Path] = []
+    seen = 0
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        seen += 1
+        if seen > limit:
+            break
+        if "checkpoint" in files or any(f.endswith(".index") for f in files):
+            here = Path(directory)
+            if here.resolve() not in used and not any(p.resolve().parent == here.resolve() for p in extra):
+                found.append(here)
+    if not found:
+        return []
+    shown = ", ".join(str(p) for p in found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
+    return [f"{len(found)} checkpoint director{'y' if len(found) == 1 else 'ies'} no estimator names as model_dir: {shown} "
+            f"(compare with --checkpoint DIR, or `tfmigrate ckpt diff DIR --model FILE.py`)"]
+
+
 def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], say) -> tuple[list[dict], list[str]]:
     from tfmigrate.validate.runner import run_validation
 
@@ -224,15 +251,24 @@ def summary_view(report: Report) -> Table:
     return table
 
 
+def model_label(ck: dict[str, Any]) -> str:
+    model = ck.get("model")
+    if isinstance(model, dict):
+        return str(model.get("target") or model.get("class") or "the model")
+    return str(model or "the model")
+
+
 def _shape(value: Any) -> str:
     return "-" if value is None else ("[" + ", ".join(str(v) for v in value) + "]" if isinstance(value, (list, tuple)) else str(value))
 
 
-def print_terminal(report: Report, out: Console) -> None:
+def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
     from tfmigrate.report import console as view
     from tfmigrate.validate.cli import stages_table, verdict_line
 
     out.print(summary_view(report))
+    for note in notes:
+        out.print(f"[dim]note:[/] {note}", highlight=False)
     out.print()
     files = [r for r in report.files if r.status in ("changed", "error") or r.findings]
     if files:
@@ -248,7 +284,7 @@ def print_terminal(report: Report, out: Console) -> None:
     for c in report.checkpoints:
         ok = c.get("compatible")
         mark = "[green]compatible[/]" if ok else "[bold red]incompatible[/]"
-        out.print(f"[bold]checkpoint[/] {c.get('checkpoint')}: {mark}", soft_wrap=False)
+        out.print(Text.from_markup("[bold]checkpoint[/] ") + Text(f"{c.get('checkpoint')} vs {model_label(c)}: ") + Text.from_markup(mark))
     for v in report.validations:
         out.print(f"[bold]validate[/] {v.get('target')}: " + verdict_line(v))
     # ---------------------------------------------------------------- details
@@ -281,7 +317,7 @@ def print_terminal(report: Report, out: Console) -> None:
         for r in diffs:
             out.print(Syntax(r.diff.rstrip("\n"), "diff", theme="ansi_dark", background_color="default", word_wrap=True))
     for c in report.checkpoints:
-        out.rule(f"[bold]checkpoint[/] {c.get('checkpoint')}")
+        out.rule(Text.from_markup("[bold]checkpoint[/] ") + Text(f"{c.get('checkpoint')} vs {model_label(c)}"))
         ok = c.get("compatible")
         out.print(Panel(Text(str(c.get("verdict", ""))), border_style="green" if ok else "red"))
         rows = [p for p in c.get("pairs", []) if p.get("status") != "match"]
@@ -363,6 +399,7 @@ def report(
     with tempfile.TemporaryDirectory(prefix="tfmigrate-report-") as scratch:
         sites = find_estimators(migrated_sources(result), Path(scratch))
         analyses, errors = analyse_checkpoints(sites, checkpoints, say)
+        notes = unreferenced_checkpoints(path, sites, checkpoints)
         result.checkpoints.extend(analyses)
         result.errors.extend(errors)
         if do_validate:
@@ -374,11 +411,11 @@ def report(
         if module == "html":
             from tfmigrate.report import html
 
-            text = html.render(result, subject=str(path))
+            text = html.render(result, subject=str(path), notes=notes)
         else:
             import importlib
 
             text = importlib.import_module(f"tfmigrate.report.{module}").render(result)
         emit(text, target)
-    print_terminal(result, Console(highlight=False))
+    print_terminal(result, Console(highlight=False), notes)
     sys.exit(exit_code(result))

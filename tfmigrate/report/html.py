@@ -115,7 +115,8 @@ def _fix_badge(f: Finding) -> str:
     return f'<span class="badge {kind}">{kind}</span>'
 
 
-def render(report: Report, *, title: str = "tfmigrate report", subject: str = "", generated: str | None = None) -> str:
+def render(report: Report, *, title: str = "tfmigrate report", subject: str = "", generated: str | None = None,
+           notes: list[str] | tuple[str, ...] = ()) -> str:
     from tfmigrate.codemod.rule import load_catalog
 
     catalog = load_catalog()
@@ -156,6 +157,8 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     else:
         out.append(_card("—", "not validated (--validate)"))
     out.append("</div>")
+    for note in notes:
+        out.append(f'<p class="muted">{e(note)}</p>')
     shown = [r for r in report.files if r.status != "skipped" or r.findings]
     if shown:
         out.append('<table class="files"><thead><tr><th>file</th><th>status</th><th class="num">+/−</th>'
