@@ -97,9 +97,10 @@ UNSUPPORTED_KEYS = {
 V1_SUMMARY_OPS = ("scalar", "histogram", "image", "audio", "text")
 GRAPH_MODE_MARKERS = frozenset(
     {"Session", "InteractiveSession", "MonitoredTrainingSession", "MonitoredSession", "Scaffold", "Saver",
-     "placeholder", "Graph", "get_or_create_global_step", "get_global_step", "global_variables_initializer",
-     "get_variable", "variable_scope", "EstimatorSpec", "Estimator", "make_one_shot_iterator"}
+     "placeholder", "Graph", "global_variables_initializer", "get_variable", "variable_scope", "EstimatorSpec",
+     "Estimator", "make_one_shot_iterator"}
 )
+EAGER_OR_KERAS = ("tensorflow.contrib.eager", "tensorflow.keras", "tensorflow.python.keras")
 DATASET_ATTRS = {"output_shapes": "get_output_shapes", "output_types": "get_output_types", "output_classes": "get_output_classes"}
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 
@@ -434,15 +435,15 @@ class MonitoredSessionTransform(FamilyTransform):
 
         class _V(cst.CSTVisitor):
             def visit_Attribute(self, node: cst.Attribute) -> None:
-                if not found and node.attr.value in GRAPH_MODE_MARKERS or node.attr.value.endswith("Optimizer"):
+                if not found and (node.attr.value in GRAPH_MODE_MARKERS or node.attr.value.endswith("Optimizer")):
                     name = outer.qn(node)
-                    if name and name.startswith("tensorflow.") and not name.startswith("tensorflow.keras"):
+                    if name and name.startswith("tensorflow.") and not name.startswith(EAGER_OR_KERAS):
                         found.append(name)
 
             def visit_Name(self, node: cst.Name) -> None:
                 if not found and node.value in GRAPH_MODE_MARKERS:
                     name = outer.qn(node)
-                    if name and name.startswith("tensorflow."):
+                    if name and name.startswith("tensorflow.") and not name.startswith(EAGER_OR_KERAS):
                         found.append(name)
 
         module.visit(_V())
