@@ -108,14 +108,30 @@ def test_optimizer_variable_used_elsewhere_is_kept():
 def test_unknown_feature_width_is_reported_not_guessed():
     source = (
         "from tensorflow.contrib import learn\n\n"
-        "def train(data, labels):\n"
+        "def train(labels):\n"
         "    clf = learn.TensorFlowDNNClassifier([4], 2)\n"
+        "    data = load()\n"
         "    clf.fit(data, labels)\n"
     )
     new, findings = rewrite(source)
-    assert new == source
+    assert new == source  # data does not exist yet where the estimator is built
     [finding] = [f for f in findings if f.rule == "TFM101"]
     assert not finding.fixable and "numeric_column" in finding.message and finding.line == 4
+
+
+@pytest.mark.parametrize(
+    "setup",
+    ["def train(data, labels):\n", "data, labels = load()\n\ndef train():\n"],
+    ids=["parameter", "tuple-assigned-global"],
+)
+def test_width_from_data_bound_before_the_constructor(setup):
+    source = (
+        "from tensorflow.contrib import learn\n\n" + setup +
+        "    clf = learn.TensorFlowDNNClassifier([4], 2)\n"
+        "    clf.fit(data, labels)\n"
+    )
+    new, _ = rewrite(source)
+    assert 'numeric_column("x", shape=data.shape[1:])' in new
 
 
 def test_width_read_from_the_data_when_only_the_data_knows_it():

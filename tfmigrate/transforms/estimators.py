@@ -411,17 +411,32 @@ class EstimatorTransform(FamilyTransform):
         if not isinstance(root, cst.Name):
             return
         found = self._single_assignment(root)
-        if found is None:
-            return
-        assignment, assign = found
-        if root is x:
-            width = self._literal_width(assign.value)
+        if found is not None and root is x:
+            width = self._literal_width(found[1].value)
             if width is not None:
                 est.width = f"[{width}]"
                 return
-        if self._line(assign) < self._line(est.call):
+        if self._bound_before(root, est.call):
             est.width = f"{_code(x)}.shape[1:]"
             est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
+
+    def _bound_before(self, name: cst.Name, call: cst.Call) -> bool:
+        """``name`` (used elsewhere) already holds its only value where ``call`` runs."""
+        scope = self.get_metadata(ScopeProvider, name, None)
+        here = self.get_metadata(ScopeProvider, call, None)
+        assignments = list(scope[name.value]) if scope is not None else []
+        if len(assignments) != 1 or here is None:
+            return False
+        assignment = assignments[0]
+        node = getattr(assignment, "node", None)
+        if isinstance(node, cst.Param):
+            return assignment.scope is here
+        if not isinstance(node, cst.Name) or not (assignment.scope is here or isinstance(assignment.scope, GlobalScope)):
+            return False
+        statement = node
+        while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+            statement = self._parent(statement)
+        return statement is not None and isinstance(statement.body[0], cst.Assign) and self._line(statement) < self._line(call)
 
     # --- constructors ----------------------------------------------------------------------------
     def _optimizer(self, est: Est, value: cst.BaseExpression | None, rate: cst.BaseExpression | None,
