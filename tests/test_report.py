@@ -199,3 +199,5 @@ def test_report_samples_under_a_minute() -> None:
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     assert lines[0].strip() == "tfmigrate report" and max(len(ln) for ln in lines) <= 80
     assert "to change" in lines[1] and "manual" in lines[2]
+    text = " ".join(proc.stdout.split())
+    assert "checkpoint directories no estimator names as model_dir: samples/checkpoints/" in text

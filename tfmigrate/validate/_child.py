@@ -561,6 +561,13 @@ class Run:
             self.stage(name, check_existing, fatal=blocks)
 
         placement: dict[str, str] = {}
+        # a --model-dir that already holds a (compatible) checkpoint: training continues from its step
+        start = 0
+        if tf.train.latest_checkpoint(model_dir):
+            try:
+                start = int(tf.train.load_checkpoint(model_dir).get_tensor("global_step"))
+            except Exception:  # noqa: BLE001 - no global_step: the estimator starts at 0
+                start = 0
         timing: dict[str, float] = {}
 
         def train():
@@ -593,13 +600,13 @@ class Run:
                 raise StageFailed(f"no checkpoint in {model_dir} after {steps} steps: {promise} saves none, so a restart loses all training")
             latest = state.model_checkpoint_path
             last_step = int(latest.rsplit("-", 1)[-1])
-            if last_step != steps:
-                raise StageFailed(f"latest checkpoint is step {last_step}, expected {steps} ({promise})")
+            if last_step != start + steps:
+                raise StageFailed(f"latest checkpoint is step {last_step}, expected {start + steps} ({promise})")
             saved = [int(f[len("model.ckpt-"):-len(".index")]) for f in files]
             keep = rc.keep_checkpoint_max
             if keep and len(files) > keep:
                 raise StageFailed(f"{len(files)} checkpoints on disk, keep_checkpoint_max={keep} promised at most {keep}")
-            if rc.save_checkpoints_steps:
+            if rc.save_checkpoints_steps and not start:
                 expected = sorted({0, *range(rc.save_checkpoints_steps, steps + 1, rc.save_checkpoints_steps), steps})
                 if keep:
                     expected = expected[-keep:]
@@ -657,9 +664,10 @@ class Run:
             again.train(input_fn(), steps=more, hooks=hooks)
             seconds = max(timing["resume"], 1e-9)
             step = int(tf.train.load_checkpoint(model_dir).get_tensor("global_step"))
-            if step != steps + more:
-                raise StageFailed(f"global_step is {step} after {steps} + {more} steps (expected {steps + more}): training did not resume from the checkpoint")
-            return f"global_step {steps} + {more} = {step} ({more / seconds:.1f} steps/s)", {"steps_per_second": round(more / seconds, 2)}
+            before = start + steps
+            if step != before + more:
+                raise StageFailed(f"global_step is {step} after {before} + {more} steps (expected {before + more}): training did not resume from the checkpoint")
+            return f"global_step {before} + {more} = {step} ({more / seconds:.1f} steps/s)", {"steps_per_second": round(more / seconds, 2)}
 
         self.stage("resume", resume)
 
