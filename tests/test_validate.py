@@ -243,3 +243,12 @@ def test_missing_target_cannot_run(tmp_path: Path) -> None:
     assert code == 2
     assert "no such file" in result["error"]
     assert result["stages"] == []
+
+
+@pytest.mark.slow
+def test_a_child_that_runs_too_long_is_stopped(model_file: Path) -> None:
+    from tfmigrate.validate.runner import run_validation
+
+    result = run_validation(f"{model_file}:build", steps=2, timeout=2)
+    assert result["exit_code"] == 2 and result["passed"] is False
+    assert result["error"] == "the validation child did not finish in 2 s and was stopped"

@@ -215,7 +215,14 @@ def run_validations(sites: list[EstimatorSite], steps: int, say) -> list[dict]:
             out.append({"schema": 1, "passed": False, "device": "-", "steps": 0, "stages": [], "target": shown_target(s), "error": s.error})
             continue
         say(f"validating {shown_target(s)} ({steps} steps)")
-        r = run_validation(s.spec, device="auto", steps=steps)
+        err = Console(stderr=True, highlight=False)
+        if err.is_terminal:
+            from tfmigrate.validate.cli import ProgressView
+
+            with ProgressView(err) as view:
+                r = run_validation(s.spec, device="auto", steps=steps, on_event=view)
+        else:
+            r = run_validation(s.spec, device="auto", steps=steps)
         r.pop("exit_code", None)
         r = relabel(r, s)
         r["target"] = shown_target(s)

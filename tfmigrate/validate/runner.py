@@ -17,6 +17,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -49,7 +50,7 @@ def run_validation(
     checkpoint: str | Path | None = None,
     batch_size: int = 64,
     on_event: Callable[[Event], None] | None = None,
-    timeout: float | None = None,
+    timeout: float | None = 1800.0,
     analyse_batch: list[dict[str, Any]] | None = None,
     convert: str | Path | None = None,
 ) -> dict[str, Any]:
@@ -100,6 +101,16 @@ def run_validation(
         fatal: str | None = None
         done = False
         assert proc.stdout is not None
+        expired = threading.Event()
+
+        def watchdog() -> None:
+            expired.set()
+            proc.kill()
+
+        timer = threading.Timer(timeout, watchdog) if timeout else None
+        if timer:
+            timer.daemon = True
+            timer.start()
         try:
             for line in proc.stdout:
                 try:
@@ -127,15 +138,16 @@ def run_validation(
                     done = True
                 if on_event:
                     on_event(event)
-            proc.wait(timeout=timeout)
+            proc.wait()
         except KeyboardInterrupt:
             proc.kill()
             proc.wait()
             raise
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-            fatal = f"the validation child did not finish in {timeout:.0f} s"
+        finally:
+            if timer:
+                timer.cancel()
+        if expired.is_set():
+            fatal = f"the validation child did not finish in {timeout:.0f} s and was stopped"
         if fatal is None and not done:
             log.seek(0)
             fatal = f"the validation child exited with code {proc.returncode}: {last_error_line(log.read())}"
