@@ -127,9 +127,31 @@ class SaverTraps(FamilyTransform):
         self._order = 0
         self._uses: list[Use] = []
         self._savers: list[Saver] = []
+        self._constants = self._string_constants(node)
         self._scope(node.body, None, "module")
         self._report_all()
         return False  # findings only: nothing to rewrite
+
+    @staticmethod
+    def _string_constants(module: cst.Module) -> dict[str, str]:
+        """Module-level ``NAME = "literal"`` bound once and never rebound anywhere in the module."""
+        counts: dict[str, int] = {}
+        values: dict[str, str] = {}
+
+        class _V(cst.CSTVisitor):
+            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+                if isinstance(node.target, cst.Name):
+                    counts[node.target.value] = counts.get(node.target.value, 0) + 1
+
+        module.visit(_V())
+        for stmt in module.body:
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
+                assign = stmt.body[0]
+                if len(assign.targets) == 1 and isinstance(assign.targets[0].target, cst.Name) and isinstance(assign.value, cst.SimpleString):
+                    value = assign.value.evaluated_value
+                    if isinstance(value, str):
+                        values[assign.targets[0].target.value] = value
+        return {k: v for k, v in values.items() if counts.get(k) == 1}
 
     # --- names ---------------------------------------------------------------------------------
     def _qn(self, node: cst.CSTNode) -> str | None:
@@ -370,6 +392,8 @@ class SaverTraps(FamilyTransform):
             return None
         if isinstance(arg.value, cst.SimpleString):
             return "literal:" + str(arg.value.evaluated_value)
+        if isinstance(arg.value, cst.Name) and arg.value.value in self._constants:
+            return "literal:" + self._constants[arg.value.value]
         return f"{scope_id}:" + " ".join(cst.Module([]).code_for_node(arg.value).split())
 
     # --- findings -------------------------------------------------------------------------------
