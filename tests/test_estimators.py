@@ -353,3 +353,18 @@ def test_tf1_estimator_loss_reduction_only_in_tf1_files(extra, fires):
     new, findings = rewrite(source)
     assert ("loss_reduction=tf.keras.losses.Reduction.SUM" in new) is fires
     assert ("TFM113" in {f.rule for f in findings}) is fires
+
+
+def test_class_labels_are_cast_to_int64_unless_they_visibly_are():
+    source = (
+        "import numpy as np\nimport skflow\n\n"
+        "X = np.random.rand(10, 2)\n"
+        "y = np.zeros(10)\n"
+        "k = np.random.randint(0, 3, size=10)\n"
+        "clf = skflow.TensorFlowDNNClassifier([4], 3)\n"
+        "clf.fit(X, y)\n"
+        "clf.fit(X, k)\n"
+    )
+    new, _ = rewrite(source)
+    # float labels fail in TF 2.15's multi-class head ("Labels dtype should be integer"); the legacy feeder cast them
+    assert "y=np.asarray(y, dtype=np.int64)" in new and "y=k," in new

@@ -838,18 +838,41 @@ class EstimatorTransform(FamilyTransform):
         return est.source or est
 
     def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
-                  train: bool) -> cst.Call:
+                  train: bool, classifier: bool = False) -> cst.Call:
         if self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
             args = [_kw("x", x)]
         else:
             args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
         if y is not None:
-            args.append(_kw("y", self._as_array(y)))
+            labels = self._as_array(y)
+            if classifier and not self._is_int(y):  # the legacy DataFeeder cast class labels to int64
+                labels = _expr("np.asarray(LABELS, dtype=np.int64)").visit(_Substitute("LABELS", labels))
+                self.need_np = True
+            args.append(_kw("y", labels))
         if batch is not None:
             args.append(_kw("batch_size", batch))
         args.append(_kw("shuffle", _expr("True" if train else "False")))
         args.append(_kw("num_epochs", _expr("None" if train else "1")))
         return _call(NUMPY_INPUT_FN, args)
+
+    def _is_int(self, value: cst.BaseExpression | None, depth: int = 0) -> bool:
+        """Integer labels, as far as the code shows (astype(int...), dtype=int..., randint)."""
+        if depth > 6 or value is None:
+            return False
+        if isinstance(value, cst.Name):
+            found = self._single_assignment(value)
+            return found is not None and self._is_int(found[1].value, depth + 1)
+        if isinstance(value, cst.Call):
+            name = self.qualified_name(value.func) or ""
+            if name.endswith("randint"):
+                return True
+            if isinstance(value.func, cst.Attribute) and value.func.attr.value == "astype" and value.args:
+                return "int" in _code(value.args[0].value)
+            if any(a.keyword and a.keyword.value == "dtype" and "int" in _code(a.value) for a in value.args):
+                return True
+            if name.rpartition(".")[2] in ("minimum", "maximum", "clip", "argmax") and value.args:
+                return name.endswith("argmax") or self._is_int(value.args[0].value, depth + 1)
+        return False
 
     def _as_array(self, data: cst.BaseExpression) -> cst.BaseExpression:
         """pandas data as its array (what the legacy DataFeeder's extract_pandas_data fed)."""
@@ -937,7 +960,8 @@ class EstimatorTransform(FamilyTransform):
             a = base.args
             batch = a.get("batch_size", _expr(base.cls.defaults["batch_size"]))
             steps = a.get("steps", _expr(base.cls.defaults["steps"]))
-            new_args = [_kw("input_fn", self._input_fn(bound["x"], bound["y"], batch, True)), _kw("steps", steps)]
+            new_args = [_kw("input_fn", self._input_fn(bound["x"], bound["y"], batch, True, base.cls.classifier)),
+                        _kw("steps", steps)]
         else:
             bound, problems = bind_args(call, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
             bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
@@ -952,7 +976,7 @@ class EstimatorTransform(FamilyTransform):
                               "read the key \"x\" (tf.feature_column.numeric_column(\"x\", shape=...)); rewrite by hand")
                     return
                 batch = bound.get("batch_size") or _expr(f"len({_code(bound['x'])})")
-                new_args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), batch, True))]
+                new_args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), batch, True, est.cls.classifier))]
             else:
                 self.flag(call, "TFM104", "fit() without data: rewrite as train(input_fn=..., steps=...)")
                 return
@@ -984,7 +1008,8 @@ class EstimatorTransform(FamilyTransform):
             if not est.key_matches and not self._is_dict(bound["x"]):
                 self.flag(call, "TFM105", "evaluate(x, y): the feature columns must read the key \"x\"; rewrite by hand")
                 return
-            args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), bound.get("batch_size"), False))]
+            args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), bound.get("batch_size"), False,
+                                                   est.cls.classifier))]
         else:
             return
         for name in ("steps", "name", "checkpoint_path", "hooks"):
