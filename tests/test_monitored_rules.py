@@ -267,3 +267,22 @@ with tf.train.MonitoredTrainingSession(checkpoint_dir="/tmp/model") as sess:
     # a module-level function reads `loss`: moving it into model_fn would break that function
     out, findings = run(script.replace("return 1", "return loss"))
     assert "TFM302" in {f.rule for f in findings} and "['loss']" in next(f.message for f in findings if f.rule == "TFM302")
+
+
+def test_loop_under_the_main_guard():
+    script = """import tensorflow as tf
+
+if __name__ == "__main__":
+    dataset = tf.data.Dataset.range(5).repeat()
+    x = dataset.make_one_shot_iterator().get_next()
+    loss = tf.reduce_sum(tf.cast(x, tf.float32) * tf.Variable(1.0))
+    train_op = tf.train.AdamOptimizer().minimize(loss, global_step=tf.train.get_or_create_global_step())
+    with tf.train.MonitoredTrainingSession(checkpoint_dir="/tmp/model", hooks=[tf.train.StopAtStepHook(num_steps=3)]) as sess:
+        while not sess.should_stop():
+            sess.run(train_op)
+    print("done")
+"""
+    out, findings = run(script)
+    assert [f.rule for f in findings] == ["TFM301"]
+    assert 'if __name__ == "__main__":\n    def input_fn():\n' in out
+    assert out.endswith("    estimator.train(input_fn, steps=3)\n    print(\"done\")\n")

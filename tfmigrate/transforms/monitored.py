@@ -417,6 +417,31 @@ class MonitoredSessionTransform(FamilyTransform):
         self._module_offset = start
         self._try_plan(module, body[start:], module)
 
+    @staticmethod
+    def _is_main_guard(node: cst.If) -> bool:
+        test = node.test
+        return (
+            isinstance(test, cst.Comparison)
+            and isinstance(test.left, cst.Name)
+            and test.left.value == "__name__"
+            and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)
+            and isinstance(test.comparisons[0].comparator, cst.SimpleString)
+            and test.comparisons[0].comparator.evaluated_value == "__main__"
+        )
+
+    def visit_If(self, node: cst.If) -> None:
+        if self.enabled("TFM301") and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
+            self._try_plan(node, list(node.body.body), node)
+
+    def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
+        plan = self._plans.get(id(original))
+        if plan is None:
+            return updated
+        body = list(updated.body.body)
+        new = self._generate(plan, body, "", body[0].leading_lines)
+        return updated.with_changes(body=updated.body.with_changes(body=new + body[plan.session_end :]))
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         plan = self._plans.get(id(original))
         if plan is None:
@@ -949,7 +974,7 @@ class MonitoredSessionTransform(FamilyTransform):
         empty = cst.EmptyLine(indent=False)
 
         input_body = [body[i] for i in plan.input_idx]
-        if isinstance(plan.owner, (cst.FunctionDef, cst.Module)) and input_body:
+        if isinstance(plan.owner, (cst.FunctionDef, cst.Module, cst.If)) and input_body:
             input_body[0] = input_body[0].with_changes(leading_lines=[])
         input_body += [cst.parse_statement(f"return {code(plan.dataset)}\n")]
         input_def = cst.parse_statement(f"def {input_fn}():\n    pass\n").with_changes(leading_lines=list(leading))
