@@ -286,3 +286,29 @@ if __name__ == "__main__":
     assert [f.rule for f in findings] == ["TFM301"]
     assert 'if __name__ == "__main__":\n    def input_fn():\n' in out
     assert out.endswith("    estimator.train(input_fn, steps=3)\n    print(\"done\")\n")
+
+
+@pytest.mark.parametrize(
+    "hooks_code, mts_hooks, expected",
+    [
+        ("        stop = tf.train.StopAtStepHook(last_step=8)\n        hooks = [tf.train.NanTensorHook(loss), stop]\n", "hooks", "max_steps=8"),
+        ("        stop = tf.train.StopAtStepHook(num_steps=4)\n        hooks = []\n        if train_more:\n            hooks.append(stop)\n", "hooks", "steps=4 if train_more else None"),
+        ("        stop = tf.train.StopAtStepHook(last_step=9)\n", "[stop]", "max_steps=9"),
+    ],
+)
+def test_stop_hook_bound_to_a_name(hooks_code, mts_hooks, expected):
+    source = HEAD.replace("def train(model_dir):", "def train(model_dir, train_more=True):") + hooks_code + CANONICAL_LOOP.replace(
+        "checkpoint_dir=model_dir)", f"checkpoint_dir=model_dir, hooks={mts_hooks})"
+    )
+    out, findings = run(source)
+    assert [f.rule for f in findings if f.rule != "TFM303"] == ["TFM301"]
+    assert f"estimator.train(input_fn, {expected})" in out
+    assert "StopAtStepHook" not in out and "stop" not in out.replace("should_stop", "")
+
+
+def test_stop_hook_name_used_elsewhere_keeps_the_session():
+    source = HEAD + "        stop = tf.train.StopAtStepHook(last_step=8)\n        print(stop)\n" + CANONICAL_LOOP.replace(
+        "checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, hooks=[stop])"
+    )
+    out, findings = run(source)
+    assert "TFM302" in {f.rule for f in findings} and "StopAtStepHook" in out

@@ -361,6 +361,7 @@ class StopStep:
     stmt_index: int | None = None  # a statement of the model code to drop
     element: tuple[int, int] | None = None  # (statement index, list element index) to drop
     mts_element: int | None = None  # element index in the session's hooks=[...]
+    alias: str | None = None  # `stop = StopAtStepHook(...)`, then `stop` used once in the hooks
 
 
 @dataclass
@@ -826,6 +827,8 @@ class MonitoredSessionTransform(FamilyTransform):
         if len(stops) > 1:
             raise NotCanonical("more than one StopAtStepHook")
         stop = stops[0] if stops else None
+        if stop is not None and stop.alias is not None:
+            drop |= self._locate_alias(stop, model_code, start, hooks_expr, hooks_name)
         if stop is not None:
             if stop.stmt_index is not None:
                 drop.add(stop.stmt_index)
@@ -956,6 +959,8 @@ class MonitoredSessionTransform(FamilyTransform):
         ):
             return [StopStep(call.args[0].value, condition, stmt_index=index)]
         assign = single_assign(stmt)
+        if assign and isinstance(assign.targets[0].target, cst.Name) and self.is_call_to(assign.value, STOP_AT_STEP):
+            return [StopStep(assign.value, None, stmt_index=index, alias=assign.targets[0].target.value)]
         if hooks_name and assign and isinstance(assign.targets[0].target, cst.Name) and assign.targets[0].target.value == hooks_name and isinstance(assign.value, cst.List):
             steps = [
                 StopStep(e.value, None, element=(index, j))
@@ -965,6 +970,54 @@ class MonitoredSessionTransform(FamilyTransform):
             if len(steps) == len(calls):
                 return steps
         raise NotCanonical("a StopAtStepHook is made where it cannot become max_steps")
+
+    def _locate_alias(self, stop: StopStep, model: Sequence[cst.BaseStatement], start: int, hooks_expr, hooks_name: str | None) -> set[int]:
+        """Where the one use of ``stop = StopAtStepHook(...)`` puts it into the hooks; returns statements to drop."""
+        alias = stop.alias
+        refs: list[tuple[str, object, cst.BaseExpression | None]] = []
+        if isinstance(hooks_expr, cst.List):
+            refs += [("mts", e, None) for e, el in enumerate(hooks_expr.elements) if isinstance(el.value, cst.Name) and el.value.value == alias]
+        for i, stmt in enumerate(model, start=start):
+            if i == stop.stmt_index or alias not in uses([stmt]).reads:
+                continue
+            count = sum(1 for n in self._names_in(stmt) if n == alias)
+            condition, inner = None, stmt
+            if isinstance(stmt, cst.If) and stmt.orelse is None and isinstance(stmt.body, cst.IndentedBlock) and len(stmt.body.body) == 1:
+                condition, inner = stmt.test, stmt.body.body[0]
+            call = single_expr_call(inner)
+            assign = single_assign(stmt)
+            if count == 1 and hooks_name and call is not None and method_call(call, hooks_name, "append") and len(call.args) == 1 \
+                    and isinstance(call.args[0].value, cst.Name) and call.args[0].value.value == alias:
+                refs.append(("stmt", i, condition))
+            elif count == 1 and hooks_name and assign and isinstance(assign.targets[0].target, cst.Name) \
+                    and assign.targets[0].target.value == hooks_name and isinstance(assign.value, cst.List) \
+                    and any(isinstance(e.value, cst.Name) and e.value.value == alias for e in assign.value.elements):
+                j = next(j for j, e in enumerate(assign.value.elements) if isinstance(e.value, cst.Name) and e.value.value == alias)
+                refs.append(("elem", (i, j), None))
+            else:
+                raise NotCanonical(f"the StopAtStepHook `{alias}` is used for more than the hooks list")
+        if len(refs) != 1:
+            raise NotCanonical(f"the StopAtStepHook `{alias}` is not put into the hooks exactly once")
+        kind, where, condition = refs[0]
+        if kind == "mts":
+            stop.mts_element = where
+        elif kind == "elem":
+            stop.element = where
+        else:
+            stop.condition = condition
+            return {where}
+        return set()
+
+    @staticmethod
+    def _names_in(node: cst.CSTNode) -> list[str]:
+        found: list[str] = []
+
+        class _V(cst.CSTVisitor):
+            def visit_Name(self, n: cst.Name) -> None:
+                found.append(n.value)
+
+        node.visit(_V())
+        return found
 
     # --- code generation --------------------------------------------------------------------------
     def _generate(self, plan: Plan, body: list[cst.BaseStatement], indent: str, leading: Sequence[cst.EmptyLine]) -> list[cst.BaseStatement]:
