@@ -19,20 +19,19 @@ MODEL = textwrap.dedent(
     '''
     import tensorflow as tf
 
-    def columns():
-        age = tf.feature_column.numeric_column("age")
-        return [
-            tf.feature_column.numeric_column("x", shape=(3,)),
-            tf.feature_column.bucketized_column(age, boundaries=[18, 30, 50]),
-            tf.feature_column.indicator_column(
-                tf.feature_column.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])),
-            tf.feature_column.embedding_column(tf.feature_column.categorical_column_with_identity("shop", 10), dimension=4),
-        ]
-
     def build(model_dir=None, hidden=(10, 10)):
-        return tf.estimator.DNNClassifier(
-            hidden_units=list(hidden), feature_columns=columns(), n_classes=3, model_dir=model_dir,
-            optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.1),
+        fc = tf.feature_column
+        age = fc.numeric_column("age")
+        shop = fc.categorical_column_with_identity("shop", 10)
+        color = fc.categorical_column_with_vocabulary_list("color", ["red", "green", "blue"])
+        city = fc.categorical_column_with_hash_bucket("city", 20)
+        return tf.estimator.DNNLinearCombinedClassifier(
+            linear_feature_columns=[city, fc.crossed_column(["city", color], hash_bucket_size=30),
+                                    fc.weighted_categorical_column(shop, "shop_weight")],
+            dnn_feature_columns=[fc.numeric_column("x", shape=(3,)), fc.bucketized_column(age, boundaries=[18, 30, 50]),
+                                 fc.indicator_column(color), fc.embedding_column(shop, dimension=4)],
+            dnn_hidden_units=list(hidden), n_classes=3, label_vocabulary=["low", "mid", "high"], model_dir=model_dir,
+            dnn_optimizer=tf.keras.optimizers.legacy.SGD(learning_rate=0.1),
             config=tf.estimator.RunConfig(save_checkpoints_steps=2, keep_checkpoint_max=2, tf_random_seed=1))
 
     def wider(model_dir=None):
@@ -68,7 +67,7 @@ MODEL = textwrap.dedent(
 
     def keeps_nothing():
         return tf.estimator.LinearRegressor(
-            feature_columns=[tf.feature_column.numeric_column("x", shape=(2,))],
+            feature_columns=[tf.feature_column.numeric_column("x", shape=(2, 2))], label_dimension=2,
             config=tf.estimator.RunConfig(save_checkpoints_steps=None, save_checkpoints_secs=None))
     '''
 )
@@ -135,9 +134,11 @@ def test_validate_passes_every_stage(trained: tuple[int, dict, Path]) -> None:
     assert names == ["load", "train", "checkpoint files", "restore", "resume", "checkpoint analysis"]
     assert all(s["passed"] and s["seconds"] >= 0 and s["detail"] for s in result["stages"])
     # every feature-column kind got synthesized inputs
-    inputs = result["inputs"]
-    assert inputs["age"].startswith("bucketized 4") and inputs["color"] == "vocabulary of 3"
-    assert inputs["shop"] == "identity 0..9" and inputs["x"] == "numeric [3]" and inputs["(label)"] == "3 classes"
+    assert result["estimator"] == "DNNLinearCombinedClassifierV2"
+    assert result["inputs"] == {
+        "city": "hashed", "color": "vocabulary of 3", "shop": "identity 0..9", "shop_weight": "weight",
+        "x": "numeric [3]", "age": "bucketized 4 buckets", "(label)": "classes ['low', 'mid', 'high']",
+    }
     train = stage(result, "train")
     assert train["steps_per_second"] > 0 and "CPU" in train["dense_device"]
     # save every 2 steps, keep 2: steps 4 and 6 remain on disk
@@ -182,7 +183,7 @@ def test_runconfig_that_keeps_no_checkpoints_fails(model_file: Path) -> None:
     assert st["passed"] is False
     assert "save_checkpoints_steps=None" in st["detail"] and "saves none" in st["detail"]
     assert stage(result, "train")["passed"] is True
-    assert result["inputs"]["(label)"].startswith("regression")
+    assert result["inputs"] == {"x": "numeric [2, 2]", "(label)": "regression, 2 value(s)"}
 
 
 @pytest.mark.slow

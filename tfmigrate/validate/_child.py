@@ -255,7 +255,8 @@ class Synth:
             b = list(col.boundaries)
             points = [b[0] - 1.0] + [(x + y) / 2 for x, y in zip(b, b[1:])] + [b[-1] + 1.0] if b else [0.0]
             values = np.array([points[i % len(points)] for i in range(n * int(np.prod(shape or (1,))))], dtype=src.dtype.as_numpy_dtype)
-            self._put(src.key, values.reshape((n, *shape)), f"bucketized {len(b) + 1} buckets")
+            # overrides plain numeric values of the same key: every bucket is hit
+            self._put(src.key, values.reshape((n, *shape)), f"bucketized {len(b) + 1} buckets", override=True)
             return
         if hasattr(col, "keys") and hasattr(col, "hash_bucket_size") and not hasattr(col, "key"):  # crossed
             for k in col.keys:
@@ -307,8 +308,8 @@ class Synth:
                 values = np.array([[f"s{i % 3}"] * int(np.prod(shape)) for i in range(n)]).reshape((n, *shape))
             self._put(key, values, f"{kind} (from its parse spec)")
 
-    def _put(self, key: str, values, kind: str) -> None:
-        if key in self.features:
+    def _put(self, key: str, values, kind: str, override: bool = False) -> None:
+        if key in self.features and not (override and self.kinds[key].startswith("numeric")):
             return
         self.features[key] = values
         self.kinds[key] = kind
@@ -325,7 +326,7 @@ def synthesize(np, columns, head, params, batch: int):
     n_classes = getattr(head, "_n_classes", None) or params.get("n_classes")
     vocab = getattr(head, "_label_vocabulary", None) or params.get("label_vocabulary")
     if "Regression" in head_kind or (head is None and params.get("label_dimension")):
-        dim = getattr(head, "_label_dimension", None) or params.get("label_dimension") or 1
+        dim = getattr(head, "logits_dimension", None) or getattr(head, "_label_dimension", None) or params.get("label_dimension") or 1
         labels = synth.rng.normal(size=(batch, dim)).astype("float32")
         label_kind = f"regression, {dim} value(s)"
     elif vocab:
@@ -374,8 +375,22 @@ def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
 # --------------------------------------------------------------------------- checkpoint analysis
 
 
-def model_variables(tf, estimator, features, labels, columns, spec: str) -> tuple[dict, list[dict]]:
-    """(model info, variables) the definition creates in TRAIN mode, as the checkpoint analyser sees them."""
+def model_variables(tf, factory, features, labels, columns, spec: str) -> tuple[dict, list[dict]]:
+    """(model info, variables) the definition creates in TRAIN mode, as the checkpoint analyser sees them.
+
+    Each attempt builds its own instance from the definition (an optimizer instance serves one graph only)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
+        try:
+            return _analyser_variables(factory(scratch), columns, spec)
+        except Exception:  # noqa: BLE001 - e.g. its label placeholder misses a head's label_vocabulary: build from our inputs
+            pass
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
+        return _own_variables(tf, factory(scratch), features, labels)
+
+
+def _analyser_variables(estimator, columns, spec: str) -> tuple[dict, list[dict]]:
     try:
         from tfmigrate.checkpoint import _tfchild, targets
 
@@ -385,8 +400,11 @@ def model_variables(tf, estimator, features, labels, columns, spec: str) -> tupl
         loaded = targets.Loaded(target, estimator=estimator, feature_columns=columns or None,
                                 model_dir=getattr(estimator, "_tfmigrate_declared_model_dir", None))
         return _tfchild.estimator_variables(loaded)
-    except ImportError:
-        pass
+    except ImportError as exc:
+        raise RuntimeError("no analyser variables") from exc
+
+
+def _own_variables(tf, estimator, features, labels) -> tuple[dict, list[dict]]:
     with tf.Graph().as_default():
         tf.compat.v1.train.get_or_create_global_step()
         feats = {k: tf.constant(v[:2]) for k, v in features.items()}
@@ -721,9 +739,7 @@ def prepare(tf, np, target: str, model_dir: str, batch: int):
                 features, labels, kinds = from_input_fn(tf, np, factory.input_fn, batch)
             else:
                 features, labels, kinds = synthesize(np, columns, head, params, batch)
-        # A separate instance from the same definition: an optimizer instance serves one graph only.
-        with tempfile.TemporaryDirectory(prefix="tfmigrate-vars-") as scratch:
-            variables = model_variables(tf, factory(scratch), features, labels, columns, target)
+        variables = model_variables(tf, factory, features, labels, columns, target)
     except CouldNotRun:
         raise
     except Exception as exc:  # noqa: BLE001
