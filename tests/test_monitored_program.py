@@ -46,6 +46,7 @@ def run(max_steps):
         "saved": [int(m) for t in messages for m in re.findall(r"Saving checkpoints for (\d+) into", t)],
         "restored": [t.split("Restoring parameters from ", 1)[1] for t in messages if "Restoring parameters from" in t],
         "logged_steps": [int(m.group(1)) for t in messages for m in [steps.search(t)] if m],
+        "step_log": [int(m) for t in messages for m in re.findall(r"^loss = [^,]+, step = (\d+)", t)],
         "on_disk": sorted(int(re.search(r"ckpt-(\d+)", p).group(1)) for p in glob.glob(os.path.join(model, "model.ckpt-*.index"))),
         "kept": [int(p.rsplit("-", 1)[1]) for p in state.all_model_checkpoint_paths],
         "global_step": int(tf.train.load_checkpoint(model).get_tensor("global_step")),
@@ -82,6 +83,8 @@ def test_trains_and_stops_at_the_migrated_step(summary):
     assert summary["first"]["global_step"] == 10
     assert summary["first"]["logged_steps"][0] == 0  # LoggingTensorHook(every_n_iter=5) kept in model_fn
     assert set(summary["first"]["logged_steps"]) <= set(range(0, 11, 5))
+    # legacy log_step_count_steps=5 -> RunConfig(log_step_count_steps=5): Estimator logs loss every 5 steps
+    assert summary["first"]["step_log"][:2] == [0, 5]
 
 
 @pytest.mark.slow

@@ -68,6 +68,8 @@ def test_seed_004_restructured_from_the_same_code():
         "model_dir": "model_dir",
         "save_checkpoints_steps": "save_checkpoint_steps",
         "save_summary_steps": "save_summaries_steps",
+        "log_step_count_steps": "5",
+        "session_config": "tf.ConfigProto(allow_soft_placement=True, intra_op_parallelism_threads=2)",
         "keep_checkpoint_max": "checkpoints_to_keep",
         "keep_checkpoint_every_n_hours": "keep_checkpoint_every_n_hours",
     }

@@ -148,6 +148,8 @@ def train(data_dir, model_dir, max_steps=10, batch_size=8, checkpoints_to_keep=3
             model_dir=model_dir,
             save_checkpoints_steps=save_checkpoint_steps,
             save_summary_steps=save_summaries_steps,
+            log_step_count_steps=5,
+            session_config=tf.compat.v1.ConfigProto(allow_soft_placement=True, intra_op_parallelism_threads=2),
             keep_checkpoint_max=checkpoints_to_keep,
             keep_checkpoint_every_n_hours=keep_checkpoint_every_n_hours))
     estimator.train(input_fn, max_steps=max_steps or None)

@@ -148,6 +148,8 @@ def train(data_dir, model_dir, max_steps=10, batch_size=8, checkpoints_to_keep=3
             checkpoint_dir=model_dir,
             save_checkpoint_steps=save_checkpoint_steps,
             save_summaries_steps=save_summaries_steps,
+            log_step_count_steps=5,
+            config=tf.ConfigProto(allow_soft_placement=True, intra_op_parallelism_threads=2),
             scaffold=scaffold,
             hooks=hooks)
 
