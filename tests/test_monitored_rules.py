@@ -99,6 +99,7 @@ NOT_CANONICAL = {
     "fetch list": (HEAD + CANONICAL_LOOP).replace("sess.run(train_op)", "sess.run([train_op, loss])"),
     "code after loop": (HEAD + CANONICAL_LOOP).replace("                sess.run(train_op)\n", "                sess.run(train_op)\n            print('done')\n"),
     "summaries secs": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, save_summaries_secs=5)"),
+    "checkpoint secs and steps": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, save_checkpoint_secs=60, save_checkpoint_steps=10)"),
     "summary dir": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, summary_dir='/tmp/s')"),
     "chief only hooks from outside": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir)", "checkpoint_dir=model_dir, chief_only_hooks=extra_hooks)"),
     "no checkpoint dir": (HEAD + CANONICAL_LOOP).replace("checkpoint_dir=model_dir", ""),

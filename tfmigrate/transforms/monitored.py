@@ -787,6 +787,9 @@ class MonitoredSessionTransform(FamilyTransform):
                 config_exprs.append(arg.value)
             else:
                 raise NotCanonical(f"MonitoredTrainingSession({key}=...) is not understood")
+        keys = {key for key, _ in config}
+        if {"save_checkpoints_secs", "save_checkpoints_steps"} <= keys:
+            raise NotCanonical("both save_checkpoint_secs and save_checkpoint_steps are set (RunConfig accepts one)")
         if not any(key == "model_dir" for key, _ in config):
             raise NotCanonical("the session has no checkpoint_dir (an Estimator always checkpoints to its model_dir)")
 
