@@ -368,3 +368,18 @@ def test_class_labels_are_cast_to_int64_unless_they_visibly_are():
     new, _ = rewrite(source)
     # float labels fail in TF 2.15's multi-class head ("Labels dtype should be integer"); the legacy feeder cast them
     assert "y=np.asarray(y, dtype=np.int64)" in new and "y=k," in new
+
+
+def test_chained_fit_on_the_constructor_and_its_result():
+    source = (
+        "import numpy as np\nfrom tensorflow.contrib import learn\n\n"
+        "x = np.random.rand(20, 3).astype(np.float32)\n"
+        "y = (x[:, 0] > 0.5).astype(np.int64)\n"
+        "cols = learn.infer_real_valued_columns_from_input(x)\n"
+        "clf = learn.DNNClassifier(hidden_units=[4], feature_columns=cols).fit(x=x, y=y, steps=5)\n"
+        "print(clf.predict(x))\n"
+    )
+    new, findings = rewrite(source)
+    assert ").train(\n" in new and "steps=5" in new and 'p["class_ids"][0]' in new
+    assert {"TFM102", "TFM104", "TFM106"} <= {f.rule for f in findings}
+    assert rewrite(new)[0] == new

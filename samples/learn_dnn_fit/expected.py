@@ -19,8 +19,7 @@ classifier = tf.estimator.DNNClassifier(
     n_classes=2,
     optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
     loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,
-)
-classifier.train(
+).train(
     input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(
         x={"x": x_train},
         y=y_train,

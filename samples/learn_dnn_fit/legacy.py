@@ -13,8 +13,7 @@ y_test = (x_test[:, 1] + x_test[:, 2] > 1.0).astype(np.int64)
 
 feature_columns = learn.infer_real_valued_columns_from_input(x_train)
 classifier = learn.DNNClassifier(hidden_units=[16, 8], feature_columns=feature_columns, n_classes=2,
-                                 model_dir="model_learn")
-classifier.fit(x=x_train, y=y_train, steps=40)
+                                 model_dir="model_learn").fit(x=x_train, y=y_train, steps=40)
 accuracy = classifier.evaluate(x=x_test, y=y_test)["accuracy"]
 predictions = classifier.predict(x_test)
 print("accuracy: %.3f" % accuracy)

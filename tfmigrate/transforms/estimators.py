@@ -341,14 +341,19 @@ class EstimatorTransform(FamilyTransform):
             return None
         return assignments[0], assign
 
-    def _receiver(self, expr: cst.BaseExpression) -> Est | None:
+    def _receiver(self, expr: cst.BaseExpression, depth: int = 0) -> Est | None:
+        if depth > 4:
+            return None
+        if isinstance(expr, cst.Call):
+            if expr in self.by_call:  # learn.DNNClassifier(...).fit(...)
+                return self.by_call[expr]
+            if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "fit":  # fit() returned self
+                return self._receiver(expr.func.value, depth + 1)
+            return None
         if isinstance(expr, cst.Name):
             found = self._single_assignment(expr)
-            if found is not None:
-                assign = found[1]
-                return self.by_call.get(assign.value) if isinstance(assign.value, cst.Call) else None
-            assign = self._reaching_assignment(expr)
-            return self.by_call.get(assign.value) if assign is not None and isinstance(assign.value, cst.Call) else None
+            assign = found[1] if found is not None else self._reaching_assignment(expr)
+            return self._receiver(assign.value, depth + 1) if assign is not None else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             ests = self.by_key.get(("self", expr.attr.value), [])
             return ests[0] if len(ests) == 1 else None
