@@ -267,8 +267,8 @@ class SaverTraps(FamilyTransform):
         return None
 
     def _session_graph(self, call: cst.Call, current: Graph, env: dict) -> Graph | None:
-        for arg in call.args:
-            if (arg.keyword and arg.keyword.value == "graph") or (arg.keyword is None and call.args.index(arg) == 1):
+        for position, arg in enumerate(call.args):
+            if (arg.keyword and arg.keyword.value == "graph") or (arg.keyword is None and position == 1):
                 if isinstance(arg.value, cst.Name) and isinstance(env.get(arg.value.value), Graph):
                     return env[arg.value.value]
                 return None  # a graph we cannot tell
