@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import subprocess
 import sys
 import textwrap
@@ -127,3 +128,15 @@ def test_validate_unknown_file_cannot_run_without_tensorflow(tmp_path: Path) -> 
     assert proc.returncode == 2
     assert "could not run" in proc.stdout and "no such file" in proc.stdout
     assert "Traceback" not in proc.stdout + proc.stderr
+
+
+def test_without_tensorflow_the_child_says_how_to_install_it(tmp_path: Path) -> None:
+    fake = tmp_path / "fake" / "tensorflow"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text("raise ImportError('No module named tensorflow (simulated)')\n", encoding="utf-8")
+    target = tmp_path / "m.py"
+    target.write_text("def build():\n    pass\n", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "fake"))
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", f"{target}:build"], capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2
+    assert "TensorFlow 2.15 is not installed" in proc.stdout and "pip install 'tfmigrate[tf]'" in proc.stdout

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.syntax import Syntax
 from rich.table import Table
@@ -248,10 +249,11 @@ def summary_view(report: Report) -> Table:
     if report.validations:
         ran = [v for v in report.validations if not v.get("error")]
         bad = sum(not v.get("passed") for v in ran)
-        text = f"{len(ran)} run, " + (f"[bold red]{bad} failed[/]" if bad else "[green]all passed[/]") if ran else "none could run"
         not_run = len(report.validations) - len(ran)
+        parts = [f"{len(ran)} run, " + (f"[bold red]{bad} failed[/]" if bad else "[green]all passed[/]")] if ran else []
         if not_run:
-            text += f", [yellow]{not_run} could not run[/]"
+            parts.append(f"[yellow]{not_run} could not run[/]")
+        text = ", ".join(parts)
         table.add_row("validation", text)
     else:
         table.add_row("validation", "[dim]not run (--validate)[/]")
@@ -275,7 +277,7 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
 
     out.print(summary_view(report))
     for note in notes:
-        out.print(f"[dim]note:[/] {note}", highlight=False)
+        out.print(f"[dim]note:[/] {escape(note)}", highlight=False)
     out.print()
     files = [r for r in report.files if r.status in ("changed", "error") or r.findings]
     if files:
@@ -286,14 +288,14 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
         table.add_column("manual", justify="right")
         for r in files:
             status = {"changed": "[yellow]to change[/]", "error": "[bold red]error[/]"}.get(r.status, r.status)
-            table.add_row(r.path, status, str(sum(f.fixable for f in r.findings)), str(sum(not f.fixable for f in r.findings)))
+            table.add_row(escape(r.path), status, str(sum(f.fixable for f in r.findings)), str(sum(not f.fixable for f in r.findings)))
         out.print(table)
     for c in report.checkpoints:
         ok = c.get("compatible")
         mark = "[green]compatible[/]" if ok else "[bold red]incompatible[/]"
         out.print(Text.from_markup("[bold]checkpoint[/] ") + Text(f"{c.get('checkpoint')} vs {model_label(c)}: ") + Text.from_markup(mark))
     for v in report.validations:
-        out.print(f"[bold]validate[/] {v.get('target')}: " + verdict_line(v))
+        out.print(f"[bold]validate[/] {escape(str(v.get('target')))}: " + verdict_line(v))
     # ---------------------------------------------------------------- details
     manual = [f for f in report.findings if not f.fixable]
     auto = [f for f in report.findings if f.fixable]
@@ -316,7 +318,7 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
         for f in auto:
             counts[f.rule] = counts.get(f.rule, 0) + 1
         for rule_id, n in sorted(counts.items()):
-            table.add_row(rule_id, str(n), rules[rule_id].title if rule_id in rules else "")
+            table.add_row(escape(rule_id), str(n), escape(rules[rule_id].title) if rule_id in rules else "")
         out.print(table)
     diffs = [r for r in report.files if r.diff]
     if diffs:
@@ -340,15 +342,15 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
             for p in bad[:40]:
                 status = str(p.get("status"))
                 style = "bold red" if ("mismatch" in status or "missing" in status) else "yellow"
-                table.add_row(str(p.get("model_name") or p.get("checkpoint_name")), f"[{style}]{status}[/]",
-                              _shape(p.get("checkpoint_shape")), _shape(p.get("model_shape")))
+                table.add_row(escape(str(p.get("model_name") or p.get("checkpoint_name"))), f"[{style}]{escape(status)}[/]",
+                              escape(_shape(p.get("checkpoint_shape"))), escape(_shape(p.get("model_shape"))))
             if len(bad) > 40:
                 table.add_row(f"... {len(bad) - 40} more", "", "", "")
             out.print(table)
         if hidden:
             out.print(f"[dim]{hidden} optimizer slot/hyperparameter row(s) not shown (see --json or --html)[/]")
     for v in report.validations:
-        out.rule(f"[bold]validation[/] {v.get('target')}")
+        out.rule(f"[bold]validation[/] {escape(str(v.get('target')))}")
         if v.get("stages"):
             out.print(stages_table(v))
         out.print(verdict_line(v))
@@ -398,7 +400,7 @@ def report(
 
     def say(message: str) -> None:
         if err.is_terminal:
-            err.print(f"[dim]… {message}[/]", highlight=False)
+            err.print(f"[dim]… {escape(message)}[/]", highlight=False)
 
     enabled = enabled_rules(split_codes(select), split_codes(ignore))
     options = Options(enabled=enabled, mode="diff", jobs=jobs or default_jobs())

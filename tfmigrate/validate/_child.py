@@ -47,10 +47,13 @@ def quiet_tensorflow():
     import warnings
 
     warnings.filterwarnings("ignore")
-    import absl.logging
+    try:
+        import absl.logging
+        import tensorflow as tf
+    except ImportError as exc:
+        raise CouldNotRun(f"TensorFlow 2.15 is not installed in {sys.executable} ({exc}): pip install 'tfmigrate[tf]' (or 'tfmigrate[gpu]')") from None
 
     absl.logging.set_verbosity(absl.logging.ERROR)
-    import tensorflow as tf
 
     tf.get_logger().setLevel("ERROR")
     tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.ERROR)

@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -20,15 +21,15 @@ def stages_table(result: dict[str, Any], title: str | None = None) -> Table:
     table.add_column("detail", overflow="fold")
     for st in result.get("stages", []):
         mark = "[green]ok[/]" if st.get("passed") else "[bold red]FAIL[/]"
-        table.add_row(st.get("name", "?"), mark, f"{st.get('seconds', 0):.1f}", str(st.get("detail", "")))
+        table.add_row(escape(str(st.get("name", "?"))), mark, f"{st.get('seconds', 0):.1f}", escape(str(st.get("detail", ""))))
     return table
 
 
 def verdict_line(result: dict[str, Any]) -> str:
-    device = result.get("device", "?") + (f" ({result['device_name']})" if result.get("device_name") else "")
+    device = escape(str(result.get("device", "?")) + (f" ({result['device_name']})" if result.get("device_name") else ""))
     if result.get("error"):
-        return f"[bold red]could not run[/]: {result['error']}"
-    failed = [s["name"] for s in result.get("stages", []) if not s.get("passed")]
+        return f"[bold red]could not run[/]: {escape(str(result['error']))}"
+    failed = [escape(str(s["name"])) for s in result.get("stages", []) if not s.get("passed")]
     rate = f", {result['steps_per_second']} steps/s" if result.get("steps_per_second") else ""
     if result.get("passed"):
         return f"[bold green]passed[/] on {device}: {result.get('steps')} steps{rate}, {result.get('seconds', 0):.1f} s"
@@ -59,7 +60,7 @@ class ProgressView:
         kind, name = event.get("event"), event.get("name", "")
         if kind == "stage-start":
             label = "starting TensorFlow, building the model" if name == "load" else name
-            self.tasks[name] = self.progress.add_task(label, total=None)
+            self.tasks[name] = self.progress.add_task(escape(str(label)), total=None)
         elif kind == "progress" and name in self.tasks:
             self.progress.update(self.tasks[name], completed=event["step"], total=event["total"])
         elif kind == "stage":
@@ -67,7 +68,7 @@ class ProgressView:
             if task is not None:
                 self.progress.remove_task(task)
             mark = "[green]ok[/]" if event.get("passed") else "[bold red]FAIL[/]"
-            self.progress.console.print(f"{mark} {name} [dim]{event.get('seconds', 0):.1f} s[/]", highlight=False)
+            self.progress.console.print(f"{mark} {escape(str(name))} [dim]{event.get('seconds', 0):.1f} s[/]", highlight=False)
 
 
 @click.command()
@@ -97,10 +98,10 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     if fmt == "json":
         sys.stdout.write(json.dumps(result, indent=2) + "\n")
         if result.get("error"):
-            err.print(f"[bold red]error[/]: {result['error']}")
+            err.print(f"[bold red]error[/]: {escape(str(result['error']))}")
     else:
         out = Console(highlight=False)
         if result.get("stages"):
-            out.print(stages_table(result, title=f"tfmigrate validate {target}"))
+            out.print(stages_table(result, title=f"tfmigrate validate {escape(target)}"))
         out.print(verdict_line(result), soft_wrap=True)
     sys.exit(code)
