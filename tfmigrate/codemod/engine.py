@@ -21,6 +21,7 @@ from pathlib import Path
 
 import libcst as cst
 from libcst.codemod import CodemodContext
+from libcst.metadata import MetadataWrapper
 
 from tfmigrate.codemod.files import SourceError, discover, display_path, read_source, write_atomic
 from tfmigrate.codemod.rule import Catalog, load_catalog
@@ -141,6 +142,9 @@ def rewrite_source(
     original_code = module.code
     staged: list[tuple[RawFinding, str]] = []
     current, current_code, current_bytes = module, original_code, data
+    # A freshly parsed tree holds each node once, so its wrapper need not copy it; the wrapper
+    # (and the metadata it caches) is shared by the families until one of them changes the tree.
+    wrapper: MetadataWrapper | None = MetadataWrapper(module, unsafe_skip_copy=True)
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):
@@ -149,12 +153,17 @@ def rewrite_source(
         transform = family.load_transform()(
             CodemodContext(filename=path), family_rules, suppressions(current_code), sink
         )
-        new = transform.transform_module(current)
+        if wrapper is None:  # made only when a family will use it: transforms may share nodes, so copy
+            wrapper = MetadataWrapper(current)
+        new = transform.apply(wrapper)
         staged.extend((f, current_code) for f in sink)
-        if new is not current and not new.deep_equals(current):
-            current = new
-            current_code = new.code
+        if not any(f.fixable for f in sink):  # every change is explained by an applied fix
+            continue
+        new_code = new.code
+        if new_code != current_code:
+            current, current_code = new, new_code
             current_bytes = current.bytes
+            wrapper = None
     new_bytes = current_bytes if current is not module else data
     if new_bytes != data:
         try:

@@ -18,18 +18,19 @@ Import bookkeeping uses libcst's ``AddImportsVisitor`` / ``RemoveImportsVisitor`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import ClassVar
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 
 import libcst as cst
+from libcst._metadata_dependent import _UNDEFINED_DEFAULT, LazyValue
 from libcst.codemod import CodemodContext, VisitorBasedCodemodCommand
+from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import (
-    ParentNodeProvider,
+    MetadataWrapper,
     PositionProvider,
     QualifiedName,
     QualifiedNameProvider,
     QualifiedNameSource,
-    ScopeProvider,
 )
 
 _SUPPRESS = re.compile(r"#\s*tfmigrate:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?")
@@ -74,7 +75,9 @@ class FamilyTransform(VisitorBasedCodemodCommand):
     """One rule family's transform. Subclasses set ``FAMILY`` and override visitor methods."""
 
     FAMILY: ClassVar[str] = ""
-    METADATA_DEPENDENCIES = (PositionProvider, QualifiedNameProvider, ParentNodeProvider, ScopeProvider)
+    # Metadata is resolved lazily, on first use, from the wrapper the engine shares between the
+    # families while the tree is unchanged: any provider can be asked for without declaring it.
+    METADATA_DEPENDENCIES = ()
 
     def __init__(
         self,
@@ -87,6 +90,28 @@ class FamilyTransform(VisitorBasedCodemodCommand):
         self.enabled_rules = enabled
         self._suppressed = suppressed
         self._sink = sink
+
+    # --- running -------------------------------------------------------------------------------
+    def apply(self, wrapper: MetadataWrapper) -> cst.Module:
+        """Transform ``wrapper.module``; then add/remove the imports the transform asked for."""
+        self.context = replace(self.context, wrapper=wrapper)
+        self.metadata = {}
+        tree = wrapper.module.visit(self)
+        for key, visitor in ((AddImportsVisitor.CONTEXT_KEY, AddImportsVisitor), (RemoveImportsVisitor.CONTEXT_KEY, RemoveImportsVisitor)):
+            if self.context.scratch.get(key):
+                tree = visitor(self.context).transform_module(tree)
+        return tree
+
+    def get_metadata(self, key: Any, node: cst.CSTNode, default: Any = _UNDEFINED_DEFAULT) -> Any:
+        table = self.metadata.get(key)
+        if table is None:
+            wrapper = self.context.wrapper
+            if wrapper is None:
+                raise KeyError(f"{key.__name__}: no metadata wrapper; run the transform through apply()")
+            table = wrapper.resolve(key)  # cached on the wrapper for the next family
+            self.metadata = {**self.metadata, key: table}
+        value = table[node] if default is _UNDEFINED_DEFAULT else table.get(node, default)
+        return value() if isinstance(value, LazyValue) else value
 
     # --- selection and reporting -------------------------------------------------------------
     def enabled(self, rule_id: str) -> bool:
