@@ -159,3 +159,12 @@ def test_ctrl_c_leaves_every_file_old_or_new(tmp_path):
     assert all(text in (body, rewritten) for text in states), "a file was half-written"
     assert proc.returncode != 0
     assert "Traceback" not in proc.stderr.read().decode()
+
+
+def test_terminal_output_is_literal_no_emoji_no_markup(tmp_path):
+    # ":100:" in "file.py:100:5" must not become an emoji; "[bold]" in a path must not vanish.
+    odd = tmp_path / "[bold]odd"
+    odd.mkdir()
+    (odd / "m.py").write_text("import tensorflow as tf\n" + "\n" * 98 + "x = tf.placeholder(1)\n")
+    proc = tfmigrate("rewrite", "--check", ".", cwd=tmp_path, check=1)
+    assert "[bold]odd/m.py:100:5: TFM501" in proc.stdout

@@ -99,9 +99,9 @@ def enabled_rules(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None
 
 
 def stderr_console() -> Console:
-    from rich.console import Console
+    from tfmigrate.report.console import make_console
 
-    return Console(stderr=True, highlight=False)
+    return make_console(stderr=True)
 
 
 def run_with_progress(paths: tuple[Path, ...], options: Any, excludes: tuple[str, ...]) -> Any:
@@ -169,12 +169,10 @@ def split_glob(values: tuple[str, ...] | list[str] | str) -> list[str]:
 def render_report(report: Any, fmt: str, output: Path | None, quiet: bool, show_diff: bool) -> None:
     from tfmigrate.report import console as view
 
-    from rich.console import Console
-
     err = stderr_console()
     view.print_errors(report, err)
     if fmt == "text" and output is None:
-        out = Console(highlight=False)
+        out = view.make_console()
         if show_diff:
             view.print_diffs(report, out)
             view.print_findings(report, err)
@@ -209,7 +207,6 @@ def rules(rule_id: str | None, fmt: str) -> None:
     """List the rule catalog, or explain RULE_ID with its before/after examples."""
     import json
 
-    from rich.console import Console
     from rich.syntax import Syntax
     from rich.table import Table
 
@@ -229,7 +226,9 @@ def rules(rule_id: str | None, fmt: str) -> None:
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    out = Console(highlight=False)
+    from tfmigrate.report.console import make_console
+
+    out = make_console()
     if rule_id and len(chosen) == 1:
         r = chosen[0]
         out.print(f"[bold]{r.id}[/] {r.title}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")

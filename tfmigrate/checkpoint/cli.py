@@ -39,7 +39,7 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
 def _console() -> Console:
     from rich.console import Console  # rich only for text output: --format json stays lean
 
-    return Console(highlight=False, soft_wrap=False)
+    return Console(highlight=False, soft_wrap=False, emoji=False)
 
 
 def _shape(shape: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
@@ -11,17 +12,23 @@ from tfmigrate.report.model import Report
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
+def make_console(stderr: bool = False) -> Console:
+    """Every terminal view goes through here: no emoji codes (``file.py:100:5`` is not 💯),
+    no guessed highlighting; user text is passed through ``escape`` so it is never markup."""
+    return Console(stderr=stderr, highlight=False, emoji=False)
+
+
 def print_errors(report: Report, console: Console) -> None:
     """Files that could not be processed: one line each (always on stderr)."""
     for error in [r.error for r in report.files if r.status == "error"] + report.errors:
-        console.print(f"[bold red]error[/]: {error}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error[/]: {escape(error)}", highlight=False, soft_wrap=True)
 
 
 def print_findings(report: Report, console: Console) -> None:
     for f in report.findings:
         tag = "[green]fixed[/]" if f.fixed else ("[blue]fixable[/]" if f.fixable else "[magenta]manual[/]")
         console.print(
-            f"[bold]{f.path}[/]:{f.line}:{f.col}: [{_STYLE.get(f.severity, '')}]{f.rule}[/] {f.message} ({tag})",
+            f"[bold]{escape(f.path)}[/]:{f.line}:{f.col}: [{_STYLE.get(f.severity, '')}]{f.rule}[/] {escape(f.message)} ({tag})",
             highlight=False,
             soft_wrap=True,
         )
