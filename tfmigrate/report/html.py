@@ -258,17 +258,18 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append('<p class="muted">Not validated: run <code>tfmigrate report PATH --validate</code> or <code>tfmigrate validate TARGET</code>.</p>')
     for v in validations:
         passed = bool(v.get("passed"))
-        label = "passed" if passed else "failed"
+        label, cls = ("passed", "passed") if passed else ("not run", "warning") if v.get("error") and not v.get("stages") else ("failed", "failed")
         device = str(v.get("device", "?")) + (f" ({v['device_name']})" if v.get("device_name") else "")
-        out.append(f'<h3><span class="mono">{e(v.get("target", ""))}</span> <span class="badge {label}">{label}</span></h3>')
-        facts = [f"device {device}", f"{v.get('steps', '?')} steps"]
-        if v.get("steps_per_second"):
-            facts.append(f"{v['steps_per_second']} steps/s")
-        if v.get("seconds") is not None:
-            facts.append(f"{v['seconds']} s in all")
-        out.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
+        out.append(f'<h3><span class="mono">{e(v.get("target", ""))}</span> <span class="badge {cls}">{label}</span></h3>')
+        if v.get("stages"):
+            facts = [f"device {device}", f"{v.get('steps', '?')} steps"]
+            if v.get("steps_per_second"):
+                facts.append(f"{v['steps_per_second']} steps/s")
+            if v.get("seconds") is not None:
+                facts.append(f"{v['seconds']} s in all")
+            out.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
         if v.get("error"):
-            out.append(f'<p class="verdict bad">could not run: {e(v["error"])}</p>')
+            out.append(f'<p class="verdict {"warn" if label == "not run" else "bad"}">could not run: {e(v["error"])}</p>')
         stages = v.get("stages") or []
         if stages:
             out.append('<table class="stages"><thead><tr><th>stage</th><th>result</th><th class="num">seconds</th><th>detail</th></tr></thead><tbody>')
