@@ -170,13 +170,21 @@ def rewrite_source(
             ast.parse(new_bytes, filename=path)
         except SyntaxError as exc:  # our bug, never the user's loss
             raise SourceError(path, f"internal error: the rewritten code does not parse ({exc.msg}); file left unchanged", exc.lineno or 0, exc.offset or 0) from None
+    findings, new_findings = _moved(staged, original_code), _moved(staged, current_code)
+    keep = _not_covered(findings, catalog)
     return SourceResult(
         original=data,
         new=new_bytes,
-        findings=_moved(staged, original_code),
-        new_findings=_moved(staged, current_code),
+        findings=[f for f, k in zip(findings, keep) if k],
+        new_findings=[f for f, k in zip(new_findings, keep) if k],
         encoding=module.encoding,
     )
+
+
+def _not_covered(findings: list[RawFinding], catalog: Catalog) -> list[bool]:
+    """A catch-all rule stays silent where a specific rule already asked for manual work."""
+    specific = {f.line for f in findings if not f.fixable and not catalog.rules[f.rule].catch_all}
+    return [not (catalog.rules[f.rule].catch_all and f.line in specific) for f in findings]
 
 
 def unified_diff(path: str, result: SourceResult) -> str:

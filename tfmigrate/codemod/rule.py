@@ -16,6 +16,7 @@ File format (TOML)::
     title = "..."
     severity = "warning"        # error | warning | info
     fixable = true              # the rule can rewrite code (false: findings only)
+    catch_all = false           # true: silent on lines where another rule already reported
     why = '''one paragraph'''
 
     [[rules.examples]]
@@ -68,6 +69,7 @@ class Rule:
     family: str
     severity: Severity = "warning"
     fixable: bool = True
+    catch_all: bool = False  # reports only what no other rule reported on the same line
     examples: tuple[Example, ...] = ()
 
     @property
@@ -163,6 +165,7 @@ def load_family(path: Path) -> Family:
                 family=prefix,
                 severity=severity,
                 fixable=bool(raw.get("fixable", True)),
+                catch_all=bool(raw.get("catch_all", False)),
                 examples=examples,
             )
         )
