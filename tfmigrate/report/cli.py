@@ -10,6 +10,7 @@ for each estimator whose ``model_dir`` holds a checkpoint (or ``--checkpoint``),
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 import tempfile
@@ -152,7 +153,6 @@ SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__p
 
 def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tuple[Path, ...], limit: int = 2000) -> list[str]:
     """Checkpoint directories under PATH that no estimator's model_dir (and no --checkpoint) names."""
-    import os
 
     used = {p.resolve() for p in extra}
     used |= {d.resolve() for d in (resolve_model_dir(s) for s in sites) if d is not None}
@@ -174,6 +174,23 @@ def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tupl
             f"(compare with --checkpoint DIR, or `tfmigrate ckpt diff DIR --model FILE.py`)"]
 
 
+def _distinct(paths: list[str]) -> list[str]:
+    """Checkpoint paths naming the same checkpoint (its model_dir, its prefix) are analysed once."""
+    seen: set[str] = set()
+    out = []
+    for p in paths:
+        try:
+            from tfmigrate.checkpoint.index import resolve
+
+            key = os.path.realpath(resolve(p)[0])
+        except Exception:  # noqa: BLE001 - the analysis reports what is wrong with it
+            key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
 def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], say) -> tuple[list[dict], list[str]]:
     from tfmigrate.validate.runner import run_validation
 
@@ -181,8 +198,7 @@ def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], say
     usable = [s for s in unique(sites) if not s.error]
     for s in usable:
         found = resolve_model_dir(s)
-        paths = [str(found)] if found else []
-        paths += [str(p) for p in extra]
+        paths = _distinct(([str(found)] if found else []) + [str(p) for p in extra])
         if paths:
             work.append((s, paths))
     errors: list[str] = []
@@ -360,6 +376,13 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
         view.print_findings(Report(files=errors, errors=report.errors), out)
 
 
+def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
+    for p in values:
+        if not p.exists() and not Path(f"{p}.index").exists():
+            raise click.BadParameter(f"{p}: neither a directory nor a checkpoint prefix (no {p}.index)", param_hint="--checkpoint")
+    return values
+
+
 def exit_code(report: Report) -> int:
     s = report.summary()
     if s["errors"]:
@@ -371,7 +394,7 @@ def exit_code(report: Report) -> int:
 
 @click.command()
 @click.argument("path", type=click.Path(exists=True, path_type=Path), default=Path("."))
-@click.option("--checkpoint", "checkpoints", multiple=True, type=click.Path(exists=True, path_type=Path),
+@click.option("--checkpoint", "checkpoints", multiple=True, type=click.Path(path_type=Path), callback=lambda ctx, param, value: _checkpoint_paths(value),
               help="Also analyse this checkpoint (model_dir or prefix) against the estimators in PATH (repeatable).")
 @click.option("--validate", "do_validate", is_flag=True, help="Also train/restore/resume each migrated estimator (TensorFlow, a few steps each).")
 @click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True, help="Training steps per validation.")
