@@ -598,10 +598,10 @@ class Run:
             wall = time.perf_counter() - start
             dense = {k: v for k, v in placement.items() if k != "(none)"}
             devices = sorted({d.split("device:")[-1] for d in dense.values()})
-            if device == "GPU" and not any(d.startswith("GPU") for d in devices):
+            if device == "GPU" and dense and not any(d.startswith("GPU") for d in devices):
                 raise StageFailed(f"--device {cfg['device']}: the dense layers ran on {', '.join(devices) or 'an unknown device'}, not the GPU")
             rate = steps / max(timing["train"], 1e-9)
-            where = ", ".join(devices) or "unknown"
+            where = ", ".join(devices) or "(no MatMul in this model)"
             forward = sorted(n for n in dense if not n.startswith("gradients"))
             sample = (forward or sorted(dense) or [""])[0]
             return (f"{steps} steps, {rate:.1f} steps/s ({wall:.2f} s with graph building); dense layers on {where}"
