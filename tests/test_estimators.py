@@ -383,3 +383,15 @@ def test_chained_fit_on_the_constructor_and_its_result():
     assert ").train(\n" in new and "steps=5" in new and 'p["class_ids"][0]' in new
     assert {"TFM102", "TFM104", "TFM106"} <= {f.rule for f in findings}
     assert rewrite(new)[0] == new
+
+
+def test_suppressed_optimizer_rule_keeps_the_whole_constructor():
+    source = (
+        "import numpy as np\nimport tensorflow as tf\nimport skflow\n\n"
+        "X = np.random.rand(10, 2)\n"
+        "clf = skflow.TensorFlowDNNClassifier([4], 2, optimizer=tf.train.AdamOptimizer)  # tfmigrate: ignore[TFM103]\n"
+        "clf.fit(X, np.zeros(10))\n"
+    )
+    new, findings = rewrite(source)
+    assert new == source
+    assert [(f.rule, f.fixable) for f in findings] == [("TFM101", False)]

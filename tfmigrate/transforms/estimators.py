@@ -21,7 +21,7 @@ import libcst as cst
 from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import GlobalScope, ParentNodeProvider, PositionProvider, ScopeProvider
 
-from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
     LEARN_DNN_RATE,
@@ -573,6 +573,7 @@ class EstimatorTransform(FamilyTransform):
                       "and optimizer=lambda: tf.keras.optimizers.legacy.<Name>(learning_rate=...) by hand")
             return
         dnn = name in ("DNNClassifier", "DNNRegressor")
+        given: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
         for key in ("optimizer", "dnn_optimizer", "linear_optimizer"):
             value = keywords[key].value if key in keywords else None
             if value is not None and (self._is_keras_callable(value) or (_string(value) is not None and not dnn)):
@@ -589,13 +590,26 @@ class EstimatorTransform(FamilyTransform):
                 extra.append(_kw("optimizer", optimizer))
                 notes.append(f"the TF 1.x default optimizer (Adagrad at {LEARN_DNN_RATE}; TF 2 uses 0.001)")
             else:
+                if not self._allowed(value, "TFM103"):
+                    return
+                given.append((value, optimizer))
                 args = [a.with_changes(value=optimizer) if a is keywords[key] else a for a in args]
                 notes.append(f"{key} as a tf.keras.optimizers.legacy callable with the TF 1.x rate")
         extra.append(_kw("loss_reduction", _expr(SUM_LOSS)))
         if self.fix(call, "TFM113", f"TF 1.x tf.estimator.{name} in TF 2.15: " + "; ".join(notes)):
             self._apply(call, _append_args(call, args, extra) if args else _call(_code(call.func), extra))
             self._commit()
+            self._report_optimizers(given)
         self.pending = []
+
+    def _allowed(self, node: cst.CSTNode, rule_id: str) -> bool:
+        """``rule_id`` is enabled and not suppressed at ``node`` (checked before a combined fix)."""
+        return self.enabled(rule_id) and not is_suppressed(rule_id, self._lines(node)[2], self._suppressed)
+
+    def _report_optimizers(self, given: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> None:
+        for old, new in given:
+            self.fix(old, "TFM103", f"optimizer={_code(old)} -> optimizer={_code(new)} (a tf.keras.optimizers.legacy "
+                     "optimizer built afresh for every train(), with the legacy rate)")
 
     def _is_keras_callable(self, value: cst.BaseExpression) -> bool:
         return isinstance(value, cst.Lambda) or "keras" in _code(value)
@@ -645,6 +659,12 @@ class EstimatorTransform(FamilyTransform):
                       "tf.keras.optimizers.schedules schedule); pass optimizer=lambda: tf.keras.optimizers.legacy.<Name>("
                       f"learning_rate=...) to tf.estimator.{cls.target} by hand")
             return
+        given = [(a["optimizer"], optimizer)] if "optimizer" in a else []
+        if given and not self._allowed(a["optimizer"], "TFM103"):
+            est.ok = False
+            self.flag(est.call, "TFM101", f"{cls.name} left as it is: its optimizer must change too (TFM103), "
+                      "which is disabled or suppressed here")
+            return
         # model_dir: the path given to save()
         for save in est.saves:
             path = save.args[0].value if save.args else None
@@ -677,6 +697,7 @@ class EstimatorTransform(FamilyTransform):
         if self.fix(est.call, "TFM101", message):
             self._apply(est.call, new)
             self._commit()
+            self._report_optimizers(given)
             est.new = new
             for name in lost:
                 self.flag(est.call, "TFM112", f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
@@ -710,6 +731,7 @@ class EstimatorTransform(FamilyTransform):
                       "the constructor is left as it is")
             return
         args: list[cst.Arg] = []
+        given: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
         if cls.name.startswith("DNNLinearCombined"):
             for name in ("model_dir", "n_classes", "linear_feature_columns", "linear_optimizer", "dnn_feature_columns",
                          "dnn_optimizer", "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout", "config"):
@@ -756,6 +778,13 @@ class EstimatorTransform(FamilyTransform):
                               "tf.keras.optimizers.legacy.<Name>(learning_rate=...) by hand")
                     return
                 args.append(_kw("optimizer", optimizer))
+                if value is not None:
+                    if not self._allowed(value, "TFM103"):
+                        est.ok = False
+                        self.flag(est.call, "TFM102", f"{cls.name} left as it is: its optimizer must change too "
+                                  "(TFM103), which is disabled or suppressed here")
+                        return
+                    given.append((value, optimizer))
             for name in ("activation_fn", "dropout", "config"):
                 if name in a:
                     args.append(_kw(name, a[name]))
@@ -765,6 +794,7 @@ class EstimatorTransform(FamilyTransform):
         if self.fix(est.call, "TFM102", f"tf.contrib.learn.{cls.name} -> tf.estimator.{cls.target}{default}"):
             self._apply(est.call, new)
             self._commit()
+            self._report_optimizers(given)
             est.new = new
             for name in self._lost(est):
                 self.flag(est.call, "TFM112", f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
