@@ -395,3 +395,22 @@ def test_suppressed_optimizer_rule_keeps_the_whole_constructor():
     new, findings = rewrite(source)
     assert new == source
     assert [(f.rule, f.fixable) for f in findings] == [("TFM101", False)]
+
+
+def test_the_skflow_readme_iris_program():
+    source = (
+        "from sklearn import datasets, metrics, cross_validation\nimport skflow\n\n"
+        "iris = datasets.load_iris()\n"
+        "X_train, X_test, y_train, y_test = cross_validation.train_test_split(iris.data, iris.target, test_size=0.2)\n"
+        "classifier = skflow.TensorFlowDNNClassifier(hidden_units=[10, 20, 10], n_classes=3)\n"
+        "classifier.fit(X_train, y_train)\n"
+        "score = metrics.accuracy_score(y_test, classifier.predict(X_test))\n"
+        "classifier.save('/tmp/skflow_examples/iris_custom_model')\n"
+        "new_classifier = skflow.TensorFlowEstimator.restore('/tmp/skflow_examples/iris_custom_model')\n"
+    )
+    new, findings = rewrite(source, ALL)
+    assert new.count("model_dir='/tmp/skflow_examples/iris_custom_model'") == 2  # trained and restored
+    assert ".save(" not in new and "skflow" not in new
+    assert 'shape=X_train.shape[1:]' in new and "y=np.asarray(y_train, dtype=np.int64)" in new
+    assert {"TFM101", "TFM104", "TFM106", "TFM107", "TFM108"} <= {f.rule for f in findings}
+    assert rewrite(new, ALL)[0] == new
