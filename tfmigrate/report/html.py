@@ -184,6 +184,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     # ---------------------------------------------------------------- diffs
     out.append('<section id="changes"><h2>Changes</h2>')
     changed = [(i, r) for i, r in enumerate(shown) if r.diff]
+    anchors = {r.path: i for i, r in changed}
     if not changed:
         out.append('<p class="muted">Nothing to rewrite.</p>')
     for i, r in changed:
@@ -219,7 +220,10 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
             out.append(f'<p class="why">{e(rule.why)}</p>')
         out.append('<table><thead><tr><th>location</th><th>message</th><th>fix</th></tr></thead><tbody>')
         for f in fs:
-            out.append(f'<tr><td class="mono">{e(f.path)}:{f.line}:{f.col}</td><td>{e(f.message)}</td><td>{_fix_badge(f)}</td></tr>')
+            where = f"{e(f.path)}:{f.line}:{f.col}"
+            if f.path in anchors:
+                where = f'<a href="#file-{anchors[f.path]}">{where}</a>'
+            out.append(f'<tr><td class="mono">{where}</td><td>{e(f.message)}</td><td>{_fix_badge(f)}</td></tr>')
         out.append("</tbody></table></article>")
     out.append("</section>")
 
