@@ -345,6 +345,13 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
         out.rule(Text.from_markup("[bold]checkpoint[/] ") + Text(f"{c.get('checkpoint')} vs {model_label(c)}"))
         ok = c.get("compatible")
         out.print(Panel(Text(str(c.get("verdict", ""))), border_style="green" if ok else "red"))
+        renames = {k: v for k, v in (c.get("name_map") or {}).items() if k != v}
+        if c.get("writer") or renames:
+            out.print(Text(f"written by {c.get('writer', '?')}" + (f"; {len(renames)} tensor(s) renamed by the era name map" if renames else ""), style="dim"))
+        for note in (c.get("notes") or [])[:5]:
+            out.print(Text(f"- {note}"))
+        if len(c.get("notes") or []) > 5:
+            out.print(Text(f"- ... {len(c['notes']) - 5} more (see --json or --html)", style="dim"))
         rows = [p for p in c.get("pairs", []) if p.get("status") != "match"]
         bad = [p for p in rows if p.get("kind") != "optimizer"]
         hidden = len(rows) - len(bad)
@@ -357,6 +364,8 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
             table.add_column("model", no_wrap=True)
             for p in bad[:40]:
                 status = str(p.get("status"))
+                if "dtype" in status and p.get("checkpoint_dtype"):
+                    status += f" ({p.get('checkpoint_dtype')} -> {p.get('model_dtype')})"
                 style = "bold red" if ("mismatch" in status or "missing" in status) else "yellow"
                 table.add_row(escape(str(p.get("model_name") or p.get("checkpoint_name"))), f"[{style}]{escape(status)}[/]",
                               escape(_shape(p.get("checkpoint_shape"))), escape(_shape(p.get("model_shape"))))

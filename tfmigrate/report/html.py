@@ -236,11 +236,24 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         label = "compatible" if ok else "incompatible"
         out.append(f'<h3><span class="mono">{e(ck.get("checkpoint", "?"))}</span> '
                    f'<span class="badge {label}">{label}</span></h3>')
+        facts = []
         if ck.get("model"):
             model = ck["model"]
             shown_model = model.get("spec") or model.get("target") or model.get("class") if isinstance(model, dict) else model
-            out.append(f'<p class="muted">against <span class="mono">{e(shown_model)}</span></p>')
+            facts.append(f'against <span class="mono">{e(shown_model)}</span>')
+        if ck.get("writer"):
+            facts.append(f'written by <span class="mono">{e(ck["writer"])}</span>')
+        if facts:
+            out.append(f'<p class="muted">{" · ".join(facts)}</p>')
         out.append(f'<p class="verdict {"ok" if ok else "bad"}">{e(ck.get("verdict", ""))}</p>')
+        renames = {k: v for k, v in (ck.get("name_map") or {}).items() if k != v}
+        if renames:
+            out.append('<details class="file"><summary>name map: ' + e(len(renames)) + ' tensor(s) renamed</summary>'
+                       '<table><thead><tr><th>in the checkpoint</th><th>in the model</th></tr></thead><tbody>'
+                       + "".join(f'<tr><td class="mono">{e(k)}</td><td class="mono">{e(v)}</td></tr>' for k, v in sorted(renames.items()))
+                       + "</tbody></table></details>")
+        if ck.get("notes"):
+            out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in ck["notes"]) + "</ul>")
         pairs = ck.get("pairs") or []
         if pairs:
             pairs = sorted(pairs, key=lambda p: {"row-bad": 0, "row-warn": 1}.get(status_class(str(p.get("status", "")), p.get("kind")), 2))
@@ -248,8 +261,10 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
                        '<th>checkpoint shape</th><th>model shape</th></tr></thead><tbody>')
             for p in pairs:
                 status = str(p.get("status", ""))
+                if "dtype" in status and p.get("checkpoint_dtype"):
+                    status += f' ({p.get("checkpoint_dtype")} → {p.get("model_dtype")})'
                 out.append(
-                    f'<tr class="{status_class(status, p.get("kind"))}"><td class="mono">{e(p.get("checkpoint_name") or "—")}</td>'
+                    f'<tr class="{status_class(str(p.get("status", "")), p.get("kind"))}"><td class="mono">{e(p.get("checkpoint_name") or "—")}</td>'
                     f'<td class="mono">{e(p.get("model_name") or "—")}</td><td class="status">{e(status)}</td>'
                     f'<td class="mono">{e(_shape(p.get("checkpoint_shape")))}</td><td class="mono">{e(_shape(p.get("model_shape")))}</td></tr>'
                 )
