@@ -414,3 +414,19 @@ def test_the_skflow_readme_iris_program():
     assert 'shape=X_train.shape[1:]' in new and "y=np.asarray(y_train, dtype=np.int64)" in new
     assert {"TFM101", "TFM104", "TFM106", "TFM107", "TFM108"} <= {f.rule for f in findings}
     assert rewrite(new, ALL)[0] == new
+
+
+def test_width_from_self_attributes_set_before_the_constructor():
+    source = (
+        "import skflow\n\n"
+        "class Model:\n"
+        "    def __init__(self, X, y):\n"
+        "        self.X, self.y = X, y\n"
+        "        self.clf = skflow.TensorFlowDNNClassifier([10], 3)\n\n"
+        "    def train(self):\n"
+        "        self.clf.fit(self.X, self.y)\n"
+        "        return self.clf.predict_proba(self.X)\n"
+    )
+    new, _ = rewrite(source)
+    assert 'numeric_column("x", shape=self.X.shape[1:])' in new
+    assert 'x={"x": self.X}' in new and 'p["probabilities"]' in new

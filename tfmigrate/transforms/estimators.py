@@ -190,6 +190,8 @@ class EstimatorTransform(FamilyTransform):
         calls: list[cst.Call] = []
         attrs: list[cst.Attribute] = []
         imports: list[cst.CSTNode] = []
+        self_targets: list[cst.Attribute] = []
+        self.self_targets = self_targets
 
         class Collect(cst.CSTVisitor):
             def visit_Call(self, n: cst.Call) -> None:
@@ -197,6 +199,14 @@ class EstimatorTransform(FamilyTransform):
 
             def visit_Attribute(self, n: cst.Attribute) -> None:
                 attrs.append(n)
+
+            def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+                targets = n.target.elements if isinstance(n.target, (cst.Tuple, cst.List)) else [n.target]
+                for target in targets:
+                    target = getattr(target, "value", target)
+                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                            and target.value.value == "self"):
+                        self_targets.append(target)
 
             def visit_Import(self, n: cst.Import) -> None:
                 imports.append(n)
@@ -415,6 +425,11 @@ class EstimatorTransform(FamilyTransform):
             root = root.value
         if not isinstance(root, cst.Name):
             return
+        if root.value == "self" and isinstance(x, cst.Attribute) and x.value is root:
+            if self._self_bound_before(x.attr.value, est.call):
+                est.width = f"{_code(x)}.shape[1:]"
+                est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
+            return
         found = self._single_assignment(root)
         if found is not None and root is x:
             width = self._literal_width(found[1].value)
@@ -424,6 +439,15 @@ class EstimatorTransform(FamilyTransform):
         if self._bound_before(root, est.call):
             est.width = f"{_code(x)}.shape[1:]"
             est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
+
+    def _self_bound_before(self, attr: str, call: cst.Call) -> bool:
+        """``self.<attr>`` is assigned once in the class, earlier in the method that builds the estimator."""
+        here = self.get_metadata(ScopeProvider, call, None)
+        assigned = [t for t in self.self_targets if t.attr.value == attr]
+        if len(assigned) != 1 or here is None:
+            return False
+        target = assigned[0]
+        return self.get_metadata(ScopeProvider, target, None) is here and self._line(target) < self._line(call)
 
     def _bound_before(self, name: cst.Name, call: cst.Call) -> bool:
         """``name`` (used elsewhere) already holds its only value where ``call`` runs."""
