@@ -100,7 +100,7 @@ def from_input_fn(tf, np, input_fn, batch: int):
         rows = 0
         for f, y in value.take(64):
             if not isinstance(f, dict):
-                raise CouldNotRun(f"{input_fn.__name__}() yields a single features tensor; return a dict of features")
+                raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() yields a single features tensor; return a dict of features")
             for k, v in f.items():
                 feats.setdefault(k, []).append(v.numpy())
             labs.append(y.numpy())
@@ -113,10 +113,11 @@ def from_input_fn(tf, np, input_fn, batch: int):
         features = {k: np.asarray(v) for k, v in value[0].items()}
         labels = np.asarray(value[1])
     else:
-        raise CouldNotRun(f"{input_fn.__name__}() must return a tf.data.Dataset of (features dict, labels) or that pair")
+        raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() must return a tf.data.Dataset of (features dict, labels) or that pair")
     features = {k: v[:batch] for k, v in features.items()}
-    kinds = {k: f"from {input_fn.__name__}() {list(v.shape[1:])}" for k, v in features.items()}
-    kinds["(label)"] = f"from {input_fn.__name__}() {list(labels.shape[1:])}"
+    name = getattr(input_fn, "__name__", "input_fn")
+    kinds = {k: f"from {name}() {list(v.shape[1:])}" for k, v in features.items()}
+    kinds["(label)"] = f"from {name}() {list(labels.shape[1:])}"
     return features, labels[:batch], kinds
 
 
@@ -125,6 +126,12 @@ def as_estimator(tf, obj, model_dir: str, where: str):
     import tensorflow_estimator.python.estimator.estimator as est_lib
 
     declared = None
+    if isinstance(obj, (tuple, list)) and any(isinstance(x, est_lib.EstimatorV2) for x in obj):
+        # (estimator, TrainSpec, EvalSpec) from an experiment_fn: train on the TrainSpec's input_fn
+        spec = next((x for x in obj if isinstance(x, tf.estimator.TrainSpec)), None)
+        obj = next(x for x in obj if isinstance(x, est_lib.EstimatorV2))
+        if spec is not None:
+            obj._tfmigrate_input_fn = spec.input_fn
     if isinstance(obj, tuple) and len(obj) == 2 and callable(obj[0]):
         model_fn, params = obj
         return tf.estimator.Estimator(model_fn=model_fn, params=params, model_dir=model_dir), None
@@ -738,8 +745,9 @@ def prepare(tf, np, target: str, model_dir: str, batch: int):
             features, labels, kinds = keras_inputs(np, keras, batch)
         else:
             columns, head, params = describe_model(est)
-            if not columns and getattr(factory, "input_fn", None) is not None:
-                features, labels, kinds = from_input_fn(tf, np, factory.input_fn, batch)
+            own_input = getattr(est, "_tfmigrate_input_fn", None) or getattr(factory, "input_fn", None)
+            if not columns and own_input is not None:
+                features, labels, kinds = from_input_fn(tf, np, own_input, batch)
             else:
                 features, labels, kinds = synthesize(np, columns, head, params, batch)
         variables = model_variables(tf, factory, features, labels, columns, target)

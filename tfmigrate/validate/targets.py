@@ -66,12 +66,14 @@ def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
     if fn is None or not callable(fn):
         raise TargetError(f"{path}: no function {func}()")
     try:
-        takes_dir = "model_dir" in inspect.signature(fn).parameters
+        params = inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        takes_dir = False
+        params = {}
+    # the function names where checkpoints go: model_dir=, or output_dir= (a contrib.learn experiment_fn)
+    dir_kw = next((k for k in ("model_dir", "output_dir") if k in params), None)
 
     def factory(model_dir: str) -> Any:
-        return fn(model_dir=model_dir) if takes_dir else fn()
+        return fn(**{dir_kw: model_dir}) if dir_kw else fn()
 
     # a custom model_fn without feature columns trains on the module's own input function
     factory.input_fn = getattr(module, "train_input_fn", None) or getattr(module, "input_fn", None)  # type: ignore[attr-defined]
