@@ -140,3 +140,22 @@ def test_without_tensorflow_the_child_says_how_to_install_it(tmp_path: Path) -> 
     proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", f"{target}:build"], capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 2
     assert "TensorFlow 2.15 is not installed" in proc.stdout and "pip install 'tfmigrate[tf]'" in proc.stdout
+
+
+def test_report_prefers_a_builder_function_over_an_unbuildable_construction(tmp_path: Path) -> None:
+    from tfmigrate.report.cli import builder_function, find_estimators
+
+    code = textwrap.dedent(
+        '''
+        import tensorflow as tf
+
+        def experiment_fn(output_dir):
+            return tf.estimator.Estimator(model_fn=model_fn, model_dir=output_dir)
+        '''
+    ).encode()
+    assert builder_function(code) == ("experiment_fn", 4)
+    (site,) = find_estimators({"pkg/train.py": code}, tmp_path)
+    assert site.cls == "experiment_fn()" and site.error is None and site.spec.endswith("train.py:experiment_fn")
+    plain = code.replace(b"experiment_fn", b"helper")
+    (site,) = find_estimators({"pkg/train.py": plain}, tmp_path / "2")
+    assert site.error is not None and "runs the program's own model_fn" in site.error

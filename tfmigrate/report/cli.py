@@ -9,6 +9,7 @@ for each estimator whose ``model_dir`` holds a checkpoint (or ``--checkpoint``),
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -102,12 +103,41 @@ def find_estimators(sources: dict[str, bytes], scratch: Path) -> list[EstimatorS
         copy = scratch / str(i) / Path(path).name
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_bytes(data)
-        for c in static.find(data, str(copy)):
+        found = static.find(data, str(copy))
+        builder = builder_function(data)
+        if builder and found:
+            # a builder (experiment_fn, build_estimator...) builds what the constructions cannot statically;
+            # an unchanged file is imported where it is (its sibling imports work)
+            unchanged = Path(path).is_file() and Path(path).read_bytes() == data
+            where = path if unchanged else str(copy)
+            digest = hashlib.sha256(data).hexdigest()
+            sites.append(EstimatorSite(path, builder[1], f"{builder[0]}()", f"{where}:{builder[0]}", key=f"fn:{digest}:{builder[0]}"))
+        for c in found:
+            if builder and c.error:
+                continue  # the builder covers it
             sites.append(EstimatorSite(
                 path, c.line, c.cls, f"{copy}:{c.line}", model_dir=c.model_dir,
                 error=c.error.replace(str(copy), path) if c.error else None, key=c.key.replace(str(copy), "") if c.key else "",
             ))
     return sites
+
+
+BUILDERS = ("build_estimator", "make_estimator", "experiment_fn", "estimator_fn")
+
+
+def builder_function(data: bytes) -> tuple[str, int] | None:
+    """A module-level function that returns the estimator (name, line), by the usual names."""
+    import ast
+
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    defs = {n.name: n.lineno for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for name in BUILDERS:
+        if name in defs:
+            return name, defs[name]
+    return None
 
 
 def holds_checkpoint(directory: Path) -> bool:
