@@ -246,3 +246,17 @@ def test_catch_all_is_silent_where_a_specific_rule_asked_for_manual_work():
     assert "TFM155" in by_line[3] and "TFM503" not in by_line[3]  # SKCompat: the specific rule speaks
     assert by_line[4] == {"TFM503"}  # tf.contrib.slim: only the catch-all knows it
     assert "TFM503" in by_line[2]  # the leftover contrib import still fails on TF 2.15
+
+
+def test_a_crashing_transform_costs_one_file_not_the_run(tmp_path, fixture_catalog_dir):
+    (tmp_path / "crash.toml").write_text(
+        (fixture_catalog_dir / "demo.toml").read_text().replace('"TFM9"', '"TFM8"', 1)
+        .replace("TFM90", "TFM80").replace("tfm_fixture_transform:Demo", "tfm_fixture_transform:Crash")
+    )
+    catalog = load_catalog(tmp_path)
+    path = tmp_path / "victim.py"
+    path.write_bytes(BEFORE.encode())
+    result = process_file(path, Options(frozenset(catalog.rules), "write", 1, tmp_path))
+    assert result.status == "error"
+    assert "internal error in the TFM8 rules (ZeroDivisionError" in result.error and "\n" not in result.error
+    assert path.read_bytes() == BEFORE.encode()

@@ -13,6 +13,7 @@ import difflib
 import io
 import os
 import tokenize
+import traceback
 import re
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
@@ -155,7 +156,17 @@ def rewrite_source(
         )
         if wrapper is None:  # made only when a family will use it: transforms may share nodes, so copy
             wrapper = MetadataWrapper(current)
-        new = transform.apply(wrapper)
+        try:
+            new = transform.apply(wrapper)
+        except (RecursionError, MemoryError):
+            raise SourceError(path, "cannot rewrite: the code is nested too deeply; file left unchanged") from None
+        except Exception as exc:  # a bug of ours must cost one file, never the run or the user's code
+            where = traceback.extract_tb(exc.__traceback__)[-1]
+            raise SourceError(
+                path,
+                f"internal error in the {family.prefix} rules ({type(exc).__name__}: {exc} at "
+                f"{Path(where.filename).name}:{where.lineno}); file left unchanged, please report it",
+            ) from None
         staged.extend((f, current_code) for f in sink)
         if not any(f.fixable for f in sink):  # every change is explained by an applied fix
             continue
@@ -208,8 +219,6 @@ def process_file(path: Path, options: Options) -> FileResult:
             write_atomic(path, result.new)
     except SourceError as exc:
         return FileResult(shown, "error", error=str(exc))
-    except RecursionError:
-        return FileResult(shown, "error", error=f"{shown}: cannot rewrite: nesting too deep; file left unchanged")
     raw = result.new_findings if write else result.findings
     findings = [
         Finding(
