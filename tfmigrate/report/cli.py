@@ -15,7 +15,7 @@ import os
 import re
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +43,6 @@ class EstimatorSite:
     model_dir: str | None = None
     error: str | None = None
     key: str = ""  # identical definitions (legacy.py and expected.py of a sample) are analysed once
-    checkpoints: list[str] = field(default_factory=list)
 
 
 def apply_diff(original: str, diff: str) -> str:
