@@ -260,3 +260,9 @@ def test_a_crashing_transform_costs_one_file_not_the_run(tmp_path, fixture_catal
     assert result.status == "error"
     assert "internal error in the TFM8 rules (ZeroDivisionError" in result.error and "\n" not in result.error
     assert path.read_bytes() == BEFORE.encode()
+
+
+def test_findings_on_consecutive_rewritten_lines_keep_their_own_lines(options):
+    source = "import tensorflow as tf\nif 1:\n    a = tf.placeholder(1)\n    b = tf.placeholder(2)\n"
+    result = rewrite_source(source.encode(), options.enabled, catalog=options.catalog)
+    assert [f.line for f in result.new_findings] == [3, 4]

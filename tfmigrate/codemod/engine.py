@@ -73,6 +73,8 @@ def _line_map(source: str, target: str) -> Callable[[int], int]:
             if i1 <= index < i2 or (i1 == i2 == index):
                 if tag == "equal":
                     return j1 + (index - i1) + 1
+                if j2 > j1:  # replaced lines map in order, the surplus onto the block's last line
+                    return j1 + min(index - i1, j2 - j1 - 1) + 1
                 return min(j1, max(len(b) - 1, 0)) + 1
         return max(len(b), 1)
 
@@ -201,7 +203,8 @@ def _not_covered(findings: list[RawFinding], catalog: Catalog) -> list[bool]:
 def unified_diff(path: str, result: SourceResult) -> str:
     old = result.original.decode(result.encoding, errors="replace").splitlines(keepends=True)
     new = result.new.decode(result.encoding, errors="replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(old, new, fromfile=f"a/{path}", tofile=f"b/{path}")
+    shown = path.lstrip("/")  # a/tmp/x.py, as git writes an absolute path, not a//tmp/x.py
+    lines = difflib.unified_diff(old, new, fromfile=f"a/{shown}", tofile=f"b/{shown}")
     return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
 
 

@@ -27,6 +27,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from tfmigrate.report.console import make_console
 from tfmigrate.report.model import Report
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -261,7 +262,7 @@ def run_validations(sites: list[EstimatorSite], steps: int, say) -> list[dict]:
             out.append({"schema": 1, "passed": False, "device": "-", "steps": 0, "stages": [], "target": shown_target(s), "error": s.error})
             continue
         say(f"validating {shown_target(s)} ({steps} steps)")
-        err = Console(stderr=True, highlight=False)
+        err = make_console(stderr=True)
         if err.is_terminal:
             from tfmigrate.validate.cli import ProgressView
 
@@ -411,7 +412,7 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
     errors = [r for r in report.files if r.status == "error"]
     if errors or report.errors:
         out.rule("[bold red]errors[/]")
-        view.print_findings(Report(files=errors, errors=report.errors), out)
+        view.print_errors(Report(files=errors, errors=report.errors), out)
 
 
 def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
@@ -457,7 +458,7 @@ def report(
     from tfmigrate.cli import emit, enabled_rules, run_with_progress, split_codes, split_glob
     from tfmigrate.codemod.engine import Options, default_jobs
 
-    err = Console(stderr=True, highlight=False)
+    err = make_console(stderr=True)
 
     def say(message: str) -> None:
         if err.is_terminal:
@@ -487,5 +488,5 @@ def report(
 
             text = importlib.import_module(f"tfmigrate.report.{module}").render(result)
         emit(text, target)
-    print_terminal(result, Console(highlight=False), notes)
+    print_terminal(result, make_console(), notes)
     sys.exit(exit_code(result))

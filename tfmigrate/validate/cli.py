@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from tfmigrate.report.console import make_console
+
 
 def stages_table(result: dict[str, Any], title: str | None = None) -> Table:
     table = Table(title=title, show_header=True, header_style="bold", expand=False)
@@ -87,7 +89,7 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     """
     from tfmigrate.validate.runner import run_validation
 
-    err = Console(stderr=True, highlight=False)
+    err = make_console(stderr=True)
     kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert)
     if err.is_terminal:
         with ProgressView(err) as view:
@@ -100,7 +102,7 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
         if result.get("error"):
             err.print(f"[bold red]error[/]: {escape(str(result['error']))}")
     else:
-        out = Console(highlight=False)
+        out = make_console()
         if result.get("stages"):
             out.print(stages_table(result, title=f"tfmigrate validate {escape(target)}"))
         out.print(verdict_line(result), soft_wrap=True)
