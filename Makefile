@@ -20,7 +20,7 @@ browser:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; } || echo "note: install Debian's chromium for the HTML report test"
 
 report: $(STAMP)
-	$(BIN)/tfmigrate report samples/
+	$(BIN)/tfmigrate report samples/ --validate --html tfmigrate-report.html
 
 test: $(STAMP) browser
 	$(BIN)/python -m pytest -n 2 --dist loadfile
