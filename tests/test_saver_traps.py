@@ -188,3 +188,15 @@ def test_migrated_program_runs_with_the_legacy_checkpoints(tmp_path):
     # trap 3: saver1 (built in g1) saved g2's variable_1 and restored it into g3
     assert summary["checkpoints"]["sample3"] == {"variable_1": 10}
     assert "sample3 restored variable_1 = 10" in summary["stdout"]
+
+
+def test_cli_reports_the_trap_lines(tmp_path):
+    """`tfmigrate rewrite --check --format json` on seed 002, as a user runs it (the file is not written)."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "rewrite", "--check", "--format", "json", "-q", "--select", "TFM2", str(LEGACY)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert proc.returncode == 1, proc.stderr  # manual findings remain
+    report = json.loads(proc.stdout)
+    got = sorted((f["rule"], f["line"], f["fixable"]) for f in report["findings"])
+    assert got == sorted((rule, line, False) for rule, line in findings(LEGACY.read_text()))
