@@ -45,6 +45,10 @@ MODELS = {
     "width": source(width=5),
     "same": source(),
     "adam": source(optimizer='\n        optimizer="Adam",'),
+    # what rewrite writes (a lambda optimizer, a Reduction constant) and string labels: a V2 head keeps label_vocabulary
+    "vocab": source(optimizer='\n        label_vocabulary=["a", "b", "c"],'
+                              '\n        optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),'
+                              '\n        loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE,'),
 }
 FUNCTIONS = textwrap.dedent("""
     import tensorflow as tf
@@ -91,7 +95,7 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict:
 def run_diff(env: dict, ck_kind: str, model: str) -> dict:
     result = env["models"][model]
     assert result["ok"], result
-    return api.diff(env["manifest"][ck_kind]["dir"], env["specs"][model], _model_result=result)
+    return api.diff(env["manifest"][ck_kind]["dir"], env["specs"][model], model_result=result)
 
 
 def pair(data: dict, model_name: str) -> dict:
@@ -174,6 +178,17 @@ def test_function_targets(env: dict) -> None:
     keras = env["models"]["keras_model"]
     assert keras["ok"] and keras["model"]["api"] == "keras"
     assert any(v["name"].startswith("layer_with_weights-1/kernel") and v["shape"] == [10, 3] for v in keras["variables"])
+
+
+def test_label_vocabulary_classifier_variables_are_derived(env: dict) -> None:
+    vocab = env["models"]["vocab"]
+    assert vocab["ok"], vocab  # string labels for the head, not int64
+    assert vocab["model"]["class"] == "DNNClassifier" and vocab["model"]["api"] == "v2"
+    shapes = {v["name"]: v["shape"] for v in vocab["variables"]}
+    assert shapes["dnn/logits/kernel"] == [10, 3] and shapes["dnn/hiddenlayer_0/kernel"] == [4, 10]
+    assert "training/Adagrad/dnn/logits/kernel/accumulator" in shapes
+    data = run_diff(env, "v2_iris_10x10", "vocab")
+    assert pair(data, "dnn/logits/kernel")["status"] == "match"
 
 
 def test_unevaluable_argument_is_one_line_naming_the_line(tmp_path: Path) -> None:

@@ -71,9 +71,14 @@ def estimator_variables(loaded: Any) -> tuple[dict[str, Any], list[dict[str, Any
 
 
 def _closure_has_vocab(est: Any) -> bool:
+    """Whether a canned classifier takes string labels (``label_vocabulary=``). V2 canned estimators
+    keep it on the head their model_fn closes over (``head._label_vocabulary``), V1 ones may close
+    over ``label_vocabulary`` itself."""
     from tfmigrate.checkpoint.targets import _closure_value
 
-    return bool(_closure_value(getattr(est, "_model_fn", None), "label_vocabulary"))
+    fn = getattr(est, "_model_fn", None)
+    head = _closure_value(fn, "head")
+    return bool(getattr(head, "_label_vocabulary", None) or _closure_value(fn, "label_vocabulary"))
 
 
 def keras_variables(loaded: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:

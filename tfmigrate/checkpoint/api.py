@@ -1,7 +1,7 @@
 """Python API of the checkpoint analyser (what ``tfmigrate ckpt`` and ``tfmigrate report`` call).
 
     inspect(path) -> dict   # {"schema": 1, "checkpoint", "format", "writer", "variables": [...]}; no TF
-    diff(checkpoint, model) -> dict   # {"schema": 1, "checkpoint", "compatible", "verdict", "pairs", "name_map", ...}
+    diff(checkpoint, model, model_result=None) -> dict   # {"schema": 1, "checkpoint", "compatible", "verdict", "pairs", ...}
     convert(checkpoint, out, map="auto", model=None, drop_optimizer=False) -> dict
 
 Errors raise :class:`~tfmigrate.checkpoint.index.CheckpointError` (one line). ``inspect`` and the
@@ -41,11 +41,16 @@ def _model(model: str) -> dict[str, Any]:
     return targets.model_variables(targets.parse_target(model))
 
 
-def diff(checkpoint: str | os.PathLike[str], model: str, _model_result: dict[str, Any] | None = None) -> dict[str, Any]:
+def diff(checkpoint: str | os.PathLike[str], model: str, *, model_result: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Compare CHECKPOINT with the variables MODEL (a TARGET: file.py:function, file.py[:LINE] or a
+    checkpoint) will create. ``model_result`` is those variables when the caller already has them
+    (``{"model": {...}, "variables": [{"name", "dtype", "shape"}, ...]}``, what
+    :func:`tfmigrate.checkpoint.targets.model_variables` returns): then no TF child process runs and
+    ``model`` only names the target in the report."""
     ck = index.read(checkpoint)  # checkpoint errors before any TF process starts
     from tfmigrate.checkpoint import compare
 
-    result = _model_result or _model(str(model))
+    result = model_result or _model(str(model))
     info = dict(result["model"])
     info.setdefault("target", str(model))
     ck_vars = [{"name": e.name, "dtype": e.dtype, "shape": e.shape} for e in ck.entries]
@@ -128,5 +133,5 @@ def convert(checkpoint: str | os.PathLike[str], out: str | os.PathLike[str], map
         "ops": ops, "not_carried": not_carried, "notes": notes, "verified": True,
     }
     if model_result is not None:
-        report["diff"] = diff(prefix, str(model), _model_result=model_result)
+        report["diff"] = diff(prefix, str(model), model_result=model_result)
     return report

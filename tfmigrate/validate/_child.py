@@ -434,7 +434,7 @@ def analyse(tf, checkpoint: str, model: tuple[dict, list[dict]], spec: str) -> d
     except ImportError:
         api = None
     if api is not None:
-        return api.diff(checkpoint, spec, _model_result={"model": dict(info), "variables": model_vars})
+        return api.diff(checkpoint, spec, model_result={"model": dict(info), "variables": model_vars})
     variables = {v["name"]: (list(v["shape"]), v["dtype"]) for v in model_vars}
     reader = tf.train.load_checkpoint(checkpoint)
     shapes = reader.get_variable_to_shape_map()

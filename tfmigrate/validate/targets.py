@@ -2,7 +2,7 @@
 
 ``file.py:function``: the function is called (with ``model_dir=`` when it accepts that keyword);
 ``file.py``: the ``tf.estimator`` constructions found statically in a migrated source file, built
-by the checkpoint analyser's target loader (``tfmigrate.checkpoint.targets``).
+by the static evaluator shared with the checkpoint analyser (``tfmigrate.targets_static``).
 
 This module is imported in the child (where TensorFlow runs); ``split`` is also used by the parent.
 """
@@ -82,21 +82,13 @@ def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
 
 def _static_factory(spec: str) -> Callable[[str], Any]:
     """A migrated source file (or file.py:LINE): its tf.estimator construction, evaluated statically."""
-    from tfmigrate.validate import static
+    from tfmigrate import targets_static as static
 
     path, _, line = spec.rpartition(":") if spec.rpartition(":")[2].isdigit() else (spec, "", "")
-    sites = static.find(Path(path).read_bytes(), path)
-    if not sites:
-        raise TargetError(f"{path}: no tf.estimator construction found; name a function that returns the estimator: {path}:build_estimator")
-    if line:
-        chosen = [s for s in sites if s.line == int(line)]
-        if not chosen:
-            raise TargetError(f"{path}:{line}: no tf.estimator construction on that line (found on {', '.join(str(s.line) for s in sites)})")
-    else:
-        chosen = [s for s in sites if not s.error] or sites
-    if chosen[0].error:
-        raise TargetError(chosen[0].error)
-    chosen_line = chosen[0].line
+    try:
+        chosen_line = static.select(static.find(Path(path).read_bytes(), path), path, int(line) if line else None).line
+    except static.StaticError as exc:
+        raise TargetError(str(exc)) from None
 
     def factory(model_dir: str) -> Any:
         try:

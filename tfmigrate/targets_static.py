@@ -1,0 +1,420 @@
+"""Find the ``tf.estimator`` constructions of a migrated source file and build them (in a TF process).
+
+The one static evaluator behind ``tfmigrate validate``/``report`` (``tfmigrate.validate.targets``) and
+``tfmigrate ckpt diff --model file.py`` (``tfmigrate.checkpoint.targets``).
+
+What ``tfmigrate rewrite`` writes must be buildable: ``optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(...)``,
+``loss_reduction=tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE``, module-level constants such as
+``FEATURES = [tf.feature_column.numeric_column("x", shape=(4,))]`` or ``UNITS = [10, 10]``, and the
+same assigned once in the function that builds the estimator (``cols = [...]`` inside ``main()``).
+An argument is evaluated with Python itself, but only when every name it uses is TensorFlow, numpy
+or math (as the file imports them), a constant that is itself evaluable (assigned exactly once, in
+the enclosing function or at module level, and never changed afterwards: no ``cols.append(...)``,
+``cols[0] = ...``, ``cols += ...``), a lambda parameter, or a harmless builtin. Calls of the
+program's own functions and anything that reads or writes files or trains (``np.load``, ``.tofile``,
+``.train``...) are refused; the refusal is one line naming the file and line.
+
+``find``/``select`` are static (``ast``, no TensorFlow); ``build`` runs in the TensorFlow process.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CANNED = (
+    "DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
+    "DNNLinearCombinedRegressor", "BaselineClassifier", "BaselineRegressor", "DNNEstimator", "LinearEstimator",
+    "BoostedTreesClassifier", "BoostedTreesRegressor", "Estimator",
+)
+ESTIMATOR_MODULES = ("tensorflow.estimator", "tensorflow.compat.v1.estimator", "tensorflow.compat.v2.estimator", "tensorflow_estimator")
+# numpy/TensorFlow functions and methods that touch files or the system are never evaluated
+UNSAFE = {"save", "savez", "savez_compressed", "savetxt", "load", "loadtxt", "fromfile", "tofile", "memmap", "genfromtxt",
+          "fromregex", "dump", "dumps", "open", "write", "remove", "unlink", "system", "exec", "eval", "train", "fit",
+          "evaluate", "predict", "export_saved_model", "export_savedmodel", "save_weights", "load_weights", "run"}
+SAFE_BUILTINS = {"True", "False", "None", "list", "tuple", "dict", "int", "float", "str", "bool", "range", "len", "min", "max", "abs", "round", "sorted"}
+# methods that change a list/dict/set in place: a name they are called on is not a constant
+MUTATORS = frozenset({"append", "extend", "insert", "update", "pop", "remove", "clear", "setdefault", "add", "sort",
+                      "reverse", "discard", "popitem"})
+
+
+class StaticError(ValueError):
+    """An argument cannot be evaluated statically; the message names file and line."""
+
+
+@dataclass
+class Site:
+    path: str
+    line: int
+    cls: str  # "tf.estimator.DNNClassifier"
+    model_dir: str | None = None
+    error: str | None = None
+    key: str = ""  # the construction's text with its constants: identical definitions share it
+    uses: list[str] = field(default_factory=list)  # constants it needs (enclosing function's, then module's)
+    args: dict[str, str] = field(default_factory=dict)  # keyword -> its source text
+
+    @property
+    def short(self) -> str:
+        return self.cls
+
+
+class _Scope:
+    """The names one scope (the module, or a function) binds: constants (assigned once by a plain
+    assignment), other bindings (parameters, loops, imports, defs...) and in-place changes."""
+
+    def __init__(self, body: list[ast.stmt], params: ast.arguments | None = None) -> None:
+        self.assigned: dict[str, list[ast.AST]] = {}
+        self.changed: dict[str, str] = {}  # name -> "`name.append` on line 16" / "line 16"
+        self.function = params is not None
+        if params is not None:
+            for a in [*params.posonlyargs, *params.args, *params.kwonlyargs, params.vararg, params.kwarg]:
+                if a is not None:
+                    self.assigned.setdefault(a.arg, []).append(a)
+        for stmt in body:
+            for node in _walk_scope(stmt):
+                self._note(node)
+
+    def _bind(self, name: str, node: ast.AST) -> None:
+        self.assigned.setdefault(name, []).append(node)
+
+    def _note(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    self._bind(t.id, node.value)
+                else:
+                    self._targets(t, node)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            self._bind(node.target.id, node.value if node.value is not None else node)
+        elif isinstance(node, ast.AugAssign):
+            if isinstance(node.target, ast.Name):
+                self._bind(node.target.id, node)
+            else:
+                self._targets(node.target, node)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            self._targets(node.target, node)
+        elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+            self._targets(node.optional_vars, node.optional_vars)
+        elif isinstance(node, ast.NamedExpr):
+            self._bind(node.target.id, node)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            self._bind(node.name, node)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for a in node.names:
+                self._bind(a.asname or a.name.split(".")[0], node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            self._bind(node.name, node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            for n in node.names:
+                self._bind(n, node)
+        elif isinstance(node, ast.Delete):
+            for t in node.targets:
+                self._targets(t, node)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
+            if isinstance(node.func.value, ast.Name):
+                n = node.func.value.id
+                self.changed.setdefault(n, f"`{n}.{node.func.attr}` on line {node.lineno}")
+
+    def _targets(self, target: ast.AST, node: ast.AST) -> None:
+        """Names a store target binds (``a, b = ...``) or changes in place (``cols[0] = ...``, ``x.y = ...``)."""
+        if isinstance(target, ast.Name):
+            self._bind(target.id, node)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for el in target.elts:
+                self._targets(el, node)
+        elif isinstance(target, ast.Starred):
+            self._targets(target.value, node)
+        elif isinstance(target, (ast.Subscript, ast.Attribute)):
+            base = target.value
+            while isinstance(base, (ast.Subscript, ast.Attribute)):
+                base = base.value
+            if isinstance(base, ast.Name):
+                self.changed.setdefault(base.id, f"line {getattr(target, 'lineno', 0)}")
+
+
+def _walk_scope(node: ast.AST):
+    """``ast.walk`` that does not enter nested functions, classes or lambdas (their own scopes)."""
+    yield node
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        for d in node.decorator_list:
+            yield from _walk_scope(d)
+        return
+    if isinstance(node, ast.Lambda):
+        return
+    for child in ast.iter_child_nodes(node):
+        yield from _walk_scope(child)
+
+
+class _Module:
+    def __init__(self, source: str, path: str):
+        self.path = path
+        self.tree = ast.parse(source, filename=path)
+        self.aliases: dict[str, str] = {}  # local name -> dotted module/attribute (tensorflow, numpy, math only)
+        for node in self.tree.body:
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    if a.name in ("tensorflow", "numpy", "math") or a.name.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
+                        if a.asname:
+                            self.aliases[a.asname] = a.name
+                        else:
+                            self.aliases[a.name.split(".")[0]] = a.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                if node.module in ("tensorflow", "numpy") or node.module.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
+                    for a in node.names:
+                        self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        self.scope = _Scope(self.tree.body)
+        for alias in self.aliases:  # a module-level import of TensorFlow is not a constant to evaluate
+            self.scope.assigned.pop(alias, None)
+        self.parents: dict[ast.AST, ast.AST] = {}
+        for parent in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+        self._function_scopes: dict[ast.AST, _Scope] = {}
+        for node in ast.walk(self.tree):  # `FEATURES.append(...)` inside a function changes the module's FEATURES
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for name, how in self._function_scope(node).changed.items():
+                    if name not in self._function_scopes[node].assigned:
+                        self.scope.changed.setdefault(name, how)
+
+    def dotted(self, node: ast.expr) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and node.id in self.aliases:
+            return ".".join([self.aliases[node.id], *reversed(parts)])
+        return None
+
+    def scopes_of(self, node: ast.AST) -> tuple[_Scope, ...]:
+        """The scopes a name at ``node`` is looked up in: enclosing functions (innermost first), then the module."""
+        chain: list[_Scope] = []
+        p = self.parents.get(node)
+        while p is not None:
+            if isinstance(p, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                chain.append(self._function_scope(p))
+            p = self.parents.get(p)
+        return (*chain, self.scope)
+
+    def _function_scope(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Scope:
+        if node not in self._function_scopes:
+            self._function_scopes[node] = _Scope(node.body, node.args)
+        return self._function_scopes[node]
+
+    def check(self, node: ast.AST, bound: frozenset[str], uses: dict[str, ast.expr], scopes: tuple[_Scope, ...], depth: int = 0) -> None:
+        """Raise StaticError unless ``node`` is evaluable from TensorFlow, constants and builtins; the
+        constants it needs are added to ``uses`` (name -> the expression assigned to it)."""
+        where = f"{self.path}:{getattr(node, 'lineno', 0)}"
+        if depth > 30:
+            raise StaticError(f"{where}: expression too deeply nested")
+        if isinstance(node, ast.Lambda):
+            a = node.args
+            names = {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg] if x is not None}
+            self.check(node.body, bound | names, uses, scopes, depth + 1)
+            for default in [*a.defaults, *(d for d in a.kw_defaults if d is not None)]:
+                self.check(default, bound, uses, scopes, depth + 1)
+            return
+        if isinstance(node, ast.Name):
+            self._check_name(node, bound, uses, scopes, depth)
+            return
+        if isinstance(node, ast.Call):
+            target = self.dotted(node.func)
+            name = target.rsplit(".", 1)[-1] if target else getattr(node.func, "attr", getattr(node.func, "id", ""))
+            if name in UNSAFE:
+                raise StaticError(f"{where}: `{ast.unparse(node.func)}(...)` reads or writes files; name a function instead: {self.path}:build_estimator")
+            method_of_value = isinstance(node.func, ast.Attribute) and target is None  # rng.rand(...), x.astype(...)
+            builtin = isinstance(node.func, ast.Name) and node.func.id in SAFE_BUILTINS and self._binding(node.func.id, scopes) is None
+            if target is None and not method_of_value and not builtin:
+                raise StaticError(f"{where}: `{ast.unparse(node.func)}(...)` is the program's own code, not TensorFlow; "
+                                  f"name a function instead: {self.path}:build_estimator")
+        if isinstance(node, ast.Attribute) and self.dotted(node) is None:
+            self.check(node.value, bound, uses, scopes, depth + 1)
+            return
+        if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            raise StaticError(f"{where}: `{ast.unparse(node)[:60]}` cannot be evaluated statically")
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
+                continue
+            if isinstance(child, ast.keyword):
+                self.check(child.value, bound, uses, scopes, depth + 1)
+            elif isinstance(child, ast.AST):
+                self.check(child, bound, uses, scopes, depth + 1)
+
+    def _binding(self, name: str, scopes: tuple[_Scope, ...]) -> tuple[_Scope, int] | None:
+        for i, scope in enumerate(scopes):
+            if name in scope.assigned:
+                return scope, i
+        return None
+
+    def _check_name(self, node: ast.Name, bound: frozenset[str], uses: dict[str, ast.expr], scopes: tuple[_Scope, ...], depth: int) -> None:
+        name = node.id
+        if name in bound:
+            return
+        found = self._binding(name, scopes)
+        if found is None:
+            if name in self.aliases or name in SAFE_BUILTINS:
+                return
+            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is not defined in this file; name a function instead: {self.path}:build_estimator")
+        scope, index = found
+        values = scope.assigned[name]
+        if len(values) > 1:
+            kind = "in its function" if scope.function else "at module level"
+            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is assigned more than once {kind}; name a function instead: {self.path}:build_estimator")
+        value = values[0]
+        if not isinstance(value, ast.expr):
+            why = ("not bound by a plain assignment (a parameter, loop variable, import...)" if scope.function
+                   else "not a module-level constant")
+            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is {why}; name a function instead: {self.path}:build_estimator")
+        if name in scope.changed:
+            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is changed after its assignment ({scope.changed[name]}); "
+                              f"name a function instead: {self.path}:build_estimator")
+        if name in uses:
+            if uses[name] is not value:
+                raise StaticError(f"{self.path}:{node.lineno}: `{name}` names both a local and a module-level value; "
+                                  f"name a function instead: {self.path}:build_estimator")
+            return
+        uses[name] = value
+        self.check(value, frozenset(), uses, scopes[index:], depth + 1)
+
+
+def _constructions(mod: _Module) -> list[tuple[ast.Call, str]]:
+    out = []
+    for node in ast.walk(mod.tree):
+        if isinstance(node, ast.Call):
+            name = mod.dotted(node.func)
+            if name and name.rsplit(".", 1)[-1] in CANNED and name.rsplit(".", 1)[0].startswith(ESTIMATOR_MODULES):
+                out.append((node, name))
+    return sorted(out, key=lambda x: (x[0].lineno, x[0].col_offset))
+
+
+def _analyse(mod: _Module, call: ast.Call, name: str) -> tuple[Site, dict[str, ast.expr]]:
+    path = mod.path
+    short = name.replace("tensorflow.", "tf.", 1)
+    site = Site(path, call.lineno, short)
+    uses: dict[str, ast.expr] = {}
+    scopes = mod.scopes_of(call)
+    try:
+        if name.endswith(".Estimator"):
+            raise StaticError(f"{path}:{call.lineno}: {short}(model_fn=...) runs the program's own model_fn: "
+                              f"name a function that returns it: {path}:build_estimator")
+        if call.args or any(k.arg is None for k in call.keywords):
+            raise StaticError(f"{path}:{call.lineno}: {short}: positional or ** arguments; write them as keywords")
+        for kw in call.keywords:
+            site.args[kw.arg] = ast.unparse(kw.value)  # type: ignore[index]
+            if kw.arg == "model_dir":
+                continue
+            mod.check(kw.value, frozenset(), uses, scopes)
+    except StaticError as exc:
+        site.error = str(exc)
+    site.model_dir = _model_dir(mod, call, scopes)
+    site.uses = list(uses)
+    consts = {u: ast.unparse(v) for u, v in uses.items()}
+    site.key = json.dumps([name, ast.unparse(call), consts], sort_keys=True) if not site.error else json.dumps([site.error.split(":", 2)[-1], ast.unparse(call)])
+    return site, uses
+
+
+def find(source: str | bytes, path: str) -> list[Site]:
+    """Every tf.estimator construction, each with its model_dir (when constant) or the reason it cannot be built."""
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", errors="replace")
+    try:
+        mod = _Module(source, path)
+    except SyntaxError as exc:
+        return [Site(path, exc.lineno or 0, "?", error=f"{path}:{exc.lineno}: cannot parse: {exc.msg}")]
+    return [_analyse(mod, call, name)[0] for call, name in _constructions(mod)]
+
+
+def select(sites: list[Site], path: str, line: int | None) -> Site:
+    """The construction a target means: the one on ``line``, else the first buildable one. StaticError
+    (one line) when there is none or it cannot be built."""
+    if not sites:
+        raise StaticError(f"{path}: no tf.estimator construction found; name a function that returns the estimator: {path}:build_estimator")
+    if line is not None:
+        chosen = [s for s in sites if s.line == line]
+        if not chosen:
+            raise StaticError(f"{path}:{line}: no tf.estimator construction on that line (found on {', '.join(str(s.line) for s in sites)})")
+    else:
+        chosen = [s for s in sites if not s.error] or sites
+    if chosen[0].error:
+        raise StaticError(chosen[0].error)
+    return chosen[0]
+
+
+def _model_dir(mod: _Module, call: ast.Call, scopes: tuple[_Scope, ...]) -> str | None:
+    for kw in call.keywords:
+        if kw.arg == "model_dir":
+            value = kw.value
+            if isinstance(value, ast.Name):
+                found = mod._binding(value.id, scopes)  # noqa: SLF001
+                if found and len(found[0].assigned[value.id]) == 1:
+                    value = found[0].assigned[value.id][0]
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                return value.value
+    return None
+
+
+def build(path: str, line: int | None, model_dir: str, drop: tuple[str, ...] = ()) -> tuple[Any, str | None]:
+    """Build the construction on ``line`` (or the first buildable one) with ``model_dir``; (estimator, code's model_dir).
+
+    Runs in the TensorFlow process: the arguments are evaluated by Python with TensorFlow imported
+    the way the file imports it and the constants they use. Every argument is kept (``config=``
+    included; its model_dir is replaced) except ``model_dir`` and the keywords in ``drop``."""
+    import importlib
+
+    source = Path(path).read_text(encoding="utf-8", errors="replace")
+    mod = _Module(source, path)
+    pairs = _constructions(mod)
+    sites = [_analyse(mod, call, name) for call, name in pairs]
+    site = select([s for s, _ in sites], path, line)
+    index = next(i for i, (s, _) in enumerate(sites) if s is site)
+    call, uses = pairs[index][0], sites[index][1]
+    builtins = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
+    namespace: dict[str, Any] = {"__builtins__": {k: builtins[k] for k in SAFE_BUILTINS if k not in ("True", "False", "None")}}
+    for alias, dotted in mod.aliases.items():
+        namespace[alias] = _resolve(importlib, dotted)
+    for name in _ordered(uses):
+        namespace[name] = eval(compile(ast.Expression(uses[name]), path, "eval"), namespace)  # noqa: S307 - checked above
+    call = ast.Call(func=call.func, args=[], keywords=[k for k in call.keywords if k.arg != "model_dir" and k.arg not in drop])
+    expr = ast.fix_missing_locations(ast.Expression(call))
+    try:
+        est = eval(compile(expr, path, "eval"), namespace)  # noqa: S307 - every name checked by find()
+    except Exception as exc:  # noqa: BLE001 - the user's arguments
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StaticError(f"{path}:{site.line}: {site.cls}(...) fails: {type(exc).__name__}: {first[:300]}") from None
+    est._tfmigrate_declared_model_dir = site.model_dir
+    config = est._config
+    est._model_dir = model_dir
+    est._config = config.replace(model_dir=model_dir)
+    return est, site.model_dir
+
+
+def _ordered(uses: dict[str, ast.expr]) -> list[str]:
+    """Constants in dependency order."""
+    done: list[str] = []
+
+    def visit(name: str, stack: tuple[str, ...] = ()) -> None:
+        if name in done or name in stack:
+            return
+        for node in ast.walk(uses[name]):
+            if isinstance(node, ast.Name) and node.id in uses:
+                visit(node.id, stack + (name,))
+        done.append(name)
+
+    for u in uses:
+        visit(u)
+    return done
+
+
+def _resolve(importlib: Any, dotted: str) -> Any:
+    parts = dotted.split(".")
+    for i in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr)
+        return obj
+    raise StaticError(f"cannot import {dotted}")
