@@ -92,6 +92,37 @@ def test_what_cannot_be_evaluated_is_refused_with_its_line(code: str, why: str) 
     assert error.startswith("m.py:")
 
 
+def test_function_locals_and_local_imports_are_evaluable() -> None:
+    (site,) = find(
+        '''
+        WIDTH = 4
+
+        def main():
+            import tensorflow as tf
+            from tensorflow import feature_column as fc
+            cols = [fc.numeric_column("x", shape=[WIDTH])]
+            return tf.estimator.DNNClassifier(feature_columns=cols, hidden_units=[3], n_classes=3)
+        '''
+    )
+    assert site.error is None and site.uses == ["cols", "WIDTH"] and site.cls == "tf.estimator.DNNClassifier"
+
+
+@pytest.mark.parametrize(
+    ("code", "why"),
+    [
+        ("X = [1]\ndef grow():\n    X.append(2)\nc = tf.estimator.DNNRegressor(hidden_units=X, feature_columns=[])",
+         "`X` is changed after its assignment (`X.append` on line 4)"),
+        ("X = [1]\nX[0] = 3\nc = tf.estimator.DNNRegressor(hidden_units=X, feature_columns=[])",
+         "`X` is changed after its assignment (line 3)"),
+        ("def main(units):\n    c = tf.estimator.DNNRegressor(hidden_units=units, feature_columns=[])",
+         "`units` is not bound by a plain assignment"),
+    ],
+)
+def test_changed_or_unbound_names_are_refused(code: str, why: str) -> None:
+    (site,) = find("import tensorflow as tf\n" + code + "\n")
+    assert site.error is not None and why in site.error and site.error.startswith("m.py:")
+
+
 def test_identical_definitions_share_a_key() -> None:
     code = 'import tensorflow as tf\nX = [tf.feature_column.numeric_column("x")]\nc = tf.estimator.LinearRegressor(feature_columns=X)\n'
     assert static.find(code, "a/legacy.py")[0].key == static.find(code, "b/expected.py")[0].key

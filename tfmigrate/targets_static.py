@@ -103,8 +103,11 @@ class _Scope:
         elif isinstance(node, ast.ExceptHandler) and node.name:
             self._bind(node.name, node)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            library = {local for local, _ in _library_imports(node)}  # TensorFlow/numpy/math: evaluated as imported
             for a in node.names:
-                self._bind(a.asname or a.name.split(".")[0], node)
+                local = a.asname or a.name.split(".")[0]
+                if local not in library:
+                    self._bind(local, node)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             self._bind(node.name, node)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
@@ -135,6 +138,19 @@ class _Scope:
                 self.changed.setdefault(base.id, f"line {getattr(target, 'lineno', 0)}")
 
 
+def _library_imports(node: ast.AST) -> list[tuple[str, str]]:
+    """(local name, dotted name) for each TensorFlow, numpy or math name an import statement binds."""
+    out = []
+    if isinstance(node, ast.Import):
+        for a in node.names:
+            if a.name in ("tensorflow", "numpy", "math") or a.name.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
+                out.append((a.asname, a.name) if a.asname else (a.name.split(".")[0], a.name.split(".")[0]))
+    elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+        if node.module in ("tensorflow", "numpy") or node.module.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
+            out.extend((a.asname or a.name, f"{node.module}.{a.name}") for a in node.names if a.name != "*")
+    return out
+
+
 def _walk_scope(node: ast.AST):
     """``ast.walk`` that does not enter nested functions, classes or lambdas (their own scopes)."""
     yield node
@@ -152,22 +168,17 @@ class _Module:
     def __init__(self, source: str, path: str):
         self.path = path
         self.tree = ast.parse(source, filename=path)
-        self.aliases: dict[str, str] = {}  # local name -> dotted module/attribute (tensorflow, numpy, math only)
-        for node in self.tree.body:
-            if isinstance(node, ast.Import):
-                for a in node.names:
-                    if a.name in ("tensorflow", "numpy", "math") or a.name.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
-                        if a.asname:
-                            self.aliases[a.asname] = a.name
-                        else:
-                            self.aliases[a.name.split(".")[0]] = a.name.split(".")[0]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                if node.module in ("tensorflow", "numpy") or node.module.startswith(("tensorflow.", "tensorflow_estimator", "numpy.")):
-                    for a in node.names:
-                        self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+        # local name -> dotted module/attribute (tensorflow, numpy, math only), from imports anywhere in the
+        # file (`import tensorflow as tf` inside main() names the same module); a name bound to two differs is dropped
+        self.aliases: dict[str, str] = {}
+        clashes: set[str] = set()
+        for node in ast.walk(self.tree):
+            for local, dotted in _library_imports(node):
+                if self.aliases.setdefault(local, dotted) != dotted:
+                    clashes.add(local)
+        for local in clashes:
+            del self.aliases[local]
         self.scope = _Scope(self.tree.body)
-        for alias in self.aliases:  # a module-level import of TensorFlow is not a constant to evaluate
-            self.scope.assigned.pop(alias, None)
         self.parents: dict[ast.AST, ast.AST] = {}
         for parent in ast.walk(self.tree):
             for child in ast.iter_child_nodes(parent):
