@@ -107,11 +107,5 @@ def test_expected_trains_saves_and_restores_on_tf215(run_expected):
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=True,
-    reason="TFM307 (monitored family, order 30) rewrites tf.contrib.summary.create_file_writer(logdir) to "
-    "tf.summary.create_file_writer(logdir), which raises for None in TF 2.15; TFM413 writes "
-    "`... if logdir is not None else tf.summary.create_noop_writer()` but never sees the call",
-)
 def test_expected_runs_without_a_summary_dir(run_expected):
     assert run_expected["none_logdir"] == "ok", run_expected["none_logdir"]

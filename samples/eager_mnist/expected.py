@@ -152,10 +152,10 @@ def main(argv=None):
     else:
         train_dir = None
         test_dir = None
-    summary_writer = tf.summary.create_file_writer(
-        train_dir, flush_millis=10000)
-    test_summary_writer = tf.summary.create_file_writer(
-        test_dir, flush_millis=10000, name='test')
+    summary_writer = (tf.summary.create_file_writer(
+        train_dir, flush_millis=10000) if train_dir is not None else tf.summary.create_noop_writer())
+    test_summary_writer = (tf.summary.create_file_writer(
+        test_dir, flush_millis=10000, name='test') if test_dir is not None else tf.summary.create_noop_writer())
     checkpoint_prefix = os.path.join(flags.checkpoint_dir, 'ckpt')
 
     with tf.device(device):
