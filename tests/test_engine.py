@@ -266,3 +266,16 @@ def test_findings_on_consecutive_rewritten_lines_keep_their_own_lines(options):
     source = "import tensorflow as tf\nif 1:\n    a = tf.placeholder(1)\n    b = tf.placeholder(2)\n"
     result = rewrite_source(source.encode(), options.enabled, catalog=options.catalog)
     assert [f.line for f in result.new_findings] == [3, 4]
+
+
+def test_line_map_realigns_around_insertions_and_removals():
+    from tfmigrate.codemod.engine import _line_map
+
+    old = [f"line{i}" for i in range(10)]
+    inserted = _line_map("\n".join(old), "\n".join(["line0", "new", *old[1:]]))
+    assert [inserted(i) for i in range(1, 11)] == [1, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+    removed = _line_map("\n".join(old), "\n".join(old[:3] + old[5:]))
+    assert [removed(i) for i in (1, 3, 4, 5, 6, 10)] == [1, 3, 4, 4, 4, 8]
+    # repeated lines (blank lines, boilerplate) carry no anchor but still map in order
+    repeated = _line_map("x\n\n\n\ny\n", "x\n\n\n\nz\ny\n")
+    assert [repeated(i) for i in (1, 5)] == [1, 6]
