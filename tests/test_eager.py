@@ -77,10 +77,28 @@ def test_needles_catch_each_entry_point():
         "tf.enable_eager_execution()\n",
         "tf.contrib.summary.scalar('x', 1)\n",
         "from tensorflow.contrib import summary\n",
-        "tf.layers.Dense(3)\n",
-        "from tensorflow import layers\n",
+        "import tensorflow as tf\ntf.enable_eager_execution()\nx = tf.layers.Dense(3)\n",
     ):
         assert FAMILY.wanted_by(src.encode()), src
+
+
+def test_graph_mode_layers_and_summaries_are_not_this_familys_work():
+    # The prefilter may skip them: without eager markers the family changes and reports nothing.
+    import dataclasses
+
+    from tfmigrate.codemod.engine import rewrite_source
+
+    unfiltered = dataclasses.replace(FAMILY, needles=(b"",))
+    catalog = dataclasses.replace(load_catalog(), families=(unfiltered,))
+    enabled = frozenset(r.id for r in FAMILY.rules)
+    for src in (
+        "import tensorflow as tf\nx = tf.layers.Dense(3)\ny = tf.layers.dropout(x)\n",
+        "from tensorflow import layers\nl = layers.Conv2D(3, 3)\n",
+        "import tensorflow as tf\ntf.summary.scalar('a', 1)\n",
+    ):
+        assert not FAMILY.wanted_by(src.encode()), src
+        result = rewrite_source(src.encode(), enabled, catalog=catalog)
+        assert not result.changed and not result.findings, src
 
 
 def test_suppression_comment_keeps_the_line_and_reports_nothing():
