@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tfmigrate.checkpoint.index import MAGIC, Table, crc32c, mask_crc  # noqa: E402
 
 KINDS = ("skflow", "skflow_binary", "contrib09", "contrib1x", "estimator_v1", "estimator_v2", "keras", "tfcheckpoint",
-         "partitioned", "v2_iris_10x10")
+         "partitioned", "v2_iris_10x10", "tfe_network")
 HIDDEN = [10, 10]
 N_FEATURES = 4
 N_CLASSES = 3
@@ -182,6 +182,43 @@ def _train_estimator(model_dir: str, v1: bool) -> None:
     est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8), steps=1)
 
 
+def _tfe_network(d: Path) -> tuple[str, dict]:
+    """The 2017 eager MNIST ``tfe.Network`` (samples/eager_mnist/legacy.py, channels_last: 28x28 -> conv 5x5 valid -> pool -> conv -> pool: 4x4x64) saved by
+    ``tfe.Saver(model.variables)``: full variable names ``<network scope>/<layer>/kernel``. The
+    anonymous network (``name=''`` is falsy, so ``_finalize_name`` makes one up) is scoped
+    ``mnist_model`` (snake case of the class name); track_layer renames each default-named layer
+    unique within the network (``conv2d``, ``conv2d_1``, ``dense``, ``dense_1``); Momentum slots
+    and ``global_step`` as the legacy train loop leaves them. Also writes the migrated Keras model's
+    own object-based checkpoint (``tf.train.Checkpoint(model=model)``, samples/eager_mnist/expected.py)
+    under ``keras_new/`` and the legacy weights as ``weights.npz``."""
+    import importlib.util
+
+    import numpy as np
+    import tensorflow as tf
+
+    rng = np.random.RandomState(3)
+    shapes = [("conv2d", [5, 5, 1, 32]), ("conv2d_1", [5, 5, 32, 64]), ("dense", [4 * 4 * 64, 1024]), ("dense_1", [1024, 10])]
+    t: dict = {}
+    for layer, kshape in shapes:
+        fan_in = int(np.prod(kshape[:-1]))
+        t[f"mnist_model/{layer}/kernel"] = (rng.normal(size=kshape) / np.sqrt(fan_in)).astype("float32")
+        t[f"mnist_model/{layer}/bias"] = (rng.normal(size=kshape[-1:]) * 0.1).astype("float32")
+    d.mkdir(parents=True, exist_ok=True)
+    np.savez(d / "weights.npz", **{k.replace("/", "__"): v for k, v in t.items()})
+    for name in list(t):
+        t[name + "/Momentum"] = np.zeros_like(t[name])
+    t["global_step"] = np.int64(4)
+    prefix = str(d / "ckpt-4")
+    _save_graph(prefix, t)
+    spec = importlib.util.spec_from_file_location("eager_mnist_expected", Path(__file__).resolve().parents[1] / "samples" / "eager_mnist" / "expected.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    model = mod.MNISTModel("channels_last")
+    model(tf.zeros([1, 784]), training=False)
+    new_prefix = tf.train.Checkpoint(model=model).save(str(d / "keras_new" / "ckpt"))
+    return prefix, {"weights_npz": str(d / "weights.npz"), "keras_new": new_prefix}
+
+
 def make(out: Path, kinds: list[str]) -> dict:
     import numpy as np
     import tensorflow as tf
@@ -251,6 +288,8 @@ def make(out: Path, kinds: list[str]) -> dict:
             ck = tf.train.Checkpoint(dense=tf.keras.layers.Dense(2), v=v, step=tf.Variable(5, dtype=tf.int64))
             ck.dense(tf.ones([1, 3]))
             prefix = ck.save(str(d / "ckpt"))
+        elif kind == "tfe_network":
+            prefix, extra = _tfe_network(d)
         else:
             raise SystemExit(f"unknown kind {kind}")
         reader = tf.train.load_checkpoint(prefix)

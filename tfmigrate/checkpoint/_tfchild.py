@@ -106,8 +106,44 @@ def cmd_variables(spec: str) -> dict[str, Any]:
     return {"ok": True, "model": info, "variables": variables}
 
 
+def _object_graph(ops: list[dict[str, Any]]) -> bytes:
+    """A serialized ``TrackableObjectGraph`` for the object-based keys the ops write
+    (``model/conv1/kernel/.ATTRIBUTES/VARIABLE_VALUE``: root -> ``model`` -> ``conv1`` -> ``kernel``,
+    whose attribute ``VARIABLE_VALUE`` is that key), so that ``tf.train.Checkpoint.restore``
+    matches them to the model's objects by path. Key segments are escaped as TF escapes local
+    names (``.S`` for ``/``, ``..`` for ``.``)."""
+    import re
+
+    from tensorflow.core.protobuf import trackable_object_graph_pb2
+
+    def unescape(part: str) -> str:
+        return re.sub(r"\.(S|\.)", lambda m: "/" if m.group(1) == "S" else ".", part)
+
+    graph = trackable_object_graph_pb2.TrackableObjectGraph()
+    graph.nodes.add()
+    ids: dict[tuple[str, ...], int] = {(): 0}
+    for op in sorted(ops, key=lambda o: o["new"]):
+        key = op["new"]
+        if "/.ATTRIBUTES/" not in key:
+            continue
+        path, attribute = key.split("/.ATTRIBUTES/", 1)
+        parts = tuple(path.split("/"))
+        for j in range(1, len(parts) + 1):
+            if parts[:j] not in ids:
+                ids[parts[:j]] = len(graph.nodes)
+                graph.nodes.add()
+                ref = graph.nodes[ids[parts[:j - 1]]].children.add()
+                ref.node_id = ids[parts[:j]]
+                ref.local_name = unescape(parts[j - 1])
+        attr = graph.nodes[ids[parts]].attributes.add()
+        attr.name = attribute
+        attr.checkpoint_key = key
+        attr.full_name = op["src"][0]
+    return graph.SerializeToString()
+
+
 def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
-    """Read ``source``; for each op ``{"new", "op": copy|add|diff_last, "src": [...]}`` compute the
+    """Read ``source``; for each op ``{"new", "op": copy|add|diff_last|const|object_graph, "src": [...]}`` compute the
     tensor; write ``out_dir/model.ckpt-STEP`` with SaveV2; read it back and compare every tensor."""
     import numpy as np
     import tensorflow as tf
@@ -116,6 +152,12 @@ def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
     shapes = reader.get_variable_to_shape_map()
     values: dict[str, Any] = {}
     for op in request["ops"]:
+        if op["op"] == "object_graph":
+            values[op["new"]] = np.array(_object_graph(request["ops"]), dtype=object)
+            continue
+        if op["op"] == "const":
+            values[op["new"]] = np.asarray(op["value"], dtype=op["dtype"])
+            continue
         for src in op["src"]:
             if src not in shapes:
                 raise KeyError(f"{src} is not in {request['source']}")

@@ -13,6 +13,13 @@ Names, checked against the legacy TensorFlow sources:
   ``/bias``, ``dnn/logits/kernel`` + ``/bias``, slots ``<var>/t_0/Adagrad`` (partitioned: ``part_0``).
 * Estimator V2 (``tf.estimator`` in TF 2): the same model names, optimizer state under
   ``training/<Opt>/...`` (``training/Adagrad/<var>/accumulator``, ``training/SGD/learning_rate``...).
+* ``tf.contrib.eager`` 1.5–1.8 ``tfe.Network`` (``contrib/eager/python/network.py``): sub-layers are
+  scoped under the network's scope and renamed unique *within* the network by ``track_layer``
+  (``conv2d``, ``conv2d_1``, ``dense``, ``dense_1``... in creation order per layer type). An anonymous
+  network (``name=None`` or ``name=''``: ``_finalize_name`` tests ``not self._name``) is scoped by
+  the snake-cased class name (``mnist_model``). ``tfe.Saver(model.variables)`` writes the full names
+  ``mnist_model/conv2d/kernel`` (+ ``/Momentum``... slots); ``Network.save`` strips the network's
+  scope (``conv2d/kernel``). TF 1 graph programs using ``tf.layers`` write the same layer names.
 * Object-based (Keras ``save_weights``, ``tf.train.Checkpoint``): ``.../.ATTRIBUTES/VARIABLE_VALUE``
   keys, ``layer_with_weights-N/kernel``, ``optimizer/...``, ``_CHECKPOINTABLE_OBJECT_GRAPH``.
 """
@@ -27,6 +34,9 @@ OPTIMIZER_SLOTS = ("Adagrad", "Adam", "Adam_1", "Ftrl", "Ftrl_1", "Momentum", "R
                    "Adadelta", "Adadelta_1", "ProximalAdagrad", "AdagradDA", "AdagradDA_1")
 BOOKKEEPING = {"global_step", "learning_rate", "_CHECKPOINTABLE_OBJECT_GRAPH", "save_counter/.ATTRIBUTES/VARIABLE_VALUE"}
 _SLOT_RE = re.compile(r"/(?:t_\d+/|part_\d+/)?(?:%s)$" % "|".join(OPTIMIZER_SLOTS))
+# a tf.layers default-named layer's weight, optionally under network scopes: group "prefix" (with
+# its slash), "type" (conv2d, dense...), "i" (the uniquifying suffix; absent for the first), "w"
+TF_LAYERS_RE = re.compile(r"^(?P<prefix>(?:[^/]+/)*?)(?P<type>conv[123]d|dense)(?:_(?P<i>\d+))?/(?P<w>kernel|bias)$")
 _KERAS_OPT_RE = re.compile(r"(^|/)optimizer/|\.OPTIMIZER_SLOT/")
 
 WRITERS = {
@@ -35,6 +45,7 @@ WRITERS = {
     "contrib.learn-1.x": "contrib.learn 1.x",
     "estimator-v1": "Estimator V1",
     "estimator-v2": "Estimator V2",
+    "tfe-network": "tf.layers names (tfe.Network / tfe.Saver, or tf.layers in a TF 1 graph)",
     "object-based": "object-based (Keras / tf.train.Checkpoint)",
     "unknown": "unknown",
 }
@@ -73,6 +84,8 @@ def writer(names: Iterable[Any]) -> str:
         return "contrib.learn-0.9"
     if "centered_bias_weight" in s:
         return "contrib.learn-1.x"
+    if any(TF_LAYERS_RE.match(k) for k in keys):
+        return "tfe-network"
     if any(re.search(r"(^|/)(kernel|bias)$", k) for k in keys):
         # kernel/bias without slots: V1 and V2 look alike; V2 is the TF 2 default
         return "estimator-v2" if not any(kind(k) == "optimizer" for k in keys) else "estimator-v1"

@@ -53,9 +53,55 @@ class Structure:
         return self.layers[-1].kernel_shape[-1] if self.layers and self.layers[-1].role == "logits" else None
 
 
+# object-based keys of a layer's weights: ``model/conv1/kernel/.ATTRIBUTES/VARIABLE_VALUE``
+_OBJECT_RE = re.compile(r"^(?P<path>(?:[^/]+/)*?[^/]+)/(?P<w>kernel|bias)/\.ATTRIBUTES/VARIABLE_VALUE$")
+
+
+def _natural(text: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", text)]
+
+
+def _grouped_structure(era: str, variables: dict[str, list[int]], regex: re.Pattern[str], order: Any) -> Structure | None:
+    """Layers from weights named ``<layer path>/kernel|bias`` (``regex`` groups ``w`` and the path),
+    ordered by ``order(match)``; the last dense (2-D kernel) layer is the logits layer."""
+    found: dict[str, dict[str, Any]] = {}
+    for name in variables:
+        if m := regex.match(name):
+            path = name[: m.start("w")]
+            entry = found.setdefault(path, {"key": order(m)})
+            entry[m.group("w")] = name
+    layers = [e for e in found.values() if "kernel" in e]
+    if not layers:
+        return None
+    s = Structure(era)
+    for e in sorted(layers, key=lambda e: e["key"]):
+        b = e.get("bias")
+        s.layers.append(Layer(e["kernel"], variables[e["kernel"]], b, variables[b] if b else None, "hidden"))
+    dense = [layer for layer in s.layers if len(layer.kernel_shape) == 2]
+    if dense:
+        dense[-1].role = "logits"
+    used = {n for layer in s.layers for n in (layer.kernel, layer.bias) if n}
+    s.extras = {n: shp for n, shp in variables.items() if n not in used}
+    return s
+
+
+def _tf_layers_order(m: re.Match[str]) -> tuple[Any, ...]:
+    # within a network, conv layers feed dense layers in every tfe.Network/tf.layers model we pair;
+    # the suffix (none, _1, _2...) is the creation order of that layer type
+    return (m.group("prefix"), 1 if m.group("type") == "dense" else 0, m.group("type"), int(m.group("i") or 0))
+
+
+def _object_order(m: re.Match[str]) -> list[Any]:
+    return _natural(m.group("path"))
+
+
 def structure(variables: dict[str, list[int]]) -> Structure | None:
     """The dense-layer structure of ``{name: shape}`` (model tensors only), or None if no era fits."""
     best: Structure | None = None
+    for era, regex, order in (("tfe-network", classify.TF_LAYERS_RE, _tf_layers_order), ("object-based", _OBJECT_RE, _object_order)):
+        s = _grouped_structure(era, variables, regex, order)
+        if s is not None and (best is None or len(s.layers) > len(best.layers)):
+            best = s
     for era, (hk, hb, lk, lb) in ERAS.items():
         kernels: dict[int, str] = {}
         biases: dict[int, str] = {}
@@ -81,9 +127,31 @@ def structure(variables: dict[str, list[int]]) -> Structure | None:
             s.layers[-1].role = "logits"
         used = {n for layer in s.layers for n in (layer.kernel, layer.bias) if n}
         s.extras = {n: shp for n, shp in variables.items() if n not in used}
-        if best is None or len(s.layers) > len(best.layers):
+        if best is None or len(s.layers) > len(best.layers) or (len(s.layers) == len(best.layers) and best.era in ("tfe-network", "object-based")):
             best = s
     return best
+
+
+def _align(src: Structure, dst: Structure, notes: list[str]) -> Structure:
+    """``dst`` with its layers reordered to pair with ``src`` layer by layer: layers pair only with
+    layers of the same kind (kernel rank: conv2d with conv2d, dense with dense), in order within a
+    kind; where order gives a shape mismatch and shapes pair the layers one way only, by shape."""
+    kinds = lambda s: sorted(len(layer.kernel_shape) for layer in s.layers)  # noqa: E731
+    if kinds(src) != kinds(dst):
+        return dst
+    out = Structure(dst.era, [], dst.extras)
+    for rank in sorted({len(layer.kernel_shape) for layer in src.layers}):
+        a = [layer for layer in src.layers if len(layer.kernel_shape) == rank]
+        b = [layer for layer in dst.layers if len(layer.kernel_shape) == rank]
+        if any(x.kernel_shape != y.kernel_shape for x, y in zip(a, b)):
+            by_shape = [[y for y in b if y.kernel_shape == x.kernel_shape] for x in a]
+            if all(len(c) == 1 for c in by_shape) and len({id(c[0]) for c in by_shape}) == len(b):
+                notes.append(f"{rank}-D kernels paired by shape, not by order: " + ", ".join(f"{x.kernel} -> {c[0].kernel}" for x, c in zip(a, by_shape)))
+                b = [c[0] for c in by_shape]
+        for x, y in zip(a, b):
+            out.layers.append((src.layers.index(x), y))  # type: ignore[arg-type]
+    out.layers = [y for _, y in sorted(out.layers, key=lambda t: t[0])]  # type: ignore[index, misc]
+    return out
 
 
 V2_NAMES = {"hidden": ("dnn/hiddenlayer_{i}/kernel", "dnn/hiddenlayer_{i}/bias"), "logits": ("dnn/logits/kernel", "dnn/logits/bias")}
@@ -132,6 +200,8 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
         else:
             dst = structure({n: s for n, s in target_vars.items() if classify.kind(n) == "model"}) or Structure("none")
         dst_names = set(target_vars)
+        if src.era in ("tfe-network", "object-based") or dst.era in ("tfe-network", "object-based"):
+            dst = _align(src, dst, p.notes)
         if len(src.layers) != len(dst.layers):
             p.notes.append(f"the checkpoint has {len(src.layers)} dense layers, the model {len(dst.layers)}: layers cannot be paired by order")
             for layer in src.layers:
@@ -175,9 +245,13 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
                     p.not_carried[name] = "tf.estimator has no centered bias"
             else:
                 p.not_carried[name] = "the model has no such variable"
+    object_target = any(n.endswith("/.ATTRIBUTES/VARIABLE_VALUE") for n in dst_names)
     for name in ckpt_vars:
         k = classify.kind(name)
         if name in p.name_map or name in p.not_carried:
+            continue
+        if object_target and k == "bookkeeping" and name not in dst_names:
+            p.not_carried[name] = "the object-based model has no such variable (tf.train.Checkpoint counts saves in save_counter)"
             continue
         if k == "bookkeeping":
             if name in dst_names:
@@ -194,4 +268,14 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
                 p.ops.append({"new": name, "op": "copy", "src": [name]})
             else:
                 p.not_carried[name] = "optimizer state: slots of another optimizer/era cannot be carried (warm-start instead)"
+    carried = [o for o in p.ops if o["new"].endswith("/.ATTRIBUTES/VARIABLE_VALUE")]
+    if carried and "_CHECKPOINTABLE_OBJECT_GRAPH" in dst_names and "_CHECKPOINTABLE_OBJECT_GRAPH" not in ckpt_vars:
+        # tf.train.Checkpoint.restore finds values through the object graph: write one for the carried
+        # keys (first, so that a report's {src: new} map keeps the weight's own pairing)
+        counter = "save_counter/.ATTRIBUTES/VARIABLE_VALUE"
+        if counter in dst_names and counter not in ckpt_vars:  # else assert_existing_objects_matched() fails on it
+            p.ops.insert(0, {"new": counter, "op": "const", "value": 0, "dtype": "int64", "src": [carried[0]["src"][0]]})
+        p.ops.insert(0, {"new": "_CHECKPOINTABLE_OBJECT_GRAPH", "op": "object_graph", "src": [carried[0]["src"][0]]})
+        p.notes.append("an object graph (_CHECKPOINTABLE_OBJECT_GRAPH) and save_counter = 0 are written for the carried keys, "
+                       "so tf.train.Checkpoint(model=...).restore finds them")
     return p
