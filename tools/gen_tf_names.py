@@ -187,6 +187,12 @@ def main() -> int:
             continue
         if rel in v2:
             semantics.append(rel)
+    # Changed signatures TF's upgrader handles with an argument rewrite, not a rename, so its
+    # renames table does not list them: in TF1 code the 2nd positional argument of nn.dropout is
+    # keep_prob (keep 20% for 0.2); TF 2's nn.dropout reads it as rate (drop 20%).
+    for rel in ("nn.dropout",):
+        if rel in v1 and rel in v2 and rel not in semantics:
+            semantics.append(rel)
 
     # Replacements for names that exist in neither namespace, from TF's own upgrade tables.
     replacements: dict[str, str] = {}

@@ -520,6 +520,7 @@ class CompatV1Renames(FamilyTransform):
     def _pin_changed_names(self, module: cst.Module) -> cst.Module:
         """TFM504: in TF1 graph-mode code, names whose 2.x object differs go to tf.compat.v1."""
         if not self.graph_mode or self.eager_program or not self.pinned:
+            self._flag_ambiguous_dropout()
             return module
         replace: dict[int, cst.CSTNode] = {}
         for original, updated, rel, base, base_rel in self.pinned:
@@ -530,6 +531,24 @@ class CompatV1Renames(FamilyTransform):
             if self.fix(original, "TFM504", message):
                 replace[id(updated)] = self._to_compat_v1(updated, base, base_rel)
         return module.visit(_Replace(replace)) if replace else module
+
+    def _flag_ambiguous_dropout(self) -> None:
+        """Outside provable TF1 graph code a rewrite could break TF 2 code: say what to check."""
+        for original, _updated, rel, _base, _base_rel in self.pinned:
+            if rel != "nn.dropout":
+                continue
+            call = self.get_metadata(ParentNodeProvider, original, None)
+            if not isinstance(call, cst.Call) or call.func is not original:
+                continue
+            positional = [a for a in call.args if a.keyword is None and not a.star]
+            if len(positional) >= 2 or any(a.keyword and a.keyword.value == "keep_prob" for a in call.args):
+                self.flag(
+                    original,
+                    "TFM504",
+                    "tf.nn.dropout's second argument is keep_prob in TF 1.x (0.2 keeps 20% of the units) but "
+                    "rate in TF 2.15 (0.2 drops 20%): if this is TF1 code, write tf.compat.v1.nn.dropout(x, "
+                    "keep_prob=...) or tf.nn.dropout(x, rate=1 - keep_prob)",
+                )
 
     def _finish(self, module: cst.Module) -> cst.Module:
         if self.need_tf_import:
