@@ -121,7 +121,8 @@ def test_convert_writes_an_object_based_checkpoint(made: dict) -> None:
     assert data["writer"] == "object-based"
     got = {v["name"]: v["shape"] for v in data["variables"]}
     assert got["model/fc1/kernel/.ATTRIBUTES/VARIABLE_VALUE"] == [1024, 1024]
-    assert "_CHECKPOINTABLE_OBJECT_GRAPH" in got
+    assert "_CHECKPOINTABLE_OBJECT_GRAPH" in got and got["save_counter/.ATTRIBUTES/VARIABLE_VALUE"] == []
+    assert conv["diff"]["compatible"] is True, conv["diff"]["verdict"]
 
 
 def test_restored_keras_model_computes_the_legacy_forward_pass(made: dict) -> None:
