@@ -117,8 +117,9 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
         what = (f"raises NotFoundError at restore: the checkpoint was written by {classify.WRITERS.get(writer, writer)} "
                 f"with other names (e.g. {next(iter(name_map))} for {name_map[next(iter(name_map))]})")
         bad = [p for p in shape_bad if p["kind"] == "model"]
-        if bad or missing:
-            what += f"; even renamed, {len(bad) + len(missing)} model weight(s) do not fit"
+        lost = [p for p in missing if p["kind"] == "model"]  # bookkeeping (save_counter, object graph) is rewritten
+        if bad or lost:
+            what += f"; even renamed, {len(bad) + len(lost)} model weight(s) do not fit"
             remedy = "`tfmigrate ckpt convert` what fits, then " + warm
         else:
             remedy = (f"`tfmigrate ckpt convert {checkpoint} OUT --map auto --model MODEL`, then point the model at OUT "
