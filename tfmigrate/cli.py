@@ -148,7 +148,6 @@ def rewrite(
 ) -> None:
     """Rewrite legacy TensorFlow code in PATHS (files or directories; default: .)."""
     from tfmigrate.codemod.engine import Options, default_jobs
-    from tfmigrate.report import console as view
 
     if show_diff and check:
         raise click.UsageError("--diff and --check are exclusive")

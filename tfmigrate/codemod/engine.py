@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import libcst as cst
 from libcst.codemod import CodemodContext
@@ -31,7 +32,7 @@ from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import RawFinding, suppressions
 from tfmigrate.report.model import FileResult, Finding, Report
 
-Mode = str  # "check" | "diff" | "write"
+Mode = Literal["check", "diff", "write"]
 _PY2 = re.compile(
     r"^\s*(print\s+[^\s(=]|print\s*$|exec\s+[\"'\w]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)|`|<>|\b0[0-7]+\b|\b\d+L\b|ur[\"']"
 )

@@ -72,10 +72,6 @@ class Rule:
     catch_all: bool = False  # reports only what no other rule reported on the same line
     examples: tuple[Example, ...] = ()
 
-    @property
-    def url(self) -> str:
-        return f"https://tfmigrate.invalid/rules/{self.id}"
-
 
 @dataclass(frozen=True)
 class Family:
@@ -100,12 +96,6 @@ class Family:
 class Catalog:
     families: tuple[Family, ...]
     rules: dict[str, Rule] = field(default_factory=dict)
-
-    def family_of(self, rule_id: str) -> Family:
-        for family in self.families:
-            if rule_id.startswith(family.prefix):
-                return family
-        raise KeyError(rule_id)
 
     def selected(self, select: tuple[str, ...] | None, ignore: tuple[str, ...] = ()) -> frozenset[str]:
         """Rule ids enabled by --select/--ignore (ids or prefixes such as ``TFM1``)."""

@@ -19,7 +19,7 @@ def render(report: Report) -> str:
         f"(**{s['fixed']}** fixed, **{s['manual']}** need manual work) · **{s['errors']}** errors"
     )
     out.append("")
-    errors = [r for r in report.files if r.status == "error"] 
+    errors = [r for r in report.files if r.status == "error"]
     if errors or report.errors:
         out += ["### Errors", ""]
         out += [f"- `{r.error}`" for r in errors] + [f"- `{e}`" for e in report.errors]

@@ -74,9 +74,7 @@ class Report:
             "tool": "tfmigrate",
             "version": __version__,
             "files": [{"path": r.path, "status": r.status, "error": r.error} for r in self.files],
-            "findings": [
-                {k: v for k, v in asdict(f).items()} for f in self.findings
-            ],
+            "findings": [asdict(f) for f in self.findings],
             "summary": self.summary(),
         }
         if self.checkpoints:
