@@ -30,6 +30,7 @@ from libcst.metadata import MetadataWrapper
 from tfmigrate.codemod.files import SourceError, discover, display_path, read_source, write_atomic
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import RawFinding, suppressions
+from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.report.model import FileResult, Finding, Report
 
 Mode = Literal["check", "diff", "write"]
@@ -194,9 +195,9 @@ def rewrite_source(
     original_code = module.code
     staged: list[tuple[RawFinding, str]] = []
     current, current_code, current_bytes = module, original_code, data
-    # A freshly parsed tree holds each node once, so its wrapper need not copy it; the wrapper
-    # (and the metadata it caches) is shared by the families until one of them changes the tree.
-    wrapper: MetadataWrapper | None = MetadataWrapper(module, unsafe_skip_copy=True)
+    # The wrapper (with the metadata it caches) and the index are shared by the families until
+    # one of them changes the tree; both are made only when a family will use them.
+    prepared: tuple[MetadataWrapper, TreeIndex] | None = None
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):
@@ -205,10 +206,10 @@ def rewrite_source(
         transform = family.load_transform()(
             CodemodContext(filename=path), family_rules, suppressions(current_code), sink
         )
-        if wrapper is None:  # made only when a family will use it: transforms may share nodes, so copy
-            wrapper = MetadataWrapper(current)
+        if prepared is None:
+            current, prepared = _prepare(current)
         try:
-            new = transform.apply(wrapper)
+            new = transform.apply(*prepared)
         except (RecursionError, MemoryError):
             raise SourceError(path, "cannot rewrite: the code is nested too deeply; file left unchanged") from None
         except Exception as exc:  # a bug of ours must cost one file, never the run or the user's code
@@ -225,7 +226,7 @@ def rewrite_source(
         if new_code != current_code:
             current, current_code = new, new_code
             current_bytes = current.bytes
-            wrapper = None
+            prepared = None
     new_bytes = current_bytes if current is not module else data
     if new_bytes != data:
         try:
@@ -241,6 +242,18 @@ def rewrite_source(
         new_findings=[f for f, k in zip(new_findings, keep) if k],
         encoding=module.encoding,
     )
+
+
+def _prepare(tree: cst.Module) -> tuple[cst.Module, tuple[MetadataWrapper, TreeIndex]]:
+    """The tree (copied only if a transform left one node object in two places), its wrapper, its index.
+
+    libcst's wrapper copies every tree so that node identity is unique; the index sees whether it
+    already is (a fresh parse always is), which saves the copy nearly every time."""
+    index = TreeIndex.of(tree)
+    if index.shared:
+        tree = tree.deep_clone()
+        index = TreeIndex.of(tree)
+    return tree, (MetadataWrapper(tree, unsafe_skip_copy=True), index)
 
 
 def _not_covered(findings: list[RawFinding], catalog: Catalog) -> list[bool]:

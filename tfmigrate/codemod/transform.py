@@ -11,8 +11,10 @@ selection and ``# tfmigrate: ignore[...]`` comments, so a transform only decides
                 return updated.with_changes(func=...)
         return updated
 
-Import bookkeeping uses libcst's ``AddImportsVisitor`` / ``RemoveImportsVisitor`` through
-``self.context``; the engine runs them after the transform (``VisitorBasedCodemodCommand``).
+Import bookkeeping goes through ``self.imports`` (:class:`~tfmigrate.codemod.imports.ImportEdits`),
+applied after the transform. Parents and imported names come from one cheap walk of the tree
+(:class:`~tfmigrate.codemod.tree.TreeIndex`), shared by the families while the tree is unchanged;
+libcst's scope analysis runs only for the questions that need it.
 """
 
 from __future__ import annotations
@@ -24,14 +26,18 @@ from typing import Any, ClassVar
 import libcst as cst
 from libcst._metadata_dependent import _UNDEFINED_DEFAULT, LazyValue
 from libcst.codemod import Codemod, CodemodContext, VisitorBasedCodemodCommand
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
+from libcst.helpers import get_full_name_for_node
 from libcst.metadata import (
     MetadataWrapper,
+    ParentNodeProvider,
     PositionProvider,
     QualifiedName,
     QualifiedNameProvider,
     QualifiedNameSource,
 )
+
+from tfmigrate.codemod.imports import ImportEdits
+from tfmigrate.codemod.tree import TreeIndex
 
 _SUPPRESS = re.compile(r"#\s*tfmigrate:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?")
 ALL = "*"
@@ -94,6 +100,8 @@ class FamilyTransform(VisitorBasedCodemodCommand):
         self.enabled_rules = enabled
         self._suppressed = suppressed
         self._sink = sink
+        self.imports = ImportEdits()
+        self.index = TreeIndex()
 
     on_visit = cst.CSTTransformer.on_visit
     on_leave = cst.CSTTransformer.on_leave
@@ -101,17 +109,26 @@ class FamilyTransform(VisitorBasedCodemodCommand):
     on_leave_attribute = cst.CSTTransformer.on_leave_attribute
 
     # --- running -------------------------------------------------------------------------------
-    def apply(self, wrapper: MetadataWrapper) -> cst.Module:
-        """Transform ``wrapper.module``; then add/remove the imports the transform asked for."""
+    def apply(self, wrapper: MetadataWrapper, index: TreeIndex | None = None) -> cst.Module:
+        """Transform ``wrapper.module``; then add/remove the imports the transform asked for.
+
+        ``index`` must describe ``wrapper.module`` (the engine shares one between families)."""
         self.context = replace(self.context, wrapper=wrapper)
         self.metadata = {}
+        self.index = index or TreeIndex.of(wrapper.module)
         tree = wrapper.module.visit(self)
-        for key, visitor in ((AddImportsVisitor.CONTEXT_KEY, AddImportsVisitor), (RemoveImportsVisitor.CONTEXT_KEY, RemoveImportsVisitor)):
-            if self.context.scratch.get(key):
-                tree = visitor(self.context).transform_module(tree)
-        return tree
+        return self.imports.apply(tree) if self.imports else tree
+
+    def remove_imports_of(self, node: cst.CSTNode) -> None:
+        """Drop the imports ``node`` (of the tree being transformed) reads, if unused afterwards."""
+        self.imports.remove_by_node(node, self.index)
 
     def get_metadata(self, key: Any, node: cst.CSTNode, default: Any = _UNDEFINED_DEFAULT) -> Any:
+        if key is ParentNodeProvider:  # from the index: a twelfth of libcst's cost
+            parent = self.index.parents.get(node)
+            if parent is None and default is _UNDEFINED_DEFAULT:
+                raise KeyError(node)
+            return default if parent is None else parent
         table = self.metadata.get(key)
         if table is None:
             wrapper = self.context.wrapper
@@ -155,6 +172,34 @@ class FamilyTransform(VisitorBasedCodemodCommand):
             return set()
 
     def qualified_name(self, node: cst.CSTNode) -> str | None:
-        """The dotted name an expression refers to through an import (``tensorflow.train.Saver``)."""
+        """The dotted name an expression refers to through an import (``tensorflow.train.Saver``).
+
+        Answered from the import table when the chain's first name means the same everywhere in
+        the module (the common case), else by libcst's scope analysis. Nodes the transform made
+        (not in the tree it was given) have no name, either way."""
+        index = self.index
+        parent = index.parents.get(node)
+        if parent is not None:
+            if _not_a_read(node, parent):
+                return None
+            name = get_full_name_for_node(node)  # as libcst names it: `tf.Graph().x` -> tf.Graph.x
+            if name is None:
+                return None
+            head = name.partition(".")[0]
+            if not index.binds_by_import(head):
+                return None
+            if index.resolvable(head) and not _in_import(parent, index):
+                return index.qualified_name(name)
         names = {q.name for q in self.qualified_names(node) if q.source == QualifiedNameSource.IMPORT}
         return names.pop() if len(names) == 1 else None
+
+
+def _not_a_read(node: cst.CSTNode, parent: cst.CSTNode) -> bool:
+    """An attribute's name (``x.tf``) or a keyword (``f(tf=1)``) reads no variable."""
+    return (isinstance(parent, cst.Attribute) and parent.attr is node) or (isinstance(parent, cst.Arg) and parent.keyword is node)
+
+
+def _in_import(parent: cst.CSTNode | None, index: TreeIndex) -> bool:
+    while isinstance(parent, cst.Attribute):
+        parent = index.parents.get(parent)
+    return isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.AsName))

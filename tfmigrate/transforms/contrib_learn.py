@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
@@ -219,7 +218,7 @@ class ContribLearnTransform(FamilyTransform):
         return legacy_name(self.qualified_name(node))
 
     def drop_import_of(self, node: cst.CSTNode) -> None:
-        RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+        self.remove_imports_of(node)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
@@ -257,9 +256,9 @@ class ContribLearnTransform(FamilyTransform):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self._need_tf_import:
             if self._tf == "tensorflow":
-                AddImportsVisitor.add_needed_import(self.context, "tensorflow")
+                self.imports.add("tensorflow")
             else:
-                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+                self.imports.add("tensorflow", asname="tf")
         return updated
 
     def function(self, expr: cst.BaseExpression) -> cst.FunctionDef | None:
@@ -905,7 +904,7 @@ class ContribLearnTransform(FamilyTransform):
                     "tf.compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(<vocabulary size>)) "
                     "and run tfmigrate again",
                 )
-            AddImportsVisitor.add_needed_import(self.context, "math")
+            self.imports.add("math")
             args.append(_new_arg("initializer", self.tf(
                 f"compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt({size}))")))
             message += ("; the legacy initializer truncated_normal(stddev=1/sqrt(vocabulary size)) is written out: "

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
@@ -404,9 +403,9 @@ class EagerTransform(FamilyTransform):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self.changed:
             if self.add_tf_import:
-                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname=self.tf)
+                self.imports.add("tensorflow", asname=self.tf)
             for module, name, asname in self.imports_to_drop:
-                RemoveImportsVisitor.remove_unused_import(self.context, module, name, asname)
+                self.imports.remove(module, name, asname)
         return updated
 
     def visit_Import(self, node: cst.Import) -> bool:

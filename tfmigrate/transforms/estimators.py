@@ -18,7 +18,6 @@ import re
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import GlobalScope, ParentNodeProvider, PositionProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
@@ -265,9 +264,9 @@ class EstimatorTransform(FamilyTransform):
         # 5. imports
         if self.changed:
             if self.need_tf:
-                AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+                self.imports.add("tensorflow", asname="tf")
             if self.need_np:
-                AddImportsVisitor.add_needed_import(self.context, "numpy", asname="np")
+                self.imports.add("numpy", asname="np")
             for imp in imports:
                 self._drop_legacy_import(imp)
 
@@ -1149,8 +1148,7 @@ class EstimatorTransform(FamilyTransform):
             for alias in node.names:
                 name = _code(alias.name)
                 if name.startswith(_LEGACY_MODULES):
-                    RemoveImportsVisitor.remove_unused_import(
-                        self.context, name, asname=alias.asname.name.value if alias.asname else None
+                    self.imports.remove(name, asname=alias.asname.name.value if alias.asname else None
                     )
         elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
             module = _code(node.module)
@@ -1159,8 +1157,7 @@ class EstimatorTransform(FamilyTransform):
             for alias in node.names:
                 full = f"{module}.{_code(alias.name)}"
                 if module.startswith(_LEGACY_MODULES) or full.startswith(_LEGACY_MODULES):
-                    RemoveImportsVisitor.remove_unused_import(
-                        self.context, module, _code(alias.name), alias.asname.name.value if alias.asname else None
+                    self.imports.remove(module, _code(alias.name), alias.asname.name.value if alias.asname else None
                     )
 
     # --- applying the plan ------------------------------------------------------------------------

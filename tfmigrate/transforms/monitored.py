@@ -32,7 +32,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
@@ -477,10 +476,10 @@ class MonitoredSessionTransform(FamilyTransform):
 
     def _import_tensorflow(self) -> str:
         if "tf" not in self._names:
-            AddImportsVisitor.add_needed_import(self.context, "tensorflow", asname="tf")
+            self.imports.add("tensorflow", asname="tf")
             self._alias = "tf"
         else:
-            AddImportsVisitor.add_needed_import(self.context, "tensorflow")
+            self.imports.add("tensorflow")
             self._alias = "tensorflow"
         return self._alias
 
@@ -908,9 +907,9 @@ class MonitoredSessionTransform(FamilyTransform):
         if iterator_index is not None:
             dropped.append(body[iterator_index])
         for node in dropped:
-            RemoveImportsVisitor.remove_unused_import_by_node(self.context, node)
+            self.remove_imports_of(node)
         if stop is not None:
-            RemoveImportsVisitor.remove_unused_import_by_node(self.context, stop.call)
+            self.remove_imports_of(stop.call)
         return Plan(
             mts=mts,
             owner=owner,
@@ -1227,7 +1226,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 return updated
             hook = HOOK_NAMES[name]
             if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
-                RemoveImportsVisitor.remove_unused_import(self.context, "tensorflow.train", hook)
+                self.imports.remove("tensorflow.train", hook)
                 return cst.parse_expression(f"{self.tf}.estimator.{hook}")
         return updated
 
@@ -1243,6 +1242,6 @@ class MonitoredSessionTransform(FamilyTransform):
             f"tf.summary.{op} in TF1 graph code is the v1 summary op: in TF 2.15 it is tf.compat.v1.summary.{op} "
             f"(tf.summary.{op} is the v2 op, which writes nothing in an Estimator or MonitoredTrainingSession graph)",
         ):
-            RemoveImportsVisitor.remove_unused_import_by_node(self.context, original.func)
+            self.remove_imports_of(original.func)
             return updated.with_changes(func=cst.parse_expression(f"{self.compat_v1}.summary.{op}"))
         return updated

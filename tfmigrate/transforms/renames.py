@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import ClassVar
 
 import libcst as cst
-from libcst.codemod.visitors import AddImportsVisitor, RemoveImportsVisitor
 from libcst.helpers import get_full_name_for_node
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
@@ -443,7 +442,7 @@ class CompatV1Renames(FamilyTransform):
             removal = (module, obj, base.value if base.value != obj else None)
             if removal not in self.removals:  # once per import, not once per reference
                 self.removals.add(removal)
-                RemoveImportsVisitor.remove_unused_import(self.context, *removal)
+                self.imports.remove(*removal)
         return replace_base(updated, new_base)
 
     def _is_store_target(self, node: cst.CSTNode) -> bool:
@@ -552,7 +551,7 @@ class CompatV1Renames(FamilyTransform):
 
     def _finish(self, module: cst.Module) -> cst.Module:
         if self.need_tf_import:
-            AddImportsVisitor.add_needed_import(self.context, TF)
+            self.imports.add(TF)
         return module
 
     def _insert_index(self, original: cst.Module) -> int:

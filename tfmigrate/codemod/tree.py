@@ -1,0 +1,251 @@
+"""One cheap walk over a libcst tree: parents, import bindings and names bound otherwise.
+
+libcst's own providers are exact and general, and slow for our budget: its ParentNodeProvider
+alone costs twelve times this walk, and its scope analysis (behind qualified names) is the most
+expensive step of a rewrite. Rule families ask three questions over and over — "what contains this
+node", "which import does ``tf.train.Saver`` name", "is ``learn`` still used" — and this index
+answers them from one iterative walk over the dataclass fields, done once per tree.
+
+Qualified names come from the import table when that is unambiguous: every name an import binds
+is bound by imports only, each to one target, at module level. Anything else (an alias re-bound by
+an assignment or a parameter, an import inside a function, the same alias for two modules) is
+marked unresolved here, and callers fall back to libcst's exact scope analysis.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from functools import cache
+
+import libcst as cst
+
+_CST = cst.CSTNode
+_SEQUENCES = (list, tuple)
+
+
+@cache
+def _node_fields(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(kind))
+
+
+def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    for name in _node_fields(type(node)):
+        value = getattr(node, name)
+        if isinstance(value, _CST):
+            yield value
+        elif type(value) in _SEQUENCES:
+            for item in value:
+                if isinstance(item, _CST):
+                    yield item
+
+
+def dotted(node: cst.CSTNode | None) -> str | None:
+    """``a.b.c`` for a Name/Attribute chain, else None."""
+    parts = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _target_names(target: cst.CSTNode) -> Iterator[str]:
+    if isinstance(target, cst.Name):
+        yield target.value
+    elif isinstance(target, (cst.Tuple, cst.List)):
+        for element in target.elements:
+            yield from _target_names(element.value)
+    elif isinstance(target, cst.StarredElement):
+        yield from _target_names(target.value)
+
+
+@dataclasses.dataclass(frozen=True)
+class ImportBinding:
+    """``import a.b as c`` binds ``c`` to ``a.b``; ``import a.b`` binds ``a`` to ``a``."""
+
+    name: str
+    target: str
+    statement: cst.Import | cst.ImportFrom
+    alias: cst.ImportAlias
+
+
+class TreeIndex:
+    """Facts about one tree, from one walk. Build with :meth:`of`."""
+
+    def __init__(self) -> None:
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self.shared = False  # some node object appears twice: identity-keyed metadata would be wrong
+        self.imports: list[ImportBinding] = []
+        self.import_statements: list[cst.Import | cst.ImportFrom] = []
+        self.other_bindings: set[str] = set()  # names bound by anything but an import
+        self.nested_import_names: set[str] = set()  # names an import binds below module level
+        self.has_star_import = False
+        self._table: dict[str, str] | None = None
+        self._imported: set[str] | None = None
+
+    @classmethod
+    def of(cls, module: cst.Module) -> TreeIndex:
+        index = cls()
+        parents = index.parents
+        stack: list[cst.CSTNode] = [module]
+        pop, push = stack.pop, stack.append
+        while stack:
+            node = pop()
+            kind = type(node)
+            if kind is cst.Import or kind is cst.ImportFrom:
+                index._add_import(node, parents)
+            elif kind in _BINDERS:
+                for field in _BINDERS[kind]:
+                    value = getattr(node, field)
+                    targets = value if type(value) in _SEQUENCES else (value,)
+                    for target in targets:
+                        if isinstance(target, cst.NameItem):
+                            target = target.name
+                        if isinstance(target, _CST):
+                            index.other_bindings.update(_target_names(target))
+            elif kind is cst.AsName and type(parents.get(node)) is not cst.ImportAlias:
+                index.other_bindings.update(_target_names(node.name))
+            for field in _node_fields(kind):
+                value = getattr(node, field)
+                if isinstance(value, _CST):
+                    if value in parents:
+                        index.shared = True
+                    parents[value] = node
+                    push(value)
+                elif type(value) in _SEQUENCES:
+                    for item in value:
+                        if isinstance(item, _CST):
+                            if item in parents:
+                                index.shared = True
+                            parents[item] = node
+                            push(item)
+        return index
+
+    def _add_import(self, node: cst.Import | cst.ImportFrom, parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
+        self.import_statements.append(node)
+        line = parents.get(node)
+        at_module_level = isinstance(parents.get(line), cst.Module) if line is not None else False
+        if isinstance(node, cst.Import):
+            pairs = []
+            for alias in node.names:
+                full = dotted(alias.name) or ""
+                if alias.asname is not None:
+                    pairs.append((alias, _asname(alias), full))
+                else:
+                    head = full.split(".")[0]
+                    pairs.append((alias, head, head))
+        else:
+            if isinstance(node.names, cst.ImportStar):
+                self.has_star_import = True
+                return
+            module = dotted(node.module) if node.module is not None else None
+            if node.relative or module is None:
+                module = None
+            pairs = []
+            for alias in node.names:
+                name = dotted(alias.name) or ""
+                local = _asname(alias) if alias.asname is not None else name
+                pairs.append((alias, local, f"{module}.{name}" if module else ""))
+        for alias, local, target in pairs:
+            self.imports.append(ImportBinding(local, target, node, alias))
+            if not at_module_level:
+                self.nested_import_names.add(local)
+
+    # --- qualified names -------------------------------------------------------------------------
+    @property
+    def import_table(self) -> dict[str, str]:
+        """Local name -> dotted target, for the names whose meaning is the same everywhere."""
+        if self._table is None:
+            targets: dict[str, set[str]] = {}
+            for binding in self.imports:
+                targets.setdefault(binding.name, set()).add(binding.target)
+            self._table = {
+                name: next(iter(found))
+                for name, found in targets.items()
+                if len(found) == 1 and "" not in found and name not in self.other_bindings and name not in self.nested_import_names
+            }
+        return self._table
+
+    def binds_by_import(self, head: str) -> bool:
+        """Could ``head`` refer to an import anywhere (an import binds it, or a ``*`` import might)?"""
+        if self._imported is None:
+            self._imported = {b.name for b in self.imports}
+        return self.has_star_import or head in self._imported
+
+    def resolvable(self, head: str) -> bool:
+        """Can :meth:`qualified_name` answer for chains starting with ``head`` without scope analysis?
+
+        Yes when ``head`` is bound by imports only, all at module level and to one target, or when
+        nothing in the module binds it at all (then it names no import, e.g. a builtin)."""
+        if head in self.import_table:
+            return True
+        bound = head in self.other_bindings or any(b.name == head for b in self.imports)
+        return not bound and not self.has_star_import
+
+    def qualified_name(self, name: str) -> str | None:
+        """The imported dotted name the local dotted ``name`` refers to, or None (see :meth:`resolvable`)."""
+        head, _, rest = name.partition(".")
+        target = self.import_table.get(head)
+        if target is None:
+            return None
+        return f"{target}.{rest}" if rest else target
+
+    # --- references --------------------------------------------------------------------------------
+    def referenced_names(self, module: cst.Module) -> set[str]:
+        """Every name read somewhere in ``module`` outside import statements."""
+        found: set[str] = set()
+        stack: list[cst.CSTNode] = [module]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind is cst.Name:
+                found.add(node.value)
+                continue
+            if kind is cst.Import or kind is cst.ImportFrom:
+                continue
+            skip = _NOT_REFERENCES.get(kind, ())
+            for field in _node_fields(kind):
+                if field in skip:
+                    continue
+                value = getattr(node, field)
+                if isinstance(value, _CST):
+                    stack.append(value)
+                elif type(value) in _SEQUENCES:
+                    stack.extend(item for item in value if isinstance(item, _CST))
+        return found
+
+
+def _asname(alias: cst.ImportAlias) -> str:
+    return dotted(alias.asname.name) or "" if alias.asname is not None else ""
+
+
+# node type -> fields holding names it binds (assignment targets, definitions, parameters...)
+_BINDERS: dict[type, tuple[str, ...]] = {
+    cst.AssignTarget: ("target",),
+    cst.AnnAssign: ("target",),
+    cst.AugAssign: ("target",),
+    cst.For: ("target",),
+    cst.CompFor: ("target",),
+    cst.NamedExpr: ("target",),
+    cst.FunctionDef: ("name",),
+    cst.ClassDef: ("name",),
+    cst.Param: ("name",),
+    cst.Global: ("names",),
+    cst.Nonlocal: ("names",),
+    cst.Del: ("target",),
+    cst.MatchAs: ("name",),
+    cst.MatchStar: ("name",),
+    cst.MatchMapping: ("rest",),
+}
+
+# Name fields that are never a read of a variable
+_NOT_REFERENCES: dict[type, tuple[str, ...]] = {
+    cst.Attribute: ("attr",),
+    cst.Arg: ("keyword",),
+    cst.FunctionDef: ("name",),
+    cst.ClassDef: ("name",),
+    cst.Param: ("name",),
+}
