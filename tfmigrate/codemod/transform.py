@@ -19,6 +19,7 @@ libcst's scope analysis runs only for the questions that need it.
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -39,6 +40,7 @@ from libcst.metadata import (
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.tree import TreeIndex
 
+_BUILTINS = frozenset(dir(builtins))
 _SUPPRESS = re.compile(r"#\s*tfmigrate:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?")
 ALL = "*"
 
@@ -129,6 +131,9 @@ class FamilyTransform(VisitorBasedCodemodCommand):
             if parent is None and default is _UNDEFINED_DEFAULT:
                 raise KeyError(node)
             return default if parent is None else parent
+        if key is PositionProvider:  # the same ranges, a quarter of the cost
+            positions = self.index.positions
+            return positions[node] if default is _UNDEFINED_DEFAULT else positions.get(node, default)
         table = self.metadata.get(key)
         if table is None:
             wrapper = self.context.wrapper
@@ -170,6 +175,23 @@ class FamilyTransform(VisitorBasedCodemodCommand):
             return set(self.get_metadata(QualifiedNameProvider, node, set()))
         except KeyError:  # nodes created by this transform carry no metadata
             return set()
+
+    def is_builtin(self, node: cst.CSTNode) -> bool:
+        """Does the expression name a builtin (``len``, ``print``, ``str.join``)?"""
+        index = self.index
+        parent = index.parents.get(node)
+        if parent is not None and not _in_import(parent, index):
+            if _not_a_read(node, parent):
+                return False
+            name = get_full_name_for_node(node)
+            if name is None:
+                return False
+            head = name.partition(".")[0]
+            if head not in _BUILTINS:
+                return False
+            if not index.binds_by_import(head) and head not in index.other_bindings:
+                return True
+        return any(q.source == QualifiedNameSource.BUILTIN for q in self.qualified_names(node))
 
     def qualified_name(self, node: cst.CSTNode) -> str | None:
         """The dotted name an expression refers to through an import (``tensorflow.train.Saver``).

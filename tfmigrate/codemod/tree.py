@@ -20,6 +20,8 @@ from functools import cache
 
 import libcst as cst
 
+from tfmigrate.codemod.positions import Positions
+
 _CST = cst.CSTNode
 _SEQUENCES = (list, tuple)
 
@@ -75,7 +77,8 @@ class ImportBinding:
 class TreeIndex:
     """Facts about one tree, from one walk. Build with :meth:`of`."""
 
-    def __init__(self) -> None:
+    def __init__(self, module: cst.Module | None = None) -> None:
+        self.module = module
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
         self.shared = False  # some node object appears twice: identity-keyed metadata would be wrong
         self.imports: list[ImportBinding] = []
@@ -85,10 +88,11 @@ class TreeIndex:
         self.has_star_import = False
         self._table: dict[str, str] | None = None
         self._imported: set[str] | None = None
+        self._positions: Positions | None = None
 
     @classmethod
     def of(cls, module: cst.Module) -> TreeIndex:
-        index = cls()
+        index = cls(module)
         parents = index.parents
         stack: list[cst.CSTNode] = [module]
         pop, push = stack.pop, stack.append
@@ -153,6 +157,15 @@ class TreeIndex:
             self.imports.append(ImportBinding(local, target, node, alias))
             if not at_module_level:
                 self.nested_import_names.add(local)
+
+    @property
+    def positions(self) -> Positions:
+        """Every node's position (as libcst's PositionProvider), computed on first use."""
+        if self._positions is None:
+            if self.module is None:
+                raise KeyError("no module indexed")
+            self._positions = Positions(self.module)
+        return self._positions
 
     # --- qualified names -------------------------------------------------------------------------
     @property

@@ -13,6 +13,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
+from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
 
 _LEARN = "tensorflow.contrib.learn"
@@ -223,13 +224,17 @@ class ContribLearnTransform(FamilyTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
         self._tf = self._tensorflow_alias(node)
-        for found in m.findall(node, m.FunctionDef()):
-            self._functions.setdefault(found.name.value, []).append(found)
-        for found in m.findall(node, m.Assign(targets=[m.AssignTarget(target=m.Name())])):
-            self._target_values[found.targets[0].target] = found.value
-            if isinstance(found.value, cst.Call) and self.legacy(found.value.func) == "learn.Estimator":
-                self._estimator_targets[found.targets[0].target] = found.value
-        for call in m.findall(node, m.Call()):
+        calls = []
+        for found in iter_nodes(node):
+            if isinstance(found, cst.Call):
+                calls.append(found)
+            elif isinstance(found, cst.FunctionDef):
+                self._functions.setdefault(found.name.value, []).append(found)
+            elif isinstance(found, cst.Assign) and len(found.targets) == 1 and isinstance(found.targets[0].target, cst.Name):
+                self._target_values[found.targets[0].target] = found.value
+                if isinstance(found.value, cst.Call) and self.legacy(found.value.func) == "learn.Estimator":
+                    self._estimator_targets[found.targets[0].target] = found.value
+        for call in calls:
             if self.legacy(call.func) == "learn.learn_runner.run":
                 self._plan_runner(call)
         return True
@@ -286,7 +291,7 @@ class ContribLearnTransform(FamilyTransform):
             def visit_Return(self, node: cst.Return) -> None:
                 found.append(node)
 
-        fn.visit(Visitor())
+        walk(fn, Visitor())
         return found
 
     # --- dispatch ------------------------------------------------------------------------------

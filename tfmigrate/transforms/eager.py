@@ -17,6 +17,7 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
+from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
 _TFE_PREFIXES = (
@@ -333,7 +334,7 @@ class EagerTransform(FamilyTransform):
     # --- module scan ---------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         collect = _Collect()
-        node.visit(collect)
+        walk(node, collect)
         self.names_in_use = set(collect.names)
         self.tf = None
         self.eager = False

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import GlobalScope, ParentNodeProvider, PositionProvider, ScopeProvider
 
+from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
@@ -213,7 +214,7 @@ class EstimatorTransform(FamilyTransform):
             def visit_ImportFrom(self, n: cst.ImportFrom) -> None:
                 imports.append(n)
 
-        node.visit(Collect())
+        walk(node, Collect())
         self.ests: list[Est] = []
         self.by_key: dict[tuple, list[Est]] = {}
         self.by_call: dict[cst.Call, Est] = {}

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
+from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
 
@@ -171,7 +172,7 @@ def all_names(module: cst.Module) -> set[str]:
         def visit_Name(self, node: cst.Name) -> None:
             names.add(node.value)
 
-    module.visit(_V())
+    walk(module, _V())
     return names
 
 
@@ -208,7 +209,7 @@ class NameUse(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value)
         else:
-            target.visit(self)
+            walk(target, self)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         self._bind_target(node.target)
@@ -218,29 +219,29 @@ class NameUse(cst.CSTVisitor):
         self._bind_target(node.target)
         if isinstance(node.target, cst.Name):
             self.reads.add(node.target.value)
-        node.value.visit(self)
+        walk(node.value, self)
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._bind_target(node.target)
         if node.value is not None:
-            node.value.visit(self)
+            walk(node.value, self)
         return False
 
     def visit_For(self, node: cst.For) -> bool:
         self._bind_target(node.target)
-        node.iter.visit(self)
-        node.body.visit(self)
+        walk(node.iter, self)
+        walk(node.body, self)
         if node.orelse:
-            node.orelse.visit(self)
+            walk(node.orelse, self)
         return False
 
     def visit_CompFor(self, node: cst.CompFor) -> bool:
-        node.iter.visit(self)
+        walk(node.iter, self)
         for cond in node.ifs:
-            cond.visit(self)
+            walk(cond, self)
         if node.inner_for_in:
-            node.inner_for_in.visit(self)
+            walk(node.inner_for_in, self)
         return False
 
     def visit_AsName(self, node: cst.AsName) -> bool:
@@ -248,39 +249,39 @@ class NameUse(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
+        walk(node.value, self)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
+        walk(node.value, self)
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            node.default.visit(self)
+            walk(node.default, self)
         return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.binds.add(node.name.value)
         for deco in node.decorators:
-            deco.visit(self)
-        node.params.visit(self)
+            walk(deco, self)
+        walk(node.params, self)
         self._depth += 1
-        node.body.visit(self)
+        walk(node.body, self)
         self._depth -= 1
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._depth += 1
-        node.body.visit(self)
+        walk(node.body, self)
         self._depth -= 1
         return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.binds.add(node.name.value)
         for base in node.bases:
-            base.visit(self)
-        node.body.visit(self)
+            walk(base, self)
+        walk(node.body, self)
         return False
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -318,7 +319,7 @@ class NameUse(cst.CSTVisitor):
 def uses(nodes: Iterable[cst.CSTNode], exclude: Iterable[cst.CSTNode] = ()) -> NameUse:
     visitor = NameUse(exclude)
     for node in nodes:
-        node.visit(visitor)
+        walk(node, visitor)
     return visitor
 
 
@@ -471,7 +472,7 @@ class MonitoredSessionTransform(FamilyTransform):
                     if name and name.startswith("tensorflow.") and not name.startswith(EAGER_OR_KERAS):
                         found.append(name)
 
-        module.visit(_V())
+        walk(module, _V())
         return bool(found)
 
     def _import_tensorflow(self) -> str:
@@ -560,7 +561,7 @@ class MonitoredSessionTransform(FamilyTransform):
             def visit_Assign(self, node: cst.Assign) -> None:
                 assigns.append(node)
 
-        body.visit(_V())
+        walk(body, _V())
         names: set[str] = set()
         changed = True
         while changed:
@@ -940,7 +941,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 if outer.qn(call.func) in qname:
                     found.append(call)
 
-        node.visit(_V())
+        walk(node, _V())
         return found
 
     def _stops_in(self, stmt: cst.BaseStatement, index: int, hooks_name: str | None) -> list[StopStep]:
@@ -1018,7 +1019,7 @@ class MonitoredSessionTransform(FamilyTransform):
             def visit_Name(self, n: cst.Name) -> None:
                 found.append(n.value)
 
-        node.visit(_V())
+        walk(node, _V())
         return found
 
     # --- code generation --------------------------------------------------------------------------
@@ -1197,7 +1198,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == expr.value:
                     found.append(node.value)
 
-        scope.visit(_V())
+        walk(scope, _V())
         return found[0] if len(found) == 1 else expr
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:

@@ -25,8 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import PositionProvider, QualifiedNameSource
+from libcst.metadata import PositionProvider
 
+from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
 TF1 = ("tensorflow.", "tensorflow.compat.v1.")
@@ -143,7 +144,7 @@ class SaverTraps(FamilyTransform):
                 if isinstance(node.target, cst.Name):
                     counts[node.target.value] = counts.get(node.target.value, 0) + 1
 
-        module.visit(_V())
+        walk(module, _V())
         for stmt in module.body:
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
                 assign = stmt.body[0]
@@ -156,9 +157,6 @@ class SaverTraps(FamilyTransform):
     # --- names ---------------------------------------------------------------------------------
     def _qn(self, node: cst.CSTNode) -> str | None:
         return self.qualified_name(node)
-
-    def _is_builtin(self, node: cst.CSTNode) -> bool:
-        return any(q.source == QualifiedNameSource.BUILTIN for q in self.qualified_names(node))
 
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
@@ -313,7 +311,7 @@ class SaverTraps(FamilyTransform):
             def leave_Call(self, node: cst.Call) -> None:  # arguments before the call: evaluation order
                 calls.append(node)
 
-        node.visit(_Calls())
+        walk(node, _Calls())
         for call in calls:
             outer._call(call, graph, env, scope_id, saver_name if call is node else None)
 
@@ -369,7 +367,7 @@ class SaverTraps(FamilyTransform):
             if isinstance(receiver, (Saver, Session, Graph, Optimizer)):
                 return  # sess.run, saver.last_checkpoints, ...: makes no variable
         if qn is None:
-            if not self._is_builtin(call.func):
+            if not self.is_builtin(call.func):
                 graph.opaque.append(order)  # a user function or method: may make variables
         elif qn.startswith("tensorflow") and any(part in qn.split(".") for part in OPAQUE_PARTS):
             graph.opaque.append(order)

@@ -1,0 +1,106 @@
+"""Read-only traversal of a libcst tree at a fraction of ``node.visit(visitor)``'s cost.
+
+libcst runs a ``CSTVisitor`` through the same machinery as a transformer: every node's children
+are re-visited *and the node rebuilt*, which makes a read-only scan as slow as a rewrite. The
+families scan a module several times (to plan a rewrite before applying it), so :func:`walk`
+makes the same calls to the same ``visit_X`` / ``leave_X`` methods, in the same order, by reading
+the dataclass fields directly. The order of a node type's fields is learnt once from libcst itself
+(the ``on_visit_attribute`` calls its ``_visit_and_replace_children`` makes), so it cannot drift
+from libcst's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import libcst as cst
+
+_CST = cst.CSTNode
+_ORDER: dict[type, tuple[str, ...]] = {}
+
+
+class _FieldRecorder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        return None
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if attribute not in self.fields:
+            self.fields.append(attribute)
+
+
+def _order(node: cst.CSTNode) -> tuple[str, ...]:
+    kind = type(node)
+    found = _ORDER.get(kind)
+    if found is None:
+        recorder = _FieldRecorder()
+        node._visit_and_replace_children(recorder)
+        found = _ORDER[kind] = tuple(recorder.fields)
+    return found
+
+
+def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The node's children, in the order libcst visits them."""
+    out: list[cst.CSTNode] = []
+    for name in _order(node):
+        value = getattr(node, name)
+        if isinstance(value, _CST):
+            out.append(value)
+        elif type(value) is tuple or type(value) is list:
+            out.extend(item for item in value if isinstance(item, _CST))
+    return out
+
+
+def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """``root`` and every node below it, in libcst's visiting order (what ``m.findall`` scans)."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(reversed(child_nodes(node)))
+
+
+_Dispatch = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]
+
+
+def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """Exactly ``root.visit(visitor)`` for a visitor that only reads (its return value is not used).
+
+    ``visit_X`` returning False skips the node's children; ``leave_X`` follows them. A visitor that
+    overrides ``on_visit`` / ``on_leave`` gets those called instead, as libcst would."""
+    kind_of_visitor = type(visitor)
+    custom_visit = kind_of_visitor.on_visit is not cst.CSTVisitor.on_visit
+    custom_leave = kind_of_visitor.on_leave is not cst.CSTVisitor.on_leave
+    table: dict[type, _Dispatch] = {}
+
+    def methods(kind: type) -> _Dispatch:
+        found = table.get(kind)
+        if found is None:
+            name = kind.__name__
+            found = table[kind] = (getattr(visitor, f"visit_{name}", None), getattr(visitor, f"leave_{name}", None))
+        return found
+
+    def visit(node: cst.CSTNode) -> None:
+        if custom_visit:
+            descend = visitor.on_visit(node)
+        else:
+            enter = methods(type(node))[0]
+            descend = enter is None or enter(node) is not False
+        if descend:
+            for child in child_nodes(node):
+                visit(child)
+        if custom_leave:
+            visitor.on_leave(node)
+        else:
+            leave = methods(type(node))[1]
+            if leave is not None:
+                leave(node)
+
+    visit(root)
