@@ -225,7 +225,7 @@ def rewrite_source(
         new_code = new.code
         if new_code != current_code:
             current, current_code = new, new_code
-            current_bytes = current.bytes
+            current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data
     if new_bytes != data:

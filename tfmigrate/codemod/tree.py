@@ -115,14 +115,14 @@ class TreeIndex:
             for field in _node_fields(kind):
                 value = getattr(node, field)
                 if isinstance(value, _CST):
-                    if value in parents:
+                    if value in parents and not isinstance(value, _TRIVIA):
                         index.shared = True
                     parents[value] = node
                     push(value)
                 elif type(value) in _SEQUENCES:
                     for item in value:
                         if isinstance(item, _CST):
-                            if item in parents:
+                            if item in parents and not isinstance(item, _TRIVIA):
                                 index.shared = True
                             parents[item] = node
                             push(item)
@@ -188,6 +188,13 @@ class TreeIndex:
             self._imported = {b.name for b in self.imports}
         return self.has_star_import or head in self._imported
 
+    def module_binding_count(self, name: str) -> int | None:
+        """How many bindings of ``name`` the module's top level has, when only module-level imports
+        bind it (or nothing does); None when answering needs scope analysis."""
+        if name in self.other_bindings or name in self.nested_import_names or self.has_star_import:
+            return None
+        return sum(1 for b in self.imports if b.name == name)
+
     def resolvable(self, head: str) -> bool:
         """Can :meth:`qualified_name` answer for chains starting with ``head`` without scope analysis?
 
@@ -234,6 +241,15 @@ class TreeIndex:
 def _asname(alias: cst.ImportAlias) -> str:
     return dotted(alias.asname.name) or "" if alias.asname is not None else ""
 
+
+# Tokens and whitespace: libcst's own constructors share default instances of these, and no
+# metadata is ever asked of them, so a tree that repeats one need not be copied.
+_TRIVIA = (
+    cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.TrailingWhitespace, cst.Comment,
+    cst.Dot, cst.Comma, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.BaseUnaryOp, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseAugOp,
+)
 
 # node type -> fields holding names it binds (assignment targets, definitions, parameters...)
 _BINDERS: dict[type, tuple[str, ...]] = {

@@ -249,14 +249,21 @@ class ContribLearnTransform(FamilyTransform):
                 for alias in stmt.body[0].names:
                     if _code(alias.name) == "tensorflow":
                         aliases.append(alias.asname.name.value if alias.asname else "tensorflow")
-        scope = self.get_metadata(ScopeProvider, module, None)
         if aliases:
             name = aliases[0]
-            if scope is None or name == "tensorflow" or len(list(scope.assignments[name])) == 1:
+            if name == "tensorflow" or self._module_assignments(module, name) in (1, None):
                 return name
-        if scope is not None and scope.assignments["tf"]:
+        if self._module_assignments(module, "tf"):
             return "tensorflow"
         return "tf"
+
+    def _module_assignments(self, module: cst.Module, name: str) -> int | None:
+        """How many times the module's top level binds ``name`` (from the index when it knows)."""
+        known = self.index.module_binding_count(name)
+        if known is not None:
+            return known
+        scope = self.get_metadata(ScopeProvider, module, None)
+        return None if scope is None else len(list(scope.assignments[name]))
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self._need_tf_import:

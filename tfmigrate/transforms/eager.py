@@ -880,7 +880,7 @@ class EagerTransform(FamilyTransform):
                 new = updated.with_changes(func=self._tf("summary.create_file_writer"))
                 tf = self._tfname()
                 expr = cst.parse_expression(f"(NEW if LOGDIR is not None else {tf}.summary.create_noop_writer())")
-                return expr.visit(_Substitute({"NEW": new, "LOGDIR": updated.args[0].value}))
+                return expr.visit(_Substitute({"NEW": new, "LOGDIR": updated.args[0].value.deep_clone()}))
             return updated
         self.flag(
             original,
@@ -1148,5 +1148,13 @@ class _Substitute(cst.CSTTransformer):
     def __init__(self, table: dict[str, cst.BaseExpression]) -> None:
         self.table = table
 
+        self.used: set[str] = set()
+
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return self.table.get(original.value, updated)
+        value = self.table.get(original.value)
+        if value is None:
+            return updated
+        if original.value in self.used:  # a node appears once in a tree: copy it for a second place
+            return value.deep_clone()
+        self.used.add(original.value)
+        return value

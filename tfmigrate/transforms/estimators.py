@@ -1216,5 +1216,12 @@ class _Substitute(cst.CSTTransformer):
         super().__init__()
         self.name, self.node = name, node
 
+        self.used = False
+
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        return self.node if original.value == self.name else updated
+        if original.value != self.name:
+            return updated
+        if self.used:  # a node appears once in a tree: copy it for a second place
+            return self.node.deep_clone()
+        self.used = True
+        return self.node
