@@ -27,6 +27,17 @@ _SEQUENCES = (list, tuple)
 
 
 @cache
+def _is_node(kind: type) -> bool:
+    """``issubclass(kind, CSTNode)``, memoised: CSTNode is an ABC, whose checks are slow."""
+    return issubclass(kind, _CST)
+
+
+@cache
+def _is_trivia(kind: type) -> bool:
+    return issubclass(kind, _TRIVIA)
+
+
+@cache
 def _node_fields(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(kind))
 
@@ -114,18 +125,19 @@ class TreeIndex:
                 index.other_bindings.update(_target_names(node.name))
             for field in _node_fields(kind):
                 value = getattr(node, field)
-                if isinstance(value, _CST):
-                    if value in parents and not isinstance(value, _TRIVIA):
-                        index.shared = True
-                    parents[value] = node
-                    push(value)
-                elif type(value) in _SEQUENCES:
+                value_kind = type(value)
+                if value_kind in _SEQUENCES:
                     for item in value:
-                        if isinstance(item, _CST):
-                            if item in parents and not isinstance(item, _TRIVIA):
+                        if _is_node(type(item)):
+                            if item in parents and not _is_trivia(type(item)):
                                 index.shared = True
                             parents[item] = node
                             push(item)
+                elif _is_node(value_kind):
+                    if value in parents and not _is_trivia(value_kind):
+                        index.shared = True
+                    parents[value] = node
+                    push(value)
         return index
 
     def _add_import(self, node: cst.Import | cst.ImportFrom, parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
@@ -231,10 +243,10 @@ class TreeIndex:
                 if field in skip:
                     continue
                 value = getattr(node, field)
-                if isinstance(value, _CST):
+                if type(value) in _SEQUENCES:
+                    stack.extend(item for item in value if _is_node(type(item)))
+                elif _is_node(type(value)):
                     stack.append(value)
-                elif type(value) in _SEQUENCES:
-                    stack.extend(item for item in value if isinstance(item, _CST))
         return found
 
 

@@ -16,6 +16,8 @@ from typing import Any
 
 import libcst as cst
 
+from tfmigrate.codemod.tree import _is_node
+
 _CST = cst.CSTNode
 _ORDER: dict[type, tuple[str, ...]] = {}
 
@@ -51,10 +53,11 @@ def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     out: list[cst.CSTNode] = []
     for name in _order(node):
         value = getattr(node, name)
-        if isinstance(value, _CST):
+        kind = type(value)
+        if kind is tuple or kind is list:
+            out.extend(item for item in value if _is_node(type(item)))
+        elif _is_node(kind):
             out.append(value)
-        elif type(value) is tuple or type(value) is list:
-            out.extend(item for item in value if isinstance(item, _CST))
     return out
 
 

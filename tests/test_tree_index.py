@@ -1,0 +1,233 @@
+"""The engine's fast paths answer exactly what libcst's own (slower) machinery answers.
+
+TreeIndex (parents, imported names, builtins), Positions and walk() replace libcst providers and
+visitors for speed; each is compared here with libcst itself, node by node, on every sample, every
+catalog example and a set of sources written to break name resolution (shadowing, nested and
+relative imports, star imports, an alias bound to two modules).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.codemod import CodemodContext
+from libcst.metadata import (
+    MetadataWrapper,
+    ParentNodeProvider,
+    PositionProvider,
+    QualifiedNameProvider,
+    QualifiedNameSource,
+)
+
+from tfmigrate.codemod.imports import ImportEdits
+from tfmigrate.codemod.positions import Positions
+from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.tree import TreeIndex
+from tfmigrate.codemod.walk import iter_nodes, walk
+
+ROOT = Path(__file__).resolve().parent.parent
+
+TRICKY = {
+    "shadowed_by_parameter": "import tensorflow as tf\ndef f(tf):\n    return tf.Session()\nx = tf.Session()\n",
+    "shadowed_by_assignment": "import tensorflow as tf\ntf = None\ny = tf.train.Saver()\n",
+    "nested_import": "def f():\n    import tensorflow as tf\n    return tf.Session()\ndef g():\n    return tf.Session()\n",
+    "alias_for_two_modules": "import tensorflow as tf\nif X:\n    import tensorflow.compat.v1 as tf\ntf.placeholder()\n",
+    "star_import": "from tensorflow import *\nfrom tensorflow.contrib import learn\nSession()\nlearn.DNNClassifier()\n",
+    "relative_import": "from . import tf\nfrom .models import learn\ntf.Session()\nlearn.x\n",
+    "dotted_import": "import tensorflow.contrib.learn\nimport tensorflow\ntensorflow.contrib.learn.DNNClassifier()\ntensorflow.train.Saver().save\n",
+    "attribute_and_keyword": "import tensorflow as tf\nobj.tf = 1\nf(tf=tf.float32)\nclass A:\n    tf = 3\n    def m(self):\n        return tf.Session()\n",
+    "builtins": "len = 3\nprint(len)\ndef f():\n    open = 1\n    return open, str.join, int\n",
+    "comprehension_and_walrus": "import numpy as np\n[np for np in range(3)]\n(n := np.zeros(1))\nnp.ones(2)\n",
+    "global_statement": "import tensorflow as tf\ndef f():\n    global tf\n    tf = 1\ntf.Session()\n",
+    "import_from_alias": "from tensorflow.contrib import learn as L, layers\nL.DNNClassifier(layers.real_valued_column('x'))\n",
+    "crlf_no_final_newline": "import tensorflow as tf\r\nx = tf.Session()\r\nif x:\r\n\ty = 1",
+    "empty": "",
+}
+
+
+def _sources() -> dict[str, str]:
+    found = {f"samples/{p.relative_to(ROOT / 'samples')}": p.read_text() for p in sorted((ROOT / "samples").rglob("*.py"))}
+    for toml in sorted((ROOT / "tfmigrate" / "rules").glob("*.toml")):
+        for rule in tomllib.loads(toml.read_text()).get("rules", []):
+            for i, example in enumerate(rule.get("examples", [])):
+                for side in ("before", "after"):
+                    if example.get(side):
+                        found[f"{rule['id']}[{i}].{side}"] = example[side]
+    found.update({f"tricky:{k}": v for k, v in TRICKY.items()})
+    return found
+
+
+SOURCES = _sources()
+
+
+class _Probe(FamilyTransform):
+    FAMILY = "probe"
+
+
+def _probe(module: cst.Module) -> tuple[_Probe, MetadataWrapper]:
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    probe = _Probe(CodemodContext(), frozenset(), {}, [])
+    probe.context = CodemodContext(wrapper=wrapper)
+    probe.metadata = {}
+    probe.index = TreeIndex.of(module)
+    return probe, wrapper
+
+
+def _libcst_names(table, node) -> set:
+    value = table.get(node, set())
+    return set(value() if callable(value) else value)
+
+
+def test_the_corpus_covers_samples_examples_and_tricky_cases():
+    assert sum(k.startswith("samples/") for k in SOURCES) >= 9
+    assert sum("[" in k for k in SOURCES) >= 200
+    assert len([k for k in SOURCES if k.startswith("tricky:")]) == len(TRICKY)
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_names_parents_and_builtins_equal_libcsts(name):
+    module = cst.parse_module(SOURCES[name])
+    probe, wrapper = _probe(module)
+    qualified = wrapper.resolve(QualifiedNameProvider)
+    parents = wrapper.resolve(ParentNodeProvider)
+    checked = 0
+    for node in iter_nodes(module):
+        if node is not module:
+            assert probe.get_metadata(ParentNodeProvider, node) is parents[node]
+        if isinstance(node, (cst.Name, cst.Attribute)):
+            names = _libcst_names(qualified, node)
+            imported = {q.name for q in names if q.source == QualifiedNameSource.IMPORT}
+            assert probe.qualified_name(node) == (imported.pop() if len(imported) == 1 else None), cst.Module([]).code_for_node(node)
+            assert probe.is_builtin(node) == any(q.source == QualifiedNameSource.BUILTIN for q in names)
+            checked += 1
+    assert checked or not SOURCES[name].strip() or name.startswith("tricky:empty")
+
+
+def test_the_fast_path_is_taken_for_ordinary_modules_and_refused_for_ambiguous_ones():
+    plain = TreeIndex.of(cst.parse_module("import tensorflow as tf\nfrom tensorflow.contrib import learn\nx = 1\n"))
+    assert plain.resolvable("tf") and plain.qualified_name("tf.train.Saver") == "tensorflow.train.Saver"
+    assert plain.qualified_name("learn.DNNClassifier") == "tensorflow.contrib.learn.DNNClassifier"
+    for key in ("shadowed_by_parameter", "shadowed_by_assignment", "nested_import", "alias_for_two_modules", "global_statement"):
+        index = TreeIndex.of(cst.parse_module(TRICKY[key]))
+        assert not index.resolvable("tf"), key  # answered by libcst's scope analysis instead
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_positions_equal_libcsts(name):
+    module = cst.parse_module(SOURCES[name])
+    exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    fast = Positions(module)
+    for node, code_range in exact.items():
+        assert fast[node] == code_range, (type(node).__name__, code_range)
+
+
+class _Recorder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[object] = []
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.log.append(("call", id(node)))
+        return not isinstance(node.func, cst.Name)  # prune some subtrees
+
+    def leave_Name(self, node: cst.Name) -> None:
+        self.log.append(node.value)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.log.append(("def", node.name.value))
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
+def test_walk_makes_the_calls_libcsts_visit_makes_in_the_same_order(name):
+    module = cst.parse_module(SOURCES[name])
+    a, b = _Recorder(), _Recorder()
+    module.visit(a)
+    walk(module, b)
+    assert a.log == b.log
+
+    class Every(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.ids: list[int] = []
+
+        def on_visit(self, node: cst.CSTNode) -> bool:
+            self.ids.append(id(node))
+            return True
+
+    every = Every()
+    module.visit(every)
+    assert [id(n) for n in iter_nodes(module)] == every.ids
+
+
+def test_a_node_in_two_places_is_seen_and_shared_tokens_are_not():
+    name = cst.Name("x")
+    twice = cst.Module([cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(name), cst.Element(name)]))])])
+    assert TreeIndex.of(twice).shared
+    # parse_expression's output shares default whitespace/commas: no copy needed for those
+    tokens = cst.Module([cst.SimpleStatementLine([cst.Expr(cst.parse_expression("f(a, b, c)"))])] * 1)
+    comma = cst.Comma()
+    tokens = tokens.with_changes(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(cst.Name("a"), comma=comma), cst.Element(cst.Name("b"), comma=comma)]))])])
+    assert not TreeIndex.of(tokens).shared
+    assert not TreeIndex.of(cst.parse_module(SOURCES["samples/eager_mnist/legacy.py"])).shared
+
+
+# --- import edits ----------------------------------------------------------------------------------
+def _edited(source: str, edits: ImportEdits) -> str:
+    return edits.apply(cst.parse_module(source)).code
+
+
+def test_unused_imports_are_removed_and_used_ones_kept():
+    source = "import os\nfrom tensorflow.contrib import learn, layers\nimport numpy as np\nlayers.x\n"
+    edits = ImportEdits()
+    edits.remove("tensorflow.contrib", "learn")
+    edits.remove("tensorflow.contrib", "layers")
+    edits.remove("numpy", asname="np")
+    edits.remove("os")
+    assert _edited(source, edits) == "from tensorflow.contrib import layers\nlayers.x\n"
+
+
+def test_a_trailing_comma_is_not_left_behind_and_nested_imports_are_handled():
+    source = "def f():\n    from a import b, c\n    import d\n    return b\n"
+    edits = ImportEdits()
+    edits.remove("a", "c")
+    edits.remove("d")
+    assert _edited(source, edits) == "def f():\n    from a import b\n    return b\n"
+
+
+def test_names_exported_in_all_are_in_use():
+    source = "from tensorflow.contrib import learn\n__all__ = ['learn']\n"
+    edits = ImportEdits()
+    edits.remove("tensorflow.contrib", "learn")
+    assert _edited(source, edits) == source
+
+
+def test_an_import_named_only_in_an_attribute_or_keyword_is_unused():
+    source = "import learn\nx.learn(learn=1)\n"
+    edits = ImportEdits()
+    edits.remove("learn")
+    assert _edited(source, edits) == "x.learn(learn=1)\n"
+
+
+def test_imports_are_added_after_the_docstring_and_import_block_once():
+    source = '"""Doc."""\nimport os\nimport tensorflow as tf\n# setup\nx = 1\n'
+    edits = ImportEdits()
+    edits.add("tensorflow", asname="tf")  # already there
+    edits.add("numpy", asname="np")
+    edits.add("math")
+    assert _edited(source, edits) == '"""Doc."""\nimport os\nimport tensorflow as tf\nimport math\nimport numpy as np\n\n# setup\nx = 1\n'
+
+
+def test_remove_by_node_schedules_the_imports_the_node_reads():
+    module = cst.parse_module("from tensorflow.contrib import learn\nimport numpy as np\ny = learn.DNN(np.ones(1))\nnp.zeros(2)\n")
+    index = TreeIndex.of(module)
+    call = next(n for n in iter_nodes(module) if isinstance(n, cst.Call) and "DNN" in cst.Module([]).code_for_node(n.func))
+    edits = ImportEdits()
+    edits.remove_by_node(call, index)
+    assert ("tensorflow.contrib", "learn", None) in edits.removed and ("numpy", None, "np") in edits.removed
+    # numpy is still read elsewhere: only learn goes (the statement using it is still there, so keep it)
+    assert edits.apply(module).code == module.code
+    rest = module.with_changes(body=[module.body[0], module.body[1], module.body[3]])
+    assert edits.apply(rest).code == "import numpy as np\nnp.zeros(2)\n"
