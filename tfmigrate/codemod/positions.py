@@ -4,7 +4,7 @@ libcst's provider updates a line/column pair after every token (a regex split ea
 two position objects for every node. Here code generation only records, per node, the index of its
 first and last token; token indexes become lines and columns when a position is asked for, through
 a table of the code's line starts. The ranges are the same as libcst's (syntactic positions where
-a node declares them, whitespace-inclusive ones elsewhere): ``tests/test_tree_index.py`` compares
+a node declares them, whitespace-inclusive ones elsewhere): ``tests/test_fast_paths.py`` compares
 every node of the samples and catalog examples.
 """
 

@@ -39,6 +39,7 @@ from libcst.metadata import (
 
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.tree import TreeIndex
+from tfmigrate.codemod.walk import transform
 
 _BUILTINS = frozenset(dir(builtins))
 _SUPPRESS = re.compile(r"#\s*tfmigrate:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?")
@@ -118,7 +119,7 @@ class FamilyTransform(VisitorBasedCodemodCommand):
         self.context = replace(self.context, wrapper=wrapper)
         self.metadata = {}
         self.index = index or TreeIndex.of(wrapper.module)
-        tree = wrapper.module.visit(self)
+        tree = transform(wrapper.module, self)
         return self.imports.apply(tree) if self.imports else tree
 
     def remove_imports_of(self, node: cst.CSTNode) -> None:

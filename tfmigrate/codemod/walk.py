@@ -11,6 +11,7 @@ from libcst's.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -107,3 +108,92 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
                 leave(node)
 
     visit(root)
+
+
+# --- rewriting ---------------------------------------------------------------------------------
+_BODY_FIELDS = {(cst.Module, "body"), (cst.IndentedBlock, "body")}
+
+
+def _field_default(kind: type, name: str) -> object:
+    for field in dataclasses.fields(kind):
+        if field.name == name:
+            return field.default
+    return dataclasses.MISSING
+
+
+def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel:
+    """``root.visit(transformer)``, rebuilding only the nodes whose children changed.
+
+    libcst reconstructs (and re-validates) every node a transformer passes, changed or not; in a
+    rewrite most nodes are unchanged, so this driver hands ``leave_X`` the original object as
+    ``updated`` when nothing below it changed, and builds a new node only along changed paths.
+    Removal and flattening follow libcst's rules (an emptied statement line disappears from a body;
+    a removed optional child becomes None or MaybeSentinel.DEFAULT)."""
+    kind_of_transformer = type(transformer)
+    custom_visit = kind_of_transformer.on_visit is not cst.CSTTransformer.on_visit
+    custom_leave = kind_of_transformer.on_leave is not cst.CSTTransformer.on_leave
+    table: dict[type, _Dispatch] = {}
+
+    def methods(kind: type) -> _Dispatch:
+        found = table.get(kind)
+        if found is None:
+            name = kind.__name__
+            found = table[kind] = (getattr(transformer, f"visit_{name}", None), getattr(transformer, f"leave_{name}", None))
+        return found
+
+    def visit(node: cst.CSTNode) -> Any:
+        kind = type(node)
+        if custom_visit:
+            descend = transformer.on_visit(node)
+        else:
+            enter = methods(kind)[0]
+            descend = enter is None or enter(node) is not False
+        updated = _children(node, kind) if descend else node
+        if custom_leave:
+            return transformer.on_leave(node, updated)
+        leave = methods(kind)[1]
+        return updated if leave is None else leave(node, updated)
+
+    def _children(node: cst.CSTNode, kind: type) -> cst.CSTNode:
+        changes: dict[str, object] = {}
+        for name in _order(node):
+            value = getattr(node, name)
+            value_kind = type(value)
+            if value_kind is tuple or value_kind is list:
+                new_items: list[object] = []
+                changed = False
+                body = (kind, name) in _BODY_FIELDS
+                for item in value:
+                    if not _is_node(type(item)):
+                        new_items.append(item)
+                        continue
+                    result = visit(item)
+                    if result is item:
+                        new_items.append(item)
+                        continue
+                    changed = True
+                    if isinstance(result, cst.RemovalSentinel):
+                        continue
+                    results = list(result) if isinstance(result, cst.FlattenSentinel) else [result]
+                    for new in results:
+                        if body and not item._is_removable() and new._is_removable():
+                            continue  # a statement line emptied by a removal goes
+                        new_items.append(new)
+                if changed:
+                    changes[name] = tuple(new_items)
+            elif _is_node(value_kind):
+                result = visit(value)
+                if result is value:
+                    continue
+                if isinstance(result, cst.FlattenSentinel):
+                    raise TypeError(f"We got a FlattenSentinel while visiting a {value_kind.__name__}: {kind.__name__}.{name} holds one node")
+                if isinstance(result, cst.RemovalSentinel):
+                    default = _field_default(kind, name)
+                    if default is None or default is cst.MaybeSentinel.DEFAULT:
+                        result = default
+                    else:
+                        raise TypeError(f"We got a RemovalSentinel while visiting a {value_kind.__name__}: {kind.__name__}.{name} is required")
+                changes[name] = result
+        return node.with_changes(**changes) if changes else node
+
+    return visit(root)
