@@ -30,6 +30,7 @@ from libcst.metadata import MetadataWrapper
 from tfmigrate.codemod.files import SourceError, discover, display_path, read_source, write_atomic
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import RawFinding, suppressions
+from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.report.model import FileResult, Finding, Report
 
@@ -192,7 +193,8 @@ def rewrite_source(
         module = cst.parse_module(data)
     except Exception as exc:  # what CPython accepts but libcst does not
         raise _libcst_error(path, exc) from None
-    original_code = module.code
+    positions = Positions(module)  # the text and every node's position, from one code generation
+    original_code = positions.code
     staged: list[tuple[RawFinding, str]] = []
     current, current_code, current_bytes = module, original_code, data
     # The wrapper (with the metadata it caches) and the index are shared by the families until
@@ -207,7 +209,8 @@ def rewrite_source(
             CodemodContext(filename=path), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
-            current, prepared = _prepare(current)
+            current, prepared = _prepare(current, positions)
+        transform.source = current_code
         try:
             new = transform.apply(*prepared)
         except (RecursionError, MemoryError):
@@ -222,9 +225,10 @@ def rewrite_source(
         staged.extend((f, current_code) for f in sink)
         if not any(f.fixable for f in sink):  # every change is explained by an applied fix
             continue
-        new_code = new.code
+        new_positions = Positions(new)
+        new_code = new_positions.code
         if new_code != current_code:
-            current, current_code = new, new_code
+            current, current_code, positions = new, new_code, new_positions
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data
@@ -244,7 +248,7 @@ def rewrite_source(
     )
 
 
-def _prepare(tree: cst.Module) -> tuple[cst.Module, tuple[MetadataWrapper, TreeIndex]]:
+def _prepare(tree: cst.Module, positions: Positions) -> tuple[cst.Module, tuple[MetadataWrapper, TreeIndex]]:
     """The tree (copied only if a transform left one node object in two places), its wrapper, its index.
 
     libcst's wrapper copies every tree so that node identity is unique; the index sees whether it
@@ -253,6 +257,8 @@ def _prepare(tree: cst.Module) -> tuple[cst.Module, tuple[MetadataWrapper, TreeI
     if index.shared:
         tree = tree.deep_clone()
         index = TreeIndex.of(tree)
+    else:
+        index.use_positions(positions)  # keyed by these very nodes
     return tree, (MetadataWrapper(tree, unsafe_skip_copy=True), index)
 
 

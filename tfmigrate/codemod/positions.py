@@ -44,6 +44,7 @@ class _RecordingState(CodegenState):
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         self.spans: dict[cst.CSTNode, tuple[int, int]] = {}  # node -> (first token, one past its last)
         self._stack: list[int] = []
+        self.popped_newline = False
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         self._stack.append(len(self.tokens))
@@ -54,14 +55,18 @@ class _RecordingState(CodegenState):
             self.spans[node] = (start, len(self.tokens))
 
     def pop_trailing_newline(self) -> None:
-        """Kept: libcst counts the module's last newline in positions before dropping it from the code."""
+        """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
+        self.popped_newline = bool(self.tokens)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
         return _Syntactic(self, node, start_node, end_node)
 
 
 class Positions:
-    """``positions[node]`` is the node's :class:`~libcst.metadata.CodeRange`, as libcst computes it."""
+    """``positions[node]`` is the node's :class:`~libcst.metadata.CodeRange`, as libcst computes it.
+
+    ``code`` is the module's code (``module.code``) from the same code generation, so a tree is
+    generated once whether its text, its positions or both are needed."""
 
     def __init__(self, module: cst.Module) -> None:
         state = _RecordingState(module)
@@ -69,6 +74,7 @@ class Positions:
         self._spans = state.spans
         self._offsets = [0, *accumulate(map(len, state.tokens))]  # token index -> character offset
         code = "".join(state.tokens)
+        self.code = code[: self._offsets[-2]] if state.popped_newline else code  # == module.code
         self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
         self._cache: dict[cst.CSTNode, CodeRange] = {}
 

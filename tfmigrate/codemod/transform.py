@@ -105,6 +105,7 @@ class FamilyTransform(VisitorBasedCodemodCommand):
         self._sink = sink
         self.imports = ImportEdits()
         self.index = TreeIndex()
+        self.source = ""  # the module's code, when the engine has it (else ask the module)
 
     on_visit = cst.CSTTransformer.on_visit
     on_leave = cst.CSTTransformer.on_leave

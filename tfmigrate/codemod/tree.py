@@ -170,6 +170,10 @@ class TreeIndex:
             if not at_module_level:
                 self.nested_import_names.add(local)
 
+    def use_positions(self, positions: Positions) -> None:
+        """Positions already computed for this index's module (by the code generation of its text)."""
+        self._positions = positions
+
     @property
     def positions(self) -> Positions:
         """Every node's position (as libcst's PositionProvider), computed on first use."""

@@ -376,7 +376,7 @@ class ContribLearnTransform(FamilyTransform):
         if isinstance(grand, cst.Call) and self.legacy(grand.func) is not None:
             return call
         if self._source_lines is None:
-            self._source_lines = self._module.code.splitlines()
+            self._source_lines = (self.source or self._module.code).splitlines()
         source = self._source_lines[line - 1]
         base = len(source) - len(source.lstrip())
 

@@ -231,7 +231,7 @@ class EstimatorTransform(FamilyTransform):
                     restores.append((call, cls))
         for call, cls in restores:
             self._add_restore(call, cls)
-        tf1 = TF1_MARKERS.search(node.code) is not None
+        tf1 = TF1_MARKERS.search(self.source or node.code) is not None
         for call in calls:
             name = self.qualified_name(call.func) or ""
             if name.startswith("tensorflow.estimator.") and name.rpartition(".")[2] in CANNED:

@@ -32,6 +32,7 @@ from libcst.helpers import get_full_name_for_node
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.walk import transform
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "tf215_names.json"
 TF = "tensorflow"
@@ -529,7 +530,7 @@ class CompatV1Renames(FamilyTransform):
             )
             if self.fix(original, "TFM504", message):
                 replace[id(updated)] = self._to_compat_v1(updated, base, base_rel)
-        return module.visit(_Replace(replace)) if replace else module
+        return transform(module, _Replace(replace)) if replace else module
 
     def _flag_ambiguous_dropout(self) -> None:
         """Outside provable TF1 graph code a rewrite could break TF 2 code: say what to check."""
