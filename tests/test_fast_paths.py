@@ -25,7 +25,7 @@ from libcst.metadata import (
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import TreeIndex
+from tfmigrate.codemod.tree import TreeIndex, _is_trivia
 from tfmigrate.codemod.walk import iter_nodes, walk
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,7 +95,7 @@ def test_names_parents_and_builtins_equal_libcsts(name):
     parents = wrapper.resolve(ParentNodeProvider)
     checked = 0
     for node in iter_nodes(module):
-        if node is not module:
+        if node is not module and not _is_trivia(type(node)):  # tokens and whitespace are not indexed
             assert probe.get_metadata(ParentNodeProvider, node) is parents[node]
         if isinstance(node, (cst.Name, cst.Attribute)):
             names = _libcst_names(qualified, node)
@@ -160,6 +160,16 @@ def test_walk_makes_the_calls_libcsts_visit_makes_in_the_same_order(name):
     every = Every()
     module.visit(every)
     assert [id(n) for n in iter_nodes(module)] == every.ids
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
+def test_nodes_by_type_are_what_a_libcst_scan_finds_in_order(name):
+    import libcst.matchers as m
+
+    module = cst.parse_module(SOURCES[name])
+    index = TreeIndex.of(module)
+    for kind, matcher in ((cst.Call, m.Call()), (cst.Attribute, m.Attribute()), (cst.AssignTarget, m.AssignTarget()), (cst.FunctionDef, m.FunctionDef())):
+        assert [id(n) for n in index.nodes(kind)] == [id(n) for n in m.findall(module, matcher)]
 
 
 def test_a_node_in_two_places_is_seen_and_shared_tokens_are_not():

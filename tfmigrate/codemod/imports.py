@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.codemod.tree import TreeIndex, dotted
+from tfmigrate.codemod.walk import transform
 
 
 @dataclass
@@ -84,7 +85,7 @@ def _remove_unused(module: cst.Module, wanted: list[tuple[str, str | None, str |
             continue
         if key in requested and binding.name not in read and binding.name not in exported:
             doomed.add(alias)
-    return module.visit(_DropAliases(doomed)) if doomed else module
+    return transform(module, _DropAliases(doomed)) if doomed else module
 
 
 def _exported_strings(module: cst.Module) -> set[str]:

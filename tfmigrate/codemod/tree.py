@@ -37,6 +37,37 @@ def _is_trivia(kind: type) -> bool:
     return issubclass(kind, _TRIVIA)
 
 
+class _FieldRecorder(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fields: list[str] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        return False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        return None
+
+    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
+        if attribute not in self.fields:
+            self.fields.append(attribute)
+
+
+_ORDER: dict[type, tuple[str, ...]] = {}
+
+
+def visit_order(node: cst.CSTNode) -> tuple[str, ...]:
+    """The node's fields in the order libcst visits them, learnt once per type from libcst itself
+    (the ``on_visit_attribute`` calls its ``_visit_and_replace_children`` makes)."""
+    kind = type(node)
+    found = _ORDER.get(kind)
+    if found is None:
+        recorder = _FieldRecorder()
+        node._visit_and_replace_children(recorder)
+        found = _ORDER[kind] = tuple(recorder.fields)
+    return found
+
+
 @cache
 def _node_fields(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(kind))
@@ -100,16 +131,25 @@ class TreeIndex:
         self._table: dict[str, str] | None = None
         self._imported: set[str] | None = None
         self._positions: Positions | None = None
+        self._by_type: dict[type, list[cst.CSTNode]] = {}
 
     @classmethod
     def of(cls, module: cst.Module) -> TreeIndex:
+        """Index ``module`` in one walk, in libcst's visiting order. Tokens and whitespace are
+        skipped: nothing is ever asked about them, and they are half of all nodes."""
         index = cls(module)
         parents = index.parents
+        by_type = index._by_type
         stack: list[cst.CSTNode] = [module]
-        pop, push = stack.pop, stack.append
+        pop, extend = stack.pop, stack.extend
         while stack:
             node = pop()
             kind = type(node)
+            same = by_type.get(kind)
+            if same is None:
+                by_type[kind] = [node]
+            else:
+                same.append(node)
             if kind is cst.Import or kind is cst.ImportFrom:
                 index._add_import(node, parents)
             elif kind in _BINDERS:
@@ -123,22 +163,30 @@ class TreeIndex:
                             index.other_bindings.update(_target_names(target))
             elif kind is cst.AsName and type(parents.get(node)) is not cst.ImportAlias:
                 index.other_bindings.update(_target_names(node.name))
-            for field in _node_fields(kind):
+            found: list[cst.CSTNode] = []
+            for field in visit_order(node):
                 value = getattr(node, field)
                 value_kind = type(value)
                 if value_kind in _SEQUENCES:
                     for item in value:
-                        if _is_node(type(item)):
-                            if item in parents and not _is_trivia(type(item)):
+                        item_kind = type(item)
+                        if _is_node(item_kind) and not _is_trivia(item_kind):
+                            if item in parents:
                                 index.shared = True
                             parents[item] = node
-                            push(item)
-                elif _is_node(value_kind):
-                    if value in parents and not _is_trivia(value_kind):
+                            found.append(item)
+                elif _is_node(value_kind) and not _is_trivia(value_kind):
+                    if value in parents:
                         index.shared = True
                     parents[value] = node
-                    push(value)
+                    found.append(value)
+            found.reverse()
+            extend(found)
         return index
+
+    def nodes(self, kind: type) -> list[cst.CSTNode]:
+        """Every node of exactly this type, in libcst's visiting order (what ``m.findall`` returns)."""
+        return self._by_type.get(kind, [])
 
     def _add_import(self, node: cst.Import | cst.ImportFrom, parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
         self.import_statements.append(node)

@@ -17,37 +17,7 @@ from typing import Any
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import _is_node
-
-_CST = cst.CSTNode
-_ORDER: dict[type, tuple[str, ...]] = {}
-
-
-class _FieldRecorder(cst.CSTVisitor):
-    def __init__(self) -> None:
-        super().__init__()
-        self.fields: list[str] = []
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        return False
-
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        return None
-
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        if attribute not in self.fields:
-            self.fields.append(attribute)
-
-
-def _order(node: cst.CSTNode) -> tuple[str, ...]:
-    kind = type(node)
-    found = _ORDER.get(kind)
-    if found is None:
-        recorder = _FieldRecorder()
-        node._visit_and_replace_children(recorder)
-        found = _ORDER[kind] = tuple(recorder.fields)
-    return found
-
+from tfmigrate.codemod.tree import _is_node, visit_order as _order
 
 def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
     """The node's children, in the order libcst visits them."""

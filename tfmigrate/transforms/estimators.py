@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import GlobalScope, ParentNodeProvider, PositionProvider, ScopeProvider
 
-from tfmigrate.codemod.walk import walk
+from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
@@ -193,28 +193,17 @@ class EstimatorTransform(FamilyTransform):
         self_targets: list[cst.Attribute] = []
         self.self_targets = self_targets
 
-        class Collect(cst.CSTVisitor):
-            def visit_Call(self, n: cst.Call) -> None:
-                calls.append(n)
-
-            def visit_Attribute(self, n: cst.Attribute) -> None:
-                attrs.append(n)
-
-            def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
-                targets = n.target.elements if isinstance(n.target, (cst.Tuple, cst.List)) else [n.target]
-                for target in targets:
-                    target = getattr(target, "value", target)
-                    if (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-                            and target.value.value == "self"):
-                        self_targets.append(target)
-
-            def visit_Import(self, n: cst.Import) -> None:
-                imports.append(n)
-
-            def visit_ImportFrom(self, n: cst.ImportFrom) -> None:
-                imports.append(n)
-
-        walk(node, Collect())
+        index = self.index if self.index.module is node else TreeIndex.of(node)
+        calls.extend(index.nodes(cst.Call))
+        attrs.extend(index.nodes(cst.Attribute))
+        imports.extend(index.nodes(cst.Import))
+        imports.extend(index.nodes(cst.ImportFrom))
+        for assign_target in index.nodes(cst.AssignTarget):
+            targets = assign_target.target.elements if isinstance(assign_target.target, (cst.Tuple, cst.List)) else [assign_target.target]
+            for target in targets:
+                target = getattr(target, "value", target)
+                if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
+                    self_targets.append(target)
         self.ests: list[Est] = []
         self.by_key: dict[tuple, list[Est]] = {}
         self.by_call: dict[cst.Call, Est] = {}
