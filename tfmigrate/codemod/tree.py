@@ -34,7 +34,7 @@ def _is_node(kind: type) -> bool:
 
 @cache
 def _is_trivia(kind: type) -> bool:
-    return issubclass(kind, _TRIVIA)
+    return issubclass(kind, TRIVIA)
 
 
 class _FieldRecorder(cst.CSTVisitor):
@@ -308,7 +308,7 @@ def _asname(alias: cst.ImportAlias) -> str:
 
 # Tokens and whitespace: libcst's own constructors share default instances of these, and no
 # metadata is ever asked of them, so a tree that repeats one need not be copied.
-_TRIVIA = (
+TRIVIA = (
     cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.TrailingWhitespace, cst.Comment,
     cst.Dot, cst.Comma, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
     cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,

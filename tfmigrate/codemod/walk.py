@@ -17,17 +17,30 @@ from typing import Any
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import _is_node, visit_order as _order
+from tfmigrate.codemod.tree import TRIVIA, _is_node, _is_trivia, visit_order as _order
 
-def child_nodes(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The node's children, in the order libcst visits them."""
+_TRIVIA_NAMES = frozenset(
+    kind.__name__ for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA)
+)
+
+
+def _wants_trivia(visitor: cst.CSTVisitor | cst.CSTTransformer, custom: bool) -> bool:
+    """Does the visitor look at tokens or whitespace? (Rule transforms never do: skipping those
+    subtrees, which cannot contain anything else, halves a traversal.)"""
+    return custom or any(
+        hasattr(visitor, f"{verb}_{name}") for name in _TRIVIA_NAMES for verb in ("visit", "leave")
+    )
+
+
+def child_nodes(node: cst.CSTNode, trivia: bool = True) -> list[cst.CSTNode]:
+    """The node's children, in the order libcst visits them (without tokens/whitespace if not ``trivia``)."""
     out: list[cst.CSTNode] = []
     for name in _order(node):
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            out.extend(item for item in value if _is_node(type(item)))
-        elif _is_node(kind):
+            out.extend(item for item in value if _is_node(type(item)) and (trivia or not _is_trivia(type(item))))
+        elif _is_node(kind) and (trivia or not _is_trivia(kind)):
             out.append(value)
     return out
 
@@ -52,6 +65,7 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     kind_of_visitor = type(visitor)
     custom_visit = kind_of_visitor.on_visit is not cst.CSTVisitor.on_visit
     custom_leave = kind_of_visitor.on_leave is not cst.CSTVisitor.on_leave
+    trivia = _wants_trivia(visitor, custom_visit or custom_leave)
     table: dict[type, _Dispatch] = {}
 
     def methods(kind: type) -> _Dispatch:
@@ -68,7 +82,7 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
             enter = methods(type(node))[0]
             descend = enter is None or enter(node) is not False
         if descend:
-            for child in child_nodes(node):
+            for child in child_nodes(node, trivia):
                 visit(child)
         if custom_leave:
             visitor.on_leave(node)
@@ -102,6 +116,7 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
     kind_of_transformer = type(transformer)
     custom_visit = kind_of_transformer.on_visit is not cst.CSTTransformer.on_visit
     custom_leave = kind_of_transformer.on_leave is not cst.CSTTransformer.on_leave
+    trivia = _wants_trivia(transformer, custom_visit or custom_leave)
     table: dict[type, _Dispatch] = {}
 
     def methods(kind: type) -> _Dispatch:
@@ -134,7 +149,8 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
                 changed = False
                 body = (kind, name) in _BODY_FIELDS
                 for item in value:
-                    if not _is_node(type(item)):
+                    item_kind = type(item)
+                    if not _is_node(item_kind) or (not trivia and _is_trivia(item_kind)):
                         new_items.append(item)
                         continue
                     result = visit(item)
@@ -151,7 +167,7 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
                         new_items.append(new)
                 if changed:
                     changes[name] = tuple(new_items)
-            elif _is_node(value_kind):
+            elif _is_node(value_kind) and (trivia or not _is_trivia(value_kind)):
                 result = visit(value)
                 if result is value:
                     continue
