@@ -184,6 +184,17 @@ class TreeIndex:
             extend(found)
         return index
 
+    def is_within(self, node: cst.CSTNode, ancestor: cst.CSTNode, stop: type | None = None) -> bool:
+        """Is ``node`` ``ancestor`` or below it (without crossing a ``stop`` node on the way up)?"""
+        parents = self.parents
+        while node is not None:
+            if node is ancestor:
+                return True
+            if stop is not None and isinstance(node, stop):
+                return False
+            node = parents.get(node)
+        return False
+
     def nodes(self, kind: type) -> list[cst.CSTNode]:
         """Every node of exactly this type, in libcst's visiting order (what ``m.findall`` returns)."""
         return self._by_type.get(kind, [])

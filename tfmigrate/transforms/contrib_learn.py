@@ -526,6 +526,8 @@ class ContribLearnTransform(FamilyTransform):
 
     def _converted_estimator(self, name: cst.Name) -> bool:
         """``name`` is bound once, in this scope or the module, to a contrib Estimator this pass converted."""
+        if not self._converted_estimators or name.value not in {t.value for t in self._estimator_targets}:
+            return False  # nothing it could be bound to: no scope analysis needed
         scope = self.get_metadata(ScopeProvider, name, None)
         if scope is None:
             return False

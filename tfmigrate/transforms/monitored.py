@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
+from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
@@ -392,7 +393,8 @@ class MonitoredSessionTransform(FamilyTransform):
     # --- module set-up --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
         self._alias, self._compat = tensorflow_aliases(node)
-        self._names = all_names(node)
+        self._call_matches: dict[frozenset[str], list[cst.Call]] = {}
+        self._names = {n.value for n in self.index.nodes(cst.Name)} if self.index.module is node else all_names(node)
         self._plans: dict[int, Plan] = {}  # id(owner) -> plan
         self._planned_mts: set[int] = set()
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
@@ -456,24 +458,19 @@ class MonitoredSessionTransform(FamilyTransform):
 
     def _is_graph_mode(self, module: cst.Module) -> bool:
         """Does the module build TF1 graphs (sessions, savers, placeholders, Estimators, ...)?"""
-        outer = self
-        found = []
+        index = self.index if self.index.module is module else TreeIndex.of(module)
+        for node in index.nodes(cst.Attribute):
+            if node.attr.value in GRAPH_MODE_MARKERS or node.attr.value.endswith("Optimizer"):
+                if self._graph_name(self.qn(node)):
+                    return True
+        for node in index.nodes(cst.Name):
+            if node.value in GRAPH_MODE_MARKERS and self._graph_name(self.qn(node)):
+                return True
+        return False
 
-        class _V(cst.CSTVisitor):
-            def visit_Attribute(self, node: cst.Attribute) -> None:
-                if not found and (node.attr.value in GRAPH_MODE_MARKERS or node.attr.value.endswith("Optimizer")):
-                    name = outer.qn(node)
-                    if name and name.startswith("tensorflow.") and not name.startswith(EAGER_OR_KERAS):
-                        found.append(name)
-
-            def visit_Name(self, node: cst.Name) -> None:
-                if not found and node.value in GRAPH_MODE_MARKERS:
-                    name = outer.qn(node)
-                    if name and name.startswith("tensorflow.") and not name.startswith(EAGER_OR_KERAS):
-                        found.append(name)
-
-        walk(module, _V())
-        return bool(found)
+    @staticmethod
+    def _graph_name(name: str | None) -> bool:
+        return bool(name and name.startswith("tensorflow.") and not name.startswith(EAGER_OR_KERAS))
 
     def _import_tensorflow(self) -> str:
         if "tf" not in self._names:
@@ -552,16 +549,20 @@ class MonitoredSessionTransform(FamilyTransform):
                 return False
 
     def _dataset_names(self, body: cst.CSTNode) -> set[str]:
-        assigns: list[cst.Assign] = []
+        index = self.index
+        if body is index.module or body in index.parents:
+            assigns = [a for a in index.nodes(cst.Assign) if index.is_within(a, body, stop=cst.FunctionDef)]
+        else:
+            assigns = []
 
-        class _V(cst.CSTVisitor):
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return False
+            class _V(cst.CSTVisitor):
+                def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                    return False
 
-            def visit_Assign(self, node: cst.Assign) -> None:
-                assigns.append(node)
+                def visit_Assign(self, node: cst.Assign) -> None:
+                    assigns.append(node)
 
-        walk(body, _V())
+            walk(body, _V())
         names: set[str] = set()
         changed = True
         while changed:
@@ -933,16 +934,23 @@ class MonitoredSessionTransform(FamilyTransform):
         )
 
     def _calls(self, node: cst.CSTNode, qname: frozenset[str]) -> list[cst.Call]:
-        found: list[cst.Call] = []
-        outer = self
+        """The calls of any of ``qname`` in ``node`` (itself included), in source order."""
+        index = self.index
+        if node is not index.module and node not in index.parents:  # not part of the indexed tree
+            found: list[cst.Call] = []
+            outer = self
 
-        class _V(cst.CSTVisitor):
-            def visit_Call(self, call: cst.Call) -> None:
-                if outer.qn(call.func) in qname:
-                    found.append(call)
+            class _V(cst.CSTVisitor):
+                def visit_Call(self, call: cst.Call) -> None:
+                    if outer.qn(call.func) in qname:
+                        found.append(call)
 
-        walk(node, _V())
-        return found
+            walk(node, _V())
+            return found
+        matches = self._call_matches.get(qname)
+        if matches is None:
+            matches = self._call_matches[qname] = [c for c in index.nodes(cst.Call) if self.qn(c.func) in qname]
+        return [c for c in matches if index.is_within(c, node)]
 
     def _stops_in(self, stmt: cst.BaseStatement, index: int, hooks_name: str | None) -> list[StopStep]:
         calls = self._calls(stmt, STOP_AT_STEP)
