@@ -45,6 +45,20 @@ TRICKY = {
     "import_from_alias": "from tensorflow.contrib import learn as L, layers\nL.DNNClassifier(layers.real_valued_column('x'))\n",
     "crlf_no_final_newline": "import tensorflow as tf\r\nx = tf.Session()\r\nif x:\r\n\ty = 1",
     "empty": "",
+    "scopes_nested": (
+        "import os\nx = 1\nclass C:\n    x = 2\n    y = [x for _ in range(3)]\n    def m(self, a=x):\n        return x, a\n"
+        "def outer(p):\n    def inner(q=p):\n        nonlocal p\n        p = q\n        return p\n    return inner\n"
+        "def g():\n    global x\n    x = 5\n    return x\n"
+    ),
+    "scopes_odd_bindings": (
+        "import tensorflow.contrib.learn\nclf = 1\nclf += 1\nn: int = 3\ndel n\n"
+        "try:\n    pass\nexcept ValueError as err:\n    print(err)\n"
+        "f = lambda clf, k=clf: clf + k\n[(w := v) for v in range(3)]\nprint(w)\n"
+        "with open('f') as (a, b):\n    pass\nfor i, (j, k) in []:\n    print(i, j, k)\n"
+        "match clf:\n    case [first, *rest]:\n        print(first, rest)\n    case {'k': v, **others}:\n        print(v, others)\n"
+        "@decorator(clf)\ndef h(a: clf = clf) -> clf:\n    return tensorflow.contrib.learn\n"
+    ),
+    "scopes_star_import": "from tensorflow import *\nclf = Session()\ndef f():\n    return clf, Session\n",
 }
 
 
@@ -113,6 +127,36 @@ def test_the_fast_path_is_taken_for_ordinary_modules_and_refused_for_ambiguous_o
     for key in ("shadowed_by_parameter", "shadowed_by_assignment", "nested_import", "alias_for_two_modules", "global_statement"):
         index = TreeIndex.of(cst.parse_module(TRICKY[key]))
         assert not index.resolvable("tf"), key  # answered by libcst's scope analysis instead
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_scopes_and_assignments_equal_libcsts(name):
+    from libcst.metadata import GlobalScope, ScopeProvider
+
+    from tfmigrate.codemod.scopes import Scopes
+
+    module = cst.parse_module(SOURCES[name])
+    exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+    index = TreeIndex.of(module)
+    scopes = Scopes(index, exact.get)
+
+    def owner(scope):
+        if scope is None or type(scope).__name__ == "BuiltinScope":
+            return None
+        return module if isinstance(scope, GlobalScope) else scope.node
+
+    for node in index.parents:
+        if node not in exact:
+            continue
+        fast = scopes.scope_of(node)
+        assert (fast.node if fast else None) is owner(exact[node]), (type(node).__name__, cst.Module([]).code_for_node(node))
+        if isinstance(node, cst.Name) and exact[node] is not None:
+            expected = {(id(getattr(a, "node", None)), id(owner(a.scope))) for a in exact[node][node.value]}
+            got = {(id(a.node), id(a.scope.node) if a.scope else id(None)) for a in fast[node.value]}
+            assert got == expected, node.value
+            exact_refs = {id(getattr(a, "node", None)): {id(r.node) for r in getattr(a, "references", ())} for a in exact[node][node.value]}
+            fast_refs = {id(a.node): {id(r.node) for r in a.references} for a in fast[node.value] if a.scope is not None}
+            assert {k: v for k, v in exact_refs.items() if k in fast_refs} == fast_refs, node.value
 
 
 @pytest.mark.parametrize("name", sorted(SOURCES))

@@ -35,9 +35,11 @@ from libcst.metadata import (
     QualifiedName,
     QualifiedNameProvider,
     QualifiedNameSource,
+    ScopeProvider,
 )
 
 from tfmigrate.codemod.imports import ImportEdits
+from tfmigrate.codemod.scopes import Scopes
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
 
@@ -106,6 +108,7 @@ class FamilyTransform(VisitorBasedCodemodCommand):
         self.imports = ImportEdits()
         self.index = TreeIndex()
         self.source = ""  # the module's code, when the engine has it (else ask the module)
+        self._scopes: Scopes | None = None
 
     on_visit = cst.CSTTransformer.on_visit
     on_leave = cst.CSTTransformer.on_leave
@@ -122,6 +125,14 @@ class FamilyTransform(VisitorBasedCodemodCommand):
         self.index = index or TreeIndex.of(wrapper.module)
         tree = transform(wrapper.module, self)
         return self.imports.apply(tree) if self.imports else tree
+
+    @property
+    def scopes(self) -> Scopes:
+        """Scope questions (``scopes.scope_of(node)[name]``) answered from the index where the
+        name's bindings are plain, by libcst's ScopeProvider otherwise (see codemod/scopes.py)."""
+        if self._scopes is None or self._scopes.index is not self.index:
+            self._scopes = Scopes(self.index, lambda node: self.get_metadata(ScopeProvider, node, None))
+        return self._scopes
 
     def remove_imports_of(self, node: cst.CSTNode) -> None:
         """Drop the imports ``node`` (of the tree being transformed) reads, if unused afterwards."""

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import GlobalScope, ParentNodeProvider, PositionProvider, ScopeProvider
+from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
@@ -164,9 +164,6 @@ class Est:
 
 class EstimatorTransform(FamilyTransform):
     FAMILY = "TFM1"
-    METADATA_DEPENDENCIES = (PositionProvider, ParentNodeProvider, ScopeProvider) + tuple(
-        d for d in FamilyTransform.METADATA_DEPENDENCIES if d not in (PositionProvider, ParentNodeProvider, ScopeProvider)
-    )
 
     # --- planning --------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
@@ -286,7 +283,7 @@ class EstimatorTransform(FamilyTransform):
             return None
         target = parent.targets[0].target
         if isinstance(target, cst.Name):
-            return ("name", id(self.get_metadata(ScopeProvider, target, None)), target.value)
+            return ("name", id(self.scopes.scope_of(target)), target.value)
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
             return ("self", target.attr.value)
         return None
@@ -327,7 +324,7 @@ class EstimatorTransform(FamilyTransform):
             self.by_key.setdefault(est.key, []).append(est)
 
     def _single_assignment(self, name: cst.Name):
-        scope = self.get_metadata(ScopeProvider, name, None)
+        scope = self.scopes.scope_of(name)
         if scope is None:
             return None
         assignments = list(scope[name.value])
@@ -360,7 +357,7 @@ class EstimatorTransform(FamilyTransform):
 
     def _reaching_assignment(self, name: cst.Name) -> cst.Assign | None:
         """The assignment a use sees when the name is reassigned in straight-line code (``clf = restore()``)."""
-        scope = self.get_metadata(ScopeProvider, name, None)
+        scope = self.scopes.scope_of(name)
         if scope is None:
             return None
         assigns = []
@@ -431,17 +428,17 @@ class EstimatorTransform(FamilyTransform):
 
     def _self_bound_before(self, attr: str, call: cst.Call) -> bool:
         """``self.<attr>`` is assigned once in the class, earlier in the method that builds the estimator."""
-        here = self.get_metadata(ScopeProvider, call, None)
+        here = self.scopes.scope_of(call)
         assigned = [t for t in self.self_targets if t.attr.value == attr]
         if len(assigned) != 1 or here is None:
             return False
         target = assigned[0]
-        return self.get_metadata(ScopeProvider, target, None) is here and self._line(target) < self._line(call)
+        return self.scopes.scope_of(target) is here and self._line(target) < self._line(call)
 
     def _bound_before(self, name: cst.Name, call: cst.Call) -> bool:
         """``name`` (used elsewhere) already holds its only value where ``call`` runs."""
-        scope = self.get_metadata(ScopeProvider, name, None)
-        here = self.get_metadata(ScopeProvider, call, None)
+        scope = self.scopes.scope_of(name)
+        here = self.scopes.scope_of(call)
         assignments = list(scope[name.value]) if scope is not None else []
         if len(assignments) != 1 or here is None:
             return False
@@ -449,7 +446,7 @@ class EstimatorTransform(FamilyTransform):
         node = getattr(assignment, "node", None)
         if isinstance(node, cst.Param):
             return assignment.scope is here
-        if not isinstance(node, cst.Name) or not (assignment.scope is here or isinstance(assignment.scope, GlobalScope)):
+        if not isinstance(node, cst.Name) or not (assignment.scope is here or _is_global(assignment.scope)):
             return False
         statement = node
         while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
@@ -537,14 +534,14 @@ class EstimatorTransform(FamilyTransform):
         if _string(path) is not None:
             return True
         if isinstance(path, cst.Name):
-            scope = self.get_metadata(ScopeProvider, path, None)
+            scope = self.scopes.scope_of(path)
             assignments = list(scope[path.value]) if scope is not None else []
             if len(assignments) == 1 and isinstance(getattr(assignments[0], "node", None), cst.Param):
-                return assignments[0].scope is self.get_metadata(ScopeProvider, est.call, None)
+                return assignments[0].scope is self.scopes.scope_of(est.call)
             found = self._single_assignment(path)
             if found is not None:
-                scope = self.get_metadata(ScopeProvider, found[1], None)
-                same_scope = scope is self.get_metadata(ScopeProvider, est.call, None) or isinstance(scope, GlobalScope)
+                scope = self.scopes.scope_of(found[1])
+                same_scope = scope is self.scopes.scope_of(est.call) or _is_global(scope)
                 return same_scope and self._line(found[1]) < self._line(est.call)
         return False
 
@@ -1214,3 +1211,7 @@ class _Substitute(cst.CSTTransformer):
             return self.node.deep_clone()
         self.used = True
         return self.node
+
+
+def _is_global(scope: object) -> bool:
+    return scope is not None and scope.is_global  # type: ignore[attr-defined]
