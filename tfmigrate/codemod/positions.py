@@ -34,15 +34,17 @@ class _Syntactic:
 
     def __exit__(self, *exc: object) -> None:
         spans = self.state.spans
-        start = spans[self.start_node][0] if self.start_node is not None else self.start
-        end = spans[self.end_node][1] if self.end_node is not None else len(self.state.tokens)
-        spans[self.node] = (start, end)
+        start = spans[id(self.start_node)][0] if self.start_node is not None else self.start
+        end = spans[id(self.end_node)][1] if self.end_node is not None else len(self.state.tokens)
+        spans[id(self.node)] = (start, end)
 
 
 class _RecordingState(CodegenState):
     def __init__(self, module: cst.Module) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
-        self.spans: dict[cst.CSTNode, tuple[int, int]] = {}  # node -> (first token, one past its last)
+        # id(node) -> (first token, one past its last). Keyed by id: CSTNode.__hash__ is a Python
+        # function, a cost on every node; the module outlives this table, so ids are stable.
+        self.spans: dict[int, tuple[int, int]] = {}
         self._stack: list[int] = []
         self.popped_newline = False
 
@@ -51,8 +53,9 @@ class _RecordingState(CodegenState):
 
     def after_codegen(self, node: cst.CSTNode) -> None:
         start = self._stack.pop()
-        if node not in self.spans:
-            self.spans[node] = (start, len(self.tokens))
+        key = id(node)
+        if key not in self.spans:
+            self.spans[key] = (start, len(self.tokens))
 
     def pop_trailing_newline(self) -> None:
         """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
@@ -76,7 +79,8 @@ class Positions:
         code = "".join(state.tokens)
         self.code = code[: self._offsets[-2]] if state.popped_newline else code  # == module.code
         self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
-        self._cache: dict[cst.CSTNode, CodeRange] = {}
+        self._cache: dict[int, CodeRange] = {}
+        self._module = module  # keeps every node (and so every id above) alive
 
     def _position(self, token: int) -> CodePosition:
         offset = self._offsets[token]
@@ -84,11 +88,12 @@ class Positions:
         return CodePosition(line + 1, offset - self._line_starts[line])
 
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
-        found = self._cache.get(node)
+        key = id(node)
+        found = self._cache.get(key)
         if found is None:
-            start, end = self._spans[node]
-            found = self._cache[node] = CodeRange(self._position(start), self._position(end))
+            start, end = self._spans[key]
+            found = self._cache[key] = CodeRange(self._position(start), self._position(end))
         return found
 
     def get(self, node: cst.CSTNode, default: object = None) -> CodeRange | object:
-        return self[node] if node in self._spans else default
+        return self[node] if id(node) in self._spans else default

@@ -142,6 +142,7 @@ class TreeIndex:
         by_type = index._by_type
         stack: list[cst.CSTNode] = [module]
         pop, extend = stack.pop, stack.extend
+        seen = 0
         while stack:
             node = pop()
             kind = type(node)
@@ -171,17 +172,15 @@ class TreeIndex:
                     for item in value:
                         item_kind = type(item)
                         if _is_node(item_kind) and not _is_trivia(item_kind):
-                            if item in parents:
-                                index.shared = True
                             parents[item] = node
                             found.append(item)
                 elif _is_node(value_kind) and not _is_trivia(value_kind):
-                    if value in parents:
-                        index.shared = True
                     parents[value] = node
                     found.append(value)
+            seen += len(found)
             found.reverse()
             extend(found)
+        index.shared = seen != len(parents)  # a node met twice was entered once in the table
         return index
 
     def is_within(self, node: cst.CSTNode, ancestor: cst.CSTNode, stop: type | None = None) -> bool:
