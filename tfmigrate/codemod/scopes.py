@@ -118,6 +118,15 @@ class Scopes:
         return None
 
     # --- which assignments a name sees ---------------------------------------------------------------
+    def plain(self, name: str) -> bool:
+        """Is ``name`` bound only in the plain ways this module models (so answers need no libcst)?"""
+        self._all_bindings()
+        return not self._everything_complex and name not in self._complex
+
+    def bindings(self, name: str) -> list[cst.CSTNode]:
+        """Every node that binds ``name`` anywhere in the module (plain names)."""
+        return [node for node, _ in self._all_bindings().get(name, [])]
+
     def assignments(self, name: str, scope: Scope) -> list[Assignment]:
         bindings = self._all_bindings()
         if name in self._complex or self._everything_complex:

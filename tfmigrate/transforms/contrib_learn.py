@@ -605,11 +605,7 @@ class ContribLearnTransform(FamilyTransform):
         fn = self.function(fn_arg.value) if fn_arg else None
         if fn is None or not isinstance(fn_arg.value, cst.Name):
             return
-        scope = self.get_metadata(ScopeProvider, fn, None)
-        if scope is None:
-            return
-        references = [r for a in scope.assignments[fn.name.value] for r in a.references]
-        if len(scope.assignments[fn.name.value]) != 1 or len(references) != 1:  # used by this call only
+        if not self._only_use(fn, fn_arg.value):
             return
         rets = self.returns(fn)
         if len(rets) != 1 or not isinstance(rets[0].value, cst.Call):
@@ -619,6 +615,28 @@ class ContribLearnTransform(FamilyTransform):
             return
         self._experiment_calls[exp] = rets[0]
         self._runner_calls.add(call)
+
+    def _only_use(self, fn: cst.FunctionDef, use: cst.Name) -> bool:
+        """``fn`` is bound once in its scope and read only by ``use`` (the runner's argument).
+
+        Answered from the index when the name is bound by this def alone and read once, by
+        ``use``, after the def; otherwise by libcst's references."""
+        name = fn.name.value
+        scopes = self.scopes
+        if scopes.plain(name) and scopes.bindings(name) == [fn]:
+            reads = [
+                n for n in self.index.nodes(cst.Name)
+                if n.value == name and n is not fn.name and not _attribute_or_keyword(n, self.index.parents.get(n))
+            ]
+            if reads == [use] and any(a.node is fn for a in scopes.scope_of(use)[name]):
+                same_scope = scopes.scope_of(use) is scopes.scope_of(fn)
+                if not same_scope or self.index.positions[fn].start.line < self.index.positions[use].start.line:
+                    return True
+        scope = self.get_metadata(ScopeProvider, fn, None)
+        if scope is None:
+            return False
+        references = [r for a in scope.assignments[name] for r in a.references]
+        return len(scope.assignments[name]) == 1 and len(references) == 1  # used by this call only
 
     def _experiment(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if original in self._experiment_calls:
@@ -924,3 +942,7 @@ class ContribLearnTransform(FamilyTransform):
             message += ("; the legacy initializer truncated_normal(stddev=1/sqrt(vocabulary size)) is written out: "
                         "TF 2 defaults to 1/sqrt(dimension)")
         return self._rewrite("TFM158", original, updated, "feature_column.embedding_column", args, message + ")")
+
+
+def _attribute_or_keyword(name: cst.Name, parent: cst.CSTNode | None) -> bool:
+    return (isinstance(parent, cst.Attribute) and parent.attr is name) or (isinstance(parent, cst.Arg) and parent.keyword is name)

@@ -179,6 +179,7 @@ class EstimatorTransform(FamilyTransform):
         return True
 
     def _plan(self, node: cst.Module) -> None:
+        self._assign_names: set[str] | None = None
         self.replace: dict[cst.CSTNode, cst.CSTNode] = {}
         self.remove: set[cst.CSTNode] = set()
         self.need_np = False
@@ -323,7 +324,17 @@ class EstimatorTransform(FamilyTransform):
         if est.key is not None:
             self.by_key.setdefault(est.key, []).append(est)
 
+    def _assigned_by_statement(self, name: str) -> bool:
+        """Is ``name`` the target of some ``name = ...`` statement (else no assignment can be one)?"""
+        if self._assign_names is None:
+            self._assign_names = {
+                t.target.value for t in self.index.nodes(cst.AssignTarget) if isinstance(t.target, cst.Name)
+            }
+        return name in self._assign_names
+
     def _single_assignment(self, name: cst.Name):
+        if not self._assigned_by_statement(name.value):
+            return None
         scope = self.scopes.scope_of(name)
         if scope is None:
             return None
@@ -357,6 +368,8 @@ class EstimatorTransform(FamilyTransform):
 
     def _reaching_assignment(self, name: cst.Name) -> cst.Assign | None:
         """The assignment a use sees when the name is reassigned in straight-line code (``clf = restore()``)."""
+        if not self._assigned_by_statement(name.value):
+            return None
         scope = self.scopes.scope_of(name)
         if scope is None:
             return None
