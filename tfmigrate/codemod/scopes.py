@@ -234,9 +234,6 @@ class Scopes:
         self._bindings = bindings
         return bindings
 
-    def __contains__(self, name: str) -> bool:  # pragma: no cover - convenience
-        return name in self._all_bindings()
-
 
 def _inside(owner: cst.CSTNode) -> cst.CSTNode:
     """A node in the scope ``owner`` opens (libcst maps a def or class node to the scope around it)."""
