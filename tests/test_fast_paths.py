@@ -342,3 +342,19 @@ def test_the_transform_driver_rebuilds_only_changed_paths():
     assert new.code == "import os\nx = f(1)\nh = g(2)\n".replace("h = g", "y = h")
     assert new.body[0] is module.body[0] and new.body[1] is module.body[1]  # untouched statements are reused
     assert new.body[2] is not module.body[2]
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith("samples/")])
+def test_positions_reusing_unchanged_statements_equal_a_fresh_generation(name):
+    module = cst.parse_module(SOURCES[name])
+    first = Positions(module)
+    for i in range(len(module.body)):
+        body = list(module.body)
+        body[i] = cst.parse_statement("x = (1,\n     2)  # replaced\n")
+        if i + 1 < len(body):
+            del body[i + 1]  # later statements move up: their positions shift
+        changed = module.with_changes(body=body)
+        reused, fresh = Positions(changed, previous=first), Positions(changed)
+        assert reused.code == fresh.code == changed.code
+        for node in TreeIndex.of(changed).parents:
+            assert reused.get(node) == fresh.get(node), (i, type(node).__name__)

@@ -225,7 +225,7 @@ def rewrite_source(
         staged.extend((f, current_code) for f in sink)
         if not any(f.fixable for f in sink):  # every change is explained by an applied fix
             continue
-        new_positions = Positions(new)
+        new_positions = Positions(new, previous=positions)  # reuses the statements the family left alone
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions

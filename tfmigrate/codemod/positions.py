@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from itertools import accumulate
+from itertools import accumulate, islice
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -71,12 +71,49 @@ class Positions:
     ``code`` is the module's code (``module.code``) from the same code generation, so a tree is
     generated once whether its text, its positions or both are needed."""
 
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, previous: Positions | None = None) -> None:
+        """Generate ``module``; top-level statements that ``previous`` (the tree this one was made
+        from) already generated are reused, text and positions, instead of generated again."""
         state = _RecordingState(module)
-        module._codegen(state)
-        self._spans = state.spans
-        self._offsets = [0, *accumulate(map(len, state.tokens))]  # token index -> character offset
-        code = "".join(state.tokens)
+        spans, tokens = state.spans, state.tokens
+        reusable = (
+            previous._statements
+            if previous is not None
+            and previous._module.default_indent == module.default_indent
+            and previous._module.default_newline == module.default_newline
+            else {}
+        )
+        self._statements: dict[int, tuple[cst.CSTNode, list[str], list[tuple[int, tuple[int, int]]]]] = {}
+        state.before_codegen(module)  # what module._codegen(state) does, one statement at a time
+        for header in module.header:
+            header._codegen(state)
+        for statement in module.body:
+            base = len(tokens)
+            cached = reusable.get(id(statement))
+            if cached is not None and cached[0] is statement:
+                _, statement_tokens, relative = cached
+                tokens.extend(statement_tokens)
+                for key, (start, end) in relative:
+                    spans[key] = (start + base, end + base)
+            else:
+                known = len(spans)
+                statement._codegen(state)
+                added = len(spans) - known
+                recorded = list(islice(reversed(spans.items()), added)) if added else []
+                relative = [(key, (start - base, end - base)) for key, (start, end) in recorded]
+                cached = (statement, tokens[base:], relative)
+            self._statements[id(statement)] = cached
+        for footer in module.footer:
+            footer._codegen(state)
+        if module.has_trailing_newline:
+            if not tokens:
+                state.add_token(state.default_newline)
+        else:
+            state.pop_trailing_newline()
+        state.after_codegen(module)
+        self._spans = spans
+        self._offsets = [0, *accumulate(map(len, tokens))]  # token index -> character offset
+        code = "".join(tokens)
         self.code = code[: self._offsets[-2]] if state.popped_newline else code  # == module.code
         self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
         self._cache: dict[int, CodeRange] = {}
