@@ -70,7 +70,7 @@ class ImportEdits:
 # --- removing ----------------------------------------------------------------------------------
 def _remove_unused(module: cst.Module, wanted: list[tuple[str, str | None, str | None]]) -> cst.Module:
     index = TreeIndex.of(module)
-    read = index.referenced_names(module)
+    read = index.read_names()
     exported = _exported_strings(module) if "__all__" in read or "__all__" in index.other_bindings else set()
     requested = set(wanted)
     doomed: set[cst.ImportAlias] = set()

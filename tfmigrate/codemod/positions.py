@@ -83,7 +83,8 @@ class Positions:
             and previous._module.default_newline == module.default_newline
             else {}
         )
-        self._statements: dict[int, tuple[cst.CSTNode, list[str], list[tuple[int, tuple[int, int]]]]] = {}
+        # id(statement) -> (statement, its tokens, its first token's index, its nodes' spans then)
+        self._statements: dict[int, tuple[cst.CSTNode, list[str], int, list[tuple[int, tuple[int, int]]]]] = {}
         state.before_codegen(module)  # what module._codegen(state) does, one statement at a time
         for header in module.header:
             header._codegen(state)
@@ -91,17 +92,20 @@ class Positions:
             base = len(tokens)
             cached = reusable.get(id(statement))
             if cached is not None and cached[0] is statement:
-                _, statement_tokens, relative = cached
+                _, statement_tokens, old_base, recorded = cached
                 tokens.extend(statement_tokens)
-                for key, (start, end) in relative:
-                    spans[key] = (start + base, end + base)
+                shift = base - old_base
+                if shift:
+                    for key, (start, end) in recorded:
+                        spans[key] = (start + shift, end + shift)
+                else:
+                    spans.update(recorded)
             else:
                 known = len(spans)
                 statement._codegen(state)
                 added = len(spans) - known
                 recorded = list(islice(reversed(spans.items()), added)) if added else []
-                relative = [(key, (start - base, end - base)) for key, (start, end) in recorded]
-                cached = (statement, tokens[base:], relative)
+                cached = (statement, tokens[base:], base, recorded)
             self._statements[id(statement)] = cached
         for footer in module.footer:
             footer._codegen(state)

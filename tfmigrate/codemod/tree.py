@@ -288,6 +288,22 @@ class TreeIndex:
         return f"{target}.{rest}" if rest else target
 
     # --- references --------------------------------------------------------------------------------
+    def read_names(self) -> set[str]:
+        """``referenced_names(module)`` for the indexed module, from its Name nodes (no walk)."""
+        parents = self.parents
+        found: set[str] = set()
+        for name in self._by_type.get(cst.Name, ()):
+            parent = parents.get(name)
+            skip = _NOT_REFERENCES.get(type(parent))
+            if skip is not None and any(getattr(parent, field) is name for field in skip):
+                continue
+            while type(parent) is cst.Attribute or type(parent) is cst.AsName or type(parent) is cst.ImportAlias:
+                parent = parents.get(parent)
+            if type(parent) is cst.Import or type(parent) is cst.ImportFrom:
+                continue
+            found.add(name.value)
+        return found
+
     def referenced_names(self, module: cst.Module) -> set[str]:
         """Every name read somewhere in ``module`` outside import statements."""
         found: set[str] = set()
