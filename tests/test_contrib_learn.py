@@ -367,3 +367,23 @@ def test_the_prefilter_lets_every_import_form_through(imports):
     assert family.wanted_by(code.encode())
     new, findings, _ = run(code)
     assert 'tf.estimator.RunConfig(model_dir="m")' in new and ("TFM150", True) in findings
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import tensorflow.contrib as tfc\nconfig = tfc.learn.RunConfig(model_dir='m')\n",
+        "from tensorflow.contrib import (learn,)\nconfig = learn.RunConfig(model_dir='m')\n",
+        "from tensorflow import contrib\nconfig = contrib.learn.RunConfig(model_dir='m')\n",
+    ],
+)
+def test_the_prefilter_lets_every_import_form_of_contrib_learn_through(source):
+    result = rewrite_source(source.encode(), frozenset(CATALOG.rules), catalog=CATALOG)
+    assert "tf.estimator.RunConfig(model_dir='m')" in result.new.decode()
+    assert [f.rule for f in result.findings] == ["TFM150"]
+
+
+def test_the_prefilter_skips_contrib_learn_rules_for_a_tf_contrib_eager_module():
+    family = next(f for f in CATALOG.families if f.prefix == "TFM15")
+    assert not family.wanted_by(b"import tensorflow as tf\nimport tensorflow.contrib.eager as tfe\ntfe.enable_eager_execution()\n")
+    assert family.wanted_by(b"import tensorflow.contrib as tfc\n")
