@@ -58,6 +58,10 @@ TRICKY = {
         "match clf:\n    case [first, *rest]:\n        print(first, rest)\n    case {'k': v, **others}:\n        print(v, others)\n"
         "@decorator(clf)\ndef h(a: clf = clf) -> clf:\n    return tensorflow.contrib.learn\n"
     ),
+    "scopes_string_annotations": (
+        "from typing import cast, TypeVar\nopt = 1\ndef f(x: 'opt') -> 'List[opt]':\n    return cast('opt', x)\n"
+        "T = TypeVar('T', bound='opt')\nprint(opt, 'opt is a string here')\n"
+    ),
     "scopes_star_import": "from tensorflow import *\nclf = Session()\ndef f():\n    return clf, Session\n",
 }
 
@@ -138,7 +142,8 @@ def test_scopes_and_assignments_equal_libcsts(name):
     module = cst.parse_module(SOURCES[name])
     exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
     index = TreeIndex.of(module)
-    scopes = Scopes(index, exact.get)
+    positions = Positions(module)
+    scopes = Scopes(index, exact.get, lambda node: (positions[node].start.line, positions[node].end.line))
 
     def owner(scope):
         if scope is None or type(scope).__name__ == "BuiltinScope":

@@ -73,9 +73,17 @@ class Scope:
 class Scopes:
     """Fast scope questions over one indexed tree, falling back to ``libcst_scope(node)`` per name."""
 
-    def __init__(self, index: TreeIndex, libcst_scope: Callable[[cst.CSTNode], Any]) -> None:
+    def __init__(
+        self,
+        index: TreeIndex,
+        libcst_scope: Callable[[cst.CSTNode], Any],
+        lines_of: Callable[[cst.CSTNode], tuple[int, int]] | None = None,
+    ) -> None:
         self.index = index
         self._libcst_scope = libcst_scope
+        self._lines_of = lines_of  # node -> (first line, last line)
+        self._string_text: str | None = None
+        self._binding_names: set[cst.CSTNode] = set()
         self._scopes: dict[cst.CSTNode, Scope] = {}
         self._bindings: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]] | None = None  # name -> (node, owner)
         self._complex: set[str] = set()
@@ -145,16 +153,63 @@ class Scopes:
         return [Assignment(name, None, None)] if name in _BUILTINS else []
 
     def references(self, assignment: Assignment) -> list[Access]:
-        """libcst's references of ``assignment``: reads that can see it *and come after it* in its
-        own scope (libcst orders accesses and assignments by visit), a rule not worth copying for
-        the one question that needs it (is an optimizer variable read anywhere else?)."""
-        exact = self._libcst_scope(_inside(assignment.scope.node)) if assignment.scope is not None else None
+        """libcst's references of ``assignment``: the reads whose lookup finds it, where a read in
+        the assignment's own scope counts only if it comes after it (libcst orders accesses and
+        assignments by visit: for reads on later lines than the assignment that is source order).
+        Only for ``name = ...``-style bindings; a read on the assignment's own line, or a name that
+        also appears inside a string (libcst reads string annotations), is left to libcst."""
+        name, scope = assignment.name, assignment.scope
+        if scope is None:
+            return []
+        statement = self._assign_statement(assignment.node)
+        if statement is not None and self.plain(name) and self._lines_of is not None and not self._in_strings(name):
+            bound = self._binding_names
+            parents = self.index.parents
+            first, last = self._lines_of(statement)  # the statement may span lines
+            found = []
+            for read in self.index.nodes(cst.Name):
+                if read.value != name or read in bound or not _is_read(read, parents):
+                    continue
+                read_scope = self.scope_of(read)
+                if read_scope is None or not any(a.node is assignment.node for a in read_scope[name]):
+                    continue
+                if read_scope is scope:
+                    line = self._lines_of(read)[0]
+                    if first <= line <= last:
+                        break  # a read within the assignment statement: libcst's visit order decides
+                    if line < first:
+                        continue
+                found.append(Access(read))
+            else:
+                return found
+        exact = self._libcst_scope(_inside(scope.node))
         if exact is None:
             return []
-        for candidate in exact[assignment.name]:
+        for candidate in exact[name]:
             if getattr(candidate, "node", None) is assignment.node:
                 return [Access(ref.node) for ref in candidate.references]
         return []
+
+    def _assign_statement(self, node: cst.CSTNode | None) -> cst.SimpleStatementLine | None:
+        """The statement line of a ``name = ...`` target (None for any other kind of binding)."""
+        parents = self.index.parents
+        target = parents.get(node) if isinstance(node, cst.Name) else None
+        if not isinstance(target, cst.AssignTarget):
+            return None
+        line = parents.get(parents.get(target))
+        return line if isinstance(line, cst.SimpleStatementLine) else None
+
+    def _in_strings(self, name: str) -> bool:
+        """Does ``name`` occur in a string libcst reads as code (an annotation, a cast/TypeVar argument)?"""
+        if self._string_text is None:
+            parents = self.index.parents
+            texts = []
+            for kind in (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString):
+                for node in self.index.nodes(kind):
+                    if _read_as_code(node, parents):
+                        texts.append(cst.Module([]).code_for_node(node))
+            self._string_text = " ".join(texts)
+        return name in self._string_text
 
     def _from_libcst(self, name: str, scope: Scope) -> list[Assignment]:
         exact = self._libcst_scope(_inside(scope.node))
@@ -175,7 +230,13 @@ class Scopes:
         bindings: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]] = {}
         complex_names = self._complex
 
+        binding_names = self._binding_names
+
         def bind(name: str, node: cst.CSTNode, at: cst.CSTNode) -> None:
+            if isinstance(node, cst.Name):
+                binding_names.add(node)
+            elif isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Param)):
+                binding_names.add(node.name)
             owner = self._owner(at)
             if owner is not None:
                 bindings.setdefault(name, []).append((node, owner))
@@ -233,6 +294,36 @@ class Scopes:
         self._everything_complex = index.has_star_import  # a star import may bind anything
         self._bindings = bindings
         return bindings
+
+
+_STRING_CODE_CALLS = {"cast", "TypeVar", "NewType", "ForwardRef", "TypeAliasType"}
+
+
+def _read_as_code(string: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
+    """Is this string inside an annotation or an argument of cast()/TypeVar()/...? (libcst reads those)"""
+    node, parent = string, parents.get(string)
+    while parent is not None and not isinstance(parent, (cst.BaseStatement, cst.BaseSmallStatement)):
+        if isinstance(parent, cst.Annotation):
+            return True
+        if isinstance(parent, cst.Call) and node is not parent.func:
+            func = parent.func
+            last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            if last in _STRING_CODE_CALLS:
+                return True
+        node, parent = parent, parents.get(parent)
+    return False
+
+
+def _is_read(name: cst.Name, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
+    """Not an attribute's or a keyword's name, not part of an import statement."""
+    parent = parents.get(name)
+    if isinstance(parent, cst.Attribute) and parent.attr is name:
+        return False
+    if isinstance(parent, cst.Arg) and parent.keyword is name:
+        return False
+    while isinstance(parent, (cst.Attribute, cst.AsName, cst.ImportAlias)):
+        parent = parents.get(parent)
+    return not isinstance(parent, (cst.Import, cst.ImportFrom))
 
 
 def _inside(owner: cst.CSTNode) -> cst.CSTNode:

@@ -131,8 +131,16 @@ class FamilyTransform(VisitorBasedCodemodCommand):
         """Scope questions (``scopes.scope_of(node)[name]``) answered from the index where the
         name's bindings are plain, by libcst's ScopeProvider otherwise (see codemod/scopes.py)."""
         if self._scopes is None or self._scopes.index is not self.index:
-            self._scopes = Scopes(self.index, lambda node: self.get_metadata(ScopeProvider, node, None))
+            self._scopes = Scopes(
+                self.index,
+                lambda node: self.get_metadata(ScopeProvider, node, None),
+                self._lines_of,
+            )
         return self._scopes
+
+    def _lines_of(self, node: cst.CSTNode) -> tuple[int, int]:
+        code_range = self.get_metadata(PositionProvider, node)
+        return code_range.start.line, code_range.end.line
 
     def remove_imports_of(self, node: cst.CSTNode) -> None:
         """Drop the imports ``node`` (of the tree being transformed) reads, if unused afterwards."""
