@@ -13,7 +13,6 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from libcst.codemod import CodemodContext
 from libcst.metadata import (
     MetadataWrapper,
     ParentNodeProvider,
@@ -24,7 +23,7 @@ from libcst.metadata import (
 
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.positions import Positions
-from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.transform import Context, FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, _is_trivia
 from tfmigrate.codemod.walk import iter_nodes, walk
 
@@ -87,8 +86,8 @@ class _Probe(FamilyTransform):
 
 def _probe(module: cst.Module) -> tuple[_Probe, MetadataWrapper]:
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    probe = _Probe(CodemodContext(), frozenset(), {}, [])
-    probe.context = CodemodContext(wrapper=wrapper)
+    probe = _Probe(Context(), frozenset(), {}, [])
+    probe.context = Context(wrapper=wrapper)
     probe.metadata = {}
     probe.index = TreeIndex.of(module)
     return probe, wrapper

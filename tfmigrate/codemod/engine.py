@@ -24,12 +24,11 @@ from pathlib import Path
 from typing import Literal
 
 import libcst as cst
-from libcst.codemod import CodemodContext
 from libcst.metadata import MetadataWrapper
 
 from tfmigrate.codemod.files import SourceError, discover, display_path, read_source, write_atomic
 from tfmigrate.codemod.rule import Catalog, load_catalog
-from tfmigrate.codemod.transform import RawFinding, suppressions
+from tfmigrate.codemod.transform import Context, RawFinding, suppressions
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.report.model import FileResult, Finding, Report
@@ -206,7 +205,7 @@ def rewrite_source(
             continue
         sink: list[RawFinding] = []
         transform = family.load_transform()(
-            CodemodContext(filename=path), family_rules, suppressions(current_code), sink
+            Context(filename=path), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
             current, prepared = _prepare(current, positions)
@@ -332,6 +331,10 @@ def run(
     if jobs == 1:
         results = map(_process_star, work)
     else:
+        catalog = options.catalog
+        for family in catalog.families:  # forked workers inherit the loaded transforms and tables
+            if any(r.id in options.enabled for r in family.rules):
+                family.load_transform().warm_up()
         pool = ProcessPoolExecutor(max_workers=jobs)
         results = pool.map(_process_star, work, chunksize=max(1, min(64, total // (jobs * 8) or 1)))
     try:

@@ -10,7 +10,6 @@ Legacy signatures were read from tensorflow/contrib/{learn,layers} (TF 1.x).
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.walk import iter_nodes, walk
@@ -245,7 +244,7 @@ class ContribLearnTransform(FamilyTransform):
         ``import tensorflow.compat.v1 as tf``)."""
         aliases = []
         for stmt in module.body:
-            if m.matches(stmt, m.SimpleStatementLine(body=[m.Import()])):
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Import):
                 for alias in stmt.body[0].names:
                     if _code(alias.name) == "tensorflow":
                         aliases.append(alias.asname.name.value if alias.asname else "tensorflow")

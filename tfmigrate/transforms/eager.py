@@ -14,7 +14,6 @@ which maps them onto ``tf.compat.v1`` without changing variable names or behavio
 from __future__ import annotations
 
 import libcst as cst
-import libcst.matchers as m
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.walk import walk
@@ -364,7 +363,7 @@ class EagerTransform(FamilyTransform):
                 break
         for assign in collect.assigns:
             value = assign.value
-            if m.matches(value, m.Call(func=m.Attribute(attr=m.Name("track_layer")))) and value.args:
+            if (isinstance(value, cst.Call) and _is_method(value.func, "track_layer")) and value.args:
                 value = value.args[0].value
             if not isinstance(value, cst.Call):
                 continue
@@ -471,7 +470,7 @@ class EagerTransform(FamilyTransform):
 
     def visit_For(self, node: cst.For) -> None:
         target = node.iter
-        if m.matches(target, m.Call(func=m.Name("enumerate"))) and target.args and not target.args[0].keyword:
+        if (isinstance(target, cst.Call) and _is_name(target.func, "enumerate")) and target.args and not target.args[0].keyword:
             target = target.args[0].value
         self.for_iters.add(id(target))
 
@@ -540,7 +539,7 @@ class EagerTransform(FamilyTransform):
         qname = (self.qualified_name(func) if isinstance(func, (cst.Name, cst.Attribute)) else None) or ""
         if self.eager and qname.startswith("tensorflow.train.") and qname.endswith("Optimizer"):
             return self._optimizer_call(qname.removeprefix("tensorflow.train."), original, updated)
-        if m.matches(func, m.Attribute(value=m.Name("self"), attr=m.Name("track_layer"))) and len(original.args) == 1:
+        if (_is_method(func, "track_layer") and _is_name(func.value, "self")) and len(original.args) == 1:
             in_class = self._in_network() or (self.eager and bool(self.network_classes))
             if in_class and not original.args[0].keyword and self.fix(
                 original, "TFM403", "track_layer is gone in TF 2: tf.keras.Model tracks layers assigned to attributes"
@@ -564,7 +563,7 @@ class EagerTransform(FamilyTransform):
                 ):
                     args = [updated.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
                     return updated.with_changes(args=[*args, _kw("training", cst.Name("False"))])
-        if self.eager and m.matches(func, m.Attribute(attr=m.Name("minimize"))) and id(original) not in self.handled:
+        if self.eager and _is_method(func, "minimize") and id(original) not in self.handled:
             keywords = {a.keyword.value for a in original.args if a.keyword}
             positional = [a for a in original.args if not a.keyword]
             if len(positional) == 1 and not positional[0].star and keywords <= {"name"}:
@@ -585,7 +584,7 @@ class EagerTransform(FamilyTransform):
                     "`optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))` and "
                     "`global_step.assign_add(1)`",
                 )
-        if self.eager and m.matches(func, m.Attribute(attr=m.Name("apply_gradients"))) and id(original) not in self.handled:
+        if self.eager and _is_method(func, "apply_gradients") and id(original) not in self.handled:
             if any(a.keyword and a.keyword.value == "global_step" for a in original.args):
                 self.flag(
                     original,
@@ -624,7 +623,7 @@ class EagerTransform(FamilyTransform):
         return self._lines(node)[1] - 1
 
     def _is_super_init(self, call: cst.Call) -> bool:
-        return m.matches(call.func, m.Attribute(value=m.Call(func=m.Name("super")), attr=m.Name("__init__")))
+        return (_is_method(call.func, "__init__") and isinstance(call.func.value, cst.Call) and _is_name(call.func.value.func, "super"))
 
     def _super_init(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         # tfe.Network(name=None): an empty name made the network pick a unique one; Keras keeps '' verbatim
@@ -634,7 +633,7 @@ class EagerTransform(FamilyTransform):
             name_arg = (orig.keyword is None and not orig.star and i == 0) or (
                 orig.keyword is not None and orig.keyword.value == "name"
             )
-            empty = m.matches(orig.value, m.Name("None")) or (
+            empty = _is_name(orig.value, "None") or (
                 isinstance(orig.value, cst.SimpleString) and orig.value.evaluated_value == ""
             )
             if name_arg and empty and self.fix(
@@ -801,7 +800,7 @@ class EagerTransform(FamilyTransform):
         given: dict[str, cst.BaseExpression] = {}
         for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
             given[orig.keyword.value if orig.keyword else params[i]] = arg.value
-        if any(k in given and not m.matches(given[k], m.Name("False")) for k in dropped):
+        if any(k in given and not _is_name(given[k], "False") for k in dropped):
             self.flag(original, "TFM412", f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
             return updated
         if not self.fix(
@@ -897,7 +896,7 @@ class EagerTransform(FamilyTransform):
         given: dict[str, cst.BaseExpression] = {}
         for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
             given[orig.keyword.value if orig.keyword else params[i]] = arg.value
-        bad = [k for k in unsupported if k in given and not m.matches(given[k], m.Name("None"))]
+        bad = [k for k in unsupported if k in given and not _is_name(given[k], "None")]
         if bad:
             self.flag(
                 original,
@@ -915,7 +914,7 @@ class EagerTransform(FamilyTransform):
             return updated
         args = _rekey(original, updated, params, renames, 2, drop=tuple(unsupported) + ("step",))
         step = given.get("step")
-        if step is None or m.matches(step, m.Name("None")):
+        if step is None or _is_name(step, "None"):
             step = cst.parse_expression(f"{self._tfname()}.{_GLOBAL_STEP}")
         args.append(_kw("step", step))
         return updated.with_changes(func=self._tf(f"summary.{new_name}"), args=_with_commas(args))
@@ -969,7 +968,7 @@ class EagerTransform(FamilyTransform):
         return None
 
     def _minimize_shape(self, call: cst.Call) -> bool:
-        if not m.matches(call.func, m.Attribute(attr=m.Name("minimize"))) or not call.args:
+        if not _is_method(call.func, "minimize") or not call.args:
             return False
         if call.args[0].keyword or call.args[0].star:
             return False
@@ -980,7 +979,7 @@ class EagerTransform(FamilyTransform):
         return "global_step" in keywords or receiver in self.optimizer_names
 
     def _apply_shape(self, call: cst.Call) -> bool:
-        if not m.matches(call.func, m.Attribute(attr=m.Name("apply_gradients"))) or not call.args:
+        if not _is_method(call.func, "apply_gradients") or not call.args:
             return False
         if call.args[0].keyword or call.args[0].star:
             return False
@@ -1002,9 +1001,9 @@ class EagerTransform(FamilyTransform):
                     self.changed = True
                     return self._remove(original)
                 return updated
-            if m.matches(call.func, m.Attribute(attr=m.Name("minimize"))):
+            if _is_method(call.func, "minimize"):
                 return self._minimize(original, call, new_stmt.value) or updated
-            if m.matches(call.func, m.Attribute(attr=m.Name("apply_gradients"))):
+            if _is_method(call.func, "apply_gradients"):
                 return self._apply(original, call, new_stmt.value) or updated
         if isinstance(stmt, cst.Assign) and id(stmt.value) in self.handled:
             symbol = self._implicit_def(stmt)
@@ -1056,10 +1055,7 @@ class EagerTransform(FamilyTransform):
         fn = call.func.args[0].value
         tape = self.fresh("tape")
         names = None
-        pair = m.Tuple(elements=[m.Element(m.Name()), m.Element(m.Name())]) | m.List(
-            elements=[m.Element(m.Name()), m.Element(m.Name())]
-        )
-        if value_target is not None and m.matches(value_target, pair):
+        if value_target is not None and _is_name_pair(value_target):
             loss = value_target.elements[0].value.value
             names = (loss, value_target.elements[1].value)
         else:
@@ -1106,7 +1102,7 @@ class EagerTransform(FamilyTransform):
         )
         out.append(original.with_changes(body=[cst.Expr(apply)], leading_lines=[]))
         step = kwargs.get("global_step")
-        if step is not None and not m.matches(step, m.Name("None")):
+        if step is not None and not _is_name(step, "None"):
             out.append(self._assign_add(step))
         return cst.FlattenSentinel(out)
 
@@ -1138,7 +1134,7 @@ class EagerTransform(FamilyTransform):
             self.flag(grads_orig, "TFM408", _MANUAL[symbol][1])
         self.changed = True
         out.append(original.with_changes(body=[cst.Expr(updated.with_changes(args=args))], leading_lines=[]))
-        if step is not None and not m.matches(step, m.Name("None")):
+        if step is not None and not _is_name(step, "None"):
             out.append(self._assign_add(step))
         out[0] = out[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel(out)
@@ -1158,3 +1154,21 @@ class _Substitute(cst.CSTTransformer):
             return value.deep_clone()
         self.used.add(original.value)
         return value
+
+
+def _is_name(node: cst.CSTNode | None, value: str | None = None) -> bool:
+    return isinstance(node, cst.Name) and (value is None or node.value == value)
+
+
+def _is_method(func: cst.CSTNode, attr: str) -> bool:
+    """``<anything>.attr`` (what ``m.Attribute(attr=m.Name(attr))`` matched)."""
+    return isinstance(func, cst.Attribute) and func.attr.value == attr
+
+
+def _is_name_pair(node: cst.CSTNode) -> bool:
+    """``(a, b)`` or ``[a, b]`` of two plain names."""
+    return (
+        isinstance(node, (cst.Tuple, cst.List))
+        and len(node.elements) == 2
+        and all(type(e) is cst.Element and isinstance(e.value, cst.Name) for e in node.elements)
+    )

@@ -176,6 +176,10 @@ def replace_base(node: cst.BaseExpression, new_base: cst.BaseExpression) -> cst.
 class CompatV1Renames(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM5"
 
+    @classmethod
+    def warm_up(cls) -> None:
+        names()
+
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.names = names()
