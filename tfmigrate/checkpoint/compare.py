@@ -40,7 +40,6 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
     md = {v["name"]: v for v in model_vars}
     api = model_info.get("api", "v2")
     writer = classify.writer(list(ck))
-    model_only = {n for n in md if n not in ck}
     ck_model = {n for n in ck if classify.kind(n) == "model"}
     md_model = {n for n in md if classify.kind(n) == "model"}
 

@@ -620,7 +620,6 @@ class Run:
         def checkpoint_files():
             rc = est.config
             state = tf.train.get_checkpoint_state(model_dir)
-            kept = list(state.all_model_checkpoint_paths) if state else []
             files = sorted(f for f in os.listdir(model_dir) if f.startswith("model.ckpt-") and f.endswith(".index"))
             promise = (f"RunConfig(save_checkpoints_steps={rc.save_checkpoints_steps}, "
                        f"save_checkpoints_secs={rc.save_checkpoints_secs}, keep_checkpoint_max={rc.keep_checkpoint_max})")
@@ -735,8 +734,6 @@ class Run:
 
 def prepare(tf, np, target: str, model_dir: str, batch: int):
     """Build TARGET and everything the stages need; CouldNotRun (one line) when it cannot be built."""
-    import tempfile
-
     try:
         est, factory, declared = load_target(tf, target, model_dir)
         keras = getattr(est, "_tfmigrate_keras", None)
