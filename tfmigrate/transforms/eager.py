@@ -332,8 +332,18 @@ class EagerTransform(FamilyTransform):
 
     # --- module scan ---------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        collect = _Collect()
-        walk(node, collect)
+        index = self.index
+        if index.module is node:  # the same facts as _Collect gathers, from the tree index
+            parents = index.parents
+            names = index.nodes(cst.Name)
+            collect = _Collect()
+            collect.names = {n.value for n in names if not _is_attribute_name(n, parents.get(n))}
+            collect.refs = [*names, *index.nodes(cst.Attribute)]
+            collect.assigns = list(index.nodes(cst.Assign))
+            collect.imports = list(index.import_statements)
+        else:
+            collect = _Collect()
+            walk(node, collect)
         self.names_in_use = set(collect.names)
         self.tf = None
         self.eager = False
@@ -1172,3 +1182,7 @@ def _is_name_pair(node: cst.CSTNode) -> bool:
         and len(node.elements) == 2
         and all(type(e) is cst.Element and isinstance(e.value, cst.Name) for e in node.elements)
     )
+
+
+def _is_attribute_name(name: cst.Name, parent: cst.CSTNode | None) -> bool:
+    return isinstance(parent, cst.Attribute) and parent.attr is name

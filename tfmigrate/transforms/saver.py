@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import PositionProvider
 
+from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
@@ -133,18 +134,14 @@ class SaverTraps(FamilyTransform):
         self._report_all()
         return False  # findings only: nothing to rewrite
 
-    @staticmethod
-    def _string_constants(module: cst.Module) -> dict[str, str]:
+    def _string_constants(self, module: cst.Module) -> dict[str, str]:
         """Module-level ``NAME = "literal"`` bound once and never rebound anywhere in the module."""
         counts: dict[str, int] = {}
         values: dict[str, str] = {}
-
-        class _V(cst.CSTVisitor):
-            def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-                if isinstance(node.target, cst.Name):
-                    counts[node.target.value] = counts.get(node.target.value, 0) + 1
-
-        walk(module, _V())
+        index = self.index if self.index.module is module else TreeIndex.of(module)
+        for node in index.nodes(cst.AssignTarget):
+            if isinstance(node.target, cst.Name):
+                counts[node.target.value] = counts.get(node.target.value, 0) + 1
         for stmt in module.body:
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Assign):
                 assign = stmt.body[0]
