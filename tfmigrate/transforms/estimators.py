@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.tree import TreeIndex
+from tfmigrate.codemod.walk import transform
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
@@ -1173,7 +1174,7 @@ class EstimatorTransform(FamilyTransform):
             return updated
         # the planned node reuses original children; swap in the plans made for them too
         # (clf.evaluate(x=X, y=clf.predict(X)))
-        return new.visit(_Planned(self.replace, skip=new))
+        return transform(new, _Planned(self.replace, skip=new))
 
     def _drop_removed(self, original_body, updated_body) -> list:
         body, carried = [], []
@@ -1206,7 +1207,7 @@ class _Planned(cst.CSTTransformer):
 
     def on_leave(self, original, updated):
         if original is not self.skip and original in self.plan:
-            return self.plan[original].visit(_Planned(self.plan, skip=self.plan[original]))
+            return transform(self.plan[original], _Planned(self.plan, skip=self.plan[original]))
         return updated
 
 
