@@ -139,35 +139,44 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
         leave = methods(kind)[1]
         return updated if leave is None else leave(node, updated)
 
+    visits: dict[type, bool] = {}  # does the walk enter nodes of this type?
+
+    def entered(kind: type) -> bool:
+        found = visits.get(kind)
+        if found is None:
+            found = visits[kind] = _is_node(kind) and (trivia or not _is_trivia(kind))
+        return found
+
     def _children(node: cst.CSTNode, kind: type) -> cst.CSTNode:
         changes: dict[str, object] = {}
         for name in _order(node):
             value = getattr(node, name)
             value_kind = type(value)
             if value_kind is tuple or value_kind is list:
-                new_items: list[object] = []
-                changed = False
-                body = (kind, name) in _BODY_FIELDS
-                for item in value:
-                    item_kind = type(item)
-                    if not _is_node(item_kind) or (not trivia and _is_trivia(item_kind)):
-                        new_items.append(item)
+                new_items: list[object] | None = None  # copied only once something changes
+                for position, item in enumerate(value):
+                    if not entered(type(item)):
+                        if new_items is not None:
+                            new_items.append(item)
                         continue
                     result = visit(item)
                     if result is item:
-                        new_items.append(item)
+                        if new_items is not None:
+                            new_items.append(item)
                         continue
-                    changed = True
+                    if new_items is None:
+                        new_items = list(value[:position])
                     if isinstance(result, cst.RemovalSentinel):
                         continue
                     results = list(result) if isinstance(result, cst.FlattenSentinel) else [result]
+                    body = (kind, name) in _BODY_FIELDS
                     for new in results:
                         if body and not item._is_removable() and new._is_removable():
                             continue  # a statement line emptied by a removal goes
                         new_items.append(new)
-                if changed:
+                if new_items is not None:
                     changes[name] = tuple(new_items)
-            elif _is_node(value_kind) and (trivia or not _is_trivia(value_kind)):
+            elif entered(value_kind):
                 result = visit(value)
                 if result is value:
                     continue
