@@ -24,7 +24,7 @@ from libcst.metadata import (
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.transform import Context, FamilyTransform
-from tfmigrate.codemod.tree import TreeIndex, _is_trivia
+from tfmigrate.codemod.tree import TreeIndex, is_trivia as _is_trivia
 from tfmigrate.codemod.walk import iter_nodes, walk
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -27,13 +27,13 @@ _SEQUENCES = (list, tuple)
 
 
 @cache
-def _is_node(kind: type) -> bool:
+def is_node(kind: type) -> bool:
     """``issubclass(kind, CSTNode)``, memoised: CSTNode is an ABC, whose checks are slow."""
     return issubclass(kind, _CST)
 
 
 @cache
-def _is_trivia(kind: type) -> bool:
+def is_trivia(kind: type) -> bool:
     return issubclass(kind, TRIVIA)
 
 
@@ -71,17 +71,6 @@ def visit_order(node: cst.CSTNode) -> tuple[str, ...]:
 @cache
 def _node_fields(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(kind))
-
-
-def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    for name in _node_fields(type(node)):
-        value = getattr(node, name)
-        if isinstance(value, _CST):
-            yield value
-        elif type(value) in _SEQUENCES:
-            for item in value:
-                if isinstance(item, _CST):
-                    yield item
 
 
 def dotted(node: cst.CSTNode | None) -> str | None:
@@ -171,10 +160,10 @@ class TreeIndex:
                 if value_kind in _SEQUENCES:
                     for item in value:
                         item_kind = type(item)
-                        if _is_node(item_kind) and not _is_trivia(item_kind):
+                        if is_node(item_kind) and not is_trivia(item_kind):
                             parents[item] = node
                             found.append(item)
-                elif _is_node(value_kind) and not _is_trivia(value_kind):
+                elif is_node(value_kind) and not is_trivia(value_kind):
                     parents[value] = node
                     found.append(value)
             seen += len(found)
@@ -322,8 +311,8 @@ class TreeIndex:
                     continue
                 value = getattr(node, field)
                 if type(value) in _SEQUENCES:
-                    stack.extend(item for item in value if _is_node(type(item)))
-                elif _is_node(type(value)):
+                    stack.extend(item for item in value if is_node(type(item)))
+                elif is_node(type(value)):
                     stack.append(value)
         return found
 

@@ -1,4 +1,5 @@
-"""Read-only traversal of a libcst tree at a fraction of ``node.visit(visitor)``'s cost.
+"""Traversals of a libcst tree at a fraction of ``node.visit(...)``'s cost: ``walk`` (read-only
+visitors) and ``transform`` (transformers that rebuild only what changed).
 
 libcst runs a ``CSTVisitor`` through the same machinery as a transformer: every node's children
 are re-visited *and the node rebuilt*, which makes a read-only scan as slow as a rewrite. The
@@ -17,7 +18,7 @@ from typing import Any
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import TRIVIA, _is_node, _is_trivia, visit_order as _order
+from tfmigrate.codemod.tree import TRIVIA, is_node as _is_node, is_trivia as _is_trivia, visit_order as _order
 
 _TRIVIA_NAMES = frozenset(
     kind.__name__ for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA)
