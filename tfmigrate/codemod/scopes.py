@@ -22,7 +22,7 @@ from typing import Any
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import TreeIndex
+from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword, target_names
 
 _BUILTINS = frozenset(dir(builtins))
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
@@ -242,22 +242,11 @@ class Scopes:
                 bindings.setdefault(name, []).append((node, owner))
 
         def plain_targets(target: cst.CSTNode, at: cst.CSTNode) -> None:
-            if isinstance(target, cst.Name):
-                bind(target.value, target, at)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    plain_targets(element.value, at)
-            elif isinstance(target, cst.StarredElement):
-                plain_targets(target.value, at)
+            for name in target_names(target):
+                bind(name.value, name, at)
 
         def mark(target: cst.CSTNode | None) -> None:
-            if isinstance(target, cst.Name):
-                complex_names.add(target.value)
-            elif isinstance(target, (cst.Tuple, cst.List)):
-                for element in target.elements:
-                    mark(element.value)
-            elif isinstance(target, cst.StarredElement):
-                mark(target.value)
+            complex_names.update(name.value for name in target_names(target))
 
         for node in index.nodes(cst.AssignTarget):
             plain_targets(node.target, node)
@@ -317,9 +306,7 @@ def _read_as_code(string: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) 
 def _is_read(name: cst.Name, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
     """Not an attribute's or a keyword's name, not part of an import statement."""
     parent = parents.get(name)
-    if isinstance(parent, cst.Attribute) and parent.attr is name:
-        return False
-    if isinstance(parent, cst.Arg) and parent.keyword is name:
+    if attribute_or_keyword(name, parent):
         return False
     while isinstance(parent, (cst.Attribute, cst.AsName, cst.ImportAlias)):
         parent = parents.get(parent)

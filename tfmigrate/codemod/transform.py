@@ -39,7 +39,7 @@ from libcst.metadata import (
 
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.scopes import Scopes
-from tfmigrate.codemod.tree import TreeIndex
+from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword
 from tfmigrate.codemod.walk import transform
 
 _BUILTINS = frozenset(dir(builtins))
@@ -209,7 +209,7 @@ class FamilyTransform(cst.CSTTransformer):
         index = self.index
         parent = index.parents.get(node)
         if parent is not None and not _in_import(parent, index):
-            if _not_a_read(node, parent):
+            if attribute_or_keyword(node, parent):
                 return False
             name = get_full_name_for_node(node)
             if name is None:
@@ -230,7 +230,7 @@ class FamilyTransform(cst.CSTTransformer):
         index = self.index
         parent = index.parents.get(node)
         if parent is not None:
-            if _not_a_read(node, parent):
+            if attribute_or_keyword(node, parent):
                 return None
             name = get_full_name_for_node(node)  # as libcst names it: `tf.Graph().x` -> tf.Graph.x
             if name is None:
@@ -242,11 +242,6 @@ class FamilyTransform(cst.CSTTransformer):
                 return index.qualified_name(name)
         names = {q.name for q in self.qualified_names(node) if q.source == QualifiedNameSource.IMPORT}
         return names.pop() if len(names) == 1 else None
-
-
-def _not_a_read(node: cst.CSTNode, parent: cst.CSTNode) -> bool:
-    """An attribute's name (``x.tf``) or a keyword (``f(tf=1)``) reads no variable."""
-    return (isinstance(parent, cst.Attribute) and parent.attr is node) or (isinstance(parent, cst.Arg) and parent.keyword is node)
 
 
 def _in_import(parent: cst.CSTNode | None, index: TreeIndex) -> bool:

@@ -85,14 +85,24 @@ def dotted(node: cst.CSTNode | None) -> str | None:
     return ".".join(reversed(parts))
 
 
-def _target_names(target: cst.CSTNode) -> Iterator[str]:
+def target_names(target: cst.CSTNode | None) -> Iterator[cst.Name]:
+    """The names an assignment target binds: ``a``, ``(a, [b, *c])``; not ``x.y`` or ``x[0]``."""
     if isinstance(target, cst.Name):
-        yield target.value
+        yield target
     elif isinstance(target, (cst.Tuple, cst.List)):
         for element in target.elements:
-            yield from _target_names(element.value)
+            yield from target_names(element.value)
     elif isinstance(target, cst.StarredElement):
-        yield from _target_names(target.value)
+        yield from target_names(target.value)
+
+
+def _target_names(target: cst.CSTNode) -> Iterator[str]:
+    return (name.value for name in target_names(target))
+
+
+def attribute_or_keyword(name: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
+    """``x.name`` or ``f(name=...)``: a Name that reads no variable."""
+    return (isinstance(parent, cst.Attribute) and parent.attr is name) or (isinstance(parent, cst.Arg) and parent.keyword is name)
 
 
 @dataclasses.dataclass(frozen=True)

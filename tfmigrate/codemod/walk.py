@@ -58,23 +58,33 @@ def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
 _Dispatch = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]
 
 
+class _Hooks:
+    """How a visitor (or transformer) is called: its own ``on_visit``/``on_leave`` if it overrides
+    them, else its ``visit_X``/``leave_X`` methods (looked up once per node type), as libcst does."""
+
+    def __init__(self, visitor: cst.CSTVisitor | cst.CSTTransformer, base: type) -> None:
+        kind = type(visitor)
+        self.visitor = visitor
+        self.custom_visit = kind.on_visit is not base.on_visit
+        self.custom_leave = kind.on_leave is not base.on_leave
+        self.trivia = _wants_trivia(visitor, self.custom_visit or self.custom_leave)
+        self._table: dict[type, _Dispatch] = {}
+
+    def methods(self, kind: type) -> _Dispatch:
+        found = self._table.get(kind)
+        if found is None:
+            name = kind.__name__
+            found = self._table[kind] = (getattr(self.visitor, f"visit_{name}", None), getattr(self.visitor, f"leave_{name}", None))
+        return found
+
+
 def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     """Exactly ``root.visit(visitor)`` for a visitor that only reads (its return value is not used).
 
     ``visit_X`` returning False skips the node's children; ``leave_X`` follows them. A visitor that
     overrides ``on_visit`` / ``on_leave`` gets those called instead, as libcst would."""
-    kind_of_visitor = type(visitor)
-    custom_visit = kind_of_visitor.on_visit is not cst.CSTVisitor.on_visit
-    custom_leave = kind_of_visitor.on_leave is not cst.CSTVisitor.on_leave
-    trivia = _wants_trivia(visitor, custom_visit or custom_leave)
-    table: dict[type, _Dispatch] = {}
-
-    def methods(kind: type) -> _Dispatch:
-        found = table.get(kind)
-        if found is None:
-            name = kind.__name__
-            found = table[kind] = (getattr(visitor, f"visit_{name}", None), getattr(visitor, f"leave_{name}", None))
-        return found
+    hooks = _Hooks(visitor, cst.CSTVisitor)
+    custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
 
     def visit(node: cst.CSTNode) -> None:
         if custom_visit:
@@ -114,18 +124,8 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
     ``updated`` when nothing below it changed, and builds a new node only along changed paths.
     Removal and flattening follow libcst's rules (an emptied statement line disappears from a body;
     a removed optional child becomes None or MaybeSentinel.DEFAULT)."""
-    kind_of_transformer = type(transformer)
-    custom_visit = kind_of_transformer.on_visit is not cst.CSTTransformer.on_visit
-    custom_leave = kind_of_transformer.on_leave is not cst.CSTTransformer.on_leave
-    trivia = _wants_trivia(transformer, custom_visit or custom_leave)
-    table: dict[type, _Dispatch] = {}
-
-    def methods(kind: type) -> _Dispatch:
-        found = table.get(kind)
-        if found is None:
-            name = kind.__name__
-            found = table[kind] = (getattr(transformer, f"visit_{name}", None), getattr(transformer, f"leave_{name}", None))
-        return found
+    hooks = _Hooks(transformer, cst.CSTTransformer)
+    custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
 
     def visit(node: cst.CSTNode) -> Any:
         kind = type(node)

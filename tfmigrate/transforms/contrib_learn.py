@@ -14,6 +14,7 @@ from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.tree import attribute_or_keyword
 
 _LEARN = "tensorflow.contrib.learn"
 _LAYERS = "tensorflow.contrib.layers"
@@ -625,7 +626,7 @@ class ContribLearnTransform(FamilyTransform):
         if scopes.plain(name) and scopes.bindings(name) == [fn]:
             reads = [
                 n for n in self.index.nodes(cst.Name)
-                if n.value == name and n is not fn.name and not _attribute_or_keyword(n, self.index.parents.get(n))
+                if n.value == name and n is not fn.name and not attribute_or_keyword(n, self.index.parents.get(n))
             ]
             if reads == [use] and any(a.node is fn for a in scopes.scope_of(use)[name]):
                 same_scope = scopes.scope_of(use) is scopes.scope_of(fn)
@@ -942,6 +943,3 @@ class ContribLearnTransform(FamilyTransform):
                         "TF 2 defaults to 1/sqrt(dimension)")
         return self._rewrite("TFM158", original, updated, "feature_column.embedding_column", args, message + ")")
 
-
-def _attribute_or_keyword(name: cst.Name, parent: cst.CSTNode | None) -> bool:
-    return (isinstance(parent, cst.Attribute) and parent.attr is name) or (isinstance(parent, cst.Arg) and parent.keyword is name)

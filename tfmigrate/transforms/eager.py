@@ -16,7 +16,6 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
-from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
 _TFE_PREFIXES = (
@@ -299,52 +298,15 @@ def _rekey(
     return out
 
 
-class _Collect(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.refs: list[cst.CSTNode] = []
-        self.attrs: set[int] = set()
-        self.names: set[str] = set()
-        self.assigns: list[cst.Assign] = []
-        self.imports: list[cst.CSTNode] = []
-
-    def visit_Name(self, node: cst.Name) -> None:
-        if id(node) not in self.attrs:
-            self.names.add(node.value)
-        self.refs.append(node)
-
-    def visit_Attribute(self, node: cst.Attribute) -> None:
-        self.attrs.add(id(node.attr))
-        self.refs.append(node)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        self.assigns.append(node)
-
-    def visit_Import(self, node: cst.Import) -> None:
-        self.imports.append(node)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        self.imports.append(node)
-
-
 class EagerTransform(FamilyTransform):
     FAMILY = "TFM4"
     DESCRIPTION = "tf.contrib.eager, tf.contrib.summary and eager tf.layers -> TensorFlow 2"
 
     # --- module scan ---------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
-        index = self.index
-        if index.module is node:  # the same facts as _Collect gathers, from the tree index
-            parents = index.parents
-            names = index.nodes(cst.Name)
-            collect = _Collect()
-            collect.names = {n.value for n in names if not _is_attribute_name(n, parents.get(n))}
-            collect.refs = [*names, *index.nodes(cst.Attribute)]
-            collect.assigns = list(index.nodes(cst.Assign))
-            collect.imports = list(index.import_statements)
-        else:
-            collect = _Collect()
-            walk(node, collect)
-        self.names_in_use = set(collect.names)
+        index = self.index  # describes `node`: apply() indexes the module it visits
+        names = index.nodes(cst.Name)
+        self.names_in_use = {n.value for n in names if not _is_attribute_name(n, index.parents.get(n))}
         self.tf = None
         self.eager = False
         self.changed = False
@@ -356,14 +318,14 @@ class EagerTransform(FamilyTransform):
         self.optimizer_names: set[str] = set()
         self.training_layers: set[str] = set()  # `self.<attr>` holding a legacy Dropout/BatchNormalization
         self.imports_to_drop: list[tuple[str, str | None, str | None]] = []
-        for imp in collect.imports:
+        for imp in index.import_statements:
             self._scan_import(imp)
         self.eager = any(
             (module + "." + (name or "")).startswith("tensorflow.contrib.eager")
             or (module == "tensorflow.contrib" and name == "eager")
             for module, name, _ in self.imports_to_drop
         )
-        for ref in [] if self.eager else collect.refs:
+        for ref in [] if self.eager else [*names, *index.nodes(cst.Attribute)]:
             qname = self.qualified_name(ref)
             if qname and (
                 qname.startswith("tensorflow.contrib.eager")
@@ -371,7 +333,7 @@ class EagerTransform(FamilyTransform):
             ):
                 self.eager = True
                 break
-        for assign in collect.assigns:
+        for assign in index.nodes(cst.Assign):
             value = assign.value
             if (isinstance(value, cst.Call) and _is_method(value.func, "track_layer")) and value.args:
                 value = value.args[0].value

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
-from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.transforms.estimators_defaults import (
@@ -192,7 +191,7 @@ class EstimatorTransform(FamilyTransform):
         self_targets: list[cst.Attribute] = []
         self.self_targets = self_targets
 
-        index = self.index if self.index.module is node else TreeIndex.of(node)
+        index = self.index  # describes `node`: apply() indexes the module it visits
         calls.extend(index.nodes(cst.Call))
         attrs.extend(index.nodes(cst.Attribute))
         imports.extend(index.nodes(cst.Import))

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
-from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
@@ -164,17 +163,6 @@ def tensorflow_aliases(module: cst.Module) -> tuple[str | None, str | None]:
                         if code(name.name) == "v1":
                             compat = name.asname.name.value if name.asname else "v1"
     return alias, compat
-
-
-def all_names(module: cst.Module) -> set[str]:
-    names: set[str] = set()
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, node: cst.Name) -> None:
-            names.add(node.value)
-
-    walk(module, _V())
-    return names
 
 
 def unique(base: str, used: set[str]) -> str:
@@ -394,13 +382,13 @@ class MonitoredSessionTransform(FamilyTransform):
     def visit_Module(self, node: cst.Module) -> None:
         self._alias, self._compat = tensorflow_aliases(node)
         self._call_matches: dict[frozenset[str], list[cst.Call]] = {}
-        self._names = {n.value for n in self.index.nodes(cst.Name)} if self.index.module is node else all_names(node)
+        self._names = {n.value for n in self.index.nodes(cst.Name)}  # apply() indexes the module it visits
         self._plans: dict[int, Plan] = {}  # id(owner) -> plan
         self._planned_mts: set[int] = set()
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
         self._datasets: list[set[str]] = [self._dataset_names(node)]
-        self._graph_mode = self._is_graph_mode(node)
+        self._graph_mode = self._is_graph_mode()
         self._module_offset = 0
         if self.enabled("TFM301"):
             self._plan_module(node)
@@ -456,9 +444,9 @@ class MonitoredSessionTransform(FamilyTransform):
         new = self._generate(plan, body, "", leading)
         return updated.with_changes(body=full[:offset] + new + body[plan.session_end :])
 
-    def _is_graph_mode(self, module: cst.Module) -> bool:
+    def _is_graph_mode(self) -> bool:
         """Does the module build TF1 graphs (sessions, savers, placeholders, Estimators, ...)?"""
-        index = self.index if self.index.module is module else TreeIndex.of(module)
+        index = self.index
         for node in index.nodes(cst.Attribute):
             if node.attr.value in GRAPH_MODE_MARKERS or node.attr.value.endswith("Optimizer"):
                 if self._graph_name(self.qn(node)):

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import PositionProvider
 
-from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 
@@ -138,8 +137,7 @@ class SaverTraps(FamilyTransform):
         """Module-level ``NAME = "literal"`` bound once and never rebound anywhere in the module."""
         counts: dict[str, int] = {}
         values: dict[str, str] = {}
-        index = self.index if self.index.module is module else TreeIndex.of(module)
-        for node in index.nodes(cst.AssignTarget):
+        for node in self.index.nodes(cst.AssignTarget):  # apply() indexes the module it visits
             if isinstance(node.target, cst.Name):
                 counts[node.target.value] = counts.get(node.target.value, 0) + 1
         for stmt in module.body:
