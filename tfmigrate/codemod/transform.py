@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import re
 from dataclasses import dataclass, replace
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import libcst as cst
@@ -138,16 +139,11 @@ class FamilyTransform(cst.CSTTransformer):
         """Scope questions (``scopes.scope_of(node)[name]``) answered from the index where the
         name's bindings are plain, by libcst's ScopeProvider otherwise (see codemod/scopes.py)."""
         if self._scopes is None or self._scopes.index is not self.index:
-            self._scopes = Scopes(
-                self.index,
-                lambda node: self.get_metadata(ScopeProvider, node, None),
-                self._lines_of,
-            )
+            # The callbacks hold the wrapper and the index, not this transform: the families keep
+            # scopes in their plans, and a cycle back to the transform would keep every tree of a
+            # run alive until the garbage collector came by.
+            self._scopes = Scopes(self.index, _libcst_scopes(self.context.wrapper), _lines_in(self.index))
         return self._scopes
-
-    def _lines_of(self, node: cst.CSTNode) -> tuple[int, int]:
-        code_range = self.get_metadata(PositionProvider, node)
-        return code_range.start.line, code_range.end.line
 
     def remove_imports_of(self, node: cst.CSTNode) -> None:
         """Drop the imports ``node`` (of the tree being transformed) reads, if unused afterwards."""
@@ -248,3 +244,22 @@ def _in_import(parent: cst.CSTNode | None, index: TreeIndex) -> bool:
     while isinstance(parent, cst.Attribute):
         parent = index.parents.get(parent)
     return isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.AsName))
+
+
+def _libcst_scopes(wrapper: MetadataWrapper | None) -> Callable[[cst.CSTNode], Any]:
+    """libcst's scope of a node (None for nodes it has none for); resolved once, on first use."""
+
+    def scope(node: cst.CSTNode) -> Any:
+        if wrapper is None:
+            raise KeyError("ScopeProvider: no metadata wrapper; run the transform through apply()")
+        return wrapper.resolve(ScopeProvider).get(node)  # the wrapper caches it for the next family
+
+    return scope
+
+
+def _lines_in(index: TreeIndex) -> Callable[[cst.CSTNode], tuple[int, int]]:
+    def lines_of(node: cst.CSTNode) -> tuple[int, int]:
+        code_range = index.positions[node]
+        return code_range.start.line, code_range.end.line
+
+    return lines_of

@@ -46,13 +46,17 @@ def child_nodes(node: cst.CSTNode, trivia: bool = True) -> list[cst.CSTNode]:
     return out
 
 
-def iter_nodes(root: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """``root`` and every node below it, in libcst's visiting order (what ``m.findall`` scans)."""
+def iter_nodes(root: cst.CSTNode, descend: Callable[[cst.CSTNode], bool] | None = None) -> Iterator[cst.CSTNode]:
+    """``root`` and every node below it, in libcst's visiting order (what ``m.findall`` scans).
+
+    With ``descend``, the children of a node for which it returns False are left out (the node
+    itself is not), as a visitor's ``visit_X`` returning False would."""
     stack = [root]
     while stack:
         node = stack.pop()
         yield node
-        stack.extend(reversed(child_nodes(node)))
+        if descend is None or descend(node):
+            stack.extend(reversed(child_nodes(node)))
 
 
 _Dispatch = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]
@@ -102,7 +106,10 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
             if leave is not None:
                 leave(node)
 
-    visit(root)
+    try:
+        visit(root)
+    finally:
+        visit = None  # the closure refers to itself: break the cycle so the tree is freed at once
 
 
 # --- rewriting ---------------------------------------------------------------------------------
@@ -192,4 +199,9 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
                 changes[name] = result
         return node.with_changes(**changes) if changes else node
 
-    return visit(root)
+    try:
+        return visit(root)
+    finally:
+        # visit and _children refer to each other: break the cycle so that the old tree and the
+        # transformer are freed by reference counting, not left to the garbage collector.
+        visit = None

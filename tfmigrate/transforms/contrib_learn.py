@@ -12,7 +12,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
-from tfmigrate.codemod.walk import iter_nodes, walk
+from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import attribute_or_keyword
 
@@ -283,23 +283,8 @@ class ContribLearnTransform(FamilyTransform):
     @staticmethod
     def returns(fn: cst.FunctionDef) -> list[cst.Return]:
         """Return statements of ``fn`` itself (not of nested functions, lambdas or classes)."""
-        found: list[cst.Return] = []
-
-        class Visitor(cst.CSTVisitor):
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return node is fn
-
-            def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-                return False
-
-            def visit_Lambda(self, node: cst.Lambda) -> bool:
-                return False
-
-            def visit_Return(self, node: cst.Return) -> None:
-                found.append(node)
-
-        walk(fn, Visitor())
-        return found
+        inside = lambda node: node is fn or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))  # noqa: E731
+        return [node for node in iter_nodes(fn, inside) if isinstance(node, cst.Return)]
 
     # --- dispatch ------------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
-from tfmigrate.codemod.walk import walk
+from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
 
 
@@ -541,16 +541,8 @@ class MonitoredSessionTransform(FamilyTransform):
         if body is index.module or body in index.parents:
             assigns = [a for a in index.nodes(cst.Assign) if index.is_within(a, body, stop=cst.FunctionDef)]
         else:
-            assigns = []
-
-            class _V(cst.CSTVisitor):
-                def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                    return False
-
-                def visit_Assign(self, node: cst.Assign) -> None:
-                    assigns.append(node)
-
-            walk(body, _V())
+            outside_functions = lambda node: not isinstance(node, cst.FunctionDef)  # noqa: E731
+            assigns = [node for node in iter_nodes(body, outside_functions) if isinstance(node, cst.Assign)]
         names: set[str] = set()
         changed = True
         while changed:
@@ -925,16 +917,7 @@ class MonitoredSessionTransform(FamilyTransform):
         """The calls of any of ``qname`` in ``node`` (itself included), in source order."""
         index = self.index
         if node is not index.module and node not in index.parents:  # not part of the indexed tree
-            found: list[cst.Call] = []
-            outer = self
-
-            class _V(cst.CSTVisitor):
-                def visit_Call(self, call: cst.Call) -> None:
-                    if outer.qn(call.func) in qname:
-                        found.append(call)
-
-            walk(node, _V())
-            return found
+            return [call for call in iter_nodes(node) if isinstance(call, cst.Call) and self.qn(call.func) in qname]
         matches = self._call_matches.get(qname)
         if matches is None:
             matches = self._call_matches[qname] = [c for c in index.nodes(cst.Call) if self.qn(c.func) in qname]
@@ -1009,14 +992,7 @@ class MonitoredSessionTransform(FamilyTransform):
 
     @staticmethod
     def _names_in(node: cst.CSTNode) -> list[str]:
-        found: list[str] = []
-
-        class _V(cst.CSTVisitor):
-            def visit_Name(self, n: cst.Name) -> None:
-                found.append(n.value)
-
-        walk(node, _V())
-        return found
+        return [n.value for n in iter_nodes(node) if isinstance(n, cst.Name)]
 
     # --- code generation --------------------------------------------------------------------------
     def _generate(self, plan: Plan, body: list[cst.BaseStatement], indent: str, leading: Sequence[cst.EmptyLine]) -> list[cst.BaseStatement]:
@@ -1187,14 +1163,14 @@ class MonitoredSessionTransform(FamilyTransform):
         """``expr`` itself, or the value of the one assignment to that name in ``scope``."""
         if not isinstance(expr, cst.Name):
             return expr
-        found: list[cst.BaseExpression] = []
-
-        class _V(cst.CSTVisitor):
-            def visit_Assign(self, node: cst.Assign) -> None:
-                if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name) and node.targets[0].target.value == expr.value:
-                    found.append(node.value)
-
-        walk(scope, _V())
+        found = [
+            node.value
+            for node in iter_nodes(scope)
+            if isinstance(node, cst.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0].target, cst.Name)
+            and node.targets[0].target.value == expr.value
+        ]
         return found[0] if len(found) == 1 else expr
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:

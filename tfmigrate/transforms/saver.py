@@ -121,6 +121,23 @@ class Use:
     order: int
 
 
+class _CallsInOrder(cst.CSTVisitor):
+    """The calls an expression makes, arguments before the call (evaluation order); not those in
+    a nested function or lambda, which run later if at all."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Call] = []
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def leave_Call(self, node: cst.Call) -> None:
+        self.found.append(node)
+
+
 class SaverTraps(FamilyTransform):
     FAMILY = "TFM2"
 
@@ -293,22 +310,10 @@ class SaverTraps(FamilyTransform):
         self._expression(small, graph, env, scope_id)
 
     def _expression(self, node: cst.CSTNode, graph: Graph, env: dict, scope_id: str, saver_name: str | None = None) -> None:
-        outer = self
-        calls: list[cst.Call] = []
-
-        class _Calls(cst.CSTVisitor):
-            def visit_Lambda(self, node: cst.Lambda) -> bool:
-                return False
-
-            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-                return False
-
-            def leave_Call(self, node: cst.Call) -> None:  # arguments before the call: evaluation order
-                calls.append(node)
-
-        walk(node, _Calls())
-        for call in calls:
-            outer._call(call, graph, env, scope_id, saver_name if call is node else None)
+        calls = _CallsInOrder()
+        walk(node, calls)
+        for call in calls.found:
+            self._call(call, graph, env, scope_id, saver_name if call is node else None)
 
     def _call(self, call: cst.Call, graph: Graph, env: dict, scope_id: str, saver_name: str | None) -> None:
         qn = self._qn(call.func)
