@@ -324,13 +324,63 @@ def test_the_transform_driver_gives_libcsts_result(name):
     from tfmigrate.codemod.walk import transform
 
     module = cst.parse_module(SOURCES[name])
+    index = TreeIndex.of(module)  # children from the index instead of the fields: same result
     try:
         expected = module.visit(_Edits()).code
     except Exception as exc:  # libcst refuses some edits (e.g. an emptied required field): so must we
         with pytest.raises(type(exc)):
             transform(module, _Edits())
+        with pytest.raises(type(exc)):
+            transform(module, _Edits(), index)
         return
     assert transform(module, _Edits()).code == expected
+    assert transform(module, _Edits(), index).code == expected
+
+
+class _CallLog(cst.CSTTransformer):
+    """Logs the hooks it defines; returns a new node for some names so that paths are rebuilt."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log: list[tuple[str, int]] = []
+
+    def visit_Call(self, node: cst.Call) -> bool:
+        self.log.append(("visit_Call", id(node)))
+        return not (isinstance(node.func, cst.Name) and node.func.value == "print")  # prune some subtrees
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        self.log.append(("leave_Call", id(original)))
+        return updated
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        self.log.append(("leave_Name", id(original)))
+        return updated.with_changes(value="t") if original.value == "tf" else updated
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.log.append(("visit_FunctionDef", id(node)))
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
+def test_the_transform_driver_calls_the_hooks_libcst_calls_in_the_same_order(name):
+    from tfmigrate.codemod.walk import transform
+
+    module = cst.parse_module(SOURCES[name])
+    theirs, ours, ours_indexed = _CallLog(), _CallLog(), _CallLog()
+    expected = module.visit(theirs).code
+    assert transform(module, ours).code == expected
+    assert transform(module, ours_indexed, TreeIndex.of(module)).code == expected
+    assert ours.log == theirs.log and ours_indexed.log == theirs.log
+
+
+def test_the_drivers_skip_libcsts_no_op_hooks_and_tokens_unless_a_visitor_asks_for_them():
+    from tfmigrate.codemod.walk import _Hooks
+
+    plain, tokens = _CallLog(), type("Commas", (_CallLog,), {"leave_Comma": lambda self, o, u: u})()
+    hooks = _Hooks(plain, cst.CSTTransformer)
+    assert hooks.trivia is False  # libcst's base class defines leave_Comma & co. as no-ops
+    assert hooks.methods(cst.Integer) == (None, None)
+    assert hooks.methods(cst.Call) == (plain.visit_Call, plain.leave_Call)
+    assert _Hooks(tokens, cst.CSTTransformer).trivia is True
 
 
 def test_the_transform_driver_rebuilds_only_changed_paths():

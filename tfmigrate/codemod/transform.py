@@ -131,7 +131,7 @@ class FamilyTransform(cst.CSTTransformer):
         self.context = replace(self.context, wrapper=wrapper)
         self.metadata = {}
         self.index = index or TreeIndex.of(wrapper.module)
-        tree = transform(wrapper.module, self)
+        tree = transform(wrapper.module, self, self.index)
         return self.imports.apply(tree) if self.imports else tree
 
     @property

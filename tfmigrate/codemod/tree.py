@@ -131,6 +131,8 @@ class TreeIndex:
         self._imported: set[str] | None = None
         self._positions: Positions | None = None
         self._by_type: dict[type, list[cst.CSTNode]] = {}
+        # id(node) -> its children (tokens and whitespace left out), in libcst's visiting order
+        self.children: dict[int, list[cst.CSTNode]] = {}
 
     @classmethod
     def of(cls, module: cst.Module) -> TreeIndex:
@@ -139,6 +141,7 @@ class TreeIndex:
         index = cls(module)
         parents = index.parents
         by_type = index._by_type
+        children = index.children
         stack: list[cst.CSTNode] = [module]
         pop, extend = stack.pop, stack.extend
         seen = 0
@@ -177,8 +180,8 @@ class TreeIndex:
                     parents[value] = node
                     found.append(value)
             seen += len(found)
-            found.reverse()
-            extend(found)
+            children[id(node)] = found
+            extend(reversed(found))
         index.shared = seen != len(parents)  # a node met twice was entered once in the table
         return index
 

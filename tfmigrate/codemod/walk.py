@@ -18,18 +18,25 @@ from typing import Any
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import TRIVIA, is_node as _is_node, is_trivia as _is_trivia, visit_order as _order
+from tfmigrate.codemod.tree import TRIVIA, TreeIndex, is_node as _is_node, is_trivia as _is_trivia, visit_order as _order
 
 _TRIVIA_NAMES = frozenset(
     kind.__name__ for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA)
 )
 
 
-def _wants_trivia(visitor: cst.CSTVisitor | cst.CSTTransformer, custom: bool) -> bool:
+def _overrides(kind: type, base: type, name: str) -> bool:
+    """Does the visitor class define ``name`` itself? libcst's base classes define every
+    ``visit_X`` / ``leave_X`` as a no-op, which the drivers need not call."""
+    own = getattr(kind, name, None)
+    return own is not None and own is not getattr(base, name, None)
+
+
+def _wants_trivia(kind: type, base: type, custom: bool) -> bool:
     """Does the visitor look at tokens or whitespace? (Rule transforms never do: skipping those
     subtrees, which cannot contain anything else, halves a traversal.)"""
     return custom or any(
-        hasattr(visitor, f"{verb}_{name}") for name in _TRIVIA_NAMES for verb in ("visit", "leave")
+        _overrides(kind, base, f"{verb}_{name}") for name in _TRIVIA_NAMES for verb in ("visit", "leave")
     )
 
 
@@ -64,21 +71,25 @@ _Dispatch = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]
 
 class _Hooks:
     """How a visitor (or transformer) is called: its own ``on_visit``/``on_leave`` if it overrides
-    them, else its ``visit_X``/``leave_X`` methods (looked up once per node type), as libcst does."""
+    them, else the ``visit_X``/``leave_X`` methods it defines (looked up once per node type), as
+    libcst does. (The no-op methods of libcst's base classes are not called: same result.)"""
 
     def __init__(self, visitor: cst.CSTVisitor | cst.CSTTransformer, base: type) -> None:
         kind = type(visitor)
-        self.visitor = visitor
+        self.visitor, self._kind, self._base = visitor, kind, base
         self.custom_visit = kind.on_visit is not base.on_visit
         self.custom_leave = kind.on_leave is not base.on_leave
-        self.trivia = _wants_trivia(visitor, self.custom_visit or self.custom_leave)
+        self.trivia = _wants_trivia(kind, base, self.custom_visit or self.custom_leave)
         self._table: dict[type, _Dispatch] = {}
 
     def methods(self, kind: type) -> _Dispatch:
         found = self._table.get(kind)
         if found is None:
-            name = kind.__name__
-            found = self._table[kind] = (getattr(self.visitor, f"visit_{name}", None), getattr(self.visitor, f"leave_{name}", None))
+            enter, leave = f"visit_{kind.__name__}", f"leave_{kind.__name__}"
+            found = self._table[kind] = (
+                getattr(self.visitor, enter) if _overrides(self._kind, self._base, enter) else None,
+                getattr(self.visitor, leave) if _overrides(self._kind, self._base, leave) else None,
+            )
         return found
 
 
@@ -123,28 +134,48 @@ def _field_default(kind: type, name: str) -> object:
     return dataclasses.MISSING
 
 
-def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel:
+def transform(
+    root: cst.CSTNode, transformer: cst.CSTTransformer, index: TreeIndex | None = None
+) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel:
     """``root.visit(transformer)``, rebuilding only the nodes whose children changed.
 
     libcst reconstructs (and re-validates) every node a transformer passes, changed or not; in a
     rewrite most nodes are unchanged, so this driver hands ``leave_X`` the original object as
     ``updated`` when nothing below it changed, and builds a new node only along changed paths.
     Removal and flattening follow libcst's rules (an emptied statement line disappears from a body;
-    a removed optional child becomes None or MaybeSentinel.DEFAULT)."""
+    a removed optional child becomes None or MaybeSentinel.DEFAULT).
+
+    With the ``index`` of the tree ``root`` belongs to, a node's children are read from the index
+    (one list per node) instead of from its fields: the fields are read only for a node to be
+    rebuilt, which is what most of a traversal's time went to otherwise."""
     hooks = _Hooks(transformer, cst.CSTTransformer)
     custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
+    indexed = index.children if index is not None and not trivia else {}
 
     def visit(node: cst.CSTNode) -> Any:
         kind = type(node)
+        enter, leave = methods(kind)
         if custom_visit:
             descend = transformer.on_visit(node)
         else:
-            enter = methods(kind)[0]
             descend = enter is None or enter(node) is not False
-        updated = _children(node, kind) if descend else node
+        if not descend:
+            updated = node
+        else:
+            children = indexed.get(id(node))
+            if children is None:  # not in the index (or no index): read the fields
+                updated = _rebuilt(node, kind, visit)
+            else:
+                changed: dict[int, Any] | None = None
+                for child in children:
+                    result = visit(child)
+                    if result is not child:
+                        if changed is None:
+                            changed = {}
+                        changed[id(child)] = result
+                updated = node if changed is None else _rebuilt(node, kind, _results(changed))
         if custom_leave:
             return transformer.on_leave(node, updated)
-        leave = methods(kind)[1]
         return updated if leave is None else leave(node, updated)
 
     visits: dict[type, bool] = {}  # does the walk enter nodes of this type?
@@ -155,7 +186,8 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
             found = visits[kind] = _is_node(kind) and (trivia or not _is_trivia(kind))
         return found
 
-    def _children(node: cst.CSTNode, kind: type) -> cst.CSTNode:
+    def _rebuilt(node: cst.CSTNode, kind: type, result_of: Callable[[Any], Any]) -> cst.CSTNode:
+        """``node`` with each child replaced by ``result_of(child)`` (a new node only if one differs)."""
         changes: dict[str, object] = {}
         for name in _order(node):
             value = getattr(node, name)
@@ -167,7 +199,7 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
                         if new_items is not None:
                             new_items.append(item)
                         continue
-                    result = visit(item)
+                    result = result_of(item)
                     if result is item:
                         if new_items is not None:
                             new_items.append(item)
@@ -185,7 +217,7 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
                 if new_items is not None:
                     changes[name] = tuple(new_items)
             elif entered(value_kind):
-                result = visit(value)
+                result = result_of(value)
                 if result is value:
                     continue
                 if isinstance(result, cst.FlattenSentinel):
@@ -202,6 +234,11 @@ def transform(root: cst.CSTNode, transformer: cst.CSTTransformer) -> cst.CSTNode
     try:
         return visit(root)
     finally:
-        # visit and _children refer to each other: break the cycle so that the old tree and the
+        # visit and _rebuilt refer to each other: break the cycle so that the old tree and the
         # transformer are freed by reference counting, not left to the garbage collector.
         visit = None
+
+
+def _results(changed: dict[int, Any]) -> Callable[[Any], Any]:
+    """The new node for each child that changed (by identity), the child itself for the others."""
+    return lambda child: changed.get(id(child), child)
