@@ -412,3 +412,42 @@ def test_positions_reusing_unchanged_statements_equal_a_fresh_generation(name):
         assert reused.code == fresh.code == changed.code
         for node in TreeIndex.of(changed).parents:
             assert reused.get(node) == fresh.get(node), (i, type(node).__name__)
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith("samples/") and "\ndef " in SOURCES[k]])
+def test_positions_reusing_statements_inside_changed_blocks_equal_a_fresh_generation(name):
+    """A family changes one statement deep in a function: the statements around it, at every
+    depth, are reused; a second change builds on the first generation's reuse table."""
+    from tfmigrate.codemod.walk import transform
+
+    module = cst.parse_module(SOURCES[name])
+    blocks = TreeIndex.of(module).nodes(cst.IndentedBlock)
+    assert blocks
+
+    class ReplaceFirst(cst.CSTTransformer):
+        def __init__(self, block: cst.IndentedBlock) -> None:
+            super().__init__()
+            self.block = block
+
+        def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
+            if original is not self.block:
+                return updated
+            first = cst.parse_statement("y = [1,\n     2]  # replaced\n")
+            return updated.with_changes(body=[first, *updated.body[2:]])  # later statements move up
+
+    previous, tree = Positions(module), module
+    for block in blocks[:: max(1, len(blocks) // 6)]:
+        changed = transform(tree, ReplaceFirst(block))  # unlike libcst's visit, keeps untouched nodes
+        assert sum(1 for s in changed.body if any(s is t for t in tree.body)) >= len(tree.body) - 1
+        reused, fresh = Positions(changed, previous=previous), Positions(changed)
+        assert reused.code == fresh.code == changed.code
+        for node in TreeIndex.of(changed).parents:
+            assert reused.get(node) == fresh.get(node), type(node).__name__
+        previous, tree = reused, changed  # the next change reuses this generation's statements
+
+
+def test_code_generation_outside_positions_is_libcsts_own():
+    module = cst.parse_module("def f():\n    if x:\n        return 1\n")
+    Positions(module)
+    assert module.code == "def f():\n    if x:\n        return 1\n"
+    assert module.code_for_node(module.body[0].body.body[0]) == "if x:\n    return 1\n"

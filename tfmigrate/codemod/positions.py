@@ -6,13 +6,19 @@ first and last token; token indexes become lines and columns when a position is 
 a table of the code's line starts. The ranges are the same as libcst's (syntactic positions where
 a node declares them, whitespace-inclusive ones elsewhere): ``tests/test_fast_paths.py`` compares
 every node of the samples and catalog examples.
+
+A family changes a few statements of a tree; generating the new tree reuses, for every statement
+(at any depth) the family left alone, the tokens and spans the previous generation made for it,
+shifted to its new place. The hook for this is the one ``_codegen`` override below, on libcst's
+``BaseStatement``: for any code generation but ours it is libcst's own.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
-from itertools import accumulate, islice
+from itertools import accumulate
+from typing import Any
 
 import libcst as cst
 from libcst._nodes.internal import CodegenState
@@ -39,14 +45,34 @@ class _Syntactic:
         spans[id(self.node)] = (start, end)
 
 
+class _Generation:
+    """One code generation's tokens and spans (``(id(node), span)`` in the order they were made)."""
+
+    __slots__ = ("tokens", "spans")
+
+    def __init__(self) -> None:
+        self.tokens: list[str] = []
+        self.spans: list[tuple[int, tuple[int, int]]] = []
+
+
+# A statement generated before: (the statement, the indentation it was generated under, the
+# generation that made it, its first token and one past its last there, its first span and one
+# past its last there, the ids of the statements nested in it, which are reusable with it).
+_Generated = tuple[cst.CSTNode, tuple[str, ...], _Generation, int, int, int, int, tuple[int, ...]]
+
+
 class _RecordingState(CodegenState):
-    def __init__(self, module: cst.Module) -> None:
+    def __init__(self, module: cst.Module, reusable: dict[int, _Generated]) -> None:
         super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
         # id(node) -> (first token, one past its last). Keyed by id: CSTNode.__hash__ is a Python
         # function, a cost on every node; the module outlives this table, so ids are stable.
         self.spans: dict[int, tuple[int, int]] = {}
         self._stack: list[int] = []
         self.popped_newline = False
+        self.reusable = reusable
+        self.generation = _Generation()  # filled in at the end, for the next generation to reuse from
+        self.generated: dict[int, _Generated] = {}  # what the next generation may reuse
+        self._nested: list[list[int]] = []  # per statement being generated: the statements in it
 
     def before_codegen(self, node: cst.CSTNode) -> None:
         self._stack.append(len(self.tokens))
@@ -64,6 +90,51 @@ class _RecordingState(CodegenState):
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
         return _Syntactic(self, node, start_node, end_node)
 
+    def statement(self, statement: cst.BaseStatement, kwargs: dict[str, Any]) -> None:
+        """Generate a statement (at any depth): the tokens and spans of the previous generation
+        if it generated this very statement under the same indentation, else libcst's codegen."""
+        tokens, spans = self.tokens, self.spans
+        key, base, indent = id(statement), len(tokens), tuple(self.indent_tokens)
+        done = self.reusable.get(key)
+        if done is not None and done[0] is statement and done[1] == indent:
+            _, _, generation, first, last, low, high, nested = done
+            tokens.extend(generation.tokens[first:last])
+            shift = base - first
+            if shift:
+                for node, (start, end) in generation.spans[low:high]:
+                    spans[node] = (start + shift, end + shift)
+            else:
+                spans.update(generation.spans[low:high])
+            generated, reusable = self.generated, self.reusable
+            for inner in nested:
+                generated[inner] = reusable[inner]
+        else:
+            low = len(spans)
+            self._nested.append([])
+            _libcst_codegen(statement, self, **kwargs)
+            nested = tuple(self._nested.pop())
+            done = (statement, indent, self.generation, base, len(tokens), low, len(spans), nested)
+        self.generated[key] = done
+        if self._nested:
+            self._nested[-1].append(key)
+            self._nested[-1].extend(nested)
+
+
+_libcst_codegen = cst.CSTNode._codegen
+
+
+def _statement_codegen(self: cst.BaseStatement, state: CodegenState, **kwargs: Any) -> None:
+    if type(state) is _RecordingState:
+        state.statement(self, kwargs)
+    else:
+        _libcst_codegen(self, state, **kwargs)
+
+
+# Every statement, at module level or in a block, is generated through its ``_codegen``: defined
+# here on libcst's BaseStatement, it lets a Positions generation reuse the statements a family
+# left alone (inside a changed function too). For any other code generation it is libcst's own.
+cst.BaseStatement._codegen = _statement_codegen  # type: ignore[method-assign]
+
 
 class Positions:
     """``positions[node]`` is the node's :class:`~libcst.metadata.CodeRange`, as libcst computes it.
@@ -72,50 +143,21 @@ class Positions:
     generated once whether its text, its positions or both are needed."""
 
     def __init__(self, module: cst.Module, previous: Positions | None = None) -> None:
-        """Generate ``module``; top-level statements that ``previous`` (the tree this one was made
-        from) already generated are reused, text and positions, instead of generated again."""
-        state = _RecordingState(module)
-        spans, tokens = state.spans, state.tokens
+        """Generate ``module``; statements (at any depth) that ``previous`` (the tree this one was
+        made from) already generated are reused, text and positions, instead of generated again."""
         reusable = (
-            previous._statements
+            previous._generated
             if previous is not None
             and previous._module.default_indent == module.default_indent
             and previous._module.default_newline == module.default_newline
             else {}
         )
-        # id(statement) -> (statement, its tokens, its first token's index, its nodes' spans then)
-        self._statements: dict[int, tuple[cst.CSTNode, list[str], int, list[tuple[int, tuple[int, int]]]]] = {}
-        state.before_codegen(module)  # what module._codegen(state) does, one statement at a time
-        for header in module.header:
-            header._codegen(state)
-        for statement in module.body:
-            base = len(tokens)
-            cached = reusable.get(id(statement))
-            if cached is not None and cached[0] is statement:
-                _, statement_tokens, old_base, recorded = cached
-                tokens.extend(statement_tokens)
-                shift = base - old_base
-                if shift:
-                    for key, (start, end) in recorded:
-                        spans[key] = (start + shift, end + shift)
-                else:
-                    spans.update(recorded)
-            else:
-                known = len(spans)
-                statement._codegen(state)
-                added = len(spans) - known
-                recorded = list(islice(reversed(spans.items()), added)) if added else []
-                cached = (statement, tokens[base:], base, recorded)
-            self._statements[id(statement)] = cached
-        for footer in module.footer:
-            footer._codegen(state)
-        if module.has_trailing_newline:
-            if not tokens:
-                state.add_token(state.default_newline)
-        else:
-            state.pop_trailing_newline()
-        state.after_codegen(module)
-        self._spans = spans
+        state = _RecordingState(module, reusable)
+        module._codegen(state)
+        tokens = state.tokens
+        state.generation.tokens, state.generation.spans = tokens, list(state.spans.items())
+        self._generated = state.generated
+        self._spans = state.spans
         self._offsets = [0, *accumulate(map(len, tokens))]  # token index -> character offset
         code = "".join(tokens)
         self.code = code[: self._offsets[-2]] if state.popped_newline else code  # == module.code
