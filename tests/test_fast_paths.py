@@ -451,3 +451,28 @@ def test_code_generation_outside_positions_is_libcsts_own():
     Positions(module)
     assert module.code == "def f():\n    if x:\n        return 1\n"
     assert module.code_for_node(module.body[0].body.body[0]) == "if x:\n    return 1\n"
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
+def test_fields_read_for_children_are_all_that_can_hold_them(name):
+    """The walks read only the fields whose annotation allows a node other than a token or
+    whitespace: they find the same children as reading every field."""
+    from tfmigrate.codemod.tree import is_trivia
+    from tfmigrate.codemod.walk import child_nodes
+
+    module = cst.parse_module(SOURCES[name])
+    for node in iter_nodes(module):
+        every_field = [c for c in child_nodes(node, trivia=True) if not is_trivia(type(c))]
+        assert child_nodes(node, trivia=False) == every_field, type(node).__name__
+
+
+def test_every_libcst_field_annotation_is_understood():
+    import dataclasses
+
+    from tfmigrate.codemod.tree import _holds_only_trivia
+
+    kinds = [k for k in vars(cst).values() if isinstance(k, type) and issubclass(k, cst.CSTNode) and dataclasses.is_dataclass(k)]
+    assert len(kinds) > 150
+    verdicts = {(k.__name__, f.name): _holds_only_trivia(k, f.name) for k in kinds for f in dataclasses.fields(k)}
+    assert verdicts[("Call", "func")] is False and verdicts[("Call", "whitespace_after_func")] is True
+    assert verdicts[("Name", "lpar")] is True and verdicts[("Arg", "keyword")] is False

@@ -15,6 +15,7 @@ marked unresolved here, and callers fall back to libcst's exact scope analysis.
 from __future__ import annotations
 
 import dataclasses
+import typing
 from collections.abc import Iterator
 from functools import cache
 
@@ -65,6 +66,47 @@ def visit_order(node: cst.CSTNode) -> tuple[str, ...]:
         recorder = _FieldRecorder()
         node._visit_and_replace_children(recorder)
         found = _ORDER[kind] = tuple(recorder.fields)
+    return found
+
+
+def _annotated_types(annotation: object) -> Iterator[object]:
+    """The classes a field annotation allows (``Sequence[Union[A, B]]`` -> A, B)."""
+    args = typing.get_args(annotation)
+    if not args:
+        yield annotation
+    for arg in args:
+        if arg is not Ellipsis:
+            yield from _annotated_types(arg)
+
+
+@cache
+def _holds_only_trivia(kind: type, field: str) -> bool:
+    """Can this field of a node type hold only tokens/whitespace (or no node at all)? From the
+    type annotations of libcst's dataclasses, which name exactly what each field holds."""
+    return all(
+        isinstance(allowed, type) and (issubclass(allowed, TRIVIA) or not issubclass(allowed, _CST))
+        for allowed in _annotated_types(typing.get_type_hints(kind)[field])
+    )
+
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
+    """The node's fields that can hold a node other than a token or whitespace, in visiting order."""
+    kind = type(node)
+    found = _CHILD_FIELDS.get(kind)
+    if found is None:
+        found = _CHILD_FIELDS[kind] = tuple(f for f in visit_order(node) if not _holds_only_trivia(kind, f))
+    return found
+
+
+_INDEXED: dict[type, bool] = {}
+
+
+def _indexed(kind: type) -> bool:
+    """Is a value of this type a node the index records (a node, not a token or whitespace)?"""
+    found = _INDEXED[kind] = is_node(kind) and not is_trivia(kind)
     return found
 
 
@@ -142,6 +184,7 @@ class TreeIndex:
         parents = index.parents
         by_type = index._by_type
         children = index.children
+        fields_of, indexed = _CHILD_FIELDS, _INDEXED
         stack: list[cst.CSTNode] = [module]
         pop, extend = stack.pop, stack.extend
         seen = 0
@@ -167,18 +210,23 @@ class TreeIndex:
             elif kind is cst.AsName and type(parents.get(node)) is not cst.ImportAlias:
                 index.other_bindings.update(_target_names(node.name))
             found: list[cst.CSTNode] = []
-            for field in visit_order(node):
+            fields = fields_of.get(kind)
+            if fields is None:
+                fields = child_fields(node)
+            for field in fields:
                 value = getattr(node, field)
                 value_kind = type(value)
-                if value_kind in _SEQUENCES:
+                if value_kind is tuple or value_kind is list:
                     for item in value:
-                        item_kind = type(item)
-                        if is_node(item_kind) and not is_trivia(item_kind):
+                        wanted = indexed.get(type(item))
+                        if wanted or (wanted is None and _indexed(type(item))):
                             parents[item] = node
                             found.append(item)
-                elif is_node(value_kind) and not is_trivia(value_kind):
-                    parents[value] = node
-                    found.append(value)
+                else:
+                    wanted = indexed.get(value_kind)
+                    if wanted or (wanted is None and _indexed(value_kind)):
+                        parents[value] = node
+                        found.append(value)
             seen += len(found)
             children[id(node)] = found
             extend(reversed(found))

@@ -18,7 +18,7 @@ from typing import Any
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import TRIVIA, TreeIndex, is_node as _is_node, is_trivia as _is_trivia, visit_order as _order
+from tfmigrate.codemod.tree import TRIVIA, TreeIndex, child_fields, is_node as _is_node, is_trivia as _is_trivia, visit_order as _order
 
 _TRIVIA_NAMES = frozenset(
     kind.__name__ for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA)
@@ -43,7 +43,7 @@ def _wants_trivia(kind: type, base: type, custom: bool) -> bool:
 def child_nodes(node: cst.CSTNode, trivia: bool = True) -> list[cst.CSTNode]:
     """The node's children, in the order libcst visits them (without tokens/whitespace if not ``trivia``)."""
     out: list[cst.CSTNode] = []
-    for name in _order(node):
+    for name in _order(node) if trivia else child_fields(node):
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
@@ -151,6 +151,7 @@ def transform(
     hooks = _Hooks(transformer, cst.CSTTransformer)
     custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
     indexed = index.children if index is not None and not trivia else {}
+    fields = _order if trivia else child_fields
 
     def visit(node: cst.CSTNode) -> Any:
         kind = type(node)
@@ -189,7 +190,7 @@ def transform(
     def _rebuilt(node: cst.CSTNode, kind: type, result_of: Callable[[Any], Any]) -> cst.CSTNode:
         """``node`` with each child replaced by ``result_of(child)`` (a new node only if one differs)."""
         changes: dict[str, object] = {}
-        for name in _order(node):
+        for name in fields(node):
             value = getattr(node, name)
             value_kind = type(value)
             if value_kind is tuple or value_kind is list:
