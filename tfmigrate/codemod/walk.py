@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from functools import cache
 from typing import Any
 
 import libcst as cst
@@ -32,6 +33,7 @@ def _overrides(kind: type, base: type, name: str) -> bool:
     return own is not None and own is not getattr(base, name, None)
 
 
+@cache
 def _wants_trivia(kind: type, base: type, custom: bool) -> bool:
     """Does the visitor look at tokens or whitespace? (Rule transforms never do: skipping those
     subtrees, which cannot contain anything else, halves a traversal.)"""
@@ -71,8 +73,11 @@ _Dispatch = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]
 
 class _Hooks:
     """How a visitor (or transformer) is called: its own ``on_visit``/``on_leave`` if it overrides
-    them, else the ``visit_X``/``leave_X`` methods it defines (looked up once per node type), as
-    libcst does. (The no-op methods of libcst's base classes are not called: same result.)"""
+    them, else the ``visit_X``/``leave_X`` methods it defines (looked up once per visitor class and
+    node type), as libcst does. (The no-op methods of libcst's base classes are not called: same
+    result.)"""
+
+    _tables: dict[type, dict[type, tuple[Any, Any]]] = {}  # visitor class -> node type -> functions
 
     def __init__(self, visitor: cst.CSTVisitor | cst.CSTTransformer, base: type) -> None:
         kind = type(visitor)
@@ -80,16 +85,21 @@ class _Hooks:
         self.custom_visit = kind.on_visit is not base.on_visit
         self.custom_leave = kind.on_leave is not base.on_leave
         self.trivia = _wants_trivia(kind, base, self.custom_visit or self.custom_leave)
+        self._functions = self._tables.setdefault(kind, {})
         self._table: dict[type, _Dispatch] = {}
 
     def methods(self, kind: type) -> _Dispatch:
         found = self._table.get(kind)
         if found is None:
-            enter, leave = f"visit_{kind.__name__}", f"leave_{kind.__name__}"
-            found = self._table[kind] = (
-                getattr(self.visitor, enter) if _overrides(self._kind, self._base, enter) else None,
-                getattr(self.visitor, leave) if _overrides(self._kind, self._base, leave) else None,
-            )
+            functions = self._functions.get(kind)
+            if functions is None:
+                enter, leave = f"visit_{kind.__name__}", f"leave_{kind.__name__}"
+                functions = self._functions[kind] = (
+                    getattr(self._kind, enter) if _overrides(self._kind, self._base, enter) else None,
+                    getattr(self._kind, leave) if _overrides(self._kind, self._base, leave) else None,
+                )
+            visitor = self.visitor
+            found = self._table[kind] = tuple(None if f is None else f.__get__(visitor) for f in functions)  # type: ignore[assignment]
         return found
 
 

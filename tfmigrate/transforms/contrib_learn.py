@@ -224,17 +224,15 @@ class ContribLearnTransform(FamilyTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._module = node
         self._tf = self._tensorflow_alias(node)
-        calls = []
-        for found in iter_nodes(node):
-            if isinstance(found, cst.Call):
-                calls.append(found)
-            elif isinstance(found, cst.FunctionDef):
-                self._functions.setdefault(found.name.value, []).append(found)
-            elif isinstance(found, cst.Assign) and len(found.targets) == 1 and isinstance(found.targets[0].target, cst.Name):
+        index = self.index
+        for found in index.nodes(cst.FunctionDef):
+            self._functions.setdefault(found.name.value, []).append(found)
+        for found in index.nodes(cst.Assign):
+            if len(found.targets) == 1 and isinstance(found.targets[0].target, cst.Name):
                 self._target_values[found.targets[0].target] = found.value
                 if isinstance(found.value, cst.Call) and self.legacy(found.value.func) == "learn.Estimator":
                     self._estimator_targets[found.targets[0].target] = found.value
-        for call in calls:
+        for call in index.nodes(cst.Call):
             if self.legacy(call.func) == "learn.learn_runner.run":
                 self._plan_runner(call)
         return True
