@@ -476,3 +476,15 @@ def test_every_libcst_field_annotation_is_understood():
     verdicts = {(k.__name__, f.name): _holds_only_trivia(k, f.name) for k in kinds for f in dataclasses.fields(k)}
     assert verdicts[("Call", "func")] is False and verdicts[("Call", "whitespace_after_func")] is True
     assert verdicts[("Name", "lpar")] is True and verdicts[("Arg", "keyword")] is False
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
+def test_full_names_equal_libcsts_helper(name):
+    from libcst.helpers import get_full_name_for_node
+
+    from tfmigrate.codemod.tree import full_name
+
+    module = cst.parse_module(SOURCES[name] + "\n(a + b).c\nf()[0].d\n@x.y(1)\ndef g(): pass\nclass C: pass\n")
+    names = [(full_name(node), get_full_name_for_node(node)) for node in iter_nodes(module)]
+    assert {ours for ours, _ in names} >= {"None.c", "f.d", "x.y", "g", "C"}
+    assert [ours for ours, _ in names] == [theirs for _, theirs in names]

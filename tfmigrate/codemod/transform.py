@@ -27,7 +27,6 @@ from typing import Any, ClassVar
 
 import libcst as cst
 from libcst._metadata_dependent import _UNDEFINED_DEFAULT, LazyValue
-from libcst.helpers import get_full_name_for_node
 from libcst.metadata import (
     MetadataWrapper,
     ParentNodeProvider,
@@ -40,7 +39,7 @@ from libcst.metadata import (
 
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.scopes import Scopes
-from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword
+from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword, full_name
 from tfmigrate.codemod.walk import transform
 
 _BUILTINS = frozenset(dir(builtins))
@@ -207,7 +206,7 @@ class FamilyTransform(cst.CSTTransformer):
         if parent is not None and not _in_import(parent, index):
             if attribute_or_keyword(node, parent):
                 return False
-            name = get_full_name_for_node(node)
+            name = full_name(node)
             if name is None:
                 return False
             head = name.partition(".")[0]
@@ -228,7 +227,7 @@ class FamilyTransform(cst.CSTTransformer):
         if parent is not None:
             if attribute_or_keyword(node, parent):
                 return None
-            name = get_full_name_for_node(node)  # as libcst names it: `tf.Graph().x` -> tf.Graph.x
+            name = full_name(node)  # as libcst names it: `tf.Graph().x` -> tf.Graph.x
             if name is None:
                 return None
             head = name.partition(".")[0]

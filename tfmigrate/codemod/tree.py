@@ -127,6 +127,32 @@ def dotted(node: cst.CSTNode | None) -> str | None:
     return ".".join(reversed(parts))
 
 
+def full_name(node: cst.CSTNode) -> str | None:
+    """``libcst.helpers.get_full_name_for_node`` (``tf.Graph().x`` -> ``tf.Graph.x``, quirks and
+    all: ``(a + b).c`` -> ``None.c``), by exact type instead of a chain of abstract-class checks."""
+    parts: list[str] = []
+    while True:
+        kind = type(node)
+        if kind is cst.Name:
+            parts.append(node.value)
+            break
+        if kind is cst.Attribute:
+            parts.append(node.attr.value)
+            node = node.value
+            continue
+        field = _NAMED_BY.get(kind)
+        if field is None:
+            if not parts:
+                return None
+            parts.append("None")
+            break
+        node = getattr(node, field)
+    return ".".join(reversed(parts))
+
+
+_NAMED_BY = {cst.Call: "func", cst.Subscript: "value", cst.FunctionDef: "name", cst.ClassDef: "name", cst.Decorator: "decorator"}
+
+
 def target_names(target: cst.CSTNode | None) -> Iterator[cst.Name]:
     """The names an assignment target binds: ``a``, ``(a, [b, *c])``; not ``x.y`` or ``x[0]``."""
     if isinstance(target, cst.Name):

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import ClassVar
 
 import libcst as cst
-from libcst.helpers import get_full_name_for_node
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.tree import full_name
 from tfmigrate.codemod.walk import transform
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "tf215_names.json"
@@ -206,7 +206,7 @@ class CompatV1Renames(FamilyTransform):
             for small in statement.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        target = get_full_name_for_node(alias.name)
+                        target = full_name(alias.name)
                         bound = alias.evaluated_alias
                         if bound is None and target and target.split(".")[0] == TF:
                             self.tf_alias = self.tf_alias or TF
@@ -236,7 +236,7 @@ class CompatV1Renames(FamilyTransform):
         aliases = list(updated.names)
         changed = False
         for i, alias in enumerate(original.names):
-            rel = tf_rel(get_full_name_for_node(alias.name))
+            rel = tf_rel(full_name(alias.name))
             if not rel:
                 continue
             status = self.names.status(rel)
@@ -256,7 +256,7 @@ class CompatV1Renames(FamilyTransform):
         """Indexes of the names that move to ``tf.compat.v1`` (reporting as it goes)."""
         if node.relative or node.module is None:
             return [], None
-        module_rel = tf_rel(get_full_name_for_node(node.module))
+        module_rel = tf_rel(full_name(node.module))
         if module_rel is None:
             return [], None
         if isinstance(node.names, cst.ImportStar):
@@ -265,7 +265,7 @@ class CompatV1Renames(FamilyTransform):
             return [], None
         moving = []
         for i, alias in enumerate(node.names):
-            name = get_full_name_for_node(alias.name)
+            name = full_name(alias.name)
             rel = f"{module_rel}.{name}" if module_rel else name
             status = self.names.status(rel)
             if status == V1:
