@@ -201,6 +201,7 @@ def rewrite_source(
     # The wrapper (with the metadata it caches) and the index are shared by the families until
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
+    indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):
@@ -210,7 +211,7 @@ def rewrite_source(
             Context(filename=path), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
-            current, prepared = _prepare(current, positions)
+            current, prepared = _prepare(current, positions, indexed)
         transform.source = current_code
         try:
             new = transform.apply(*prepared)
@@ -230,6 +231,7 @@ def rewrite_source(
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions
+            indexed = transform.imports.indexed
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data
@@ -249,12 +251,16 @@ def rewrite_source(
     )
 
 
-def _prepare(tree: cst.Module, positions: Positions) -> tuple[cst.Module, tuple[MetadataWrapper, TreeIndex]]:
-    """The tree (copied only if a transform left one node object in two places), its wrapper, its index.
+def _prepare(
+    tree: cst.Module, positions: Positions, index: TreeIndex | None = None
+) -> tuple[cst.Module, tuple[MetadataWrapper, TreeIndex]]:
+    """The tree (copied only if a transform left one node object in two places), its wrapper, its
+    index (``index``, if one was made for this very tree already).
 
     libcst's wrapper copies every tree so that node identity is unique; the index sees whether it
     already is (a fresh parse always is), which saves the copy nearly every time."""
-    index = TreeIndex.of(tree)
+    if index is None or index.module is not tree:
+        index = TreeIndex.of(tree)
     if index.shared:
         tree = tree.deep_clone()
         index = TreeIndex.of(tree)

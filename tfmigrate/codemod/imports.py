@@ -23,6 +23,9 @@ class ImportEdits:
 
     added: list[tuple[str, str | None]] = field(default_factory=list)
     removed: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    # The index of the module apply() last returned, when it made one (to decide what to remove)
+    # and nothing changed after: whoever indexes that module next can take it.
+    indexed: TreeIndex | None = field(default=None, repr=False)
 
     def add(self, module: str, asname: str | None = None) -> None:
         if (module, asname) not in self.added:
@@ -60,16 +63,23 @@ class ImportEdits:
         return bool(self.added or self.removed)
 
     def apply(self, module: cst.Module) -> cst.Module:
+        self.indexed = None
         if self.removed:
-            module = _remove_unused(module, self.removed)
+            index = TreeIndex.of(module)
+            new = _remove_unused(module, index, self.removed)
+            if new is module:
+                self.indexed = index
+            module = new
         if self.added:
-            module = _add_missing(module, self.added)
+            new = _add_missing(module, self.added)
+            if new is not module:
+                self.indexed = None
+            module = new
         return module
 
 
 # --- removing ----------------------------------------------------------------------------------
-def _remove_unused(module: cst.Module, wanted: list[tuple[str, str | None, str | None]]) -> cst.Module:
-    index = TreeIndex.of(module)
+def _remove_unused(module: cst.Module, index: TreeIndex, wanted: list[tuple[str, str | None, str | None]]) -> cst.Module:
     read = index.read_names()
     exported = _exported_strings(module) if "__all__" in read or "__all__" in index.other_bindings else set()
     requested = set(wanted)
@@ -85,7 +95,7 @@ def _remove_unused(module: cst.Module, wanted: list[tuple[str, str | None, str |
             continue
         if key in requested and binding.name not in read and binding.name not in exported:
             doomed.add(alias)
-    return transform(module, _DropAliases(doomed)) if doomed else module
+    return transform(module, _DropAliases(doomed, index)) if doomed else module
 
 
 def _exported_strings(module: cst.Module) -> set[str]:
@@ -107,13 +117,18 @@ def _exported_strings(module: cst.Module) -> set[str]:
 class _DropAliases(cst.CSTTransformer):
     """Removes the given aliases from import statements (the statement, when none is left)."""
 
-    def __init__(self, doomed: set[cst.ImportAlias]) -> None:
+    def __init__(self, doomed: set[cst.ImportAlias], index: TreeIndex) -> None:
         super().__init__()
         self.doomed = doomed
+        self.path: set[int] = set()  # ids of the import statements and everything above them
+        for alias in doomed:
+            node: cst.CSTNode | None = index.parents.get(alias)  # its Import / ImportFrom
+            while node is not None and id(node) not in self.path:
+                self.path.add(id(node))
+                node = index.parents.get(node)
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        # statements only: imports are never inside expressions
-        return not isinstance(node, (cst.BaseExpression, cst.BaseSmallStatement)) or isinstance(node, (cst.Import, cst.ImportFrom))
+        return id(node) in self.path  # the rest of the tree holds none of the doomed imports
 
     def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import | cst.RemovalSentinel:
         return self._keep(original, updated)
