@@ -224,17 +224,26 @@ class FamilyTransform(cst.CSTTransformer):
         (not in the tree it was given) have no name, either way."""
         index = self.index
         parent = index.parents.get(node)
-        if parent is not None:
-            if attribute_or_keyword(node, parent):
-                return None
+        if parent is None:  # a node this transform made, or the module: only libcst can say (nothing)
+            return self._imported_name(node)
+        known = index.qualified_names  # the same question comes from each family, and per link of a chain
+        key = id(node)  # stable: the index keeps its tree alive
+        if key in known:
+            return known[key]
+        found: str | None = None
+        if not attribute_or_keyword(node, parent):
             name = full_name(node)  # as libcst names it: `tf.Graph().x` -> tf.Graph.x
-            if name is None:
-                return None
-            head = name.partition(".")[0]
-            if not index.binds_by_import(head):
-                return None
-            if index.resolvable(head) and not _in_import(parent, index):
-                return index.qualified_name(name)
+            if name is not None:
+                head = name.partition(".")[0]
+                if index.binds_by_import(head):
+                    if index.resolvable(head) and not _in_import(parent, index):
+                        found = index.qualified_name(name)
+                    else:
+                        found = self._imported_name(node)
+        known[key] = found
+        return found
+
+    def _imported_name(self, node: cst.CSTNode) -> str | None:
         names = {q.name for q in self.qualified_names(node) if q.source == QualifiedNameSource.IMPORT}
         return names.pop() if len(names) == 1 else None
 

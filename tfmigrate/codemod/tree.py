@@ -196,6 +196,7 @@ class TreeIndex:
         self.nested_import_names: set[str] = set()  # names an import binds below module level
         self.has_star_import = False
         self._table: dict[str, str] | None = None
+        self.qualified_names: dict[int, str | None] = {}  # id(node) -> FamilyTransform.qualified_name's answer
         self._imported: set[str] | None = None
         self._positions: Positions | None = None
         self._by_type: dict[type, list[cst.CSTNode]] = {}
