@@ -55,17 +55,20 @@ def child_nodes(node: cst.CSTNode, trivia: bool = True) -> list[cst.CSTNode]:
     return out
 
 
-def iter_nodes(root: cst.CSTNode, descend: Callable[[cst.CSTNode], bool] | None = None) -> Iterator[cst.CSTNode]:
+def iter_nodes(
+    root: cst.CSTNode, descend: Callable[[cst.CSTNode], bool] | None = None, *, trivia: bool = True
+) -> Iterator[cst.CSTNode]:
     """``root`` and every node below it, in libcst's visiting order (what ``m.findall`` scans).
 
     With ``descend``, the children of a node for which it returns False are left out (the node
-    itself is not), as a visitor's ``visit_X`` returning False would."""
+    itself is not), as a visitor's ``visit_X`` returning False would. ``trivia=False`` leaves out
+    tokens and whitespace (half of all nodes), for searches that look for anything else."""
     stack = [root]
     while stack:
         node = stack.pop()
         yield node
         if descend is None or descend(node):
-            stack.extend(reversed(child_nodes(node)))
+            stack.extend(reversed(child_nodes(node, trivia)))
 
 
 _Dispatch = tuple[Callable[[Any], Any] | None, Callable[[Any], Any] | None]

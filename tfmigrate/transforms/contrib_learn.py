@@ -282,7 +282,7 @@ class ContribLearnTransform(FamilyTransform):
     def returns(fn: cst.FunctionDef) -> list[cst.Return]:
         """Return statements of ``fn`` itself (not of nested functions, lambdas or classes)."""
         inside = lambda node: node is fn or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))  # noqa: E731
-        return [node for node in iter_nodes(fn, inside) if isinstance(node, cst.Return)]
+        return [node for node in iter_nodes(fn, inside, trivia=False) if isinstance(node, cst.Return)]
 
     # --- dispatch ------------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -542,7 +542,7 @@ class MonitoredSessionTransform(FamilyTransform):
             assigns = [a for a in index.nodes(cst.Assign) if index.is_within(a, body, stop=cst.FunctionDef)]
         else:
             outside_functions = lambda node: not isinstance(node, cst.FunctionDef)  # noqa: E731
-            assigns = [node for node in iter_nodes(body, outside_functions) if isinstance(node, cst.Assign)]
+            assigns = [node for node in iter_nodes(body, outside_functions, trivia=False) if isinstance(node, cst.Assign)]
         names: set[str] = set()
         changed = True
         while changed:
@@ -917,7 +917,7 @@ class MonitoredSessionTransform(FamilyTransform):
         """The calls of any of ``qname`` in ``node`` (itself included), in source order."""
         index = self.index
         if node is not index.module and node not in index.parents:  # not part of the indexed tree
-            return [call for call in iter_nodes(node) if isinstance(call, cst.Call) and self.qn(call.func) in qname]
+            return [call for call in iter_nodes(node, trivia=False) if isinstance(call, cst.Call) and self.qn(call.func) in qname]
         matches = self._call_matches.get(qname)
         if matches is None:
             matches = self._call_matches[qname] = [c for c in index.nodes(cst.Call) if self.qn(c.func) in qname]
@@ -992,7 +992,7 @@ class MonitoredSessionTransform(FamilyTransform):
 
     @staticmethod
     def _names_in(node: cst.CSTNode) -> list[str]:
-        return [n.value for n in iter_nodes(node) if isinstance(n, cst.Name)]
+        return [n.value for n in iter_nodes(node, trivia=False) if isinstance(n, cst.Name)]
 
     # --- code generation --------------------------------------------------------------------------
     def _generate(self, plan: Plan, body: list[cst.BaseStatement], indent: str, leading: Sequence[cst.EmptyLine]) -> list[cst.BaseStatement]:
@@ -1165,7 +1165,7 @@ class MonitoredSessionTransform(FamilyTransform):
             return expr
         found = [
             node.value
-            for node in iter_nodes(scope)
+            for node in iter_nodes(scope, trivia=False)
             if isinstance(node, cst.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0].target, cst.Name)
