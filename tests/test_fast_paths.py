@@ -165,11 +165,18 @@ def test_scopes_and_assignments_equal_libcsts(name):
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_positions_equal_libcsts(name):
+    from tfmigrate.codemod.tree import is_trivia
+
     module = cst.parse_module(SOURCES[name])
     exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     fast = Positions(module)
+    compared = 0
     for node, code_range in exact.items():
+        if is_trivia(type(node)) and fast.get(node) is None:  # tokens and whitespace: not recorded
+            continue
         assert fast[node] == code_range, (type(node).__name__, code_range)
+        compared += 1
+    assert compared * 3 > len(exact)
 
 
 class _Recorder(cst.CSTVisitor):

@@ -24,6 +24,18 @@ import libcst as cst
 from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
+# Tokens and whitespace: half of all nodes, never asked about (no index, finding or rule looks at
+# one), so no position is recorded for them.
+TRIVIA = (
+    cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.TrailingWhitespace, cst.Comment,
+    cst.Dot, cst.Comma, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
+    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
+    cst.BaseUnaryOp, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseAugOp,
+)
+_TRIVIA_TYPES = frozenset(
+    kind for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA)
+) - {cst.RightParen, cst.ImportStar}  # these can end an import's syntactic range: recorded
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -75,13 +87,15 @@ class _RecordingState(CodegenState):
         self._nested: list[list[int]] = []  # per statement being generated: the statements in it
 
     def before_codegen(self, node: cst.CSTNode) -> None:
-        self._stack.append(len(self.tokens))
+        if type(node) not in _TRIVIA_TYPES:
+            self._stack.append(len(self.tokens))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        start = self._stack.pop()
-        key = id(node)
-        if key not in self.spans:
-            self.spans[key] = (start, len(self.tokens))
+        if type(node) not in _TRIVIA_TYPES:
+            start = self._stack.pop()
+            key = id(node)
+            if key not in self.spans:
+                self.spans[key] = (start, len(self.tokens))
 
     def pop_trailing_newline(self) -> None:
         """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""

@@ -21,7 +21,7 @@ from functools import cache
 
 import libcst as cst
 
-from tfmigrate.codemod.positions import Positions
+from tfmigrate.codemod.positions import TRIVIA, Positions
 
 _CST = cst.CSTNode
 _SEQUENCES = (list, tuple)
@@ -411,12 +411,6 @@ def _asname(alias: cst.ImportAlias) -> str:
 
 # Tokens and whitespace: libcst's own constructors share default instances of these, and no
 # metadata is ever asked of them, so a tree that repeats one need not be copied.
-TRIVIA = (
-    cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.TrailingWhitespace, cst.Comment,
-    cst.Dot, cst.Comma, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
-    cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
-    cst.BaseUnaryOp, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseAugOp,
-)
 
 # node type -> fields holding names it binds (assignment targets, definitions, parameters...)
 _BINDERS: dict[type, tuple[str, ...]] = {
