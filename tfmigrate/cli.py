@@ -153,7 +153,8 @@ def rewrite(
         raise click.UsageError("--diff and --check are exclusive")
     enabled = enabled_rules(split_codes(select), split_codes(ignore))
     mode = "diff" if show_diff else "check" if check else "write"
-    options = Options(enabled=enabled, mode=mode, jobs=jobs or default_jobs())
+    # Only --diff and the Markdown report show diffs; making them is a cost on every changed file.
+    options = Options(enabled=enabled, mode=mode, jobs=jobs or default_jobs(), diffs=show_diff or fmt == "markdown")
     report = run_with_progress(paths or (Path("."),), options, tuple(split_glob(exclude)))
     render_report(report, fmt, output, quiet, show_diff)
     sys.exit(exit_code(report))

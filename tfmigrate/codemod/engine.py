@@ -47,6 +47,7 @@ class Options:
     mode: Mode = "check"
     jobs: int = 1
     catalog_dir: Path | None = None
+    diffs: bool = True  # make each changed file's unified diff (only shown by --diff and some reports)
 
     @property
     def catalog(self) -> Catalog:
@@ -316,7 +317,7 @@ def process_file(path: Path, options: Options) -> FileResult:
         shown,
         "changed" if result.changed else "unchanged",
         findings=findings,
-        diff=unified_diff(shown, result) if result.changed else None,
+        diff=unified_diff(shown, result) if result.changed and options.diffs else None,
     )
 
 
@@ -369,7 +370,7 @@ def _long_lived_data_frozen() -> Iterator[None]:
     collections rarer. Both are restored afterwards."""
     threshold = gc.get_threshold()
     gc.freeze()
-    gc.set_threshold(10_000, *threshold[1:])
+    gc.set_threshold(50_000, *threshold[1:])
     try:
         yield
     finally:
