@@ -495,3 +495,16 @@ def test_full_names_equal_libcsts_helper(name):
     names = [(full_name(node), get_full_name_for_node(node)) for node in iter_nodes(module)]
     assert {ours for ours, _ in names} >= {"None.c", "f.d", "x.y", "g", "C"}
     assert [ours for ours, _ in names] == [theirs for _, theirs in names]
+
+
+@pytest.mark.parametrize(
+    "code",
+    ["tf", "tf.compat.v1.Session", "tensorflow.estimator.RunConfig", "_x.y_2", "None", "True", "a.b()", "1",
+     "(a.b)", "a . b", "lambda: x", "é.ñ"],
+)
+def test_expressions_built_directly_equal_libcsts_parse(code):
+    from tfmigrate.codemod.tree import expression
+
+    ours, theirs = expression(code), cst.parse_expression(code)
+    assert ours.deep_equals(theirs)
+    assert cst.Module([]).code_for_node(ours) == code

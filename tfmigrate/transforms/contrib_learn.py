@@ -14,7 +14,7 @@ from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import attribute_or_keyword
+from tfmigrate.codemod.tree import attribute_or_keyword, expression
 
 _LEARN = "tensorflow.contrib.learn"
 _LAYERS = "tensorflow.contrib.layers"
@@ -213,7 +213,7 @@ class ContribLearnTransform(FamilyTransform):
     # --- helpers ---------------------------------------------------------------------------
     def tf(self, dotted: str) -> cst.BaseExpression:
         self._need_tf_import = True  # a no-op when the module already imports it that way
-        return cst.parse_expression(f"{self._tf}.{dotted}")
+        return expression(f"{self._tf}.{dotted}")
 
     def legacy(self, node: cst.CSTNode) -> str | None:
         return legacy_name(self.qualified_name(node))
@@ -670,7 +670,7 @@ class ContribLearnTransform(FamilyTransform):
         ]
         text = "(\n" + ",\n".join(inner + item for item in items) + ",\n)"
         return updated.with_changes(
-            value=cst.parse_expression(text),
+            value=expression(text),
             whitespace_after_return=cst.SimpleWhitespace(" "),
         )
 
@@ -729,7 +729,7 @@ class ContribLearnTransform(FamilyTransform):
         if not isinstance(x, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
             xcode = f"({xcode})"
         column = self.tf("feature_column.numeric_column")
-        return cst.parse_expression(f'[{_code(column)}("x", shape={xcode}.shape[1:])]')
+        return expression(f'[{_code(column)}("x", shape={xcode}.shape[1:])]')
 
     # --- TFM157 feature columns -------------------------------------------------------------------
     @staticmethod
@@ -758,7 +758,7 @@ class ContribLearnTransform(FamilyTransform):
         if "dimension" in d and _is_none(d["dimension"].value):
             raise Unsupported("TFM159", FLAG_ONLY_COLUMNS["real_valued_column"])
         if "dimension" in d:
-            shape = cst.parse_expression(f"({_code(d['dimension'].value)},)")
+            shape = expression(f"({_code(d['dimension'].value)},)")
             bound = [(k, a.with_changes(value=shape) if k == "dimension" else a) for k, a in bound]
         note = ""
         if "column_name" in d and _str_value(d["column_name"].value) == "":

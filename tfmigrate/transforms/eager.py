@@ -17,6 +17,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.tree import expression
 
 _TFE_PREFIXES = (
     "tensorflow.contrib.eager.python.tfe.",
@@ -396,7 +397,7 @@ class EagerTransform(FamilyTransform):
         return self.tf
 
     def _tf(self, path: str) -> cst.BaseExpression:
-        return cst.parse_expression(f"{self._tfname()}.{path}")
+        return expression(f"{self._tfname()}.{path}")
 
     def tfe_symbol(self, node: cst.CSTNode) -> str | None:
         if not isinstance(node, (cst.Name, cst.Attribute)):
@@ -587,7 +588,7 @@ class EagerTransform(FamilyTransform):
         if not all(not line.strip() or line.startswith(" " * shift) for line in lines[1:]):
             return inner
         try:
-            return cst.parse_expression("\n".join([lines[0], *(line[shift:] for line in lines[1:])]))
+            return expression("\n".join([lines[0], *(line[shift:] for line in lines[1:])]))
         except cst.ParserSyntaxError:  # pragma: no cover - the text came from a parsed expression
             return inner
 
@@ -657,7 +658,7 @@ class EagerTransform(FamilyTransform):
             return updated
         if symbol == "num_gpus" and not original.args:
             if self.fix(original, "TFM416", "tfe.num_gpus() is len(tf.config.list_physical_devices('GPU')) in TF 2"):
-                return cst.parse_expression(f"len({self._tfname()}.config.list_physical_devices(\"GPU\"))")
+                return expression(f"len({self._tfname()}.config.list_physical_devices(\"GPU\"))")
             return updated
         if symbol in ("metrics.Mean", "metrics.Accuracy"):
             return self._metric(symbol, original, updated)
@@ -726,7 +727,7 @@ class EagerTransform(FamilyTransform):
             return updated
         given = {a.keyword.value if a.keyword else params[i] for i, a in enumerate(original.args)}
         args = _rekey(original, updated, params, {}, keep)
-        added = [_kw(k, cst.parse_expression(v)) for k, v in defaults.items() if k not in given]
+        added = [_kw(k, expression(v)) for k, v in defaults.items() if k not in given]
         note = f" ({', '.join(f'{k}={v}' for k, v in defaults.items() if k not in given)} written: Keras default differs)" if added else ""
         if not self.fix(original, "TFM404", f"tf.layers.{layer} is tf.keras.layers.{layer} in TF 2{note}"):
             return updated
@@ -783,7 +784,7 @@ class EagerTransform(FamilyTransform):
         ):
             return updated
         args = _rekey(original, updated, params, renames, 0, drop=dropped)
-        args += [_kw(renames.get(k, k), cst.parse_expression(v)) for k, v in defaults.items() if k not in given]
+        args += [_kw(renames.get(k, k), expression(v)) for k, v in defaults.items() if k not in given]
         return updated.with_changes(func=self._tf(f"keras.optimizers.{keras}"), args=_with_commas(args))
 
     # --- tf.contrib.summary ---------------------------------------------------------------------
@@ -811,8 +812,8 @@ class EagerTransform(FamilyTransform):
             ):
                 return updated
             tf = self._tfname()
-            step = given.get("global_step") or cst.parse_expression(f"{tf}.compat.v1.train.get_or_create_global_step()")
-            cond = cst.parse_expression(f"lambda: {tf}.math.equal(STEP % N, 0)")
+            step = given.get("global_step") or expression(f"{tf}.compat.v1.train.get_or_create_global_step()")
+            cond = expression(f"lambda: {tf}.math.equal(STEP % N, 0)")
             cond = cond.visit(_Substitute({"STEP": step, "N": given["n"]}))
             self.changed = True
             return cst.Call(func=self._tf("summary.record_if"), args=[cst.Arg(cond)])
@@ -850,7 +851,7 @@ class EagerTransform(FamilyTransform):
             ):
                 new = updated.with_changes(func=self._tf("summary.create_file_writer"))
                 tf = self._tfname()
-                expr = cst.parse_expression(f"(NEW if LOGDIR is not None else {tf}.summary.create_noop_writer())")
+                expr = expression(f"(NEW if LOGDIR is not None else {tf}.summary.create_noop_writer())")
                 return expr.visit(_Substitute({"NEW": new, "LOGDIR": updated.args[0].value.deep_clone()}))
             return updated
         self.flag(
@@ -887,7 +888,7 @@ class EagerTransform(FamilyTransform):
         args = _rekey(original, updated, params, renames, 2, drop=tuple(unsupported) + ("step",))
         step = given.get("step")
         if step is None or _is_name(step, "None"):
-            step = cst.parse_expression(f"{self._tfname()}.{_GLOBAL_STEP}")
+            step = expression(f"{self._tfname()}.{_GLOBAL_STEP}")
         args.append(_kw("step", step))
         return updated.with_changes(func=self._tf(f"summary.{new_name}"), args=_with_commas(args))
 
@@ -1038,7 +1039,7 @@ class EagerTransform(FamilyTransform):
         body = cst.parse_statement(f"with {tf}.GradientTape() as {tape}:\n    {loss} = LOSS\n")
         body = body.visit(_Substitute({"LOSS": value}))
         stmts = [body, cst.parse_statement(f"{variables} = {tape}.watched_variables()\n")]
-        grads = cst.parse_expression(f"list(zip({tape}.gradient({loss}, {variables}), {variables}))")
+        grads = expression(f"list(zip({tape}.gradient({loss}, {variables}), {variables}))")
         return stmts, names, grads
 
     def _minimize(self, original: cst.SimpleStatementLine, call: cst.Call, updated: cst.Call):
@@ -1069,7 +1070,7 @@ class EagerTransform(FamilyTransform):
             variables = self.fresh("variables")
             out.append(cst.parse_statement(f"{variables} = {tape}.watched_variables()\n"))
             variables_expr = cst.Name(variables)
-        apply = cst.parse_expression(f"OPT.apply_gradients(zip({tape}.gradient({loss}, VARS), VARS))").visit(
+        apply = expression(f"OPT.apply_gradients(zip({tape}.gradient({loss}, VARS), VARS))").visit(
             _Substitute({"OPT": updated.func.value, "VARS": variables_expr})
         )
         out.append(original.with_changes(body=[cst.Expr(apply)], leading_lines=[]))

@@ -22,6 +22,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.walk import transform
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
+from tfmigrate.codemod.tree import expression
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
     LEARN_DNN_RATE,
@@ -48,7 +49,7 @@ _LEGACY_MODULES = ("skflow", "tensorflow.contrib.skflow", "tensorflow.contrib.le
 
 
 def _expr(code: str) -> cst.BaseExpression:
-    return cst.parse_expression(code)
+    return expression(code)
 
 
 def _code(node: cst.CSTNode) -> str:

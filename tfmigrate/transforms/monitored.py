@@ -36,6 +36,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.tree import expression
 
 
 def _tf1(*names: str) -> frozenset[str]:
@@ -1098,7 +1099,7 @@ class MonitoredSessionTransform(FamilyTransform):
             method = func.attr.value
             if self.fix(original, "TFM305", f"Dataset.{method}() is gone from TF 2.15 datasets: tf.compat.v1.data.{method}(dataset)"):
                 receiver = updated.func.value
-                new_func = cst.parse_expression(f"{self.compat_v1}.data.{method}")
+                new_func = expression(f"{self.compat_v1}.data.{method}")
                 return updated.with_changes(func=new_func, args=[cst.Arg(receiver), *updated.args])
         return updated
 
@@ -1178,7 +1179,7 @@ class MonitoredSessionTransform(FamilyTransform):
         if name in HOOK_NAMES and id(original) not in self._consumed:
             hook = HOOK_NAMES[name]
             if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
-                return cst.parse_expression(f"{self.tf}.estimator.{hook}")
+                return expression(f"{self.tf}.estimator.{hook}")
             return updated
         attr = original.attr.value
         if (
@@ -1188,7 +1189,7 @@ class MonitoredSessionTransform(FamilyTransform):
             and (self._alias or self._compat)
         ):
             if self.fix(original, "TFM305", f"Dataset.{attr} is gone from TF 2.15 datasets: tf.compat.v1.data.{DATASET_ATTRS[attr]}(dataset)"):
-                return cst.parse_expression(f"{self.compat_v1}.data.{DATASET_ATTRS[attr]}({original.value.value})")
+                return expression(f"{self.compat_v1}.data.{DATASET_ATTRS[attr]}({original.value.value})")
         return updated
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
@@ -1200,7 +1201,7 @@ class MonitoredSessionTransform(FamilyTransform):
             hook = HOOK_NAMES[name]
             if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
                 self.imports.remove("tensorflow.train", hook)
-                return cst.parse_expression(f"{self.tf}.estimator.{hook}")
+                return expression(f"{self.tf}.estimator.{hook}")
         return updated
 
     # --- TFM306: tf.summary in TF1 graph code (tf.contrib.summary is the eager family's TFM413) --
@@ -1216,5 +1217,5 @@ class MonitoredSessionTransform(FamilyTransform):
             f"(tf.summary.{op} is the v2 op, which writes nothing in an Estimator or MonitoredTrainingSession graph)",
         ):
             self.remove_imports_of(original.func)
-            return updated.with_changes(func=cst.parse_expression(f"{self.compat_v1}.summary.{op}"))
+            return updated.with_changes(func=expression(f"{self.compat_v1}.summary.{op}"))
         return updated
