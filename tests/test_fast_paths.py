@@ -508,3 +508,23 @@ def test_expressions_built_directly_equal_libcsts_parse(code):
     ours, theirs = expression(code), cst.parse_expression(code)
     assert ours.deep_equals(theirs)
     assert cst.Module([]).code_for_node(ours) == code
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_parsing_without_revalidation_gives_libcsts_tree(name):
+    from tfmigrate.codemod.engine import parse_module
+
+    ours, theirs = parse_module(SOURCES[name].encode()), cst.parse_module(SOURCES[name].encode())
+    assert ours.deep_equals(theirs) and ours.code == theirs.code
+
+
+def test_nodes_built_after_a_parse_are_validated_again_even_after_a_parse_error():
+    from tfmigrate.codemod.engine import parse_module
+
+    parse_module(b"x = 1\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")
+    with pytest.raises(cst.ParserSyntaxError):
+        parse_module(b"x = = 1\n")
+    with pytest.raises(cst.CSTValidationError):
+        cst.Name("not a name")

@@ -179,6 +179,25 @@ def check_python3(data: bytes, path: str) -> None:
         raise SourceError(path, f"cannot parse: {exc}") from None
 
 
+def _no_validation(node: cst.CSTNode) -> None:
+    pass
+
+
+def parse_module(data: bytes) -> cst.Module:
+    """``libcst.parse_module``, without re-validating each node the parser makes.
+
+    Every libcst node checks its invariants when constructed (``CSTNode.__post_init__``), which is
+    for nodes a program builds: the parser's output is valid by construction, and libcst's own
+    PERF note there says as much. Skipping it saves a sixth of a parse; nodes built afterwards by
+    the rules are validated as usual (the hook is restored before this returns)."""
+    validate = cst.CSTNode.__post_init__
+    cst.CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
+    try:
+        return cst.parse_module(data)
+    finally:
+        cst.CSTNode.__post_init__ = validate  # type: ignore[method-assign]
+
+
 def _libcst_error(path: str, exc: Exception) -> SourceError:
     if isinstance(exc, cst.ParserSyntaxError):
         return SourceError(path, f"cannot parse: {exc.message.splitlines()[0]}", exc.raw_line, exc.raw_column + 1)
@@ -192,7 +211,7 @@ def rewrite_source(
     catalog = catalog or load_catalog()
     check_python3(data, path)
     try:
-        module = cst.parse_module(data)
+        module = parse_module(data)
     except Exception as exc:  # what CPython accepts but libcst does not
         raise _libcst_error(path, exc) from None
     positions = Positions(module)  # the text and every node's position, from one code generation
