@@ -340,8 +340,17 @@ def process_file(path: Path, options: Options) -> FileResult:
     )
 
 
-def _process_star(args: tuple[Path, Options]) -> FileResult:
-    return process_file(*args)
+_worker_options: Options | None = None  # a worker process's options, sent once when it starts
+
+
+def _start_worker(options: Options) -> None:
+    global _worker_options
+    _worker_options = options
+
+
+def _process_in_worker(path: Path) -> FileResult:
+    assert _worker_options is not None
+    return process_file(path, _worker_options)
 
 
 def run(
@@ -355,17 +364,18 @@ def run(
     report.files.extend(FileResult(e.path, "error", error=str(e)) for e in found.errors)
     total = len(found.files)
     jobs = max(1, min(options.jobs, total))
-    work = [(p, options) for p in found.files]
+    work = found.files
     if jobs > 1:
         for family in options.catalog.families:  # forked workers inherit the loaded transforms and tables
             if any(r.id in options.enabled for r in family.rules):
                 family.load_transform().warm_up()
     with _long_lived_data_frozen():
         if jobs == 1:
-            results: Iterable[FileResult] = map(_process_star, work)
+            results: Iterable[FileResult] = (process_file(path, options) for path in work)
         else:
-            pool = ProcessPoolExecutor(max_workers=jobs)
-            results = pool.map(_process_star, work, chunksize=max(1, min(64, total // (jobs * 8) or 1)))
+            pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(options,))
+            # Small chunks: the last one decides how long the other workers wait idle at the end.
+            results = pool.map(_process_in_worker, work, chunksize=max(1, min(8, total // (jobs * 8))))
         try:
             for done, result in enumerate(results, start=1):
                 report.files.append(result)
