@@ -389,6 +389,16 @@ def test_the_drivers_skip_libcsts_no_op_hooks_and_tokens_unless_a_visitor_asks_f
     assert hooks.methods(cst.Call) == (plain.visit_Call, plain.leave_Call)
     assert _Hooks(tokens, cst.CSTTransformer).trivia is True
 
+    class Every(cst.CSTTransformer):  # its own on_leave is shown every node...
+        def on_leave(self, original, updated):  # type: ignore[no-untyped-def]
+            return updated
+
+    class Blind(Every):  # ...unless it says that it does nothing with tokens and whitespace
+        VISITS_TRIVIA = False
+
+    assert _Hooks(Every(), cst.CSTTransformer).trivia is True
+    assert _Hooks(Blind(), cst.CSTTransformer).trivia is False
+
 
 def test_the_transform_driver_rebuilds_only_changed_paths():
     from tfmigrate.codemod.walk import transform

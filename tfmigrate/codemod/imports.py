@@ -117,6 +117,8 @@ def _exported_strings(module: cst.Module) -> set[str]:
 class _DropAliases(cst.CSTTransformer):
     """Removes the given aliases from import statements (the statement, when none is left)."""
 
+    VISITS_TRIVIA = False  # on_visit descends along statements only
+
     def __init__(self, doomed: set[cst.ImportAlias], index: TreeIndex) -> None:
         super().__init__()
         self.doomed = doomed

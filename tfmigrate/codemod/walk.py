@@ -87,7 +87,10 @@ class _Hooks:
         self.visitor, self._kind, self._base = visitor, kind, base
         self.custom_visit = kind.on_visit is not base.on_visit
         self.custom_leave = kind.on_leave is not base.on_leave
-        self.trivia = _wants_trivia(kind, base, self.custom_visit or self.custom_leave)
+        # A visitor with its own on_visit/on_leave is shown every node, unless it declares that
+        # those do nothing for tokens and whitespace (``VISITS_TRIVIA = False``).
+        custom = (self.custom_visit or self.custom_leave) and getattr(kind, "VISITS_TRIVIA", True)
+        self.trivia = _wants_trivia(kind, base, custom)
         self._functions = self._tables.setdefault(kind, {})
         self._table: dict[type, _Dispatch] = {}
 

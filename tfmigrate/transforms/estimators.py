@@ -1201,6 +1201,8 @@ class EstimatorTransform(FamilyTransform):
 
 
 class _Planned(cst.CSTTransformer):
+    VISITS_TRIVIA = False  # plans replace expressions, never tokens or whitespace
+
     def __init__(self, plan: dict[cst.CSTNode, cst.CSTNode], skip: cst.CSTNode) -> None:
         super().__init__()
         self.plan, self.skip = plan, skip

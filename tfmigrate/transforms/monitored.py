@@ -178,6 +178,8 @@ class NameUse(cst.CSTVisitor):
     """Names read and bound in some code (syntactic and conservative: every Name that is not a
     binding, an attribute or a keyword counts as a read, nested functions included)."""
 
+    VISITS_TRIVIA = False  # on_visit only prunes excluded subtrees; no hook looks at tokens
+
     def __init__(self, exclude: Iterable[cst.CSTNode] = ()) -> None:
         self.reads: set[str] = set()
         self.binds: set[str] = set()

@@ -577,6 +577,8 @@ class CompatV1Renames(FamilyTransform):
 class _Replace(cst.CSTTransformer):
     """Swap nodes by identity in one pass (the updated nodes the main pass left in the tree)."""
 
+    VISITS_TRIVIA = False  # the nodes swapped are expressions and statements
+
     def __init__(self, replace: dict[int, cst.CSTNode]) -> None:
         super().__init__()
         self.replace = replace
