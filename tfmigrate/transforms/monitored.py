@@ -36,7 +36,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import TreeIndex, expression
 
 
 def _tf1(*names: str) -> frozenset[str]:
@@ -390,6 +390,8 @@ class MonitoredSessionTransform(FamilyTransform):
         self._planned_mts: set[int] = set()
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
+        self._assigns_in: dict[int, list[cst.Assign]] | None = None
+        self._assigns_index: TreeIndex | None = None
         self._datasets: list[set[str]] = [self._dataset_names(node)]
         self._graph_mode = self._is_graph_mode()
         self._module_offset = 0
@@ -539,10 +541,24 @@ class MonitoredSessionTransform(FamilyTransform):
             else:
                 return False
 
+    def _assignments_by_body(self) -> dict[int, list[cst.Assign]]:
+        """id(module or function body) -> the assignments in it (not in nested functions), in order."""
+        index, found = self.index, self._assigns_in
+        if found is None or self._assigns_index is not index:
+            found, parents = {}, index.parents
+            for assign in index.nodes(cst.Assign):
+                below, node = assign, parents.get(assign)
+                while node is not None and not isinstance(node, cst.FunctionDef):
+                    below, node = node, parents.get(node)
+                owner = below if node is not None else index.module  # a def's body, or the module
+                found.setdefault(id(owner), []).append(assign)
+            self._assigns_in, self._assigns_index = found, index
+        return found
+
     def _dataset_names(self, body: cst.CSTNode) -> set[str]:
         index = self.index
         if body is index.module or body in index.parents:
-            assigns = [a for a in index.nodes(cst.Assign) if index.is_within(a, body, stop=cst.FunctionDef)]
+            assigns = self._assignments_by_body().get(id(body), [])
         else:
             outside_functions = lambda node: not isinstance(node, cst.FunctionDef)  # noqa: E731
             assigns = [node for node in iter_nodes(body, outside_functions, trivia=False) if isinstance(node, cst.Assign)]
