@@ -58,9 +58,14 @@ def test_write_mode_fixes_then_a_second_run_has_nothing_to_do(project):
 
 
 def test_json_check_mode_marks_nothing_fixed(project):
-    data = json.loads(tfmigrate("rewrite", "--check", "--format", "json", ".", cwd=project, check=1).stdout)
+    out = tfmigrate("rewrite", "--check", "--format", "json", ".", cwd=project, check=1).stdout
+    data = json.loads(out)
     assert data["findings"] and not any(f["fixed"] for f in data["findings"])
     assert set(data["findings"][0]) == {"rule", "severity", "path", "line", "col", "message", "fixable", "fixed"}
+    # one line a file and a finding: greppable, and each line is a JSON object of its own
+    lines = [line.strip().rstrip(",") for line in out.splitlines()]
+    assert [json.loads(line) for line in lines if line.startswith('{"rule"')] == data["findings"]
+    assert [json.loads(line) for line in lines if line.startswith('{"path"')] == data["files"]
 
 
 def test_sarif_output_has_rules_locations_and_fingerprints(project):

@@ -8,7 +8,7 @@ their own commands print (``{"schema": 1, ...}``), so each output format sees ev
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from tfmigrate import __version__
@@ -74,7 +74,7 @@ class Report:
             "tool": "tfmigrate",
             "version": __version__,
             "files": [{"path": r.path, "status": r.status, "error": r.error} for r in self.files],
-            "findings": [asdict(f) for f in self.findings],
+            "findings": [dict(vars(f)) for f in self.findings],  # flat: no need for asdict's deep copy
             "summary": self.summary(),
         }
         if self.checkpoints:
