@@ -58,13 +58,21 @@ class _Syntactic:
 
 
 class _Generation:
-    """One code generation's tokens and spans (``(id(node), span)`` in the order they were made)."""
+    """One code generation's tokens and spans (``(id(node), span)`` in the order they were made;
+    listed on first use, by the generation after it, if that one reuses anything)."""
 
-    __slots__ = ("tokens", "spans")
+    __slots__ = ("tokens", "_table", "_spans")
 
     def __init__(self) -> None:
         self.tokens: list[str] = []
-        self.spans: list[tuple[int, tuple[int, int]]] = []
+        self._table: dict[int, tuple[int, int]] = {}
+        self._spans: list[tuple[int, tuple[int, int]]] | None = None
+
+    @property
+    def spans(self) -> list[tuple[int, tuple[int, int]]]:
+        if self._spans is None:
+            self._spans = list(self._table.items())
+        return self._spans
 
 
 # A statement generated before: (the statement, the indentation it was generated under, the
@@ -169,17 +177,22 @@ class Positions:
         state = _RecordingState(module, reusable)
         module._codegen(state)
         tokens = state.tokens
-        state.generation.tokens, state.generation.spans = tokens, list(state.spans.items())
+        state.generation.tokens, state.generation._table = tokens, state.spans
         self._generated = state.generated
         self._spans = state.spans
-        self._offsets = [0, *accumulate(map(len, tokens))]  # token index -> character offset
+        self._tokens = tokens
         code = "".join(tokens)
-        self.code = code[: self._offsets[-2]] if state.popped_newline else code  # == module.code
-        self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(code))]
+        self._full_code = code  # with the last newline libcst counts for positions
+        self.code = code[: len(code) - len(tokens[-1])] if state.popped_newline else code  # == module.code
+        self._offsets: list[int] = []  # token index -> character offset, made on first use
+        self._line_starts: list[int] = []
         self._cache: dict[int, CodeRange] = {}
         self._module = module  # keeps every node (and so every id above) alive
 
     def _position(self, token: int) -> CodePosition:
+        if not self._offsets:  # the last tree of a rewrite is asked for its code only
+            self._offsets = [0, *accumulate(map(len, self._tokens))]
+            self._line_starts = [0, *(m.end() for m in _LINE_BREAK.finditer(self._full_code))]
         offset = self._offsets[token]
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return CodePosition(line + 1, offset - self._line_starts[line])

@@ -166,12 +166,13 @@ def transform(
     rebuilt, which is what most of a traversal's time went to otherwise."""
     hooks = _Hooks(transformer, cst.CSTTransformer)
     custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
+    table = hooks._table  # methods(kind), without the call once known
     indexed = index.children if index is not None and not trivia else {}
     fields = _order if trivia else child_fields
 
     def visit(node: cst.CSTNode) -> Any:
         kind = type(node)
-        enter, leave = methods(kind)
+        enter, leave = table.get(kind) or methods(kind)
         if custom_visit:
             descend = transformer.on_visit(node)
         else:
