@@ -538,3 +538,15 @@ def test_nodes_built_after_a_parse_are_validated_again_even_after_a_parse_error(
         parse_module(b"x = = 1\n")
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith("samples/")])
+def test_code_lengths_equal_the_length_of_each_nodes_code(name):
+    from tfmigrate.codemod.positions import code_lengths
+
+    module = cst.parse_module(SOURCES[name])
+    empty = cst.Module([])
+    for call in TreeIndex.of(module).nodes(cst.Call)[:40]:
+        lengths = code_lengths(call)
+        for node in iter_nodes(call):
+            assert lengths[id(node)] == len(empty.code_for_node(node)), type(node).__name__

@@ -207,3 +207,26 @@ class Positions:
 
     def get(self, node: cst.CSTNode, default: object = None) -> CodeRange | object:
         return self[node] if id(node) in self._spans else default
+
+
+class _LengthState(CodegenState):
+    def __init__(self) -> None:
+        super().__init__(default_indent=" " * 4, default_newline="\n")
+        self.ranges: dict[int, tuple[int, int]] = {}
+        self._stack: list[int] = []
+
+    def before_codegen(self, node: cst.CSTNode) -> None:
+        self._stack.append(len(self.tokens))
+
+    def after_codegen(self, node: cst.CSTNode) -> None:
+        self.ranges[id(node)] = (self._stack.pop(), len(self.tokens))
+
+
+def code_lengths(node: cst.CSTNode) -> dict[int, int]:
+    """id(n) -> ``len(cst.Module([]).code_for_node(n))`` for ``node`` and every node in it, from
+    one code generation (a layout decision measures a call and then each of its arguments)."""
+    state = _LengthState()
+    node._codegen(state)
+    offsets = [0, *accumulate(map(len, state.tokens))]
+    return {key: offsets[end] - offsets[start] for key, (start, end) in state.ranges.items()}
+

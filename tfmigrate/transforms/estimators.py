@@ -22,6 +22,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.walk import transform
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
+from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
@@ -72,9 +73,12 @@ def _call(func: str, args: list[cst.Arg]) -> cst.Call:
     return cst.Call(func=_expr(func), args=fixed)
 
 
-def _layout(call: cst.Call, depth: int = 1, limit: int = 100, nested: bool = True) -> cst.Call:
+def _layout(
+    call: cst.Call, depth: int = 1, limit: int = 100, nested: bool = True, lengths: dict[int, int] | None = None
+) -> cst.Call:
     """One argument a line when the call is long (the block's own indentation is added by libcst)."""
-    if len(_code(call)) <= limit or not call.args:
+    lengths = lengths or code_lengths(call)  # of the call and everything in it, one-line
+    if lengths[id(call)] <= limit or not call.args:
         return call
 
     def newline(indent: str) -> cst.ParenthesizedWhitespace:
@@ -86,8 +90,8 @@ def _layout(call: cst.Call, depth: int = 1, limit: int = 100, nested: bool = Tru
     args = []
     for i, arg in enumerate(call.args):
         value = arg.value
-        if nested and isinstance(value, cst.Call) and len(_code(value)) + len(inner) + 12 > limit:
-            value = _layout(value, depth + 1, limit)
+        if nested and isinstance(value, cst.Call) and lengths[id(value)] + len(inner) + 12 > limit:
+            value = _layout(value, depth + 1, limit, lengths=lengths)
         last = i == len(call.args) - 1
         args.append(arg.with_changes(value=value, comma=cst.Comma(whitespace_after=newline(outer if last else inner))))
     return call.with_changes(whitespace_before_args=newline(inner), args=args)
