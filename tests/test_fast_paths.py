@@ -550,3 +550,19 @@ def test_code_lengths_equal_the_length_of_each_nodes_code(name):
         lengths = code_lengths(call)
         for node in iter_nodes(call):
             assert lengths[id(node)] == len(empty.code_for_node(node)), type(node).__name__
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_code_and_positions_equal_those_made_with_libcsts_own_parentheses(name, monkeypatch):
+    """The override of libcst's generator-based _parenthesize changes no text and no position."""
+    from tfmigrate.codemod import positions
+
+    ours_code = cst.parse_module(SOURCES[name]).code
+    module = cst.parse_module(SOURCES[name])
+    ours = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    with monkeypatch.context() as patch:
+        patch.setattr(positions._ParenthesizedBase, "_parenthesize", positions._libcst_parenthesize)
+        theirs_code = module.code
+        theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    assert ours_code == theirs_code == SOURCES[name]
+    assert {id(k): v for k, v in ours.items()} == {id(k): v for k, v in theirs.items()}
