@@ -41,21 +41,26 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 class _Syntactic:
-    """The context manager ``record_syntactic_position`` returns (a class: cheaper than a generator)."""
+    """The context manager ``record_syntactic_position`` returns: one per code generation (the
+    ranges it closes are on the state's stack, ``with`` blocks being nested), cheaper than an
+    object per node, let alone libcst's generator."""
 
-    __slots__ = ("state", "node", "start_node", "end_node", "start")
+    __slots__ = ("state",)
 
-    def __init__(self, state: _RecordingState, node: cst.CSTNode, start_node: cst.CSTNode | None, end_node: cst.CSTNode | None) -> None:
-        self.state, self.node, self.start_node, self.end_node = state, node, start_node, end_node
+    def __init__(self, state: _RecordingState) -> None:
+        self.state = state
 
     def __enter__(self) -> None:
-        self.start = len(self.state.tokens)
+        pass
 
     def __exit__(self, *exc: object) -> None:
-        spans = self.state.spans
-        start = spans[id(self.start_node)][0] if self.start_node is not None else self.start
-        end = spans[id(self.end_node)][1] if self.end_node is not None else len(self.state.tokens)
-        spans[id(self.node)] = (start, end)
+        state = self.state
+        node, start_node, end_node, start = state.syntactic.pop()
+        spans = state.spans
+        if start_node is not None:
+            start = spans[id(start_node)][0]
+        end = spans[id(end_node)][1] if end_node is not None else len(state.tokens)
+        spans[id(node)] = (start, end)
 
 
 class _Generation:
@@ -90,6 +95,8 @@ class _RecordingState(CodegenState):
         self.spans: dict[int, tuple[int, int]] = {}
         self._stack: list[int] = []
         self.popped_newline = False
+        self.syntactic: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, int]] = []  # open ranges
+        self._closer = _Syntactic(self)
         self.reusable = reusable
         self.generation = _Generation()  # filled in at the end, for the next generation to reuse from
         self.generated: dict[int, _Generated] = {}  # what the next generation may reuse
@@ -111,7 +118,8 @@ class _RecordingState(CodegenState):
         self.popped_newline = bool(self.tokens)
 
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
-        return _Syntactic(self, node, start_node, end_node)
+        self.syntactic.append((node, start_node, end_node, len(self.tokens)))
+        return self._closer
 
     def statement(self, statement: cst.BaseStatement, kwargs: dict[str, Any]) -> None:
         """Generate a statement (at any depth): the tokens and spans of the previous generation
@@ -214,6 +222,7 @@ class Positions:
         )
         state = _RecordingState(module, reusable)
         module._codegen(state)
+        state._closer.state = None  # no cycle left behind for the collector
         tokens = state.tokens
         state.generation.tokens, state.generation._table = tokens, state.spans
         self._generated = state.generated
