@@ -198,10 +198,11 @@ class _Recorder(cst.CSTVisitor):
 @pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
 def test_walk_makes_the_calls_libcsts_visit_makes_in_the_same_order(name):
     module = cst.parse_module(SOURCES[name])
-    a, b = _Recorder(), _Recorder()
+    a, b, c = _Recorder(), _Recorder(), _Recorder()
     module.visit(a)
     walk(module, b)
-    assert a.log == b.log
+    walk(module, c, TreeIndex.of(module))  # children from the index
+    assert a.log == b.log == c.log
 
     class Every(cst.CSTVisitor):
         def __init__(self) -> None:

@@ -109,29 +109,31 @@ class _Hooks:
         return found
 
 
-def walk(root: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, index: TreeIndex | None = None) -> None:
     """Exactly ``root.visit(visitor)`` for a visitor that only reads (its return value is not used).
 
     ``visit_X`` returning False skips the node's children; ``leave_X`` follows them. A visitor that
-    overrides ``on_visit`` / ``on_leave`` gets those called instead, as libcst would."""
+    overrides ``on_visit`` / ``on_leave`` gets those called instead, as libcst would. With the
+    ``index`` of the tree ``root`` is in, children are read from it (see :func:`transform`)."""
     hooks = _Hooks(visitor, cst.CSTVisitor)
     custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
+    table = hooks._table
+    indexed = index.children if index is not None and not trivia else {}
 
     def visit(node: cst.CSTNode) -> None:
+        enter, leave = table.get(type(node)) or methods(type(node))
         if custom_visit:
             descend = visitor.on_visit(node)
         else:
-            enter = methods(type(node))[0]
             descend = enter is None or enter(node) is not False
         if descend:
-            for child in child_nodes(node, trivia):
+            children = indexed.get(id(node))
+            for child in child_nodes(node, trivia) if children is None else children:
                 visit(child)
         if custom_leave:
             visitor.on_leave(node)
-        else:
-            leave = methods(type(node))[1]
-            if leave is not None:
-                leave(node)
+        elif leave is not None:
+            leave(node)
 
     try:
         visit(root)

@@ -180,7 +180,8 @@ class NameUse(cst.CSTVisitor):
 
     VISITS_TRIVIA = False  # on_visit only prunes excluded subtrees; no hook looks at tokens
 
-    def __init__(self, exclude: Iterable[cst.CSTNode] = ()) -> None:
+    def __init__(self, exclude: Iterable[cst.CSTNode] = (), index: TreeIndex | None = None) -> None:
+        self._index = index  # of the tree the code is in, if any: children are read from it
         self.reads: set[str] = set()
         self.binds: set[str] = set()
         self.escapes = False  # return/yield/global/nonlocal/break/continue outside a nested def
@@ -201,7 +202,7 @@ class NameUse(cst.CSTVisitor):
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value)
         else:
-            walk(target, self)
+            walk(target, self, self._index)
 
     def visit_AssignTarget(self, node: cst.AssignTarget) -> bool:
         self._bind_target(node.target)
@@ -211,29 +212,29 @@ class NameUse(cst.CSTVisitor):
         self._bind_target(node.target)
         if isinstance(node.target, cst.Name):
             self.reads.add(node.target.value)
-        walk(node.value, self)
+        walk(node.value, self, self._index)
         return False
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> bool:
         self._bind_target(node.target)
         if node.value is not None:
-            walk(node.value, self)
+            walk(node.value, self, self._index)
         return False
 
     def visit_For(self, node: cst.For) -> bool:
         self._bind_target(node.target)
-        walk(node.iter, self)
-        walk(node.body, self)
+        walk(node.iter, self, self._index)
+        walk(node.body, self, self._index)
         if node.orelse:
-            walk(node.orelse, self)
+            walk(node.orelse, self, self._index)
         return False
 
     def visit_CompFor(self, node: cst.CompFor) -> bool:
-        walk(node.iter, self)
+        walk(node.iter, self, self._index)
         for cond in node.ifs:
-            walk(cond, self)
+            walk(cond, self, self._index)
         if node.inner_for_in:
-            walk(node.inner_for_in, self)
+            walk(node.inner_for_in, self, self._index)
         return False
 
     def visit_AsName(self, node: cst.AsName) -> bool:
@@ -241,39 +242,39 @@ class NameUse(cst.CSTVisitor):
         return False
 
     def visit_Attribute(self, node: cst.Attribute) -> bool:
-        walk(node.value, self)
+        walk(node.value, self, self._index)
         return False
 
     def visit_Arg(self, node: cst.Arg) -> bool:
-        walk(node.value, self)
+        walk(node.value, self, self._index)
         return False
 
     def visit_Param(self, node: cst.Param) -> bool:
         if node.default is not None:
-            walk(node.default, self)
+            walk(node.default, self, self._index)
         return False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.binds.add(node.name.value)
         for deco in node.decorators:
-            walk(deco, self)
-        walk(node.params, self)
+            walk(deco, self, self._index)
+        walk(node.params, self, self._index)
         self._depth += 1
-        walk(node.body, self)
+        walk(node.body, self, self._index)
         self._depth -= 1
         return False
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._depth += 1
-        walk(node.body, self)
+        walk(node.body, self, self._index)
         self._depth -= 1
         return False
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.binds.add(node.name.value)
         for base in node.bases:
-            walk(base, self)
-        walk(node.body, self)
+            walk(base, self, self._index)
+        walk(node.body, self, self._index)
         return False
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -308,10 +309,10 @@ class NameUse(cst.CSTVisitor):
         self.reads.add(node.value)
 
 
-def uses(nodes: Iterable[cst.CSTNode], exclude: Iterable[cst.CSTNode] = ()) -> NameUse:
-    visitor = NameUse(exclude)
+def uses(nodes: Iterable[cst.CSTNode], exclude: Iterable[cst.CSTNode] = (), index: TreeIndex | None = None) -> NameUse:
+    visitor = NameUse(exclude, index)
     for node in nodes:
-        walk(node, visitor)
+        walk(node, visitor, index)
     return visitor
 
 
@@ -751,13 +752,13 @@ class MonitoredSessionTransform(FamilyTransform):
         model_code = body[k + 1 : session_start]
         # statements before get_next() that the dataset does not need (the model object, the global
         # step) go to model_fn; the rest, and statements that bind nothing, build the input
-        needed = uses([dataset]).reads
+        needed = uses([dataset], index=self.index).reads
         input_idx: list[int] = []
         moved_idx: list[int] = []
         for i in range(k - 1, -1, -1):
             if i == iterator_index:
                 continue  # `iterator = dataset.make_one_shot_iterator()`: Estimator makes the iterator
-            stmt_use = uses([body[i]])
+            stmt_use = uses([body[i]], index=self.index)
             if not stmt_use.binds or stmt_use.binds & needed:
                 input_idx.insert(0, i)
                 needed |= stmt_use.reads
@@ -844,7 +845,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 raise NotCanonical("StopAtStepHook needs exactly one of num_steps/last_step")
 
         # the loss: NanTensorHook's tensor, else a name `loss`
-        model_use = uses([*moved_code, *model_code])
+        model_use = uses([*moved_code, *model_code], index=self.index)
         loss = None
         for node in [*model_code, *(hooks_expr.elements if hooks_literal else [])]:
             for call in self._calls(node, NAN_HOOK):
@@ -866,9 +867,9 @@ class MonitoredSessionTransform(FamilyTransform):
             raise NotCanonical(f"`{train_op}` is not made by the model code")
 
         # names: the moved code must be self-contained, and nothing else may use what it binds
-        input_use = uses(input_code)
+        input_use = uses(input_code, index=self.index)
         kept_model = moved_code + [s for i, s in enumerate(model_code, start=start) if i not in drop]
-        kept_use = uses(kept_model)
+        kept_use = uses(kept_model, index=self.index)
         if input_use.escapes or model_use.escapes:
             raise NotCanonical("the graph code returns, yields, breaks or declares global/nonlocal names")
         moved_binds = input_use.binds | model_use.binds
@@ -879,14 +880,14 @@ class MonitoredSessionTransform(FamilyTransform):
         clash = (kept_use.reads - kept_use.binds - {features, labels or ""}) & params
         if clash:
             raise NotCanonical(f"the model code reads {sorted(clash)}, a model_fn parameter name")
-        config_use = uses(config_exprs)
+        config_use = uses(config_exprs, index=self.index)
         if config_use.reads & moved_binds:
             raise NotCanonical(f"the session settings use {sorted(config_use.reads & moved_binds)} made by the graph code")
         scope = self._scope_of(owner)
         excluded = [owner] if isinstance(owner, cst.With) else body[:session_end]
-        outside = uses([scope], exclude=excluded)
+        outside = uses([scope], exclude=excluded, index=self.index)
         if isinstance(owner, cst.FunctionDef):
-            outside = uses([owner.body], exclude=excluded)
+            outside = uses([owner.body], exclude=excluded, index=self.index)
             outside.binds |= {p.name.value for p in owner.params.params + owner.params.kwonly_params + owner.params.posonly_params}
         else:
             if isinstance(scope, cst.FunctionDef):
@@ -894,7 +895,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 outside.binds |= {p.name.value for p in params_.params + params_.kwonly_params + params_.posonly_params}
         if iterator_index is not None:
             iterator_name = single_assign(body[iterator_index]).targets[0].target.value
-            if iterator_name in (input_use.reads | model_use.reads | outside.reads | uses([dataset]).reads):
+            if iterator_name in (input_use.reads | model_use.reads | outside.reads | uses([dataset], index=self.index).reads):
                 raise NotCanonical(f"the iterator `{iterator_name}` is used for more than get_next()")
         shared = (moved_binds | {features, labels or features, session}) & (outside.reads | outside.binds)
         if shared:

@@ -145,6 +145,8 @@ class SaverTraps(FamilyTransform):
         self._order = 0
         self._uses: list[Use] = []
         self._savers: list[Saver] = []
+        if not any(self._qn(call.func) in SAVERS for call in self.index.nodes(cst.Call)):
+            return False  # every trap is about a Saver this module builds: none here (the text only names one)
         self._constants = self._string_constants(node)
         self._scope(node.body, None, "module")
         self._report_all()
@@ -311,7 +313,7 @@ class SaverTraps(FamilyTransform):
 
     def _expression(self, node: cst.CSTNode, graph: Graph, env: dict, scope_id: str, saver_name: str | None = None) -> None:
         calls = _CallsInOrder()
-        walk(node, calls)
+        walk(node, calls, self.index)
         for call in calls.found:
             self._call(call, graph, env, scope_id, saver_name if call is node else None)
 
