@@ -510,13 +510,20 @@ def test_full_names_equal_libcsts_helper(name):
 
 @pytest.mark.parametrize(
     "code",
-    ["tf", "tf.compat.v1.Session", "tensorflow.estimator.RunConfig", "_x.y_2", "None", "True", "a.b()", "1",
-     "(a.b)", "a . b", "lambda: x", "é.ñ"],
+    ["tf", "tf.compat.v1.Session", "tensorflow.estimator.RunConfig", "_x.y_2", "None", "True", "False", "a.b()",
+     "1", "0", "42", "007", "0.05", "1.", ".5", "1e3", "-1", '"Adagrad"', "'x'", '""', '"a\\"b"', 'b"x"', '"""x"""',
+     "(a.b)", "a . b", "lambda: x", "é.ñ", "None.x", "if"],
 )
 def test_expressions_built_directly_equal_libcsts_parse(code):
     from tfmigrate.codemod.tree import expression
 
-    ours, theirs = expression(code), cst.parse_expression(code)
+    try:
+        theirs = cst.parse_expression(code)
+    except Exception as exc:  # not an expression: refused the same way
+        with pytest.raises(type(exc)):
+            expression(code)
+        return
+    ours = expression(code)
     assert ours.deep_equals(theirs)
     assert cst.Module([]).code_for_node(ours) == code
 

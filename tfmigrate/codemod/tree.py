@@ -132,15 +132,29 @@ def dotted(node: cst.CSTNode | None) -> str | None:
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 
 
+_INTEGER = re.compile(r"[1-9][0-9]*|0")
+_FLOAT = re.compile(r"[0-9]+\.[0-9]*|\.[0-9]+")
+_PLAIN_STRING = re.compile(r'"[^"\\\n]*"|\'[^\'\\\n]*\'')  # quoted, no escapes, no prefix
+_CONSTANTS = frozenset({"None", "True", "False"})
+
+
 def expression(code: str) -> cst.BaseExpression:
-    """``libcst.parse_expression(code)``; a dotted name (``tf.compat.v1.Session``), which is what
-    rules write most, is built directly, a tenth of a parse (the same nodes, see the tests)."""
-    if _DOTTED.fullmatch(code) and not any(keyword.iskeyword(part) for part in code.split(".")):
+    """``libcst.parse_expression(code)``; what rules write most (a dotted name such as
+    ``tf.compat.v1.Session``, a number, a plain string) is built directly, a tenth of a parse (the
+    same nodes, see the tests)."""
+    if _DOTTED.fullmatch(code):
         parts = code.split(".")
-        node: cst.BaseExpression = cst.Name(parts[0])
-        for part in parts[1:]:
-            node = cst.Attribute(value=node, attr=cst.Name(part))
-        return node
+        if not any(keyword.iskeyword(part) for part in parts) or (len(parts) == 1 and code in _CONSTANTS):
+            node: cst.BaseExpression = cst.Name(parts[0])
+            for part in parts[1:]:
+                node = cst.Attribute(value=node, attr=cst.Name(part))
+            return node
+    elif _INTEGER.fullmatch(code):
+        return cst.Integer(code)
+    elif _FLOAT.fullmatch(code):
+        return cst.Float(code)
+    elif _PLAIN_STRING.fullmatch(code):
+        return cst.SimpleString(code)
     return cst.parse_expression(code)
 
 
