@@ -10,8 +10,9 @@ every node of the samples and catalog examples.
 A family changes a few statements of a tree; generating the new tree reuses, for every statement
 (at any depth) the family left alone, the tokens and spans the previous generation made for it,
 shifted to its new place. The hook for this is the one ``_codegen`` override below, on libcst's
-``BaseStatement``: for any code generation but ours it is libcst's own. One more override makes
-all code generation cheaper: the parentheses around expressions (see ``_Parenthesized``).
+``BaseStatement``: for any code generation but ours it is libcst's own; likewise the token and
+whitespace classes skip the span hooks in ours. One more override makes all code generation
+cheaper: the parentheses around expressions (see ``_Parenthesized``).
 """
 
 from __future__ import annotations
@@ -102,16 +103,14 @@ class _RecordingState(CodegenState):
         self.generated: dict[int, _Generated] = {}  # what the next generation may reuse
         self._nested: list[list[int]] = []  # per statement being generated: the statements in it
 
-    def before_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) not in _TRIVIA_TYPES:
-            self._stack.append(len(self.tokens))
+    def before_codegen(self, node: cst.CSTNode) -> None:  # not called for tokens and whitespace
+        self._stack.append(len(self.tokens))
 
     def after_codegen(self, node: cst.CSTNode) -> None:
-        if type(node) not in _TRIVIA_TYPES:
-            start = self._stack.pop()
-            key = id(node)
-            if key not in self.spans:
-                self.spans[key] = (start, len(self.tokens))
+        start = self._stack.pop()
+        key = id(node)
+        if key not in self.spans:
+            self.spans[key] = (start, len(self.tokens))
 
     def pop_trailing_newline(self) -> None:
         """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
@@ -165,6 +164,18 @@ def _statement_codegen(self: cst.BaseStatement, state: CodegenState, **kwargs: A
 # here on libcst's BaseStatement, it lets a Positions generation reuse the statements a family
 # left alone (inside a changed function too). For any other code generation it is libcst's own.
 cst.BaseStatement._codegen = _statement_codegen  # type: ignore[method-assign]
+
+
+def _token_codegen(self: cst.CSTNode, state: CodegenState, **kwargs: Any) -> None:
+    if type(state) is _RecordingState:  # no span is recorded for tokens and whitespace
+        self._codegen_impl(state, **kwargs)
+    else:
+        _libcst_codegen(self, state, **kwargs)
+
+
+# Tokens and whitespace, half of all nodes, skip the span hooks in our generation altogether.
+for _kind in _TRIVIA_TYPES:
+    _kind._codegen = _token_codegen  # type: ignore[method-assign]
 
 
 class _Parenthesized:
