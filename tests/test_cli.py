@@ -175,3 +175,17 @@ def test_terminal_output_is_literal_no_emoji_no_markup(tmp_path):
     (odd / "m.py").write_text("import tensorflow as tf\n" + "\n" * 98 + "x = tf.placeholder(1)\n")
     proc = tfmigrate("rewrite", "--check", ".", cwd=tmp_path, check=1)
     assert "[bold]odd/m.py:100:5: TFM501" in proc.stdout
+
+
+def test_json_records_stay_one_a_line_whatever_their_messages_hold():
+    from tfmigrate.report.json_format import render
+    from tfmigrate.report.model import FileResult, Finding, Report
+
+    tricky = 'ends a record: }, {"rule": "TFM999"} and a newline\n'
+    report = Report(mode="check")
+    findings = [Finding("TFM501", "error", "a.py", n, 1, tricky, True, False) for n in (1, 2)]
+    report.files.append(FileResult("a.py", "changed", findings=findings))
+    out = render(report)
+    assert json.loads(out) == report.to_dict()
+    lines = [line.strip().rstrip(",") for line in out.splitlines() if line.strip().startswith('{"rule"')]
+    assert [json.loads(line)["line"] for line in lines] == [1, 2]

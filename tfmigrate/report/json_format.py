@@ -20,8 +20,11 @@ def render(report: Report) -> str:
     fields = []
     for key, value in report.to_dict().items():
         if key in _ONE_LINE_EACH and value:
-            records = ",\n".join(f"    {json.dumps(record)}" for record in value)
-            fields.append(f"  {json.dumps(key)}: [\n{records}\n  ]")
+            # One C-encoded list, broken before each record: a record opens with its first key,
+            # and `}, {"key": ` cannot occur inside a string value, whose quotes are escaped.
+            first = json.dumps(next(iter(value[0])))
+            records = json.dumps(value)[1:-1].replace("}, {" + first + ": ", "},\n    {" + first + ": ")
+            fields.append(f"  {json.dumps(key)}: [\n    {records}\n  ]")
         else:
             fields.append(f"  {json.dumps(key)}: {_indented(value)}")
     return "{\n" + ",\n".join(fields) + "\n}\n"
