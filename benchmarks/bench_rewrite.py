@@ -8,7 +8,7 @@ Prints, side by side:
 - peak resident memory of one tfmigrate process (workers included, as the largest of them);
 - seconds for one file of 5,000 and of 50,000 lines, to show the cost grows linearly.
 
-Usage: python benchmarks/bench_rewrite.py [--files 3000] [--corpus DIR] [--tree DIR] [--jobs N]
+Usage: python benchmarks/bench_rewrite.py [--files 3000] [--corpus DIR] [--tree DIR] [--jobs N] [--corpus-only]
 Needs tf_upgrade_v2 (it ships in the tensorflow wheel) on PATH or beside this Python.
 """
 
@@ -84,6 +84,7 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path)
     parser.add_argument("--tree", type=Path, default=Path(sysconfig.get_paths()["stdlib"]))
     parser.add_argument("--jobs", type=int, default=len(os.sched_getaffinity(0)))
+    parser.add_argument("--corpus-only", action="store_true", help="skip the no-TensorFlow tree and the big files")
     args = parser.parse_args()
     tfm, upgrade = tool("tfmigrate"), tool("tf_upgrade_v2")
 
@@ -111,6 +112,8 @@ def main() -> None:
         print(f"{'tfmigrate --jobs ' + str(args.jobs):<34}{t_ours:>10.2f}{files / t_ours:>12.0f}{t_theirs / t_ours:>19.2f}x")
         print(f"{'tfmigrate --jobs 1':<34}{t_ours1:>10.2f}{files / t_ours1:>12.0f}{t_theirs / t_ours1:>19.2f}x")
         print(f"peak RSS of one tfmigrate process: {max(rss_ours, rss_ours1) / 1024:.0f} MB (target < 300 MB)")
+        if args.corpus_only:
+            return
 
         tree_files, tree_bytes = count_py(args.tree)
         t_tree, _, _ = timed([tfm, "rewrite", "--check", "--jobs", str(args.jobs), "--format", "json", "-q", str(args.tree)])
