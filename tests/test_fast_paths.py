@@ -574,3 +574,21 @@ def test_code_and_positions_equal_those_made_with_libcsts_own_parentheses(name, 
         theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     assert ours_code == theirs_code == SOURCES[name]
     assert {id(k): v for k, v in ours.items()} == {id(k): v for k, v in theirs.items()}
+
+
+def test_a_node_in_two_places_is_copied_there_only_and_positions_follow():
+    from tfmigrate.codemod.engine import _prepare
+
+    module = cst.parse_module("import tf\ndef f():\n    a = tf.x(1)\n    b = 2\n\nc = 3\n")
+    call = module.body[1].body.body[0].body[0].value
+    twice = module.with_changes(
+        body=[*module.body, cst.SimpleStatementLine([cst.Expr(call)])]  # the same Call object, a second time
+    )
+    first = Positions(module)
+    tree, positions, (_wrapper, index) = _prepare(twice, Positions(twice, previous=first))
+    assert not index.shared and tree.code == twice.code == positions.code
+    assert tree.body[1] is twice.body[1] and tree.body[0] is twice.body[0]  # the first place keeps the object
+    assert tree.body[-1].body[0].value is not call and tree.body[-1].body[0].value.deep_equals(call)
+    fresh = Positions(tree)
+    for node in index.parents:
+        assert positions.get(node) == fresh.get(node), type(node).__name__

@@ -33,6 +33,7 @@ from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import Context, RawFinding, suppressions
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
+from tfmigrate.codemod.walk import transform
 from tfmigrate.report.model import FileResult, Finding, Report
 
 Mode = Literal["check", "diff", "write"]
@@ -231,7 +232,7 @@ def rewrite_source(
             Context(filename=path), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
-            current, prepared = _prepare(current, positions, indexed)
+            current, positions, prepared = _prepare(current, positions, indexed)
         transform.source = current_code
         try:
             new = transform.apply(*prepared)
@@ -273,20 +274,43 @@ def rewrite_source(
 
 def _prepare(
     tree: cst.Module, positions: Positions, index: TreeIndex | None = None
-) -> tuple[cst.Module, tuple[MetadataWrapper, TreeIndex]]:
-    """The tree (copied only if a transform left one node object in two places), its wrapper, its
-    index (``index``, if one was made for this very tree already).
+) -> tuple[cst.Module, Positions, tuple[MetadataWrapper, TreeIndex]]:
+    """The tree, its positions, its wrapper and its index (``index``, if one was made for this very
+    tree already).
 
-    libcst's wrapper copies every tree so that node identity is unique; the index sees whether it
-    already is (a fresh parse always is), which saves the copy nearly every time."""
+    Identity-keyed metadata needs every node object in one place only; libcst's wrapper copies
+    every tree to be sure. The index sees whether that is already so (a fresh parse always is, and
+    nearly every rewrite): only when a transform put one node object in two places are the later
+    places copied, and the positions of the statements around them generated again."""
     if index is None or index.module is not tree:
         index = TreeIndex.of(tree)
     if index.shared:
-        tree = tree.deep_clone()
+        tree = transform(tree, _Unshare(), index)
+        positions = Positions(tree, previous=positions)  # the same text; statements left alone are reused
         index = TreeIndex.of(tree)
-    else:
-        index.use_positions(positions)  # keyed by these very nodes
-    return tree, (MetadataWrapper(tree, unsafe_skip_copy=True), index)
+    index.use_positions(positions)  # keyed by these very nodes
+    return tree, positions, (MetadataWrapper(tree, unsafe_skip_copy=True), index)
+
+
+class _Unshare(cst.CSTTransformer):
+    """Copies each later place of a node object that is in the tree more than once (the first place,
+    in visiting order, keeps the object)."""
+
+    VISITS_TRIVIA = False  # a shared token or whitespace node is harmless: nothing asks about them
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[int] = set()
+        self.repeats: list[bool] = []  # per node being visited: a later place of a seen object?
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        repeat = id(node) in self.seen
+        self.seen.add(id(node))
+        self.repeats.append(repeat)
+        return not repeat
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        return original.deep_clone() if self.repeats.pop() else updated
 
 
 def _not_covered(findings: list[RawFinding], catalog: Catalog) -> list[bool]:
