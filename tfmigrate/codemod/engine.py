@@ -228,14 +228,14 @@ def rewrite_source(
         if not family_rules or not family.wanted_by(current_bytes):
             continue
         sink: list[RawFinding] = []
-        transform = family.load_transform()(
+        family_transform = family.load_transform()(
             Context(filename=path), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)
-        transform.source = current_code
+        family_transform.source = current_code
         try:
-            new = transform.apply(*prepared)
+            new = family_transform.apply(*prepared)
         except (RecursionError, MemoryError):
             raise SourceError(path, "cannot rewrite: the code is nested too deeply; file left unchanged") from None
         except Exception as exc:  # a bug of ours must cost one file, never the run or the user's code
@@ -252,7 +252,7 @@ def rewrite_source(
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions
-            indexed = transform.imports.indexed
+            indexed = family_transform.imports.indexed
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data

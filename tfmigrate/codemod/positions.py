@@ -27,16 +27,16 @@ from libcst._nodes.internal import CodegenState
 from libcst.metadata import CodePosition, CodeRange
 
 # Tokens and whitespace: half of all nodes, never asked about (no index, finding or rule looks at
-# one), so no position is recorded for them.
+# one), so no position is recorded for them; libcst's own constructors share default instances of
+# these, so a tree that repeats one need not be copied either.
 TRIVIA = (
     cst.BaseParenthesizableWhitespace, cst.Newline, cst.EmptyLine, cst.TrailingWhitespace, cst.Comment,
     cst.Dot, cst.Comma, cst.Colon, cst.Semicolon, cst.AssignEqual, cst.ImportStar,
     cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace, cst.RightCurlyBrace,
     cst.BaseUnaryOp, cst.BaseBinaryOp, cst.BaseBooleanOp, cst.BaseCompOp, cst.BaseAugOp,
 )
-_TRIVIA_TYPES = frozenset(
-    kind for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA)
-) - {cst.RightParen, cst.ImportStar}  # these can end an import's syntactic range: recorded
+TRIVIA_TYPES = frozenset(kind for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA))
+_UNRECORDED = TRIVIA_TYPES - {cst.RightParen, cst.ImportStar}  # these can end an import's syntactic range
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -70,9 +70,8 @@ class _Generation:
 
     __slots__ = ("tokens", "_table", "_spans")
 
-    def __init__(self) -> None:
-        self.tokens: list[str] = []
-        self._table: dict[int, tuple[int, int]] = {}
+    def __init__(self, tokens: list[str], table: dict[int, tuple[int, int]]) -> None:
+        self.tokens, self._table = tokens, table  # the recording state's own, filled as it generates
         self._spans: list[tuple[int, tuple[int, int]]] | None = None
 
     @property
@@ -99,7 +98,7 @@ class _RecordingState(CodegenState):
         self.syntactic: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, int]] = []  # open ranges
         self._closer = _Syntactic(self)
         self.reusable = reusable
-        self.generation = _Generation()  # filled in at the end, for the next generation to reuse from
+        self.generation = _Generation(self.tokens, self.spans)  # for the next generation to reuse from
         self.generated: dict[int, _Generated] = {}  # what the next generation may reuse
         self._nested: list[list[int]] = []  # per statement being generated: the statements in it
 
@@ -174,7 +173,7 @@ def _token_codegen(self: cst.CSTNode, state: CodegenState, **kwargs: Any) -> Non
 
 
 # Tokens and whitespace, half of all nodes, skip the span hooks in our generation altogether.
-for _kind in _TRIVIA_TYPES:
+for _kind in _UNRECORDED:
     _kind._codegen = _token_codegen  # type: ignore[method-assign]
 
 
@@ -235,7 +234,6 @@ class Positions:
         module._codegen(state)
         state._closer.state = None  # no cycle left behind for the collector
         tokens = state.tokens
-        state.generation.tokens, state.generation._table = tokens, state.spans
         self._generated = state.generated
         self._spans = state.spans
         self._tokens = tokens

@@ -1,6 +1,6 @@
 """The base class every rule family's libcst transform derives from.
 
-A family transform is a libcst ``VisitorBasedCodemodCommand``: it visits one module, rewrites
+A family transform is a libcst ``CSTTransformer``: it visits one module, rewrites
 what its rules cover and reports findings through :meth:`FamilyTransform.fix` (a rewrite it is
 about to apply) and :meth:`FamilyTransform.flag` (work left to the user). Both honour the rule
 selection and ``# tfmigrate: ignore[...]`` comments, so a transform only decides *what* to do::

@@ -106,9 +106,11 @@ def child_fields(node: cst.CSTNode) -> tuple[str, ...]:
 _INDEXED: dict[type, bool] = {}
 
 
-def _indexed(kind: type) -> bool:
+def is_indexed(kind: type) -> bool:
     """Is a value of this type a node the index records (a node, not a token or whitespace)?"""
-    found = _INDEXED[kind] = is_node(kind) and not is_trivia(kind)
+    found = _INDEXED.get(kind)
+    if found is None:
+        found = _INDEXED[kind] = is_node(kind) and not is_trivia(kind)
     return found
 
 
@@ -277,12 +279,12 @@ class TreeIndex:
                 if value_kind is tuple or value_kind is list:
                     for item in value:
                         wanted = indexed.get(type(item))
-                        if wanted or (wanted is None and _indexed(type(item))):
+                        if wanted or (wanted is None and is_indexed(type(item))):
                             parents[item] = node
                             found.append(item)
                 else:
                     wanted = indexed.get(value_kind)
-                    if wanted or (wanted is None and _indexed(value_kind)):
+                    if wanted or (wanted is None and is_indexed(value_kind)):
                         parents[value] = node
                         found.append(value)
             seen += len(found)
@@ -439,9 +441,6 @@ class TreeIndex:
 def _asname(alias: cst.ImportAlias) -> str:
     return dotted(alias.asname.name) or "" if alias.asname is not None else ""
 
-
-# Tokens and whitespace: libcst's own constructors share default instances of these, and no
-# metadata is ever asked of them, so a tree that repeats one need not be copied.
 
 # node type -> fields holding names it binds (assignment targets, definitions, parameters...)
 _BINDERS: dict[type, tuple[str, ...]] = {

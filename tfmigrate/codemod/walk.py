@@ -19,11 +19,10 @@ from typing import Any
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import TRIVIA, TreeIndex, child_fields, is_node as _is_node, is_trivia as _is_trivia, visit_order as _order
+from tfmigrate.codemod.positions import TRIVIA_TYPES
+from tfmigrate.codemod.tree import TreeIndex, child_fields, is_indexed, is_node, visit_order as _order
 
-_TRIVIA_NAMES = frozenset(
-    kind.__name__ for kind in vars(cst).values() if isinstance(kind, type) and issubclass(kind, TRIVIA)
-)
+_TRIVIA_NAMES = frozenset(kind.__name__ for kind in TRIVIA_TYPES)
 
 
 def _overrides(kind: type, base: type, name: str) -> bool:
@@ -45,12 +44,13 @@ def _wants_trivia(kind: type, base: type, custom: bool) -> bool:
 def child_nodes(node: cst.CSTNode, trivia: bool = True) -> list[cst.CSTNode]:
     """The node's children, in the order libcst visits them (without tokens/whitespace if not ``trivia``)."""
     out: list[cst.CSTNode] = []
+    keep = is_node if trivia else is_indexed
     for name in _order(node) if trivia else child_fields(node):
         value = getattr(node, name)
         kind = type(value)
         if kind is tuple or kind is list:
-            out.extend(item for item in value if _is_node(type(item)) and (trivia or not _is_trivia(type(item))))
-        elif _is_node(kind) and (trivia or not _is_trivia(kind)):
+            out.extend(item for item in value if keep(type(item)))
+        elif keep(kind):
             out.append(value)
     return out
 
@@ -92,10 +92,10 @@ class _Hooks:
         custom = (self.custom_visit or self.custom_leave) and getattr(kind, "VISITS_TRIVIA", True)
         self.trivia = _wants_trivia(kind, base, custom)
         self._functions = self._tables.setdefault(kind, {})
-        self._table: dict[type, _Dispatch] = {}
+        self.table: dict[type, _Dispatch] = {}  # node type -> bound methods (see methods())
 
     def methods(self, kind: type) -> _Dispatch:
-        found = self._table.get(kind)
+        found = self.table.get(kind)
         if found is None:
             functions = self._functions.get(kind)
             if functions is None:
@@ -105,7 +105,7 @@ class _Hooks:
                     getattr(self._kind, leave) if _overrides(self._kind, self._base, leave) else None,
                 )
             visitor = self.visitor
-            found = self._table[kind] = tuple(None if f is None else f.__get__(visitor) for f in functions)  # type: ignore[assignment]
+            found = self.table[kind] = tuple(None if f is None else f.__get__(visitor) for f in functions)  # type: ignore[assignment]
         return found
 
 
@@ -117,7 +117,7 @@ def walk(root: cst.CSTNode, visitor: cst.CSTVisitor, index: TreeIndex | None = N
     ``index`` of the tree ``root`` is in, children are read from it (see :func:`transform`)."""
     hooks = _Hooks(visitor, cst.CSTVisitor)
     custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
-    table = hooks._table
+    table = hooks.table
     indexed = index.children if index is not None and not trivia else {}
 
     def visit(node: cst.CSTNode) -> None:
@@ -168,7 +168,7 @@ def transform(
     rebuilt, which is what most of a traversal's time went to otherwise."""
     hooks = _Hooks(transformer, cst.CSTTransformer)
     custom_visit, custom_leave, trivia, methods = hooks.custom_visit, hooks.custom_leave, hooks.trivia, hooks.methods
-    table = hooks._table  # methods(kind), without the call once known
+    table = hooks.table  # methods(kind), without the call once known
     indexed = index.children if index is not None and not trivia else {}
     fields = _order if trivia else child_fields
 
@@ -198,13 +198,7 @@ def transform(
             return transformer.on_leave(node, updated)
         return updated if leave is None else leave(node, updated)
 
-    visits: dict[type, bool] = {}  # does the walk enter nodes of this type?
-
-    def entered(kind: type) -> bool:
-        found = visits.get(kind)
-        if found is None:
-            found = visits[kind] = _is_node(kind) and (trivia or not _is_trivia(kind))
-        return found
+    entered = is_node if trivia else is_indexed  # does the walk enter nodes of this type?
 
     def _rebuilt(node: cst.CSTNode, kind: type, result_of: Callable[[Any], Any]) -> cst.CSTNode:
         """``node`` with each child replaced by ``result_of(child)`` (a new node only if one differs)."""

@@ -392,7 +392,6 @@ class MonitoredSessionTransform(FamilyTransform):
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
         self._assigns_in: dict[int, list[cst.Assign]] | None = None
-        self._assigns_index: TreeIndex | None = None
         self._datasets: list[set[str]] = [self._dataset_names(node)]
         self._graph_mode = self._is_graph_mode()
         self._module_offset = 0
@@ -544,17 +543,17 @@ class MonitoredSessionTransform(FamilyTransform):
 
     def _assignments_by_body(self) -> dict[int, list[cst.Assign]]:
         """id(module or function body) -> the assignments in it (not in nested functions), in order."""
-        index, found = self.index, self._assigns_in
-        if found is None or self._assigns_index is not index:
-            found, parents = {}, index.parents
+        if self._assigns_in is None:  # once per module (visit_Module resets it)
+            found: dict[int, list[cst.Assign]] = {}
+            index, parents = self.index, self.index.parents
             for assign in index.nodes(cst.Assign):
                 below, node = assign, parents.get(assign)
                 while node is not None and not isinstance(node, cst.FunctionDef):
                     below, node = node, parents.get(node)
                 owner = below if node is not None else index.module  # a def's body, or the module
                 found.setdefault(id(owner), []).append(assign)
-            self._assigns_in, self._assigns_index = found, index
-        return found
+            self._assigns_in = found
+        return self._assigns_in
 
     def _dataset_names(self, body: cst.CSTNode) -> set[str]:
         index = self.index

@@ -126,6 +126,7 @@ class _CallsInOrder(cst.CSTVisitor):
     a nested function or lambda, which run later if at all."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.found: list[cst.Call] = []
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
