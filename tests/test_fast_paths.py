@@ -286,6 +286,93 @@ def test_imports_are_added_after_the_docstring_and_import_block_once():
     assert _edited(source, edits) == '"""Doc."""\nimport os\nimport tensorflow as tf\nimport math\nimport numpy as np\n\n# setup\nx = 1\n'
 
 
+def _tables(index: TreeIndex) -> tuple[object, ...]:
+    """Every table of an index, nodes by identity."""
+    return (
+        sorted((id(child), id(parent)) for child, parent in index.parents.items()),
+        {key: [id(c) for c in found] for key, found in index.children.items()},
+        {kind: [id(n) for n in nodes] for kind, nodes in index._by_type.items()},
+        [(b.name, b.target, id(b.statement), id(b.alias)) for b in index.imports],
+        [id(s) for s in index.import_statements],
+        index.other_bindings, index.nested_import_names, index.has_star_import, index.shared,
+    )
+
+
+def _import_keys(index: TreeIndex) -> list[tuple[str, str | None, str | None]]:
+    keys = []
+    for binding in index.imports:
+        statement, alias = binding.statement, binding.alias
+        asname = cst.Module([]).code_for_node(alias.asname.name) if alias.asname else None
+        if isinstance(statement, cst.Import):
+            keys.append((cst.Module([]).code_for_node(alias.name), None, asname))
+        elif statement.module is not None and not statement.relative:
+            keys.append((cst.Module([]).code_for_node(statement.module), cst.Module([]).code_for_node(alias.name), asname))
+    return keys
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_the_index_derived_after_import_edits_equals_a_fresh_one(name, monkeypatch):
+    # Every import of every source removed (as if unused) in turn, with and without imports added
+    # (which insert statements at module level, or change nothing when already there).
+    module = cst.parse_module(SOURCES[name])
+    index = TreeIndex.of(module)
+    monkeypatch.setattr(TreeIndex, "read_names", lambda self: set())  # every import unused
+    derived = 0
+    for added in ([], [("numpy", "np")], [("math", None), ("tensorflow", "tf")]):
+        for removed in [None, *_import_keys(index)]:
+            edits = ImportEdits()
+            if removed:
+                edits.remove(*removed)
+            for module_name, asname in added:
+                edits.add(module_name, asname)
+            new = edits.apply(module) if edits else module
+            if new is module:
+                continue
+            again = index.derived(new)
+            assert again is not None, (removed, added)  # these are the edits it is made for
+            assert _tables(again) == _tables(TreeIndex.of(new)), (removed, added)
+            derived += 1
+    assert derived or not SOURCES[name].strip() or index.shared
+
+
+@pytest.mark.parametrize(
+    ("source", "change"),
+    [
+        pytest.param("x = 1\ndef f():\n    import a\n", lambda m: m.with_changes(
+            body=[m.body[0], m.body[1].with_changes(body=m.body[1].body.with_changes(body=[*m.body[1].body.body, cst.parse_statement("import b")]))]
+        ), id="inserted-below-module-level"),
+        pytest.param("import a\nx = 1\n", lambda m: m.with_changes(body=[m.body[0], cst.parse_statement("y = 2"), m.body[1]]), id="inserted-binding"),
+        pytest.param("import a\nx = 1\n", lambda m: m.with_changes(body=[m.body[0]]), id="dropped-binding"),
+        pytest.param("import a\nx = 1\n", lambda m: m.with_changes(body=[m.body[1], m.body[0]]), id="reordered"),
+        pytest.param("import a\nx = 1\n", lambda m: m.with_changes(
+            body=[m.body[0], m.body[1].with_changes(body=[m.body[1].body[0].with_changes(targets=[cst.AssignTarget(cst.Name("z"))])])]
+        ), id="binding-changed"),
+        pytest.param("import a\nx = 1\n", lambda m: m.with_changes(body=[m.body[0], m.body[0], m.body[1]]), id="node-in-two-places"),
+        pytest.param("import a\nx = 1\n", lambda m: (lambda line: m.with_changes(body=[m.body[0], line, line, m.body[1]]))(
+            cst.parse_statement("import b")
+        ), id="new-node-in-two-places"),
+    ],
+)
+def test_changes_the_derived_index_cannot_describe_are_refused(source, change):
+    module = cst.parse_module(source)
+    index = TreeIndex.of(module)
+    new = change(module)
+    assert index.derived(new) is None
+    assert TreeIndex.of(new) is not None  # the caller indexes from scratch instead
+
+
+def test_import_edits_hand_on_the_index_of_the_tree_they_return():
+    module = cst.parse_module('"""Doc."""\nimport os, sys\nfrom a import (b,\n    c)\nprint(sys, c)\n')
+    edits = ImportEdits()
+    edits.remove("os")
+    edits.remove("a", "b")
+    edits.add("numpy", asname="np")
+    new = edits.apply(module)
+    assert new.code == '"""Doc."""\nimport sys\nfrom a import (c)\nimport numpy as np\n\nprint(sys, c)\n'
+    assert edits.indexed is not None and edits.indexed.module is new
+    assert _tables(edits.indexed) == _tables(TreeIndex.of(new))
+
+
 def test_remove_by_node_schedules_the_imports_the_node_reads():
     module = cst.parse_module("from tensorflow.contrib import learn\nimport numpy as np\ny = learn.DNN(np.ones(1))\nnp.zeros(2)\n")
     index = TreeIndex.of(module)

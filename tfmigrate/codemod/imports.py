@@ -64,18 +64,13 @@ class ImportEdits:
 
     def apply(self, module: cst.Module) -> cst.Module:
         self.indexed = None
-        if self.removed:
-            index = TreeIndex.of(module)
-            new = _remove_unused(module, index, self.removed)
-            if new is module:
-                self.indexed = index
-            module = new
+        index = TreeIndex.of(module) if self.removed else None
+        new = _remove_unused(module, index, self.removed) if index is not None else module
         if self.added:
-            new = _add_missing(module, self.added)
-            if new is not module:
-                self.indexed = None
-            module = new
-        return module
+            new = _add_missing(new, self.added)
+        if index is not None:  # only import lines changed: the new tree's index from this one
+            self.indexed = index if new is module else index.derived(new)
+        return new
 
 
 # --- removing ----------------------------------------------------------------------------------

@@ -293,6 +293,74 @@ class TreeIndex:
         index.shared = seen != len(parents)  # a node met twice was entered once in the table
         return index
 
+    def derived(self, module: cst.Module) -> TreeIndex | None:
+        """The index of ``module``, a tree made from this index's tree by rebuilding nodes in place
+        (``with_changes``), dropping nodes and inserting statements at module level — what the
+        import edits do — from copies of these tables and a walk over the new nodes only.
+
+        None when the change is of another kind (a node moved or inserted deeper, a binding
+        changed, a node in two places): index that tree from scratch. The result equals
+        ``TreeIndex.of(module)`` (``tests/test_fast_paths.py`` compares every table)."""
+        if self.shared or self.module is None:
+            return None
+        edit = _Edit(self)
+        if not edit.align(self.module, module):
+            return None
+        index = TreeIndex(module)
+        parents, children = index.parents, index.children
+        parents.update(self.parents)
+        children.update(self.children)
+        for node in edit.gone:
+            del parents[node], children[id(node)]
+        for old, _ in edit.swapped:
+            parents.pop(old, None)  # the old module has no parent
+            del children[id(old)]
+        children.update(edit.children)
+        for key, found in edit.children.items():
+            parent = edit.new_nodes[key]
+            for child in found:
+                parents[child] = parent
+        replacement = {id(old): new for old, new in edit.swapped}
+        removed = {id(node) for node in edit.gone}
+        touched = {type(new) for _, new in edit.swapped} | {type(node) for node in edit.gone}
+        by_type = index._by_type
+        for kind, nodes in self._by_type.items():
+            if kind in touched:
+                nodes = [replacement.get(id(node), node) for node in nodes if id(node) not in removed]
+                if nodes:
+                    by_type[kind] = nodes
+            else:
+                by_type[kind] = nodes.copy()
+        statements = [replacement.get(id(s), s) for s in self.import_statements if id(s) not in removed]
+        if edit.inserted:
+            statements = index._insert_at_module_level(edit.inserted, statements)
+        for statement in statements:
+            index._add_import(statement, parents)  # type: ignore[arg-type]
+        index.other_bindings = set(self.other_bindings)
+        return index
+
+    def _insert_at_module_level(self, inserted: set[int], statements: list[cst.CSTNode]) -> list[cst.CSTNode]:
+        """Enter the module's new top-level statements (ids in ``inserted``, their tables already
+        made) in the per-type lists at their place in visiting order, counting the nodes of each
+        type before them; returns the import statements with the new ones in place."""
+        by_type, children = self._by_type, self.children
+        before: dict[type, int] = {cst.Module: 1}
+        last = max(i for i, node in enumerate(children[id(self.module)]) if id(node) in inserted)
+        for statement in children[id(self.module)][: last + 1]:
+            new = id(statement) in inserted
+            stack = [statement]
+            while stack:
+                node = stack.pop()
+                kind = type(node)
+                at = before.get(kind, 0)
+                if new:
+                    by_type.setdefault(kind, []).insert(at, node)
+                    if kind is cst.Import or kind is cst.ImportFrom:
+                        statements.insert(before.get(cst.Import, 0) + before.get(cst.ImportFrom, 0), node)
+                before[kind] = at + 1
+                stack.extend(reversed(children[id(node)]))
+        return statements
+
     def is_within(self, node: cst.CSTNode, ancestor: cst.CSTNode, stop: type | None = None) -> bool:
         """Is ``node`` ``ancestor`` or below it (without crossing a ``stop`` node on the way up)?"""
         parents = self.parents
@@ -436,6 +504,127 @@ class TreeIndex:
                 elif is_node(type(value)):
                     stack.append(value)
         return found
+
+
+class _Edit:
+    """How a tree differs from an indexed one it was made from (see :meth:`TreeIndex.derived`)."""
+
+    def __init__(self, old: TreeIndex) -> None:
+        self.old = old
+        self.swapped: list[tuple[cst.CSTNode, cst.CSTNode]] = []  # (old node, the node rebuilt in its place)
+        self.gone: list[cst.CSTNode] = []  # old nodes dropped, with everything in them
+        self.inserted: set[int] = set()  # ids of new module-level statements
+        self.children: dict[int, list[cst.CSTNode]] = {}  # id(new node) -> its children
+        self.new_nodes: dict[int, cst.CSTNode] = {}
+
+    def align(self, old: cst.CSTNode, new: cst.CSTNode, parent_kind: type | None = None) -> bool:
+        """Pair ``new`` (rebuilt) with ``old`` and align their children: kept old nodes in the same
+        order, rebuilt ones paired with the old node they were made from, the rest dropped (old)
+        or inserted (new, at module level only). False when that does not describe the change."""
+        kind = type(new)
+        binds = _BINDERS.get(kind, ("name",) if kind is cst.AsName and parent_kind is not cst.ImportAlias else ())
+        if any(getattr(old, field) is not getattr(new, field) for field in binds) or id(new) in self.children:
+            return False  # the names it binds may have changed; or it is in two places
+        self.swapped.append((old, new))
+        found = self.children[id(new)] = _children_of(new)
+        self.new_nodes[id(new)] = new
+        was = self.old.children[id(old)]
+        place = {id(child): i for i, child in enumerate(was)}
+        matched: list[int | None] = []  # per new child: its old counterpart's place, if any
+        for child in found:
+            at = place.get(id(child))
+            if at is None and id(child) not in self.old.children:
+                at = self._origin(child, old, place)
+            matched.append(at)
+        if kind is not cst.Module:  # at module level, a new statement is inserted (and an old one dropped)
+            self._pair_slots(found, was, matched)
+        kept = [at for at in matched if at is not None]
+        if kept != sorted(set(kept)) or any(at is None and id(c) in self.old.children for c, at in zip(found, matched)):
+            return False  # reordered, in two places, or moved here from elsewhere
+        for child, at in zip(found, matched):
+            if at is None:
+                if kind is not cst.Module or not self._insert(child):
+                    return False
+            elif was[at] is not child and not self.align(was[at], child, kind):
+                return False
+        for i in set(range(len(was))) - set(kept):
+            if not self._drop(was[i]):
+                return False
+        return True
+
+    @staticmethod
+    def _pair_slots(found: list[cst.CSTNode], was: list[cst.CSTNode], matched: list[int | None]) -> None:
+        """New children with nothing old inside (a block emptied, an import line rewritten) and no
+        counterpart yet are paired with the old children in the same slots: a run of them between
+        two matched neighbours, as many and of the same types as the old children between those."""
+        j = 0
+        while j < len(matched):
+            if matched[j] is not None:
+                j += 1
+                continue
+            end = j
+            while end < len(matched) and matched[end] is None:
+                end += 1
+            low = matched[j - 1] if j else -1
+            high = matched[end] if end < len(matched) else len(was)
+            if low is not None and high is not None and high - low - 1 == end - j:
+                if all(type(was[low + 1 + k]) is type(found[j + k]) for k in range(end - j)):
+                    matched[j:end] = range(low + 1, high)
+            j = end
+
+    def _origin(self, node: cst.CSTNode, parent: cst.CSTNode, place: dict[int, int]) -> int | None:
+        """The place, among ``parent``'s old children, of the node a new ``node`` was rebuilt from:
+        the old ancestor, below ``parent``, of the first old node inside ``node``."""
+        old_children, old_parents = self.old.children, self.old.parents
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if id(current) in old_children:
+                while current is not None:
+                    above = old_parents.get(current)
+                    if above is parent:
+                        at = place.get(id(current))
+                        return at if at is not None and type(current) is type(node) else None
+                    current = above
+                return None
+            stack.extend(reversed(_children_of(current)))
+        return None
+
+    def _insert(self, statement: cst.CSTNode) -> bool:
+        self.inserted.add(id(statement))
+        stack: list[tuple[cst.CSTNode, type | None]] = [(statement, None)]
+        while stack:
+            node, parent_kind = stack.pop()
+            kind = type(node)
+            if kind in _BINDERS or (kind is cst.AsName and parent_kind is not cst.ImportAlias) or id(node) in self.children:
+                return False  # it binds a name otherwise than by an import; or it is in two places
+            found = self.children[id(node)] = _children_of(node)
+            self.new_nodes[id(node)] = node
+            stack.extend((child, kind) for child in found)
+        return True
+
+    def _drop(self, node: cst.CSTNode) -> bool:
+        old_children, old_parents = self.old.children, self.old.parents
+        stack = [node]
+        while stack:
+            node = stack.pop()
+            kind = type(node)
+            if kind in _BINDERS or (kind is cst.AsName and type(old_parents.get(node)) is not cst.ImportAlias):
+                return False  # a name bound otherwise than by an import goes away
+            self.gone.append(node)
+            stack.extend(old_children[id(node)])
+        return True
+
+
+def _children_of(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """The node's children that the index records (tokens and whitespace left out), in visiting order."""
+    found: list[cst.CSTNode] = []
+    for field in child_fields(node):
+        value = getattr(node, field)
+        for item in value if type(value) in _SEQUENCES else (value,):
+            if is_indexed(type(item)):
+                found.append(item)
+    return found
 
 
 def _asname(alias: cst.ImportAlias) -> str:
