@@ -649,18 +649,34 @@ def test_code_lengths_equal_the_length_of_each_nodes_code(name):
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_code_and_positions_equal_those_made_with_libcsts_own_parentheses(name, monkeypatch):
-    """The override of libcst's generator-based _parenthesize changes no text and no position."""
+    """The overrides of libcst's generator-based _parenthesize and record_syntactic_position
+    change no text and no position."""
+    from libcst._nodes.internal import CodegenState
+
     from tfmigrate.codemod import positions
 
     ours_code = cst.parse_module(SOURCES[name]).code
     module = cst.parse_module(SOURCES[name])
     ours = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    ours_parts = [module.code_for_node(node) for node in module.body]
     with monkeypatch.context() as patch:
         patch.setattr(positions._ParenthesizedBase, "_parenthesize", positions._libcst_parenthesize)
+        patch.setattr(CodegenState, "record_syntactic_position", positions._libcst_record_syntactic_position)
         theirs_code = module.code
         theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+        theirs_parts = [module.code_for_node(node) for node in module.body]
     assert ours_code == theirs_code == SOURCES[name]
+    assert ours_parts == theirs_parts
     assert {id(k): v for k, v in ours.items()} == {id(k): v for k, v in theirs.items()}
+
+
+def test_plain_code_generation_still_raises_through_syntactic_positions():
+    class Broken(cst.Name):
+        def _codegen_impl(self, state, **kwargs):  # type: ignore[no-untyped-def,override]
+            raise ValueError("broken")
+
+    with pytest.raises(ValueError, match="broken"):
+        cst.Module([]).code_for_node(cst.BinaryOperation(Broken("a"), cst.Add(), cst.Name("b")))
 
 
 def test_a_node_in_two_places_is_copied_there_only_and_positions_follow():

@@ -214,6 +214,33 @@ def _parenthesize(self: Any, state: CodegenState) -> _Parenthesized:
 _ParenthesizedBase._parenthesize = _parenthesize  # type: ignore[attr-defined]
 
 
+class _NoPosition:
+    """What ``CodegenState.record_syntactic_position`` gives when no positions are recorded: a
+    context that does nothing, as libcst's own does, without a generator per call (every operator
+    and many expressions enter one)."""
+
+    __slots__ = ()
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> bool:
+        return False
+
+
+_NO_POSITION = _NoPosition()
+_libcst_record_syntactic_position = CodegenState.record_syntactic_position  # kept for the tests
+
+
+def _record_no_position(self: CodegenState, node: cst.CSTNode, *, start_node: Any = None, end_node: Any = None) -> _NoPosition:
+    return _NO_POSITION
+
+
+# Only plain code generation (``module.code``, ``code_for_node``) uses this no-op: libcst's
+# position-providing state and ours define their own.
+CodegenState.record_syntactic_position = _record_no_position  # type: ignore[method-assign,assignment]
+
+
 class Positions:
     """``positions[node]`` is the node's :class:`~libcst.metadata.CodeRange`, as libcst computes it.
 
