@@ -61,6 +61,13 @@ TRICKY = {
         "from typing import cast, TypeVar\nopt = 1\ndef f(x: 'opt') -> 'List[opt]':\n    return cast('opt', x)\n"
         "T = TypeVar('T', bound='opt')\nprint(opt, 'opt is a string here')\n"
     ),
+    "compound_statements": (
+        "import tensorflow as tf\n\n@dec\n# comment\n@dec2(1)\ndef f(x):\n    if x:\n        a = 1; b = 2\n    elif x > 1:  # elif\n"
+        "        pass\n    elif x < 0:\n        return tf.Session()\n    else:\n        try:\n            y = 1\n        except ValueError as e:\n"
+        "            raise\n        else:\n            y = 2\n        finally:\n            del y\n    while x:\n        break\n    else:\n"
+        "        for i in x:\n            continue\n        else:\n            with tf.Session() as s, open('f'):\n"
+        "                with tf.Graph().as_default():\n\n                    z = s.run(x)\n\n\nclass C(object):\n    def m(self): return 1\n"
+    ),
     "scopes_star_import": "from tensorflow import *\nclf = Session()\ndef f():\n    return clf, Session\n",
 }
 
@@ -177,6 +184,23 @@ def test_positions_equal_libcsts(name):
         assert fast[node] == code_range, (type(node).__name__, code_range)
         compared += 1
     assert compared * 3 > len(exact)
+
+
+@pytest.mark.parametrize("order", ["visiting", "reversed"])
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_positions_found_statement_by_statement_equal_libcsts(name, order):
+    """A later generation records no span: each is found when asked for, by generating the
+    statement around the node again (the statements nested in it copied, and generated in turn
+    when a block's range needs its first or last one). Asked in either order, every range is
+    libcst's."""
+    module = cst.parse_module(SOURCES[name])
+    exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    lazy = Positions(module, previous=Positions(module), parents=TreeIndex.of(module).parents)
+    assert lazy.code == SOURCES[name] and not lazy._spans
+    nodes = [node for node in exact if not _is_trivia(type(node)) and not isinstance(node, cst.Module)]
+    for node in reversed(nodes) if order == "reversed" else nodes:
+        assert lazy[node] == exact[node], (type(node).__name__, exact[node])
+    assert not lazy._whole  # found statement by statement, never by generating the whole module
 
 
 class _Recorder(cst.CSTVisitor):
@@ -513,10 +537,12 @@ def test_positions_reusing_unchanged_statements_equal_a_fresh_generation(name):
         if i + 1 < len(body):
             del body[i + 1]  # later statements move up: their positions shift
         changed = module.with_changes(body=body)
+        parents = TreeIndex.of(changed).parents
         reused, fresh = Positions(changed, previous=first), Positions(changed)
-        assert reused.code == fresh.code == changed.code
-        for node in TreeIndex.of(changed).parents:
-            assert reused.get(node) == fresh.get(node), (i, type(node).__name__)
+        by_statement = Positions(changed, previous=first, parents=parents)
+        assert reused.code == fresh.code == by_statement.code == changed.code
+        for node in parents:
+            assert reused.get(node) == fresh.get(node) == by_statement.get(node), (i, type(node).__name__)
 
 
 @pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith("samples/") and "\ndef " in SOURCES[k]])
@@ -544,11 +570,24 @@ def test_positions_reusing_statements_inside_changed_blocks_equal_a_fresh_genera
     for block in blocks[:: max(1, len(blocks) // 6)]:
         changed = transform(tree, ReplaceFirst(block))  # unlike libcst's visit, keeps untouched nodes
         assert sum(1 for s in changed.body if any(s is t for t in tree.body)) >= len(tree.body) - 1
-        reused, fresh = Positions(changed, previous=previous), Positions(changed)
+        parents = TreeIndex.of(changed).parents
+        reused, fresh = Positions(changed, previous=previous, parents=parents), Positions(changed)
         assert reused.code == fresh.code == changed.code
-        for node in TreeIndex.of(changed).parents:
+        for node in reversed(list(parents)):  # blocks after the statements in them
             assert reused.get(node) == fresh.get(node), type(node).__name__
         previous, tree = reused, changed  # the next change reuses this generation's statements
+
+
+def test_a_statement_generated_with_other_arguments_is_not_reused():
+    # An ``elif`` is an If generated with is_elif=True: moved out to module level, the same node
+    # object must be generated again as an ``if``, not copied.
+    module = cst.parse_module("if a:\n    x = 1\nelif b:\n    y = 2\n")
+    first = Positions(module)
+    elif_ = module.body[0].orelse
+    changed = module.with_changes(body=[module.body[0].with_changes(orelse=None), elif_])
+    again = Positions(changed, previous=first, parents=TreeIndex.of(changed).parents)
+    assert again.code == changed.code == "if a:\n    x = 1\nif b:\n    y = 2\n"
+    assert again[elif_] == Positions(changed)[elif_]
 
 
 def test_code_generation_outside_positions_is_libcsts_own():

@@ -1,24 +1,28 @@
-"""Node positions from one plain code generation: libcst's ``PositionProvider`` at a quarter of the cost.
+"""Node positions from plain code generation: libcst's ``PositionProvider`` at a fraction of the cost.
 
 libcst's provider updates a line/column pair after every token (a regex split each time) and builds
-two position objects for every node. Here code generation only records, per node, the index of its
-first and last token; token indexes become lines and columns when a position is asked for, through
-a table of the code's line starts. The ranges are the same as libcst's (syntactic positions where
-a node declares them, whitespace-inclusive ones elsewhere): ``tests/test_fast_paths.py`` compares
-every node of the samples and catalog examples.
+two position objects for every node. Here a tree's code generation records only where each
+statement's tokens begin and end; a node's span (the index of its first and last token) is worked
+out when a position is first asked for, by generating the innermost statement around it again with
+every span recorded, and token indexes become lines and columns through a table of the code's line
+starts. A rewrite asks about a few dozen nodes of a tree (and about none of the last tree, whose
+text is all it needs). The ranges are the same as libcst's (syntactic positions where a node
+declares them, whitespace-inclusive ones elsewhere): ``tests/test_fast_paths.py`` compares every
+node of the samples and catalog examples.
 
 A family changes a few statements of a tree; generating the new tree reuses, for every statement
-(at any depth) the family left alone, the tokens and spans the previous generation made for it,
-shifted to its new place. The hook for this is the one ``_codegen`` override below, on libcst's
-``BaseStatement``: for any code generation but ours it is libcst's own; likewise the token and
-whitespace classes skip the span hooks in ours. One more override makes all code generation
-cheaper: the parentheses around expressions (see ``_Parenthesized``).
+(at any depth) the family left alone, the tokens the previous generation made for it. The hook for
+this is the one ``_codegen`` override below, on libcst's ``BaseStatement``: for any code generation
+but ours it is libcst's own; likewise the token and whitespace classes skip the span hooks in ours.
+Two more overrides make all code generation cheaper: the parentheses around expressions (see
+``_Parenthesized``) and the syntactic-position context of plain code generation (``_NoPosition``).
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
@@ -59,48 +63,101 @@ class _Syntactic:
         node, start_node, end_node, start = state.syntactic.pop()
         spans = state.spans
         if start_node is not None:
-            start = spans[id(start_node)][0]
-        end = spans[id(end_node)][1] if end_node is not None else len(state.tokens)
+            start = (spans.get(id(start_node)) or state.nested_span(start_node))[0]
+        end = (spans.get(id(end_node)) or state.nested_span(end_node))[1] if end_node is not None else len(state.tokens)
         spans[id(node)] = (start, end)
 
 
-class _Generation:
-    """One code generation's tokens and spans (``(id(node), span)`` in the order they were made;
-    listed on first use, by the generation after it, if that one reuses anything)."""
-
-    __slots__ = ("tokens", "_table", "_spans")
-
-    def __init__(self, tokens: list[str], table: dict[int, tuple[int, int]]) -> None:
-        self.tokens, self._table = tokens, table  # the recording state's own, filled as it generates
-        self._spans: list[tuple[int, tuple[int, int]]] | None = None
-
-    @property
-    def spans(self) -> list[tuple[int, tuple[int, int]]]:
-        if self._spans is None:
-            self._spans = list(self._table.items())
-        return self._spans
+# A statement generated before: (the statement, the indentation and the keyword arguments it was
+# generated with, its first token and one past its last in that generation's token list, the ids
+# of the statements nested in it, which are reusable with it).
+_Generated = tuple[cst.CSTNode, tuple[str, ...], dict[str, Any], int, int, tuple[int, ...]]
 
 
-# A statement generated before: (the statement, the indentation it was generated under, the
-# generation that made it, its first token and one past its last there, its first span and one
-# past its last there, the ids of the statements nested in it, which are reusable with it).
-_Generated = tuple[cst.CSTNode, tuple[str, ...], _Generation, int, int, int, int, tuple[int, ...]]
+class _StatementTable:
+    """Where each statement (at any depth) of a code generation begins and ends, for the next
+    generation to reuse and for positions to be found statement by statement."""
+
+    def __init__(self) -> None:
+        self.generated: dict[int, _Generated] = {}  # id(statement) -> where it is in this generation
+        self._nested: list[list[int]] = []  # per statement being generated: the statements in it
+
+    def enter(self) -> None:
+        self._nested.append([])
+
+    def leave(self, statement: cst.CSTNode, indent: tuple[str, ...], kwargs: dict[str, Any], base: int, end: int) -> None:
+        nested = tuple(self._nested.pop())
+        self.generated[id(statement)] = (statement, indent, kwargs, base, end, nested)
+        self.note(id(statement), nested)
+
+    def note(self, key: int, nested: tuple[int, ...]) -> None:
+        if self._nested:
+            self._nested[-1].append(key)
+            self._nested[-1].extend(nested)
+
+
+class _TextState(CodegenState):
+    """A code generation of the text and where each statement is, reusing the tokens of the
+    statements the previous generation made (no span is recorded: see ``Positions._span``)."""
+
+    def __init__(self, module: cst.Module, previous: Positions) -> None:
+        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+        self.popped_newline = False
+        self.reusable = previous._generated
+        self.reused_tokens = previous._tokens
+        self.table = _StatementTable()
+
+    def pop_trailing_newline(self) -> None:
+        """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
+        self.popped_newline = bool(self.tokens)
+
+    def statement(self, statement: cst.BaseStatement, kwargs: dict[str, Any]) -> None:
+        """Generate a statement (at any depth): the previous generation's tokens if it generated this
+        very statement under the same indentation, else libcst's codegen."""
+        tokens, table = self.tokens, self.table
+        key, base, indent = id(statement), len(tokens), tuple(self.indent_tokens)
+        done = self.reusable.get(key)
+        if done is not None and done[0] is statement and done[1] == indent and done[2] == kwargs:
+            _, _, _, first, last, nested = done
+            tokens.extend(self.reused_tokens[first:last])
+            generated = table.generated
+            generated[key] = (statement, indent, kwargs, base, base + last - first, nested)
+            shift = base - first
+            reusable = self.reusable
+            for inner in nested:
+                node, inner_indent, inner_kwargs, inner_first, inner_last, inner_nested = reusable[inner]
+                generated[inner] = (node, inner_indent, inner_kwargs, inner_first + shift, inner_last + shift, inner_nested)
+            table.note(key, nested)
+        else:
+            table.enter()
+            statement._codegen_impl(self, **kwargs)  # the span hooks are no-ops here
+            table.leave(statement, indent, kwargs, base, len(tokens))
 
 
 class _RecordingState(CodegenState):
-    def __init__(self, module: cst.Module, reusable: dict[int, _Generated]) -> None:
-        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+    """A code generation that records every node's span (first token, one past its last), libcst's
+    syntactic ranges where a node declares them.
+
+    For a whole module (a tree's first generation) it also records where each statement is.
+    Given instead the ``positions`` of a generation and the statement ``root`` it generated at
+    token ``base``, it generates that statement only, and the statements nested in it are copied
+    from that generation's tokens (their spans are recorded when asked for, as for any statement):
+    ``with`` around a whole training loop costs its header, not the loop."""
+
+    def __init__(
+        self, default_indent: str, default_newline: str, positions: Positions | None = None,
+        root: cst.CSTNode | None = None, base: int = 0,
+    ) -> None:
+        super().__init__(default_indent=default_indent, default_newline=default_newline)
+        self.positions, self.root, self.base = positions, root, base
+        self.table = _StatementTable() if positions is None else None
         # id(node) -> (first token, one past its last). Keyed by id: CSTNode.__hash__ is a Python
         # function, a cost on every node; the module outlives this table, so ids are stable.
         self.spans: dict[int, tuple[int, int]] = {}
         self._stack: list[int] = []
-        self.popped_newline = False
         self.syntactic: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, int]] = []  # open ranges
         self._closer = _Syntactic(self)
-        self.reusable = reusable
-        self.generation = _Generation(self.tokens, self.spans)  # for the next generation to reuse from
-        self.generated: dict[int, _Generated] = {}  # what the next generation may reuse
-        self._nested: list[list[int]] = []  # per statement being generated: the statements in it
+        self.popped_newline = False
 
     def before_codegen(self, node: cst.CSTNode) -> None:  # not called for tokens and whitespace
         self._stack.append(len(self.tokens))
@@ -111,49 +168,39 @@ class _RecordingState(CodegenState):
         if key not in self.spans:
             self.spans[key] = (start, len(self.tokens))
 
-    def pop_trailing_newline(self) -> None:
-        """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
-        self.popped_newline = bool(self.tokens)
-
     def record_syntactic_position(self, node, *, start_node=None, end_node=None):  # type: ignore[no-untyped-def,override]
         self.syntactic.append((node, start_node, end_node, len(self.tokens)))
         return self._closer
 
+    def pop_trailing_newline(self) -> None:
+        """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
+        self.popped_newline = bool(self.tokens)
+
     def statement(self, statement: cst.BaseStatement, kwargs: dict[str, Any]) -> None:
-        """Generate a statement (at any depth): the tokens and spans of the previous generation
-        if it generated this very statement under the same indentation, else libcst's codegen."""
-        tokens, spans = self.tokens, self.spans
-        key, base, indent = id(statement), len(tokens), tuple(self.indent_tokens)
-        done = self.reusable.get(key)
-        if done is not None and done[0] is statement and done[1] == indent:
-            _, _, generation, first, last, low, high, nested = done
-            tokens.extend(generation.tokens[first:last])
-            shift = base - first
-            if shift:
-                for node, (start, end) in generation.spans[low:high]:
-                    spans[node] = (start + shift, end + shift)
-            else:
-                spans.update(generation.spans[low:high])
-            generated, reusable = self.generated, self.reusable
-            for inner in nested:
-                generated[inner] = reusable[inner]
-        else:
-            low = len(spans)
-            self._nested.append([])
+        positions, table = self.positions, self.table
+        if positions is not None and statement is not self.root:  # nested in the root: copied
+            _, _, _, first, last, _ = positions._generated[id(statement)]
+            self.tokens.extend(positions._tokens[first:last])
+        elif table is None:
             _libcst_codegen(statement, self, **kwargs)
-            nested = tuple(self._nested.pop())
-            done = (statement, indent, self.generation, base, len(tokens), low, len(spans), nested)
-        self.generated[key] = done
-        if self._nested:
-            self._nested[-1].append(key)
-            self._nested[-1].extend(nested)
+        else:
+            base, indent = len(self.tokens), tuple(self.indent_tokens)
+            table.enter()
+            _libcst_codegen(statement, self, **kwargs)
+            table.leave(statement, indent, kwargs, base, len(self.tokens))
+
+    def nested_span(self, statement: cst.CSTNode) -> tuple[int, int]:
+        """The span of a nested statement (copied, not recorded here), in this generation's tokens."""
+        assert self.positions is not None
+        start, end = self.positions._span(statement)  # type: ignore[misc]
+        return start - self.base, end - self.base
 
 
 _libcst_codegen = cst.CSTNode._codegen
 
 
 def _statement_codegen(self: cst.BaseStatement, state: CodegenState, **kwargs: Any) -> None:
-    if type(state) is _RecordingState:
+    if type(state) is _TextState or type(state) is _RecordingState:
         state.statement(self, kwargs)
     else:
         _libcst_codegen(self, state, **kwargs)
@@ -166,7 +213,7 @@ cst.BaseStatement._codegen = _statement_codegen  # type: ignore[method-assign]
 
 
 def _token_codegen(self: cst.CSTNode, state: CodegenState, **kwargs: Any) -> None:
-    if type(state) is _RecordingState:  # no span is recorded for tokens and whitespace
+    if type(state) is _RecordingState or type(state) is _TextState:  # no span for tokens and whitespace
         self._codegen_impl(state, **kwargs)
     else:
         _libcst_codegen(self, state, **kwargs)
@@ -245,32 +292,48 @@ class Positions:
     """``positions[node]`` is the node's :class:`~libcst.metadata.CodeRange`, as libcst computes it.
 
     ``code`` is the module's code (``module.code``) from the same code generation, so a tree is
-    generated once whether its text, its positions or both are needed."""
+    generated once whether its text, its positions or both are needed. That generation records
+    where each statement is; a node's span is worked out when first asked for, by generating again
+    the innermost statement around it (found through ``parents``) with every span recorded: a
+    rewrite asks about a few dozen nodes of a tree, and for none of its last tree's."""
 
-    def __init__(self, module: cst.Module, previous: Positions | None = None) -> None:
-        """Generate ``module``; statements (at any depth) that ``previous`` (the tree this one was
-        made from) already generated are reused, text and positions, instead of generated again."""
-        reusable = (
-            previous._generated
-            if previous is not None
-            and previous._module.default_indent == module.default_indent
-            and previous._module.default_newline == module.default_newline
-            else {}
-        )
-        state = _RecordingState(module, reusable)
-        module._codegen(state)
-        state._closer.state = None  # no cycle left behind for the collector
+    def __init__(self, module: cst.Module, previous: Positions | None = None, parents: Mapping[cst.CSTNode, cst.CSTNode] | None = None) -> None:
+        """Generate ``module``, recording every node's span; or, given ``previous`` (the positions of
+        the tree this one was made from), only the text, reusing the statements (at any depth)
+        ``previous`` generated: spans are then found statement by statement, when asked for,
+        through ``parents`` (or :meth:`use_parents` later); without it the first question
+        generates the whole module again with every span recorded."""
+        if previous is not None and (
+            previous._module.default_indent != module.default_indent or previous._module.default_newline != module.default_newline
+        ):
+            previous = None
+        state: _TextState | _RecordingState
+        if previous is None:  # a parsed tree: families ask about dozens of its nodes
+            state = _RecordingState(module.default_indent, module.default_newline)
+            module._codegen(state)
+            state._closer.state = None  # no cycle left behind for the collector
+            self._spans = state.spans
+        else:  # a family's output: asked about a few nodes, or only for its text
+            state = _TextState(module, previous)
+            module._codegen(state)
+            self._spans = {}
+        assert state.table is not None
+        self._generated = state.table.generated
+        self._whole = previous is None  # every span recorded
         tokens = state.tokens
-        self._generated = state.generated
-        self._spans = state.spans
         self._tokens = tokens
         code = "".join(tokens)
         self._full_code = code  # with the last newline libcst counts for positions
         self.code = code[: len(code) - len(tokens[-1])] if state.popped_newline else code  # == module.code
+        self._parents = parents
         self._offsets: list[int] = []  # token index -> character offset, made on first use
         self._line_starts: list[int] = []
         self._cache: dict[int, CodeRange] = {}
         self._module = module  # keeps every node (and so every id above) alive
+
+    def use_parents(self, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
+        """The tree's parent table (an index's), to find the statement around a node."""
+        self._parents = parents
 
     def _position(self, token: int) -> CodePosition:
         if not self._offsets:  # the last tree of a rewrite is asked for its code only
@@ -280,16 +343,56 @@ class Positions:
         line = bisect.bisect_right(self._line_starts, offset) - 1
         return CodePosition(line + 1, offset - self._line_starts[line])
 
+    def _span(self, node: cst.CSTNode) -> tuple[int, int] | None:
+        key = id(node)
+        span = self._spans.get(key)
+        if span is not None or self._whole or type(node) in _UNRECORDED:
+            return span
+        parents, generated = self._parents, self._generated
+        if parents is not None:
+            current: cst.CSTNode | None = node
+            while current is not None:
+                done = generated.get(id(current))
+                if done is not None and done[0] is current:
+                    self._record(done)
+                    return self._spans.get(key)
+                current = parents.get(current)
+        self._record_whole()  # the module itself, or no parent table
+        return self._spans.get(key)
+
+    def _record(self, done: _Generated) -> None:
+        """Every span in one statement (but in the statements nested in it), from a generation of
+        the statement alone under the indentation it had: the same tokens, so only shifted."""
+        statement, indent, kwargs, first, last, _ = done
+        state = _RecordingState(self._module.default_indent, self._module.default_newline, self, statement, first)
+        state.indent_tokens = list(indent)
+        statement._codegen(state, **kwargs)
+        state._closer.state = None  # no cycle left behind for the collector
+        if len(state.tokens) != last - first:  # cannot happen: code generation is deterministic
+            raise AssertionError(f"statement generated as {len(state.tokens)} tokens, not {last - first}")
+        spans = self._spans
+        for key, (start, end) in state.spans.items():
+            spans[key] = (start + first, end + first)
+
+    def _record_whole(self) -> None:
+        state = _RecordingState(self._module.default_indent, self._module.default_newline)
+        self._module._codegen(state)
+        state._closer.state = None
+        self._spans.update(state.spans)
+        self._whole = True
+
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         key = id(node)
         found = self._cache.get(key)
         if found is None:
-            start, end = self._spans[key]
-            found = self._cache[key] = CodeRange(self._position(start), self._position(end))
+            span = self._span(node)
+            if span is None:
+                raise KeyError(node)
+            found = self._cache[key] = CodeRange(self._position(span[0]), self._position(span[1]))
         return found
 
     def get(self, node: cst.CSTNode, default: object = None) -> CodeRange | object:
-        return self[node] if id(node) in self._spans else default
+        return self[node] if self._span(node) is not None else default
 
 
 class _LengthState(CodegenState):

@@ -408,6 +408,7 @@ class TreeIndex:
 
     def use_positions(self, positions: Positions) -> None:
         """Positions already computed for this index's module (by the code generation of its text)."""
+        positions.use_parents(self.parents)
         self._positions = positions
 
     @property
@@ -416,7 +417,7 @@ class TreeIndex:
         if self._positions is None:
             if self.module is None:
                 raise KeyError("no module indexed")
-            self._positions = Positions(self.module)
+            self._positions = Positions(self.module, parents=self.parents)
         return self._positions
 
     # --- qualified names -------------------------------------------------------------------------
