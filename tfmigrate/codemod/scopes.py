@@ -104,23 +104,24 @@ class Scopes:
     def _owner(self, node: cst.CSTNode) -> cst.CSTNode | None:
         """The node whose scope ``node`` is in (libcst's assignment of nodes to scopes)."""
         parents = self.index.parents
-        if isinstance(node, cst.Module):
+        if type(node) is cst.Module:
             return node
         child, parent = node, parents.get(node)
         while parent is not None:
-            if isinstance(parent, (cst.FunctionDef, cst.Lambda)):
+            kind = type(parent)  # exact types: isinstance with libcst's (ABC) classes is slow here
+            if kind is cst.FunctionDef or kind is cst.Lambda:
                 if child is parent.body:
                     return parent
                 if child is parent.params and not _in_default_or_annotation(node, parent.params, parents):
                     return parent  # defaults and annotations are evaluated outside
-            elif isinstance(parent, cst.ClassDef):
+            elif kind is cst.ClassDef:
                 if child is parent.body:
                     return parent
-            elif isinstance(parent, _COMPREHENSIONS):
+            elif kind in _COMPREHENSIONS:
                 # the first ``for`` (the node itself and its iterable) belongs to the enclosing scope
                 if child is not parent.for_in or (node is not child and not _in_first_iter(node, parent.for_in, parents)):
                     return parent
-            elif isinstance(parent, cst.Module):
+            elif kind is cst.Module:
                 return parent
             child, parent = parent, parents.get(parent)
         return None

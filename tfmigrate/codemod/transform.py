@@ -249,9 +249,10 @@ class FamilyTransform(cst.CSTTransformer):
 
 
 def _in_import(parent: cst.CSTNode | None, index: TreeIndex) -> bool:
-    while isinstance(parent, cst.Attribute):
+    while type(parent) is cst.Attribute:
         parent = index.parents.get(parent)
-    return isinstance(parent, (cst.ImportAlias, cst.ImportFrom, cst.AsName))
+    kind = type(parent)
+    return kind is cst.ImportAlias or kind is cst.ImportFrom or kind is cst.AsName
 
 
 def _libcst_scopes(wrapper: MetadataWrapper | None) -> Callable[[cst.CSTNode], Any]:

@@ -188,13 +188,14 @@ _NAMED_BY = {cst.Call: "func", cst.Subscript: "value", cst.FunctionDef: "name", 
 
 def target_names(target: cst.CSTNode | None) -> Iterator[cst.Name]:
     """The names an assignment target binds: ``a``, ``(a, [b, *c])``; not ``x.y`` or ``x[0]``."""
-    if isinstance(target, cst.Name):
-        yield target
-    elif isinstance(target, (cst.Tuple, cst.List)):
-        for element in target.elements:
+    kind = type(target)
+    if kind is cst.Name:
+        yield target  # type: ignore[misc]
+    elif kind is cst.Tuple or kind is cst.List:
+        for element in target.elements:  # type: ignore[union-attr]
             yield from target_names(element.value)
-    elif isinstance(target, cst.StarredElement):
-        yield from target_names(target.value)
+    elif kind is cst.StarredElement:
+        yield from target_names(target.value)  # type: ignore[union-attr]
 
 
 def _target_names(target: cst.CSTNode) -> Iterator[str]:
@@ -203,7 +204,8 @@ def _target_names(target: cst.CSTNode) -> Iterator[str]:
 
 def attribute_or_keyword(name: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
     """``x.name`` or ``f(name=...)``: a Name that reads no variable."""
-    return (isinstance(parent, cst.Attribute) and parent.attr is name) or (isinstance(parent, cst.Arg) and parent.keyword is name)
+    kind = type(parent)  # exact types: isinstance with libcst's (ABC) classes is slow, and this is hot
+    return (kind is cst.Attribute and parent.attr is name) or (kind is cst.Arg and parent.keyword is name)  # type: ignore[union-attr]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -263,9 +265,9 @@ class TreeIndex:
                     value = getattr(node, field)
                     targets = value if type(value) in _SEQUENCES else (value,)
                     for target in targets:
-                        if isinstance(target, cst.NameItem):
+                        if type(target) is cst.NameItem:
                             target = target.name
-                        if isinstance(target, _CST):
+                        if is_node(type(target)):
                             index.other_bindings.update(_target_names(target))
             elif kind is cst.AsName and type(parents.get(node)) is not cst.ImportAlias:
                 index.other_bindings.update(_target_names(node.name))

@@ -222,7 +222,7 @@ def transform(
                         new_items = list(value[:position])
                     if isinstance(result, cst.RemovalSentinel):
                         continue
-                    results = list(result) if isinstance(result, cst.FlattenSentinel) else [result]
+                    results = list(result) if type(result) is cst.FlattenSentinel else [result]
                     body = (kind, name) in _BODY_FIELDS
                     for new in results:
                         if body and not item._is_removable() and new._is_removable():
@@ -234,7 +234,7 @@ def transform(
                 result = result_of(value)
                 if result is value:
                     continue
-                if isinstance(result, cst.FlattenSentinel):
+                if type(result) is cst.FlattenSentinel:
                     raise TypeError(f"We got a FlattenSentinel while visiting a {value_kind.__name__}: {kind.__name__}.{name} holds one node")
                 if isinstance(result, cst.RemovalSentinel):
                     default = _field_default(kind, name)

@@ -400,7 +400,7 @@ class EagerTransform(FamilyTransform):
         return expression(f"{self._tfname()}.{path}")
 
     def tfe_symbol(self, node: cst.CSTNode) -> str | None:
-        if not isinstance(node, (cst.Name, cst.Attribute)):
+        if type(node) is not cst.Name and type(node) is not cst.Attribute:
             return None
         qname = self.qualified_name(node)
         if not qname:
@@ -411,7 +411,7 @@ class EagerTransform(FamilyTransform):
         return None
 
     def summary_symbol(self, node: cst.CSTNode) -> str | None:
-        if not isinstance(node, (cst.Name, cst.Attribute)):
+        if type(node) is not cst.Name and type(node) is not cst.Attribute:
             return None
         qname = self.qualified_name(node)
         if not qname:

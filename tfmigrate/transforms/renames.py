@@ -374,7 +374,7 @@ class CompatV1Renames(FamilyTransform):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         parent = self.get_metadata(ParentNodeProvider, original, None)
-        if isinstance(parent, cst.Attribute) and parent.value is original:
+        if type(parent) is cst.Attribute and parent.value is original:
             return updated  # the outermost attribute of the chain decides
         return self._reference(original, updated)
 
@@ -382,7 +382,7 @@ class CompatV1Renames(FamilyTransform):
         if self.in_import:
             return updated
         parent = self.get_metadata(ParentNodeProvider, original, None)
-        if isinstance(parent, cst.Attribute):
+        if type(parent) is cst.Attribute:
             return updated  # part of a chain (or an attribute name): the chain decides
         return self._reference(original, updated)
 
