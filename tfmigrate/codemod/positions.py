@@ -96,20 +96,27 @@ class _StatementTable:
             self._nested[-1].extend(nested)
 
 
-class _TextState(CodegenState):
-    """A code generation of the text and where each statement is, reusing the tokens of the
-    statements the previous generation made (no span is recorded: see ``Positions._span``)."""
+class _OurState(CodegenState):
+    """What our code generations share: the module's last newline stays in the tokens."""
 
-    def __init__(self, module: cst.Module, previous: Positions) -> None:
-        super().__init__(default_indent=module.default_indent, default_newline=module.default_newline)
+    def __init__(self, default_indent: str, default_newline: str) -> None:
+        super().__init__(default_indent=default_indent, default_newline=default_newline)
         self.popped_newline = False
-        self.reusable = previous._generated
-        self.reused_tokens = previous._tokens
-        self.table = _StatementTable()
 
     def pop_trailing_newline(self) -> None:
         """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
         self.popped_newline = bool(self.tokens)
+
+
+class _TextState(_OurState):
+    """A code generation of the text and where each statement is, reusing the tokens of the
+    statements the previous generation made (no span is recorded: see ``Positions._span``)."""
+
+    def __init__(self, module: cst.Module, previous: Positions) -> None:
+        super().__init__(module.default_indent, module.default_newline)
+        self.reusable = previous._generated
+        self.reused_tokens = previous._tokens
+        self.table = _StatementTable()
 
     def statement(self, statement: cst.BaseStatement, kwargs: dict[str, Any]) -> None:
         """Generate a statement (at any depth): the previous generation's tokens if it generated this
@@ -134,7 +141,7 @@ class _TextState(CodegenState):
             table.leave(statement, indent, kwargs, base, len(tokens))
 
 
-class _RecordingState(CodegenState):
+class _RecordingState(_OurState):
     """A code generation that records every node's span (first token, one past its last), libcst's
     syntactic ranges where a node declares them.
 
@@ -148,7 +155,7 @@ class _RecordingState(CodegenState):
         self, default_indent: str, default_newline: str, positions: Positions | None = None,
         root: cst.CSTNode | None = None, base: int = 0,
     ) -> None:
-        super().__init__(default_indent=default_indent, default_newline=default_newline)
+        super().__init__(default_indent, default_newline)
         self.positions, self.root, self.base = positions, root, base
         self.table = _StatementTable() if positions is None else None
         # id(node) -> (first token, one past its last). Keyed by id: CSTNode.__hash__ is a Python
@@ -157,7 +164,6 @@ class _RecordingState(CodegenState):
         self._stack: list[int] = []
         self.syntactic: list[tuple[cst.CSTNode, cst.CSTNode | None, cst.CSTNode | None, int]] = []  # open ranges
         self._closer = _Syntactic(self)
-        self.popped_newline = False
 
     def before_codegen(self, node: cst.CSTNode) -> None:  # not called for tokens and whitespace
         self._stack.append(len(self.tokens))
@@ -172,18 +178,16 @@ class _RecordingState(CodegenState):
         self.syntactic.append((node, start_node, end_node, len(self.tokens)))
         return self._closer
 
-    def pop_trailing_newline(self) -> None:
-        """Kept for positions (libcst counts the module's last newline before dropping it); left out of the code."""
-        self.popped_newline = bool(self.tokens)
-
     def statement(self, statement: cst.BaseStatement, kwargs: dict[str, Any]) -> None:
         positions, table = self.positions, self.table
-        if positions is not None and statement is not self.root:  # nested in the root: copied
-            _, _, _, first, last, _ = positions._generated[id(statement)]
-            self.tokens.extend(positions._tokens[first:last])
-        elif table is None:
-            _libcst_codegen(statement, self, **kwargs)
+        if positions is not None:  # one statement: the root generated, those nested in it copied
+            if statement is self.root:
+                _libcst_codegen(statement, self, **kwargs)
+            else:
+                _, _, _, first, last, _ = positions._generated[id(statement)]
+                self.tokens.extend(positions._tokens[first:last])
         else:
+            assert table is not None
             base, indent = len(self.tokens), tuple(self.indent_tokens)
             table.enter()
             _libcst_codegen(statement, self, **kwargs)

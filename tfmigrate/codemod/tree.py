@@ -114,6 +114,20 @@ def is_indexed(kind: type) -> bool:
     return found
 
 
+def child_nodes(node: cst.CSTNode, trivia: bool = True) -> list[cst.CSTNode]:
+    """The node's children, in the order libcst visits them (without tokens/whitespace if not ``trivia``)."""
+    out: list[cst.CSTNode] = []
+    keep = is_node if trivia else is_indexed
+    for name in visit_order(node) if trivia else child_fields(node):
+        value = getattr(node, name)
+        kind = type(value)
+        if kind is tuple or kind is list:
+            out.extend(item for item in value if keep(type(item)))
+        elif keep(kind):
+            out.append(value)
+    return out
+
+
 @cache
 def _node_fields(kind: type) -> tuple[str, ...]:
     return tuple(f.name for f in dataclasses.fields(kind))
@@ -529,7 +543,7 @@ class _Edit:
         if any(getattr(old, field) is not getattr(new, field) for field in binds) or id(new) in self.children:
             return False  # the names it binds may have changed; or it is in two places
         self.swapped.append((old, new))
-        found = self.children[id(new)] = _children_of(new)
+        found = self.children[id(new)] = child_nodes(new, trivia=False)
         self.new_nodes[id(new)] = new
         was = self.old.children[id(old)]
         place = {id(child): i for i, child in enumerate(was)}
@@ -590,7 +604,7 @@ class _Edit:
                         return at if at is not None and type(current) is type(node) else None
                     current = above
                 return None
-            stack.extend(reversed(_children_of(current)))
+            stack.extend(reversed(child_nodes(current, trivia=False)))
         return None
 
     def _insert(self, statement: cst.CSTNode) -> bool:
@@ -601,7 +615,7 @@ class _Edit:
             kind = type(node)
             if kind in _BINDERS or (kind is cst.AsName and parent_kind is not cst.ImportAlias) or id(node) in self.children:
                 return False  # it binds a name otherwise than by an import; or it is in two places
-            found = self.children[id(node)] = _children_of(node)
+            found = self.children[id(node)] = child_nodes(node, trivia=False)
             self.new_nodes[id(node)] = node
             stack.extend((child, kind) for child in found)
         return True
@@ -617,17 +631,6 @@ class _Edit:
             self.gone.append(node)
             stack.extend(old_children[id(node)])
         return True
-
-
-def _children_of(node: cst.CSTNode) -> list[cst.CSTNode]:
-    """The node's children that the index records (tokens and whitespace left out), in visiting order."""
-    found: list[cst.CSTNode] = []
-    for field in child_fields(node):
-        value = getattr(node, field)
-        for item in value if type(value) in _SEQUENCES else (value,):
-            if is_indexed(type(item)):
-                found.append(item)
-    return found
 
 
 def _asname(alias: cst.ImportAlias) -> str:

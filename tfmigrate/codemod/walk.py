@@ -20,7 +20,7 @@ from typing import Any
 import libcst as cst
 
 from tfmigrate.codemod.positions import TRIVIA_TYPES
-from tfmigrate.codemod.tree import TreeIndex, child_fields, is_indexed, is_node, visit_order as _order
+from tfmigrate.codemod.tree import TreeIndex, child_fields, child_nodes, is_indexed, is_node, visit_order as _order
 
 _TRIVIA_NAMES = frozenset(kind.__name__ for kind in TRIVIA_TYPES)
 
@@ -39,20 +39,6 @@ def _wants_trivia(kind: type, base: type, custom: bool) -> bool:
     return custom or any(
         _overrides(kind, base, f"{verb}_{name}") for name in _TRIVIA_NAMES for verb in ("visit", "leave")
     )
-
-
-def child_nodes(node: cst.CSTNode, trivia: bool = True) -> list[cst.CSTNode]:
-    """The node's children, in the order libcst visits them (without tokens/whitespace if not ``trivia``)."""
-    out: list[cst.CSTNode] = []
-    keep = is_node if trivia else is_indexed
-    for name in _order(node) if trivia else child_fields(node):
-        value = getattr(node, name)
-        kind = type(value)
-        if kind is tuple or kind is list:
-            out.extend(item for item in value if keep(type(item)))
-        elif keep(kind):
-            out.append(value)
-    return out
 
 
 def iter_nodes(
