@@ -164,8 +164,10 @@ def test_ctrl_c_leaves_every_file_old_or_new(tmp_path):
     states = [path.read_text() for path in sorted(tmp_path.iterdir())]
     assert sorted(p.name for p in tmp_path.iterdir()) == [f"m{i:03d}.py" for i in range(count)], "temp files left behind"
     assert all(text in (body, rewritten) for text in states), "a file was half-written"
-    assert proc.returncode != 0
-    assert "Traceback" not in proc.stderr.read().decode()
+    assert proc.returncode == 130
+    stderr = proc.stderr.read().decode()
+    assert "interrupted: every file is either as it was or fully rewritten" in stderr
+    assert "Traceback" not in stderr
 
 
 def test_terminal_output_is_literal_no_emoji_no_markup(tmp_path):

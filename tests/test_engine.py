@@ -1,7 +1,11 @@
 """The engine on real files: nothing is lost, errors are one line, results do not depend on --jobs."""
 
 import os
+import signal
 import stat
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -278,3 +282,92 @@ def test_line_map_realigns_around_insertions_and_removals():
     # repeated lines (blank lines, boilerplate) carry no anchor but still map in order
     repeated = _line_map("x\n\n\n\ny\n", "x\n\n\n\nz\ny\n")
     assert [repeated(i) for i in (1, 5)] == [1, 6]
+
+
+
+def _interrupt_at_line_event(n: int, call):
+    """Run ``call`` and send this process a real SIGINT at its ``n``-th traced line (its callees'
+    lines included). Returns (whether the signal was sent, whether KeyboardInterrupt came out)."""
+    seen = 0
+    sent = False
+
+    def tracer(frame, event, arg):
+        nonlocal seen, sent
+        if event == "line" and not sent:
+            seen += 1
+            if seen == n:
+                sent = True
+                os.kill(os.getpid(), signal.SIGINT)
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        call()
+        interrupted = False
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        sys.settrace(None)
+    return sent, interrupted
+
+
+def interrupt_every_line_of_a_write(directory: Path) -> int:
+    """Write a file once per line event of write_atomic and what it calls (tempfile's name
+    picking, the fdopen, the chmod...), with a real SIGINT landing on that line; check what an
+    interrupt leaves each time. Returns how many points were tried."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    old, new = b"x = 1\n", b"x = 2\n"
+    target = directory / "m.py"
+    n = 0
+    while True:
+        n += 1
+        target.write_bytes(old)
+        target.chmod(0o640)
+        sent, interrupted = _interrupt_at_line_event(n, lambda: write_atomic(target, new))
+        assert [p.name for p in directory.iterdir()] == ["m.py"], f"temp file left by an interrupt at line event {n}"
+        assert target.read_bytes() in (old, new)
+        assert stat.S_IMODE(target.stat().st_mode) == 0o640
+        assert interrupted == sent, f"interrupt at line event {n} was {'swallowed' if sent else 'invented'}"
+        if not sent:
+            break
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    return n
+
+
+def test_ctrl_c_at_any_point_of_a_write_leaves_old_or_new_and_no_temp_file(tmp_path):
+    # The deterministic version of the Ctrl-C test below. In a fresh process: its signal handling
+    # is its own, and an interrupt inside tempfile's first-use lock (which the old code allowed)
+    # deadlocks the process instead of failing a test.
+    script = f"import test_engine, pathlib; print(test_engine.interrupt_every_line_of_a_write(pathlib.Path({str(tmp_path)!r})))"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert int(proc.stdout) > 100  # the interrupt really walked through tempfile's code, not just our lines
+
+
+def interrupt_a_worker(directory: Path) -> str:
+    """A worker process's Ctrl-C handling, in this process: idle, busy, and after."""
+    from tfmigrate.codemod import engine
+
+    engine._start_worker(Options(enabled=load_catalog().selected(None), mode="write"))
+    first, second = directory / "a.py", directory / "b.py"
+    for path in (first, second):
+        path.write_text(BEFORE * 50)
+    assert engine._process_in_worker(first).status == "changed"  # a worker works
+    first.write_text(BEFORE * 50)
+    sent, interrupted = _interrupt_at_line_event(2000, lambda: engine._process_in_worker(first))
+    assert sent and interrupted, "Ctrl-C did not stop the file a worker was on"
+    assert first.read_text() in (BEFORE * 50, AFTER * 50)
+    os.kill(os.getpid(), signal.SIGINT)  # waiting for work: noted, no exception, no traceback
+    for _ in range(100):  # let the handler run (it runs between bytecodes)
+        pass
+    with pytest.raises(KeyboardInterrupt):  # and no new file is started after Ctrl-C
+        engine._process_in_worker(second)
+    assert second.read_text() == BEFORE * 50
+    assert sorted(p.name for p in directory.iterdir()) == ["a.py", "b.py"]
+    return "ok"
+
+
+def test_a_worker_stops_on_ctrl_c_and_an_idle_one_is_quiet(tmp_path):
+    script = f"import test_engine, pathlib; print(test_engine.interrupt_a_worker(pathlib.Path({str(tmp_path)!r})))"
+    proc = subprocess.run([sys.executable, "-c", script], cwd=Path(__file__).parent, capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "ok\n", "")

@@ -47,6 +47,18 @@ class LazyGroup(click.Group):
                 return None
             raise
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Ctrl-C ends a command with exit status 130 (a shell's 128 + SIGINT) and says so.
+
+        Click's own handling would print "Aborted!" and exit 1, which tfmigrate's exit codes
+        already use for "changes needed"."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            promise = ": every file is either as it was or fully rewritten" if ctx.invoked_subcommand == "rewrite" else ""
+            stderr_console().print(f"[bold red]interrupted[/]{promise}")
+            ctx.exit(130)
+
 
 def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
     """``[tool.tfmigrate]`` from the nearest pyproject.toml at or above ``start``."""
@@ -251,11 +263,7 @@ def rules(rule_id: str | None, fmt: str) -> None:
 
 
 def main() -> None:
-    try:
-        cli.main(prog_name="tfmigrate", standalone_mode=True)
-    except KeyboardInterrupt:
-        stderr_console().print("[bold red]interrupted[/]: every file is either as it was or fully rewritten")
-        sys.exit(130)
+    cli.main(prog_name="tfmigrate")
 
 
 if __name__ == "__main__":

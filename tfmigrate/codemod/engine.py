@@ -15,9 +15,10 @@ import difflib
 import gc
 import io
 import os
+import re
+import signal
 import tokenize
 import traceback
-import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -365,16 +366,37 @@ def process_file(path: Path, options: Options) -> FileResult:
 
 
 _worker_options: Options | None = None  # a worker process's options, sent once when it starts
+_worker_busy = False  # a worker is inside process_file
+_worker_interrupted = False  # a worker has seen Ctrl-C
 
 
 def _start_worker(options: Options) -> None:
     global _worker_options
     _worker_options = options
+    signal.signal(signal.SIGINT, _interrupt_worker)
+
+
+def _interrupt_worker(signum: int, frame: object) -> None:
+    """Ctrl-C reaches every process of the group, the workers too. A worker on a file stops it
+    (KeyboardInterrupt, which the pool hands back to the main process; a write under way is
+    finished first, see ``write_atomic``) and starts no other; one waiting for work only notes
+    it, where Python's default would kill it with a traceback on the user's terminal."""
+    global _worker_interrupted
+    _worker_interrupted = True
+    if _worker_busy:
+        raise KeyboardInterrupt
 
 
 def _process_in_worker(path: Path) -> FileResult:
+    global _worker_busy
     assert _worker_options is not None
-    return process_file(path, _worker_options)
+    if _worker_interrupted:
+        raise KeyboardInterrupt
+    _worker_busy = True
+    try:
+        return process_file(path, _worker_options)
+    finally:
+        _worker_busy = False
 
 
 def run(

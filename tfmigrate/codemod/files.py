@@ -7,10 +7,14 @@ touched when its content really changes, and then atomically with its mode bits 
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
+import signal
 import stat
+import sys
 import tempfile
+import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -145,26 +149,52 @@ def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step; keeps the mode bits, never half-written.
 
     The new bytes go to a temporary file in the same directory, are flushed to disk and then
-    renamed over the original. An interrupt at any point leaves the old file or the new one.
+    renamed over the original. Ctrl-C is held back from the moment the temporary file is made
+    until it has replaced the original (or been removed), then delivered: an interrupt leaves
+    the old file or the new one, and no temporary file.
     """
     target = Path(os.path.realpath(path))  # write through a symlink, keep the link
     try:
         mode = stat.S_IMODE(os.stat(target).st_mode)
     except FileNotFoundError:
         raise SourceError(display_path(path), "file vanished before it could be written") from None
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException as exc:
+    with interrupts_deferred():
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
         try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        if isinstance(exc, OSError):
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, mode)
+            os.replace(tmp, target)
+        except OSError as exc:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
             raise SourceError(display_path(path), f"cannot write: {exc.strerror or exc}") from None
-        raise
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Iterator[None]:
+    """Hold SIGINT (Ctrl-C) back for the duration of the block, then deliver it.
+
+    Python raises KeyboardInterrupt between any two bytecodes, including inside ``tempfile``
+    after the file exists but before its name is returned, where no ``try`` can clean up. While
+    the block runs a SIGINT is only noted; afterwards the previous handler is put back and
+    given the signal (the default one raises KeyboardInterrupt there). Outside the main thread
+    Python delivers no signals, so nothing needs holding back (nor where a handler installed
+    outside Python cannot be put back).
+    """
+    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+        yield
+        return
+    held: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, sys._getframe())
+            elif previous == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)
