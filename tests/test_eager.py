@@ -176,6 +176,29 @@ def test_removing_the_only_statement_of_a_block_leaves_pass():
     assert "if True:\n    pass\n" in out
 
 
+def test_removed_statements_keep_the_comment_lines_above_them():
+    out, _ = run(
+        """
+        import tensorflow as tf
+        import tensorflow.contrib.eager as tfe
+
+        # eager mode on, as the 2018 tutorial says
+        tfe.enable_eager_execution()  # must be the first TF call
+
+        x = tf.constant(1.0)
+        """
+    )
+    assert out == textwrap.dedent(
+        """
+        import tensorflow as tf
+
+        # eager mode on, as the 2018 tutorial says
+
+        x = tf.constant(1.0)
+        """
+    )
+
+
 def test_rewrite_path_does_not_import_tensorflow():
     code = (
         "import sys\n"

@@ -34,6 +34,10 @@ TRICKY = {
     "shadowed_by_assignment": "import tensorflow as tf\ntf = None\ny = tf.train.Saver()\n",
     "nested_import": "def f():\n    import tensorflow as tf\n    return tf.Session()\ndef g():\n    return tf.Session()\n",
     "alias_for_two_modules": "import tensorflow as tf\nif X:\n    import tensorflow.compat.v1 as tf\ntf.placeholder()\n",
+    "comments_above_imports": (
+        "# one\nimport tensorflow as tf\n# two\nfrom tensorflow import train\nx = 1\ndef f():\n    # three\n"
+        "    import os  # trailing: goes with its line\n    # four\n    from tensorflow import train\n    # five\n    import numpy as np\n# six\nimport sys\n# seven\n"
+    ),
     "star_import": "from tensorflow import *\nfrom tensorflow.contrib import learn\nSession()\nlearn.DNNClassifier()\n",
     "relative_import": "from . import tf\nfrom .models import learn\ntf.Session()\nlearn.x\n",
     "dotted_import": "import tensorflow.contrib.learn\nimport tensorflow\ntensorflow.contrib.learn.DNNClassifier()\ntensorflow.train.Saver().save\n",
@@ -447,12 +451,36 @@ def test_the_transform_driver_gives_libcsts_result(name):
         expected = module.visit(_Edits()).code
     except Exception as exc:  # libcst refuses some edits (e.g. an emptied required field): so must we
         with pytest.raises(type(exc)):
-            transform(module, _Edits())
+            transform(module, _Edits(), keep_comments=False)
         with pytest.raises(type(exc)):
-            transform(module, _Edits(), index)
+            transform(module, _Edits(), index, keep_comments=False)
         return
-    assert transform(module, _Edits()).code == expected
-    assert transform(module, _Edits(), index).code == expected
+    assert transform(module, _Edits(), keep_comments=False).code == expected
+    assert transform(module, _Edits(), index, keep_comments=False).code == expected
+
+
+def _own_line_comments(code: str) -> list[str]:
+    import io
+    import tokenize
+
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return [t.string for t in tokens if t.type == tokenize.COMMENT and not t.line[: t.start[1]].strip()]
+
+
+@pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
+def test_the_transform_driver_keeps_the_comment_lines_above_a_removed_statement(name):
+    from tfmigrate.codemod.walk import transform
+
+    module = cst.parse_module(SOURCES[name])
+    try:
+        theirs = module.visit(_Edits()).code
+    except Exception:
+        return  # an edit libcst refuses (see above)
+    ours = transform(module, _Edits()).code
+    assert _own_line_comments(ours) == _own_line_comments(module.code)  # all of them, in order
+    cst.parse_module(ours)
+    if _own_line_comments(theirs) == _own_line_comments(module.code):  # libcst lost none: same result
+        assert ours == theirs
 
 
 class _CallLog(cst.CSTTransformer):

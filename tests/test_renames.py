@@ -284,6 +284,47 @@ def test_from_import_of_a_v2_module_without_tf_alias_adds_import_tensorflow():
     assert rules(findings) == ["TFM501"]
 
 
+def test_comments_above_a_removed_import_stay_where_they_were():
+    # The import line goes, with its own trailing comment (ruff's unused-import fix does the same);
+    # the comment lines above it belong to the code around it and stay: on the next statement, or
+    # in the block's footer when the import was last.
+    new, _ = rewrite(
+        """\
+        import tensorflow as tf
+        # Saver comes from train
+        from tensorflow import train  # the 2016 way
+
+        def f(v):
+            # local copy, for speed
+            from tensorflow import train
+            return train.Saver([v])
+
+        def g():
+            x = 1
+            # nothing else
+            from tensorflow import train
+        # the end
+        from tensorflow import train
+        """,
+        frozenset({"TFM501"}),
+    )
+    assert new == textwrap.dedent(
+        """\
+        import tensorflow as tf
+        # Saver comes from train
+
+        def f(v):
+            # local copy, for speed
+            return tf.compat.v1.train.Saver([v])
+
+        def g():
+            x = 1
+            # nothing else
+        # the end
+        """
+    )
+
+
 def test_unused_from_import_is_removed_and_split_keeps_order():
     new, _ = rewrite(
         """\

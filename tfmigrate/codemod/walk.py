@@ -139,7 +139,7 @@ def _field_default(kind: type, name: str) -> object:
 
 
 def transform(
-    root: cst.CSTNode, transformer: cst.CSTTransformer, index: TreeIndex | None = None
+    root: cst.CSTNode, transformer: cst.CSTTransformer, index: TreeIndex | None = None, *, keep_comments: bool = True
 ) -> cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel:
     """``root.visit(transformer)``, rebuilding only the nodes whose children changed.
 
@@ -147,7 +147,11 @@ def transform(
     rewrite most nodes are unchanged, so this driver hands ``leave_X`` the original object as
     ``updated`` when nothing below it changed, and builds a new node only along changed paths.
     Removal and flattening follow libcst's rules (an emptied statement line disappears from a body;
-    a removed optional child becomes None or MaybeSentinel.DEFAULT).
+    a removed optional child becomes None or MaybeSentinel.DEFAULT), with one difference unless
+    ``keep_comments`` is false: libcst drops a removed statement with the comment lines above it,
+    which are the user's notes on the code around it. Those lines go to the next statement of the
+    block (or the block's footer, when it was the last); the removed line's own trailing comment
+    goes with it, as in ruff's fixes.
 
     With the ``index`` of the tree ``root`` belongs to, a node's children are read from the index
     (one list per node) instead of from its fields: the fields are read only for a node to be
@@ -189,11 +193,13 @@ def transform(
     def _rebuilt(node: cst.CSTNode, kind: type, result_of: Callable[[Any], Any]) -> cst.CSTNode:
         """``node`` with each child replaced by ``result_of(child)`` (a new node only if one differs)."""
         changes: dict[str, object] = {}
+        footer_above: list[cst.EmptyLine] = []
         for name in fields(node):
             value = getattr(node, name)
             value_kind = type(value)
             if value_kind is tuple or value_kind is list:
-                new_items: list[object] | None = None  # copied only once something changes
+                new_items: list[Any] | None = None  # copied only once something changes
+                carried: list[cst.EmptyLine] = []  # comment lines of removed statements, for the next one
                 for position, item in enumerate(value):
                     if not entered(type(item)):
                         if new_items is not None:
@@ -202,18 +208,27 @@ def transform(
                     result = result_of(item)
                     if result is item:
                         if new_items is not None:
-                            new_items.append(item)
+                            new_items.append(_with_lines_above(item, carried) if carried else item)
+                            carried = []
                         continue
                     if new_items is None:
                         new_items = list(value[:position])
+                    body = (kind, name) in _BODY_FIELDS
                     if isinstance(result, cst.RemovalSentinel):
+                        if body and keep_comments:
+                            carried += _comment_lines(item)
                         continue
                     results = list(result) if type(result) is cst.FlattenSentinel else [result]
-                    body = (kind, name) in _BODY_FIELDS
                     for new in results:
                         if body and not item._is_removable() and new._is_removable():
+                            if keep_comments:
+                                carried += _comment_lines(new)
                             continue  # a statement line emptied by a removal goes
+                        if carried:
+                            new, carried = _with_lines_above(new, carried), []
                         new_items.append(new)
+                if carried:  # the block's last statements went: their comments end the block
+                    footer_above = carried
                 if new_items is not None:
                     changes[name] = tuple(new_items)
             elif entered(value_kind):
@@ -229,6 +244,8 @@ def transform(
                     else:
                         raise TypeError(f"We got a RemovalSentinel while visiting a {value_kind.__name__}: {kind.__name__}.{name} is required")
                 changes[name] = result
+        if footer_above:
+            changes["footer"] = (*footer_above, *changes.get("footer", node.footer))  # type: ignore[attr-defined]
         return node.with_changes(**changes) if changes else node
 
     try:
@@ -237,6 +254,16 @@ def transform(
         # visit and _rebuilt refer to each other: break the cycle so that the old tree and the
         # transformer are freed by reference counting, not left to the garbage collector.
         visit = None
+
+
+def _comment_lines(statement: Any) -> list[cst.EmptyLine]:
+    """The lines above a removed statement, to keep, if a comment is among them."""
+    lines = getattr(statement, "leading_lines", ())
+    return list(lines) if any(line.comment is not None for line in lines) else []
+
+
+def _with_lines_above(statement: Any, lines: list[cst.EmptyLine]) -> Any:
+    return statement.with_changes(leading_lines=(*lines, *statement.leading_lines))
 
 
 def _results(changed: dict[int, Any]) -> Callable[[Any], Any]:
