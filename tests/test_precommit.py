@@ -1,5 +1,6 @@
 """The real `pre-commit` runs our hooks from this checkout against a git repository of legacy code."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -10,6 +11,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32, shape=[None, 4])\nsess = tf.Session()\n"
+NOTEBOOK = json.dumps(
+    {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
+               for source in (["import tensorflow as tf"], ["sess = tf.Session()"])],
+     "metadata": {}, "nbformat": 4, "nbformat_minor": 5},
+    indent=1, sort_keys=True,
+) + "\n"
 
 
 def run(cmd, cwd, env):
@@ -26,18 +33,23 @@ def test_pre_commit_hooks_fail_on_legacy_code_then_fix_it(tmp_path):
            "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     run(["git", "init", "-q"], repo, env)
     (repo / "train.py").write_text(LEGACY)
-    run(["git", "add", "train.py"], repo, env)
+    (repo / "explore.ipynb").write_text(NOTEBOOK)
+    run(["git", "add", "train.py", "explore.ipynb"], repo, env)
 
     check = run([pre_commit, "try-repo", str(ROOT), "tfmigrate", "--all-files"], repo, env)
     assert check.returncode == 1, check.stdout + check.stderr
     assert "train.py:3:5: TFM501" in check.stdout
+    assert "explore.ipynb:cell 2:1:8: TFM501" in check.stdout  # notebooks are hooked too (types_or: jupyter)
     assert (repo / "train.py").read_text() == LEGACY
+    assert (repo / "explore.ipynb").read_text() == NOTEBOOK
 
     fix = run([pre_commit, "try-repo", str(ROOT), "tfmigrate-fix", "--all-files"], repo, env)
     assert fix.returncode == 1, fix.stdout + fix.stderr  # files were modified by this hook
     fixed = (repo / "train.py").read_text()
     assert "tf.compat.v1.placeholder" in fixed and "tf.compat.v1.Session()" in fixed
-    run(["git", "add", "train.py"], repo, env)
+    cells = [cell["source"] for cell in json.loads((repo / "explore.ipynb").read_text())["cells"]]
+    assert cells == [["import tensorflow as tf\n", "tf.compat.v1.disable_eager_execution()"], ["sess = tf.compat.v1.Session()"]]
+    run(["git", "add", "train.py", "explore.ipynb"], repo, env)
 
     again = run([pre_commit, "try-repo", str(ROOT), "tfmigrate", "--all-files"], repo, env)
     assert again.returncode == 0, again.stdout + again.stderr

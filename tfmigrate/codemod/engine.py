@@ -32,6 +32,7 @@ from libcst.metadata import MetadataWrapper
 from tfmigrate.codemod.files import SourceError, discover, display_path, read_source, write_atomic
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import Context, RawFinding, suppressions
+from tfmigrate.codemod.notebook import Notebook
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
@@ -330,11 +331,12 @@ def unified_diff(path: str, result: SourceResult) -> str:
 
 def process_file(path: Path, options: Options) -> FileResult:
     shown = display_path(path)
+    if path.suffix == ".ipynb":
+        return process_notebook(path, options)
     catalog = options.catalog
     try:
         data = read_source(path)
-        wanted = any(f.wanted_by(data) for f in catalog.families if any(r.id in options.enabled for r in f.rules))
-        if not wanted:
+        if not _wanted(data, options):
             return FileResult(shown, "skipped")
         result = rewrite_source(data, options.enabled, path=shown, catalog=catalog)
         write = options.mode == "write" and result.changed
@@ -342,27 +344,74 @@ def process_file(path: Path, options: Options) -> FileResult:
             write_atomic(path, result.new)
     except SourceError as exc:
         return FileResult(shown, "error", error=str(exc))
-    raw = result.new_findings if write else result.findings
-    findings = [
-        Finding(
-            rule=f.rule,
-            severity=catalog.rules[f.rule].severity,
-            path=shown,
-            line=f.line,
-            col=f.col,
-            message=f.message,
-            fixable=f.fixable,
-            fixed=write and f.fixable,
-        )
-        for f in raw
-    ]
-    findings.sort(key=Finding.sort_key)
     return FileResult(
         shown,
         "changed" if result.changed else "unchanged",
-        findings=findings,
+        findings=_findings(result.new_findings if write else result.findings, shown, write, catalog),
         diff=unified_diff(shown, result) if result.changed and options.diffs else None,
     )
+
+
+def process_notebook(path: Path, options: Options) -> FileResult:
+    """A notebook's code cells, rewritten as one module (see :mod:`tfmigrate.codemod.notebook`)."""
+    shown = display_path(path)
+    catalog = options.catalog
+    try:
+        notebook = Notebook(read_source(path), shown)
+        code = notebook.code.encode("utf-8")
+        if not notebook.is_python or not _wanted(code, options):
+            return FileResult(shown, "skipped")
+        try:
+            result = rewrite_source(code, options.enabled, path=shown, catalog=catalog)
+        except SourceError as exc:
+            raise notebook.error_in_cell(exc) from None
+        cells, starts = notebook.split(result.new.decode("utf-8")) if result.changed else ([], notebook.starts)
+        write = options.mode == "write" and result.changed
+        if write:
+            write_atomic(path, notebook.with_code(cells))
+    except SourceError as exc:
+        return FileResult(shown, "error", error=str(exc))
+    raw = result.new_findings if write else result.findings
+    return FileResult(
+        shown,
+        "changed" if result.changed else "unchanged",
+        findings=_findings(raw, shown, write, catalog, notebook, starts if write else None),
+        diff=notebook.cell_diffs(cells) if result.changed and options.diffs else None,
+    )
+
+
+def _wanted(code: bytes, options: Options) -> bool:
+    """The cheap prefilter: does any enabled family's needle occur in the code?"""
+    return any(f.wanted_by(code) for f in options.catalog.families if any(r.id in options.enabled for r in f.rules))
+
+
+def _findings(
+    raw: list[RawFinding], shown: str, write: bool, catalog: Catalog,
+    notebook: Notebook | None = None, starts: list[int] | None = None,
+) -> list[Finding]:
+    """Findings of one file; in a notebook, module lines become cells and lines (of the module
+    version whose cells start at ``starts``: the rewritten one, after a write)."""
+    findings = []
+    for f in raw:
+        cell, line, message = None, f.line, f.message
+        if notebook is not None:
+            cell, line = notebook.locate(f.line, starts)
+            message = notebook.cite_lines(message, starts)
+        findings.append(
+            Finding(
+                rule=f.rule,
+                severity=catalog.rules[f.rule].severity,
+                path=shown,
+                line=line,
+                col=f.col,
+                message=message,
+                fixable=f.fixable,
+                fixed=write and f.fixable,
+                cell=cell,
+            )
+        )
+    findings.sort(key=Finding.sort_key)
+    return findings
 
 
 _worker_options: Options | None = None  # a worker process's options, sent once when it starts

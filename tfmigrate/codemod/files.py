@@ -68,7 +68,7 @@ def _excluded(relative: str, name: str, excludes: tuple[str, ...]) -> bool:
 
 
 def discover(paths: Iterable[str | Path], excludes: tuple[str, ...] = ()) -> Discovered:
-    """Expand files and directories into a sorted list of Python files.
+    """Expand files and directories into a sorted list of Python files and notebooks (.ipynb).
 
     Files named explicitly are always taken. Directories are walked without following symlinks
     (no loops), honouring ``.gitignore`` files on the way and skipping VCS folders, virtualenvs,
@@ -125,7 +125,7 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
             keep.append(name)
         dirnames[:] = keep
         for name in filenames:
-            if not name.endswith(".py"):
+            if not name.endswith((".py", ".ipynb")):
                 continue
             path = here / name
             if _excluded(display_path(path), name, excludes) or ignored(path, False):

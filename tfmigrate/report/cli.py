@@ -350,7 +350,7 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
         for i, f in enumerate(manual):
             if i:
                 out.print()
-            out.print(Text.from_markup(f"[magenta]{f.rule}[/] ") + Text(f"{f.path}:{f.line}:{f.col}", style="bold") + Text(f" {f.message}"))
+            out.print(Text.from_markup(f"[magenta]{f.rule}[/] ") + Text(f.location, style="bold") + Text(f" {f.message}"))
     if auto:
         from tfmigrate.codemod.rule import load_catalog
 

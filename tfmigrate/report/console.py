@@ -28,7 +28,7 @@ def print_findings(report: Report, console: Console) -> None:
     for f in report.findings:
         tag = "[green]fixed[/]" if f.fixed else ("[blue]fixable[/]" if f.fixable else "[magenta]manual[/]")
         console.print(
-            f"[bold]{escape(f.path)}[/]:{f.line}:{f.col}: [{_STYLE.get(f.severity, '')}]{f.rule}[/] {escape(f.message)} ({tag})",
+            f"[bold]{escape(f.path)}[/]:{f.position}: [{_STYLE.get(f.severity, '')}]{f.rule}[/] {escape(f.message)} ({tag})",
             highlight=False,
             soft_wrap=True,
         )

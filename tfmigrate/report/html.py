@@ -220,7 +220,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
             out.append(f'<p class="why">{e(rule.why)}</p>')
         out.append('<table><thead><tr><th>location</th><th>message</th><th>fix</th></tr></thead><tbody>')
         for f in fs:
-            where = f"{e(f.path)}:{f.line}:{f.col}"
+            where = e(f.location)
             if f.path in anchors:
                 where = f'<a href="#file-{anchors[f.path]}">{where}</a>'
             out.append(f'<tr><td class="mono">{where}</td><td>{e(f.message)}</td><td>{_fix_badge(f)}</td></tr>')

@@ -28,7 +28,7 @@ def render(report: Report) -> str:
         out += ["### Findings", "", "| Rule | Location | Message | Fix |", "|---|---|---|---|"]
         for f in report.findings:
             fix = "fixed" if f.fixed else ("auto" if f.fixable else "manual")
-            out.append(f"| `{f.rule}` | `{f.path}:{f.line}:{f.col}` | {_cell(f.message)} | {fix} |")
+            out.append(f"| `{f.rule}` | `{f.location}` | {_cell(f.message)} | {fix} |")
         out.append("")
         out += ["<details><summary>Rules</summary>", ""]
         for rule_id in sorted(report.by_rule()):

@@ -27,9 +27,26 @@ class Finding:
     message: str
     fixable: bool
     fixed: bool = False
+    cell: int | None = None  # in a notebook: the cell (numbered from 1, as editors show them); line is in the cell
 
     def sort_key(self) -> tuple:
-        return (self.path, self.line, self.col, self.rule, self.message)
+        return (self.path, self.cell or 0, self.line, self.col, self.rule, self.message)
+
+    @property
+    def position(self) -> str:
+        """``line:col``, or ``cell N:line:col`` in a notebook."""
+        return f"{self.line}:{self.col}" if self.cell is None else f"cell {self.cell}:{self.line}:{self.col}"
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.position}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON record: the schema's keys, and "cell" for a notebook's findings."""
+        data = dict(vars(self))  # flat: no need for asdict's deep copy
+        if self.cell is None:
+            del data["cell"]
+        return data
 
 
 @dataclass
@@ -74,7 +91,7 @@ class Report:
             "tool": "tfmigrate",
             "version": __version__,
             "files": [{"path": r.path, "status": r.status, "error": r.error} for r in self.files],
-            "findings": [dict(vars(f)) for f in self.findings],  # flat: no need for asdict's deep copy
+            "findings": [f.to_dict() for f in self.findings],
             "summary": self.summary(),
         }
         if self.checkpoints:

@@ -30,13 +30,14 @@ def render(report: Report) -> str:
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = []
     for f in findings:
-        digest = hashlib.sha256(f"{f.rule}:{f.path}:{f.message}".encode()).hexdigest()[:32]
+        where = f.path if f.cell is None else f"{f.path}:cell {f.cell}"
+        digest = hashlib.sha256(f"{f.rule}:{where}:{f.message}".encode()).hexdigest()[:32]
         results.append(
             {
                 "ruleId": f.rule,
                 "ruleIndex": index.get(f.rule, -1),
                 "level": _LEVEL.get(f.severity, "warning"),
-                "message": {"text": f.message},
+                "message": {"text": f.message if f.cell is None else f"cell {f.cell}: {f.message}"},
                 "locations": [
                     {
                         "physicalLocation": {
@@ -46,7 +47,7 @@ def render(report: Report) -> str:
                     }
                 ],
                 "partialFingerprints": {"tfmigrate/v1": digest},
-                "properties": {"fixable": f.fixable, "fixed": f.fixed},
+                "properties": {"fixable": f.fixable, "fixed": f.fixed, **({} if f.cell is None else {"cell": f.cell})},
             }
         )
     notifications = [

@@ -1180,28 +1180,40 @@ class EstimatorTransform(FamilyTransform):
         # (clf.evaluate(x=X, y=clf.predict(X)))
         return transform(new, _Planned(self.replace, skip=new))
 
-    def _drop_removed(self, original_body, updated_body) -> list:
-        body, carried = [], []
+    def _drop_removed(self, original_body, updated_body) -> tuple[list, list[cst.EmptyLine]]:
+        """The block without the removed statements, and the comment lines left at its end.
+
+        A removed statement's comment lines stay, on the next statement (as the transform driver
+        keeps them); without comments, the first removed statement's spacing goes to a next
+        statement that has none of its own."""
+        body, spacing, comments = [], None, []
         for old, new in zip(original_body, updated_body):
             if old in self.remove:
-                carried = carried or list(getattr(new, "leading_lines", []))
+                lines = list(getattr(new, "leading_lines", []))
+                if any(line.comment is not None for line in lines):
+                    comments += lines
+                elif spacing is None and lines:
+                    spacing = lines
                 continue
-            if carried and hasattr(new, "leading_lines") and not new.leading_lines:
-                new = new.with_changes(leading_lines=carried)
-            carried = []
+            if comments and hasattr(new, "leading_lines"):
+                new = new.with_changes(leading_lines=[*comments, *new.leading_lines])
+            elif spacing and hasattr(new, "leading_lines") and not new.leading_lines:
+                new = new.with_changes(leading_lines=spacing)
+            spacing, comments = None, []
             body.append(new)
-        return body
+        return body, comments
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
         if not self.remove:
             return updated
-        body = self._drop_removed(original.body, updated.body)
-        return updated.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])])
+        body, comments = self._drop_removed(original.body, updated.body)
+        return updated.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])], footer=[*comments, *updated.footer])
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not self.remove:
             return updated
-        return updated.with_changes(body=self._drop_removed(original.body, updated.body))
+        body, comments = self._drop_removed(original.body, updated.body)
+        return updated.with_changes(body=body, footer=[*comments, *updated.footer])
 
 
 class _Planned(cst.CSTTransformer):
