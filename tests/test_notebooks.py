@@ -211,6 +211,7 @@ def test_errors_are_one_line_naming_the_cell(tmp_path):
         "json.ipynb": '{"cells": [\n  {"cell_type": "code",}\n]}',
         "v3.ipynb": json.dumps({"nbformat": 3, "worksheets": []}),
         "bytes.ipynb": b'{"cells": []}\xff',
+        "odd-metadata.ipynb": '{"cells": [{"cell_type": "code", "source": 7}], "metadata": [1]}',
     }
     for name, content in cases.items():
         (tmp_path / name).write_bytes(content if isinstance(content, bytes) else content.encode())
@@ -219,6 +220,7 @@ def test_errors_are_one_line_naming_the_cell(tmp_path):
     assert errors["json.ipynb"].startswith("json.ipynb:2:24: not a notebook: invalid JSON")
     assert errors["v3.ipynb"] == "v3.ipynb: not a notebook: no list of cells (nbformat 3: upgrade it with `jupyter nbconvert --to notebook`)"
     assert errors["bytes.ipynb"] == "bytes.ipynb: cannot decode as utf-8: invalid byte 0xff"
+    assert errors["odd-metadata.ipynb"] == "odd-metadata.ipynb:cell 1: not a notebook: a cell's source is neither text nor a list of lines"
     for name, content in cases.items():
         assert (tmp_path / name).read_bytes() == (content if isinstance(content, bytes) else content.encode())
 

@@ -102,8 +102,11 @@ class Notebook:
     @property
     def is_python(self) -> bool:
         """False for notebooks of another kernel language (R, Julia...), which are skipped."""
-        metadata = self.json.get("metadata") or {}
-        language = (metadata.get("kernelspec") or {}).get("language") or (metadata.get("language_info") or {}).get("name")
+        def table(value: object) -> dict:
+            return value if isinstance(value, dict) else {}
+
+        metadata = table(self.json.get("metadata"))
+        language = table(metadata.get("kernelspec")).get("language") or table(metadata.get("language_info")).get("name")
         return not isinstance(language, str) or language.lower() in ("python", "python3", "ipython")
 
     # --- positions -------------------------------------------------------------------------------
