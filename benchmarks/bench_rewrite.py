@@ -6,7 +6,8 @@ Prints, side by side:
 - MB/s of `tfmigrate rewrite --check` over a large tree with no TensorFlow code (default: the
   Python standard library);
 - peak resident memory of one tfmigrate process (workers included, as the largest of them);
-- seconds for one file of 5,000 and of 50,000 lines, to show the cost grows linearly.
+- seconds for one file of 5,000 and of 50,000 lines, to show the cost grows linearly;
+- a core check before and after the corpus runs: --jobs N is only fair when N cores are free.
 
 Usage: python benchmarks/bench_rewrite.py [--files 3000] [--corpus DIR] [--tree DIR] [--jobs N] [--corpus-only]
 Needs tf_upgrade_v2 (it ships in the tensorflow wheel) on PATH or beside this Python.
@@ -45,6 +46,23 @@ def timed(cmd: list[str], cwd: Path | None = None) -> tuple[float, int, int]:
     if proc.returncode not in (0, 1):
         print(f"  ! {' '.join(cmd[:3])}... exited {proc.returncode}: {proc.stderr.strip().splitlines()[-1:]}", file=sys.stderr)
     return seconds, proc.returncode, max(peak, before)
+
+
+_SPIN = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass\n"
+
+
+def core_check(jobs: int) -> float:
+    """How much slower ``jobs`` busy processes run side by side than one alone (1.00: that many
+    cores are free). The --jobs figure means little when a neighbour has a core: it is printed
+    before and after the corpus runs, so such a run shows itself."""
+    def spin(n: int) -> float:
+        start = time.perf_counter()
+        procs = [subprocess.Popen([sys.executable, "-c", _SPIN]) for _ in range(n)]
+        for proc in procs:
+            proc.wait()
+        return time.perf_counter() - start
+
+    return spin(jobs) / spin(1)
 
 
 def make_corpus(target: Path, count: int) -> int:
@@ -98,6 +116,7 @@ def main() -> None:
         shutil.copytree(ours, theirs)
         files, size = count_py(ours)
         print(f"corpus: {files} files, {size / 1e6:.1f} MB; jobs={args.jobs}; cores={os.cpu_count()}")
+        calm_before = core_check(args.jobs)
 
         t_ours, _, rss_ours = timed([tfm, "rewrite", "--jobs", str(args.jobs), "--format", "json", "-q", str(ours)])
         shutil.rmtree(ours)
@@ -112,6 +131,9 @@ def main() -> None:
         print(f"{'tfmigrate --jobs ' + str(args.jobs):<34}{t_ours:>10.2f}{files / t_ours:>12.0f}{t_theirs / t_ours:>19.2f}x")
         print(f"{'tfmigrate --jobs 1':<34}{t_ours1:>10.2f}{files / t_ours1:>12.0f}{t_theirs / t_ours1:>19.2f}x")
         print(f"peak RSS of one tfmigrate process: {max(rss_ours, rss_ours1) / 1024:.0f} MB (target < 300 MB)")
+        calm_after = core_check(args.jobs)
+        print(f"core check: {args.jobs} busy processes take {calm_before:.2f}x (before) / {calm_after:.2f}x (after) "
+              f"the time of one (1.00 = {args.jobs} free cores; above ~1.15 the --jobs {args.jobs} figure is low)")
         if args.corpus_only:
             return
 
