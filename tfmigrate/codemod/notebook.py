@@ -52,7 +52,6 @@ class Notebook:
 
     def __init__(self, data: bytes, path: str) -> None:
         self.path = path
-        self.data = data
         self.bom = data.startswith(b"\xef\xbb\xbf")
         try:
             self.text = data.decode("utf-8-sig")
@@ -81,7 +80,7 @@ class Notebook:
             if first.startswith("%%") and first[2:].split(" ", 1)[0] not in PYTHON_CELL_MAGICS:
                 continue  # another language
             self.cells.append(_Cell(index, code, _magic_lines(code)))
-        self._masks: list[tuple[int, int, str]] = []  # (cell position, line in cell, IPython line)
+        self._masked: list[str] = []  # the IPython lines, by the number their mask carries
         parts, self.starts = [], []  # starts: 1-based line of each cell's first line in the module
         line = 1
         for position, cell in enumerate(self.cells):
@@ -93,8 +92,8 @@ class Notebook:
             if lines[-1] == "":
                 lines.pop()
             for number, original in cell.masked.items():
-                lines[number] = f"{_indent(original)}{_MASK}{len(self._masks)}"
-                self._masks.append((position, number, original))
+                lines[number] = f"{_indent(original)}{_MASK}{len(self._masked)}"
+                self._masked.append(original)
             parts.append("".join(f"{text}\n" for text in lines))
             line += len(lines)
         self.code = "".join(parts)
@@ -156,10 +155,10 @@ class Notebook:
                 match = _MASKED.match(text)
                 if match:
                     k = int(match.group(2))
-                    if k in seen or k >= len(self._masks):
+                    if k in seen or k >= len(self._masked):
                         raise self._joined()
                     seen.add(k)
-                    piece[i] = match.group(1) + self._masks[k][2].lstrip(" \t")
+                    piece[i] = match.group(1) + self._masked[k].lstrip(" \t")
             keep = _trailing_blank_lines(cell.code.split("\n")[: -1 if cell.code.endswith("\n") else None])
             while _trailing_blank_lines(piece) > keep:  # spacing a fix added at the end of a cell means nothing there
                 piece.pop()
@@ -167,7 +166,7 @@ class Notebook:
             if new and not cell.code.endswith("\n"):
                 new = new[:-1]
             restored.append(new)
-        if len(seen) != len(self._masks):
+        if len(seen) != len(self._masked):
             raise self._joined()
         return restored, starts
 
