@@ -134,6 +134,38 @@ def test_width_from_data_bound_before_the_constructor(setup):
     assert 'numeric_column("x", shape=data.shape[1:])' in new
 
 
+def test_width_from_data_assigned_several_times_before_the_constructor():
+    # TensorFlow's own examples/skflow/boston.py: split, then scaled, then the estimator is built.
+    source = (
+        "from sklearn import cross_validation, preprocessing\n"
+        "from tensorflow.contrib import skflow\n\n"
+        "X_train, X_test, y_train, y_test = cross_validation.train_test_split(X, y, test_size=0.2)\n"
+        "scaler = preprocessing.StandardScaler()\n"
+        "X_train = scaler.fit_transform(X_train)\n"
+        "regressor = skflow.TensorFlowDNNRegressor(hidden_units=[10, 10], steps=50)\n"
+        "regressor.fit(X_train, y_train)\n"
+    )
+    new, _ = rewrite(source)
+    assert 'numeric_column("x", shape=X_train.shape[1:])' in new and "regressor.train(" in new
+
+
+@pytest.mark.parametrize(
+    "later",
+    ["X = X[:, :2]\n", "for X in parts:\n    pass\n", "X += 1\n"],
+    ids=["reassigned", "loop-target", "augmented"],
+)
+def test_width_is_not_taken_from_data_that_changes_after_the_constructor(later):
+    source = (
+        "from tensorflow.contrib import learn\n\n"
+        "X = load()\n"
+        "clf = learn.TensorFlowLinearClassifier(n_classes=3)\n" + later +
+        "clf.fit(X, y)\n"
+    )
+    new, findings = rewrite(source)
+    assert new == source  # the width X has when the estimator is built may not be what fit gets
+    assert any(f.rule == "TFM101" and not f.fixable for f in findings)
+
+
 def test_width_read_from_the_data_when_only_the_data_knows_it():
     source = (
         "from tensorflow.contrib import learn\n\n"

@@ -454,22 +454,27 @@ class EstimatorTransform(FamilyTransform):
         return self.scopes.scope_of(target) is here and self._line(target) < self._line(call)
 
     def _bound_before(self, name: cst.Name, call: cst.Call) -> bool:
-        """``name`` (used elsewhere) already holds its only value where ``call`` runs."""
+        """``name`` (used elsewhere) holds its final value where ``call`` runs: a parameter of that
+        function, or every assignment to it is a plain ``=`` statement before ``call``
+        (``X_train, X_test, ... = train_test_split(X, ...)`` then ``X_train = scaler.fit_transform(X_train)``
+        is common). So the data the estimator is built for is the data ``fit`` later gets."""
         scope = self.scopes.scope_of(name)
         here = self.scopes.scope_of(call)
         assignments = list(scope[name.value]) if scope is not None else []
-        if len(assignments) != 1 or here is None:
+        if not assignments or here is None:
             return False
-        assignment = assignments[0]
-        node = getattr(assignment, "node", None)
-        if isinstance(node, cst.Param):
-            return assignment.scope is here
-        if not isinstance(node, cst.Name) or not (assignment.scope is here or _is_global(assignment.scope)):
-            return False
-        statement = node
-        while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
-            statement = self._parent(statement)
-        return statement is not None and isinstance(statement.body[0], cst.Assign) and self._line(statement) < self._line(call)
+        if len(assignments) == 1 and isinstance(getattr(assignments[0], "node", None), cst.Param):
+            return assignments[0].scope is here
+        for assignment in assignments:
+            node = getattr(assignment, "node", None)
+            if not isinstance(node, cst.Name) or not (assignment.scope is here or _is_global(assignment.scope)):
+                return False
+            statement = node
+            while statement is not None and not isinstance(statement, cst.SimpleStatementLine):
+                statement = self._parent(statement)
+            if statement is None or not isinstance(statement.body[0], cst.Assign) or self._line(statement) >= self._line(call):
+                return False
+        return True
 
     # --- constructors ----------------------------------------------------------------------------
     def _optimizer(self, est: Est, value: cst.BaseExpression | None, rate: cst.BaseExpression | None,
