@@ -87,7 +87,7 @@ def sources_of(text: str) -> list[str]:
     return ["".join(c["source"]) for c in json.loads(text)["cells"]]
 
 
-def test_findings_point_at_the_cell_and_the_line_in_it(tmp_path):
+def test_findings_point_at_the_cell_and_the_line_in_it(tmp_path, monkeypatch):
     path = tmp_path / "iris.ipynb"
     path.write_text(LEGACY, encoding="utf-8")
     check = process_file(path, write_options("check"))
@@ -97,7 +97,7 @@ def test_findings_point_at_the_cell_and_the_line_in_it(tmp_path):
     assert check.findings[0].location == f"{check.path}:cell 3:1:5"
     assert "--- a/" in check.diff and ":cell 2\n" in check.diff and ":cell 3\n" in check.diff
     assert ":cell 4" not in check.diff
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "--format", "json", "."],
                           capture_output=True, text=True)
     data = json.loads(proc.stdout)
@@ -111,9 +111,9 @@ def test_findings_point_at_the_cell_and_the_line_in_it(tmp_path):
     assert "iris.ipynb:cell 3:4:8: TFM501" in text.stdout
 
 
-def test_a_script_has_no_cell_key_in_json(tmp_path):
+def test_a_script_has_no_cell_key_in_json(tmp_path, monkeypatch):
     (tmp_path / "t.py").write_text("import tensorflow as tf\ns = tf.Session()\n")
-    os.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)
     proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "--format", "json", "."],
                           capture_output=True, text=True)
     assert all("cell" not in f for f in json.loads(proc.stdout)["findings"])
@@ -190,8 +190,8 @@ def test_crlf_bom_and_a_missing_final_newline_are_kept(tmp_path):
     assert "tf.compat.v1.Session()" in sources(path)[0]
 
 
-def test_a_layout_that_cannot_be_reproduced_is_refused_not_reformatted(tmp_path):
-    os.chdir(tmp_path)
+def test_a_layout_that_cannot_be_reproduced_is_refused_not_reformatted(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     path = Path("odd.ipynb")
     text = notebook("import tensorflow as tf\ns = tf.Session()").replace('"nbformat": 4', '"nbformat":   4')
     path.write_text(text)
@@ -204,8 +204,8 @@ def test_a_layout_that_cannot_be_reproduced_is_refused_not_reformatted(tmp_path)
     assert process_file(path, write_options("check")).status == "changed"  # checking needs no layout
 
 
-def test_errors_are_one_line_naming_the_cell(tmp_path):
-    os.chdir(tmp_path)
+def test_errors_are_one_line_naming_the_cell(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
     cases = {
         "py2.ipynb": notebook(("markdown", "hi"), "import tensorflow as tf", "x = 1\nprint x"),
         "json.ipynb": '{"cells": [\n  {"cell_type": "code",}\n]}',

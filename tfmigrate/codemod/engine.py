@@ -321,12 +321,16 @@ def _not_covered(findings: list[RawFinding], catalog: Catalog) -> list[bool]:
     return [not (catalog.rules[f.rule].catch_all and f.line in specific) for f in findings]
 
 
+def text_diff(old: str, new: str, name: str, unit: str = "file") -> str:
+    """A unified diff as git writes one (``a/NAME``, ``b/NAME``), marking a last line with no newline."""
+    shown = name.lstrip("/")  # a/tmp/x.py, as git writes an absolute path, not a//tmp/x.py
+    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{shown}", tofile=f"b/{shown}")
+    return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of {unit}\n" for line in lines)
+
+
 def unified_diff(path: str, result: SourceResult) -> str:
-    old = result.original.decode(result.encoding, errors="replace").splitlines(keepends=True)
-    new = result.new.decode(result.encoding, errors="replace").splitlines(keepends=True)
-    shown = path.lstrip("/")  # a/tmp/x.py, as git writes an absolute path, not a//tmp/x.py
-    lines = difflib.unified_diff(old, new, fromfile=f"a/{shown}", tofile=f"b/{shown}")
-    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in lines)
+    decoded = (result.original.decode(result.encoding, errors="replace"), result.new.decode(result.encoding, errors="replace"))
+    return text_diff(*decoded, path)
 
 
 def process_file(path: Path, options: Options) -> FileResult:
@@ -376,7 +380,9 @@ def process_notebook(path: Path, options: Options) -> FileResult:
         shown,
         "changed" if result.changed else "unchanged",
         findings=_findings(raw, shown, write, catalog, notebook, starts if write else None),
-        diff=notebook.cell_diffs(cells) if result.changed and options.diffs else None,
+        diff="".join(
+            text_diff(old, new, f"{shown}:cell {index + 1}", "cell") for index, old, new in notebook.changed_cells(cells)
+        ) if result.changed and options.diffs else None,
     )
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 import bisect
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -186,27 +185,22 @@ class Notebook:
                 "cannot rewrite: its JSON layout is not one tfmigrate can reproduce exactly, and "
                 "writing it would reformat the whole file; notebook left unchanged (--diff shows the fixes)",
             )
-        document = json.loads(self.text)
-        for cell, new in zip(self.cells, cells):
-            if new == cell.code:
-                continue
-            entry = document["cells"][cell.index]
-            entry["source"] = _lines(new) if isinstance(entry["source"], list) else new
-        text = self._dump(document, *layout)
+        entries = list(self.json["cells"])  # the parsed notebook stays as read: copies of what changes
+        for index, _, new in self.changed_cells(cells):
+            entry = entries[index]
+            entries[index] = {**entry, "source": _lines(new) if isinstance(entry.get("source"), list) else new}
+        text = self._dump({**self.json, "cells": entries}, *layout)
         return (b"\xef\xbb\xbf" if self.bom else b"") + text.encode("utf-8")
 
     def _layout(self) -> tuple[int | None, bool, tuple[str, str] | None, bool, bool] | None:
         text = self.text
         match = re.search(r"\n( +)\S", text)
-        indents = [len(match.group(1))] if match else [None]
-        crlf = "\r\n" in text
-        final = text.endswith("\n")
-        for indent in indents:
-            separators = [None] if indent is not None else [None, (",", ":")]
-            for ensure_ascii in (False, True):
-                for sep in separators:
-                    if self._dump(self.json, indent, ensure_ascii, sep, crlf, final) == text:
-                        return indent, ensure_ascii, sep, crlf, final
+        indent = len(match.group(1)) if match else None
+        crlf, final = "\r\n" in text, text.endswith("\n")
+        for ensure_ascii in (False, True):
+            for separators in ([None] if indent is not None else [None, (",", ":")]):
+                if self._dump(self.json, indent, ensure_ascii, separators, crlf, final) == text:
+                    return indent, ensure_ascii, separators, crlf, final
         return None
 
     @staticmethod
@@ -216,19 +210,9 @@ class Notebook:
             text = text.replace("\n", "\r\n")
         return text + ("\r\n" if crlf else "\n") if final else text
 
-    def cell_diffs(self, cells: list[str]) -> str:
-        """Unified diffs of the changed cells, one per cell (``a/model.ipynb:cell 3``)."""
-        out = []
-        shown = self.path.lstrip("/")
-        for cell, new in zip(self.cells, cells):
-            if new == cell.code:
-                continue
-            name = f"{shown}:cell {cell.index + 1}"
-            lines = difflib.unified_diff(
-                cell.code.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{name}", tofile=f"b/{name}"
-            )
-            out.append("".join(line if line.endswith("\n") else line + "\n\\ No newline at end of cell\n" for line in lines))
-        return "".join(out)
+    def changed_cells(self, cells: list[str]) -> list[tuple[int, str, str]]:
+        """(position in the notebook, old code, new code) of each cell ``cells`` changes."""
+        return [(cell.index, cell.code, new) for cell, new in zip(self.cells, cells) if new != cell.code]
 
 
 def _magic_lines(code: str) -> dict[int, str]:

@@ -208,7 +208,7 @@ def transform(
                     result = result_of(item)
                     if result is item:
                         if new_items is not None:
-                            new_items.append(_with_lines_above(item, carried) if carried else item)
+                            new_items.append(with_lines_above(item, carried) if carried else item)
                             carried = []
                         continue
                     if new_items is None:
@@ -216,16 +216,16 @@ def transform(
                     body = (kind, name) in _BODY_FIELDS
                     if isinstance(result, cst.RemovalSentinel):
                         if body and keep_comments:
-                            carried += _comment_lines(item)
+                            carried += comment_lines_above(item)
                         continue
                     results = list(result) if type(result) is cst.FlattenSentinel else [result]
                     for new in results:
                         if body and not item._is_removable() and new._is_removable():
                             if keep_comments:
-                                carried += _comment_lines(new)
+                                carried += comment_lines_above(new)
                             continue  # a statement line emptied by a removal goes
                         if carried:
-                            new, carried = _with_lines_above(new, carried), []
+                            new, carried = with_lines_above(new, carried), []
                         new_items.append(new)
                 if carried:  # the block's last statements went: their comments end the block
                     footer_above = carried
@@ -256,13 +256,13 @@ def transform(
         visit = None
 
 
-def _comment_lines(statement: Any) -> list[cst.EmptyLine]:
-    """The lines above a removed statement, to keep, if a comment is among them."""
+def comment_lines_above(statement: Any) -> list[cst.EmptyLine]:
+    """The lines above a statement being removed, to keep (on the next one), if a comment is among them."""
     lines = getattr(statement, "leading_lines", ())
     return list(lines) if any(line.comment is not None for line in lines) else []
 
 
-def _with_lines_above(statement: Any, lines: list[cst.EmptyLine]) -> Any:
+def with_lines_above(statement: Any, lines: list[cst.EmptyLine]) -> Any:
     return statement.with_changes(leading_lines=(*lines, *statement.leading_lines))
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
-from tfmigrate.codemod.walk import transform
+from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_above
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
@@ -1194,14 +1194,13 @@ class EstimatorTransform(FamilyTransform):
         body, spacing, comments = [], None, []
         for old, new in zip(original_body, updated_body):
             if old in self.remove:
-                lines = list(getattr(new, "leading_lines", []))
-                if any(line.comment is not None for line in lines):
-                    comments += lines
-                elif spacing is None and lines:
-                    spacing = lines
+                kept = comment_lines_above(new)
+                comments += kept
+                if not kept and spacing is None and getattr(new, "leading_lines", None):
+                    spacing = list(new.leading_lines)
                 continue
             if comments and hasattr(new, "leading_lines"):
-                new = new.with_changes(leading_lines=[*comments, *new.leading_lines])
+                new = with_lines_above(new, comments)
             elif spacing and hasattr(new, "leading_lines") and not new.leading_lines:
                 new = new.with_changes(leading_lines=spacing)
             spacing, comments = None, []
