@@ -24,7 +24,7 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
-from tfmigrate.transforms.model_fn import PREDICTS, ModelCalls, ModelFnPlanner
+from tfmigrate.transforms.model_fn import PREDICTS, ModelCalls, ModelFnPlanner, list_receiver
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
     LEARN_DNN_RATE,
@@ -373,6 +373,8 @@ class EstimatorTransform(FamilyTransform):
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             ests = self.by_key.get(("self", expr.attr.value), [])
             return ests[0] if len(ests) == 1 else None
+        if isinstance(expr, cst.Subscript):  # estimators collected in a list: regressors[0].predict(...)
+            return list_receiver(self, expr, depth)
         return None
 
     def _reaching_assignment(self, name: cst.Name) -> cst.Assign | None:

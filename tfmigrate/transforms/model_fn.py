@@ -765,3 +765,30 @@ def _put(tree: cst.BaseExpression, name: str, node: cst.BaseExpression) -> cst.B
             return node if original.value == name else updated
 
     return tree.visit(Swap())
+
+
+def list_receiver(t, expr: cst.Subscript, depth: int):
+    """The estimator ``items[i]`` holds: ``items`` is bound once to ``[]`` and read only by
+    ``items.append(e)`` calls (each ``e`` the same legacy estimator binding) and ``items[...]`` reads."""
+    base = expr.value
+    if not isinstance(base, cst.Name):
+        return None
+    found = t._single_assignment(base)
+    if found is None or not isinstance(found[1].value, cst.List) or found[1].value.elements:
+        return None
+    assignment = found[0]
+    est = None
+    for access in assignment.references:
+        node = access.node
+        parent = t._parent(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            continue
+        call = t._parent(parent) if isinstance(parent, cst.Attribute) else None
+        if not (isinstance(parent, cst.Attribute) and parent.attr.value == "append" and isinstance(call, cst.Call)
+                and call.func is parent and len(call.args) == 1 and call.args[0].keyword is None):
+            return None
+        item = t._receiver(call.args[0].value, depth + 1)
+        if item is None or (est is not None and item is not est):
+            return None
+        est = item
+    return est
