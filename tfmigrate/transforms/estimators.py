@@ -918,8 +918,12 @@ class EstimatorTransform(FamilyTransform):
 
     def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
                   train: bool, classifier: bool = False) -> cst.Call:
-        if self._is_dict(x) or getattr(self, "_raw_x", False):  # a dict of arrays: its keys are the feature columns' names
+        if getattr(self, "_raw_x", False):  # a custom model_fn reads the data as fit() got it (transforms/model_fn.py)
             args = [_kw("x", x if self._is_dict(x) else self._as_array(x))]
+            if batch is None:  # the legacy evaluate/predict fed x as one batch (DataFeeder: batch_size=len(x))
+                batch = _expr(f"len({_code(x)})")
+        elif self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
+            args = [_kw("x", x)]
         else:
             args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
         if y is not None:

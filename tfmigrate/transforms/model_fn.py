@@ -123,6 +123,34 @@ class ModelFnPlanner:
         walk(fn)
         return names
 
+    def _shadowed(self, fn: cst.FunctionDef, legacy: list[str], new: list[str]) -> list[str]:
+        """New parameter names the body reads from outside (a global ``mode`` would be shadowed)."""
+        assigned: set[str] = set(legacy)
+
+        def targets(node: cst.CSTNode) -> None:
+            if isinstance(node, cst.Name):
+                assigned.add(node.value)
+            elif isinstance(node, (cst.Tuple, cst.List)):
+                for element in node.elements:
+                    targets(element.value)
+            elif isinstance(node, cst.StarredElement):
+                targets(node.value)
+
+        def walk(node: cst.CSTNode) -> None:
+            for child in node.children:
+                if isinstance(child, cst.AssignTarget):
+                    targets(child.target)
+                elif isinstance(child, (cst.AugAssign, cst.AnnAssign)):
+                    targets(child.target)
+                elif isinstance(child, (cst.For, cst.CompFor)):
+                    targets(child.target)
+                elif isinstance(child, cst.AsName):
+                    targets(child.name)
+                walk(child)
+
+        walk(fn.body)
+        return [n for n in new if n not in assigned and n in _reads(fn.body)]
+
     def _legacy_name(self, node: cst.CSTNode) -> str:
         name = self.t.qualified_name(node) or ""
         for middle in (".python.learn.models.", ".models."):
@@ -171,6 +199,8 @@ class ModelFnPlanner:
         return self._plan_tfx(est)
 
     def _refuse(self, est, rule: str, message: str) -> bool:
+        if not self.t.enabled(rule):
+            return False  # the general finding (TFM110 / TFM153) then says what to do
         est.ok = False
         self.t.flag(est.call, rule, message)
         return True
@@ -197,10 +227,12 @@ class ModelFnPlanner:
                 isinstance(e, cst.StarredElement) for e in value.elements
             ):
                 kinds.append("tuple")
-            elif isinstance(value, cst.Call) and (t.qualified_name(value.func) or "").endswith(
-                ("learn.ModelFnOps", "model_fn.ModelFnOps", "tensorflow.estimator.EstimatorSpec")
-            ):
+            elif isinstance(value, cst.Call) and (t.qualified_name(value.func) or "") == "tensorflow.estimator.EstimatorSpec":
                 kinds.append("spec")
+            elif isinstance(value, cst.Call) and (t.qualified_name(value.func) or "").endswith(
+                ("learn.ModelFnOps", "model_fn.ModelFnOps")
+            ) and self._model_fn_ops_ok(value):
+                kinds.append("ops")
             else:
                 kinds.append("other")
         if not rets or "other" in kinds:
@@ -211,13 +243,18 @@ class ModelFnPlanner:
                                 "statement to be converted; make it return tf.estimator.EstimatorSpec(mode, "
                                 "predictions=..., loss=..., train_op=...) and take (features, labels, mode, params)")
         if "tuple" not in kinds and names[:2] == ["features", "labels"]:
-            return False  # already the tf.estimator contract: TFM153
+            return False  # the tf.estimator contract already (ModelFnOps returns are TFM152's): TFM153
         if "feature_engineering_fn" in a and not _is_none(a["feature_engineering_fn"]):
             return self._refuse(est, "TFM114", "tf.contrib.learn.Estimator(feature_engineering_fn=...): call it at "
                                 "the top of model_fn (features, labels = feature_engineering_fn(features, labels)) "
                                 "and drop the argument")
         if "params" in a and not _is_none(a["params"]) and "params" not in names:
             return False  # legacy raised ValueError; TFM153 says so
+        shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params", "config"])
+        if shadowed:
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} reads "
+                                f"{', '.join(shadowed)} from outside; tf.estimator passes arguments by those names, "
+                                "so rename that variable first")
         needs_labels = any(m in PREDICTS for m in self._methods(est))
         spec = None
         if needs_labels:
@@ -235,9 +272,9 @@ class ModelFnPlanner:
             est.ok = False
             return True
         custom = Custom("learn", fn, dict_predictions=dict_predictions)
-        new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns={
-            r: self._spec_return(r) for r, k in zip(rets, kinds) if k == "tuple"
-        })
+        plans = {r: self._spec_return(r) for r, k in zip(rets, kinds) if k == "tuple"}
+        plans.update({r: self._ops_return(r) for r, k in zip(rets, kinds) if k == "ops"})
+        new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns=plans)
         args = [t_kw("model_fn", a["model_fn"])]
         for name in ("model_dir", "config"):
             if name in a and not _is_none(a[name]):
@@ -262,6 +299,26 @@ class ModelFnPlanner:
         else:
             est.ok = False
         return True
+
+    def _ops_return(self, ret: cst.Return) -> cst.Return:
+        """``return ModelFnOps(...)`` -> ``return tf.estimator.EstimatorSpec(...)`` (the same arguments, by keyword
+        where they were positional: TFM152's mapping)."""
+        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_ORDER, bind, join_args, _kw as kw
+
+        call = ret.value
+        args = [a if a.keyword is not None else kw(a, k) for k, a in bind(call, MODEL_FN_OPS_ORDER)]
+        return ret.with_changes(value=call.with_changes(func=expression("tf.estimator.EstimatorSpec"),
+                                                        args=join_args(args)))
+
+    def _model_fn_ops_ok(self, call: cst.Call) -> bool:
+        """This ModelFnOps maps onto an EstimatorSpec (no output_alternatives)."""
+        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, Unsupported, bind
+
+        try:
+            bound = bind(call, MODEL_FN_OPS_ORDER)
+        except Unsupported:
+            return False
+        return all(k in MODEL_FN_OPS_KEEP or _is_none(arg.value) for k, arg in bound)
 
     def _methods(self, est) -> list[str]:
         return [method for owner, _, method in self.t.methods if owner is est]
@@ -373,12 +430,18 @@ class ModelFnPlanner:
             return self._refuse(est, "TFM115", f"{what}: optimizer={_code(optimizer)}, learning_rate={_code(rate)}: "
                                 "only an optimizer name (SGD, Adagrad, Adam, Ftrl, RMSProp) and a constant rate are "
                                 "converted; build the train_op with a tf.compat.v1.train optimizer by hand")
-        clip = a.get("clip_gradients", expression(defaults["clip_gradients"]) if "clip_gradients" in defaults else None)
+        # TF 0.8 passed clip_gradients=5.0 to optimize_loss; skflow's TensorFlowTrainer(loss, global_step, optimizer,
+        # learning_rate, clip_gradients=5.0) clipped the global norm at 5.0 too (skflow/trainer.py)
+        clip = a.get("clip_gradients", expression(defaults.get("clip_gradients", "5.0")))
         if clip is not None and not (_is_none(clip) or t._is_number(clip)):
             return self._refuse(est, "TFM115", f"{what}: clip_gradients={_code(clip)} is not a number")
         if len(est.fits) > 1:
             return self._refuse(est, "TFM115", f"{what} is fit more than once: the legacy estimator started "
                                 "from scratch on every fit(), tf.estimator continues from model_dir; convert by hand")
+        shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params"])
+        if shadowed:
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} reads {', '.join(shadowed)} from "
+                                "outside; tf.estimator passes arguments by those names, so rename that variable first")
         bound_names = self._names_bound(fn)
         clash = [n for n in _TFX_LOCALS if n in bound_names]
         if clash:
@@ -431,7 +494,7 @@ class ModelFnPlanner:
             node = t._parent(node)
         if not targets:
             return []
-        used = self._names_bound(cst.FunctionDef(name=cst.Name("f"), params=cst.Parameters(), body=fn.body))
+        used = _reads(fn.body)
         params = {p.name.value for p in fn.params.params}
         return [n for n in dict.fromkeys(targets) if n in used and n not in params]
 
@@ -544,6 +607,26 @@ def _substitute(tree: cst.BaseExpression, node: cst.BaseExpression) -> cst.BaseE
     return tree.visit(Swap())
 
 
+def _reads(node: cst.CSTNode) -> set[str]:
+    """Names read as variables under ``node`` (not attribute names, keywords or parameters)."""
+    out: set[str] = set()
+
+    def walk(n: cst.CSTNode) -> None:
+        for child in n.children:
+            if isinstance(n, cst.Attribute) and child is n.attr:
+                continue
+            if isinstance(n, cst.Arg) and child is n.keyword:
+                continue
+            if isinstance(n, cst.Param) and child is n.name:
+                continue
+            if isinstance(child, cst.Name):
+                out.add(child.value)
+            walk(child)
+
+    walk(node)
+    return out
+
+
 def _target_names(target: cst.BaseExpression) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
@@ -643,6 +726,43 @@ MODEL_ORDERS = {
     "logistic_regression_zero_init": ("x", "y"),
 }
 CATEGORICAL_ORDER = ("tensor_in", "n_classes", "embedding_size", "name")
+# tensorflow/contrib/learn/python/learn/preprocessing/{text,categorical}.py (TF 1.x): what TF 2.15 lacks and
+# what to do. tf.keras.layers.TextVectorization / StringLookup number a vocabulary by frequency and keep 0 for
+# padding and 1 for out-of-vocabulary items; the legacy processors numbered items by first appearance with 0 for
+# both, so the ids, the vocabulary size and any embedding trained on them differ: never a silent swap.
+PROCESSORS = {
+    "VocabularyProcessor": (
+        "TensorFlow 2.15 has no equivalent with the same ids. The legacy processor split documents with the regex "
+        r"[A-Z]{2,}(?![a-z])|[A-Z][a-z]+(?=[A-Z])|['\w\-]+, numbered words by first appearance from 1 (0 = "
+        "padding and unknown words), cut or padded every document to max_document_length and counted <UNK> in "
+        "len(vocabulary_). Either retrain with tf.keras.layers.TextVectorization(max_tokens=..., "
+        "output_sequence_length=max_document_length, standardize=None, split=<that regex as a callable>) "
+        "(frequency-ordered ids, 0 = padding, 1 = unknown; vocabulary_size() replaces len(vocabulary_)), or keep "
+        "the legacy class's code (tensorflow/contrib/learn/python/learn/preprocessing/text.py, Apache-2.0) in "
+        "your project"
+    ),
+    "ByteProcessor": (
+        "TensorFlow 2.15 has no equivalent. transform(docs) yielded each document's UTF-8 bytes as uint8 ids, cut "
+        "or padded with 0 to n = max_document_length: (np.pad(b, (0, n - len(b))) for b in "
+        "(np.frombuffer(d.encode('utf-8')[:n], dtype=np.uint8) for d in docs)); reverse() decoded them"
+    ),
+    "CategoricalProcessor": (
+        "TensorFlow 2.15 has no equivalent with the same ids. It numbered categories of each column by first "
+        "appearance from 1 (0 = unknown, NaN = unknown; min_frequency dropped rare ones); "
+        "tf.keras.layers.StringLookup orders by frequency and keeps 1 for unknown: retrain with it, or keep the "
+        "legacy class's code (tensorflow/contrib/learn/python/learn/preprocessing/categorical.py) in your project"
+    ),
+}
+PROCESSORS["CategoricalVocabulary"] = PROCESSORS["CategoricalProcessor"]
+AUTOENCODER = (
+    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent: write a tf.estimator.Estimator whose model_fn "
+    "encodes features with tf.compat.v1.layers.dense(units, activation=tf.nn.relu) for each of hidden_units, "
+    "decodes with the mirrored layers, minimizes tf.compat.v1.losses.mean_squared_error(features, reconstruction) "
+    "with tf.compat.v1.train.AdagradOptimizer(0.1) (gradients clipped to a global norm of 5.0, batches of 32, 200 "
+    "steps: the legacy defaults) and returns the innermost encoding as predictions; transform(X) and "
+    "fit_transform(X) become np.array(list(estimator.predict(input_fn=numpy_input_fn(X, shuffle=False, "
+    "num_epochs=1))))"
+)
 
 
 def _legacy_member(name: str) -> tuple[str, str] | None:
@@ -650,8 +770,10 @@ def _legacy_member(name: str) -> tuple[str, str] | None:
     for root in ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.", "skflow."):
         if name.startswith(root):
             parts = [p for p in name[len(root):].split(".") if p not in ("python", "learn")]
-            if len(parts) >= 2 and parts[0] in ("models", "ops"):
+            if len(parts) >= 2 and parts[0] in ("models", "ops", "preprocessing"):
                 return parts[0], parts[-1]
+            if parts and parts[-1] == "TensorFlowDNNAutoencoder":
+                return "estimators", parts[-1]
             return None
     return None
 
@@ -682,6 +804,10 @@ class ModelCalls:
                 self._model(call, last)
             elif kind == "ops" and last == "categorical_variable":
                 self._categorical(call)
+            elif kind == "preprocessing" and last in PROCESSORS:
+                self.t.flag(call, "TFM117", f"learn.preprocessing.{last}: {PROCESSORS[last]}")
+            elif kind == "estimators":
+                self.t.flag(call, "TFM118", AUTOENCODER)
         for attr in attrs:
             name = self.t.qualified_name(attr) or ""
             if name.startswith("tensorflow.contrib.learn.tf.") and name.count(".") == 4:
