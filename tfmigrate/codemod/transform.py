@@ -240,6 +240,10 @@ class FamilyTransform(cst.CSTTransformer):
                         found = index.qualified_name(name)
                     else:
                         found = self._imported_name(node)
+                elif head in index.module_aliases and type(parent) is not cst.AssignTarget:
+                    _, _, rest = name.partition(".")  # `learn.DNNClassifier`, learn = tf.contrib.learn
+                    target = index.module_aliases[head]
+                    found = f"{target}.{rest}" if rest else target
         known[key] = found
         return found
 
