@@ -33,6 +33,16 @@ TRICKY = {
     "shadowed_by_parameter": "import tensorflow as tf\ndef f(tf):\n    return tf.Session()\nx = tf.Session()\n",
     "shadowed_by_assignment": "import tensorflow as tf\ntf = None\ny = tf.train.Saver()\n",
     "nested_import": "def f():\n    import tensorflow as tf\n    return tf.Session()\ndef g():\n    return tf.Session()\n",
+    "nested_imports_in_scopes": (
+        "def plot(d):\n    import matplotlib.pyplot as plt\n    plt.plot(d)\n    def inner():\n        return plt.gca()\n"
+        "    return [plt.x for _ in d]\n"
+        "def other(x=plt.figure):\n    return plt.show()\n"
+        "class K:\n    import numpy as np\n    a = np.zeros\n    def m(self):\n        return np.ones\n"
+        "def f():\n    import tensorflow as tf\n    tf = tf.compat.v1\n    return tf.Session()\n"
+        "def g():\n    try:\n        import cPickle as pickle\n    except ImportError:\n        import pickle\n    return pickle.loads\n"
+        "import os\ndef h():\n    import os.path\n    return os.path.join, os.sep\n"
+        "def lam():\n    import tensorflow as tf\n    return lambda t=tf.float32: tf.zeros([1], t)\n"
+    ),
     "alias_for_two_modules": "import tensorflow as tf\nif X:\n    import tensorflow.compat.v1 as tf\ntf.placeholder()\n",
     "comments_above_imports": (
         "# one\nimport tensorflow as tf\n# two\nfrom tensorflow import train\nx = 1\ndef f():\n    # three\n"
@@ -190,6 +200,8 @@ def test_scopes_and_assignments_equal_libcsts(name):
             expected = {(id(getattr(a, "node", None)), id(owner(a.scope))) for a in exact[node][node.value]}
             got = {(id(a.node), id(a.scope.node) if a.scope else id(None)) for a in fast[node.value]}
             assert got == expected, node.value
+            local = {(id(getattr(a, "node", None)), id(owner(a.scope))) for a in exact[node].assignments[node.value]}
+            assert {(id(a.node), id(a.scope.node)) for a in fast.assignments[node.value]} == local, node.value
             exact_refs = {id(getattr(a, "node", None)): {id(r.node) for r in getattr(a, "references", ())} for a in exact[node][node.value]}
             fast_refs = {id(a.node): {id(r.node) for r in a.references} for a in fast[node.value] if a.scope is not None}
             assert {k: v for k, v in exact_refs.items() if k in fast_refs} == fast_refs, node.value
