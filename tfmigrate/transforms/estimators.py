@@ -998,6 +998,8 @@ class EstimatorTransform(FamilyTransform):
         if est.custom is not None and method in PREDICTS:
             ModelFnPlanner(self).plan_predict(est, call, method)
             return
+        if est.custom is not None and method in ("get_variable_names", "get_variable_value"):
+            return  # the model_fn's own variables: the same names in tf.estimator
         if method == "fit":
             self._plan_fit(est, base, call, legacy_tfx)
         elif method == "evaluate":
