@@ -48,8 +48,9 @@ OPTIMIZER_CLASSES = {
 PAIR_MODELS = {
     "linear_regression", "logistic_regression", "linear_regression_zero_init", "logistic_regression_zero_init",
 }
-TFX_LOST = ("class_weight", "config", "tf_master", "num_cores", "early_stopping_rounds", "tf_random_seed",
-            "max_to_keep", "keep_checkpoint_every_n_hours")
+# TensorFlowEstimator arguments with no tf.estimator.Estimator place (tf_random_seed, max_to_keep,
+# keep_checkpoint_every_n_hours and config go to its RunConfig, as for the canned estimators)
+TFX_LOST = ("class_weight", "num_cores", "early_stopping_rounds")
 PREDICTS = ("predict", "predict_proba")
 FIT_LABELS = "fit_labels"
 # names the rewrite writes into a model function: refused when the function binds them already
@@ -416,6 +417,8 @@ class ModelFnPlanner:
             return self._refuse(est, "TFM115", f"{what}: n_classes must be a literal number (it decides whether "
                                 "y was fed one-hot)")
         lost = [k for k in TFX_LOST if k in a and not _is_none(a[k])]
+        if "tf_master" in a and not (isinstance(a["tf_master"], cst.SimpleString) and a["tf_master"].evaluated_value == ""):
+            lost.append("tf_master")
         if "continue_training" in a and not (isinstance(a["continue_training"], cst.Name)
                                              and a["continue_training"].value == "False"):
             lost.append("continue_training")
@@ -460,7 +463,18 @@ class ModelFnPlanner:
             r: self._tfx_return(r, optimizer_code, clip_code) for r in rets
         })
         batch = a.get("batch_size", expression(defaults["batch_size"]))
-        args = [t_kw("model_fn", a["model_fn"]), t_kw("params", self._params(None, spec))]
+        args = [t_kw("model_fn", a["model_fn"])]
+        for save in est.saves:  # the path given to save() is the model_dir, as for the canned estimators
+            path = save.args[0].value if save.args else None
+            if (path is not None and est.model_dir is None and t._statement(save) is not None
+                    and t._known_at_construction(est, path)):
+                est.model_dir = path
+        if est.model_dir is not None:
+            args.append(t_kw("model_dir", est.model_dir))
+        config = t._config(est)  # the legacy seed (42) and checkpoint settings
+        if config is not None:
+            args.append(t_kw("config", config))
+        args.append(t_kw("params", self._params(None, spec)))
         new = t_layout(t_call("tf.estimator.Estimator", args))
         message = (f"{cls.name}(model_fn={fn.name.value}) -> tf.estimator.Estimator: {fn.name.value} takes "
                    "(features, labels, mode, params) and returns tf.estimator.EstimatorSpec with the legacy "
@@ -470,6 +484,9 @@ class ModelFnPlanner:
                    + (f"; y fed one-hot ({n_classes} columns, y's dtype) as the legacy data feeder did"
                       if n_classes > 1 else "")
                    + "; predict() builds it with a labels placeholder shaped like fit()'s labels (params)"
+                   + ("; the legacy graph seed is written out (RunConfig(tf_random_seed=...))" if config is not None
+                      and "config" not in a else "")
+                   + ("; verbose is dropped (tf.estimator logs through tf.compat.v1.logging)" if "verbose" in a else "")
                    + (f"; {', '.join(keyword_only)} bound when the function is defined (the legacy estimator "
                       "built its graph once, at fit())" if keyword_only else ""))
         if t.fix(est.call, "TFM115", message):
