@@ -818,7 +818,7 @@ class ModelCalls:
                 continue
             kind, last = member
             if kind == "models" and last in MODEL_ORDERS:
-                self._model(call, last)
+                self._model(call, last, skflow=name.startswith("skflow."))
             elif kind == "ops" and last == "categorical_variable":
                 self._categorical(call)
             elif kind == "preprocessing" and last in PROCESSORS:
@@ -835,7 +835,7 @@ class ModelCalls:
                 if self.t.fix(attr, "TFM116", f"tf.contrib.learn.tf is the tensorflow module: tf.{attr.attr.value}"):
                     self.t._apply(attr, new)
 
-    def _model(self, call: cst.Call, last: str) -> None:
+    def _model(self, call: cst.Call, last: str, skflow: bool = False) -> None:
         t = self.t
         bound, problems = t_bind(call, MODEL_ORDERS[last])
         what = f"learn.models.{last}"
@@ -856,10 +856,14 @@ class ModelCalls:
         mean = "0.0" if last.endswith("_zero_init") else (
             _code(bound["init_mean"]) if "init_mean" in bound and not _is_none(bound["init_mean"]) else None)
         std = "0.0" if last.endswith("_zero_init") else _code(bound.get("init_stddev", expression("1.0")))
-        if mean is None:
+        if mean is None and skflow:  # skflow ran on TF 0.6-0.7: get_variable's default was uniform_unit_scaling
+            unit = "tf.compat.v1.uniform_unit_scaling_initializer()"
+            init = f"kernel_initializer={unit}, bias_initializer={unit}"
+            init_note = "skflow's get_variable default initializer (uniform_unit_scaling, TF 0.x) for weights and bias"
+        elif mean is None:
             init = "bias_initializer=tf.compat.v1.glorot_uniform_initializer()"
-            init_note = ("the legacy get_variable default initializer (glorot_uniform in TF 1.x) for weights and "
-                         "bias")
+            init_note = ("the legacy get_variable default initializer for weights and bias (glorot_uniform since "
+                         "TF 1.0; TF 0.x used uniform_unit_scaling)")
         else:
             normal = f"tf.compat.v1.random_normal_initializer({mean}, {std})"
             init = f"kernel_initializer={normal}, bias_initializer={normal}"
