@@ -284,6 +284,9 @@ class ModelFnPlanner:
         if params is not None:
             args.append(t_kw("params", params))
         new = t_layout(t_call("tf.estimator.Estimator", args))
+        if not self._same_plan(fn, new_fn):
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} is shared with "
+                                "another estimator that needs it rewritten differently; give each its own function")
         message = (f"tf.contrib.learn.Estimator(model_fn={fn.name.value}) -> tf.estimator.Estimator: "
                    f"{fn.name.value} takes (features, labels, mode, ...) by name and returns "
                    "tf.estimator.EstimatorSpec (the legacy Estimator wrapped its (predictions, loss, train_op) "
@@ -304,10 +307,11 @@ class ModelFnPlanner:
     def _ops_return(self, ret: cst.Return) -> cst.Return:
         """``return ModelFnOps(...)`` -> ``return tf.estimator.EstimatorSpec(...)`` (the same arguments, by keyword
         where they were positional: TFM152's mapping)."""
-        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_ORDER, bind, join_args, _kw as kw
+        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, bind, join_args, _kw as kw
 
         call = ret.value
-        args = [a if a.keyword is not None else kw(a, k) for k, a in bind(call, MODEL_FN_OPS_ORDER)]
+        args = [a if a.keyword is not None else kw(a, k) for k, a in bind(call, MODEL_FN_OPS_ORDER)
+                if k in MODEL_FN_OPS_KEEP]  # output_alternatives=None and the like have no EstimatorSpec place
         return ret.with_changes(value=call.with_changes(func=expression("tf.estimator.EstimatorSpec"),
                                                         args=join_args(args)))
 
@@ -320,6 +324,11 @@ class ModelFnPlanner:
         except Unsupported:
             return False
         return all(k in MODEL_FN_OPS_KEEP or _is_none(arg.value) for k, arg in bound)
+
+    def _same_plan(self, fn: cst.FunctionDef, new_fn: cst.FunctionDef) -> bool:
+        """A model function shared by several estimators gets one rewrite: theirs must agree."""
+        prior = self.t.replace.get(fn)
+        return prior is None or _code(prior) == _code(new_fn)
 
     def _methods(self, est) -> list[str]:
         return [method for owner, _, method in self.t.methods if owner is est]
@@ -462,6 +471,9 @@ class ModelFnPlanner:
         new_fn = self._rewrite_fn(fn, names, True, one_hot=n_classes, keyword_only=keyword_only, returns={
             r: self._tfx_return(r, optimizer_code, clip_code) for r in rets
         })
+        if not self._same_plan(fn, new_fn):
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} is shared with another estimator "
+                                "that needs it rewritten differently; give each its own function")
         batch = a.get("batch_size", expression(defaults["batch_size"]))
         args = [t_kw("model_fn", a["model_fn"])]
         for save in est.saves:  # the path given to save() is the model_dir, as for the canned estimators
