@@ -784,13 +784,15 @@ PROCESSORS = {
 }
 PROCESSORS["CategoricalVocabulary"] = PROCESSORS["CategoricalProcessor"]
 AUTOENCODER = (
-    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent: write a tf.estimator.Estimator whose model_fn "
-    "encodes features with tf.compat.v1.layers.dense(units, activation=tf.nn.relu) for each of hidden_units, "
-    "decodes with the mirrored layers, minimizes tf.compat.v1.losses.mean_squared_error(features, reconstruction) "
-    "with tf.compat.v1.train.AdagradOptimizer(0.1) (gradients clipped to a global norm of 5.0, batches of 32, 200 "
-    "steps: the legacy defaults) and returns the innermost encoding as predictions; transform(X) and "
-    "fit_transform(X) become np.array(list(estimator.predict(input_fn=numpy_input_fn(X, shuffle=False, "
-    "num_epochs=1))))"
+    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent. Its model (TF Learn 0.8 estimators/autoencoder.py) "
+    "was an encoder of layers over hidden_units with activation (ReLU), a decoder over the reversed hidden_units "
+    "(autoencoder_ops.dnn_autoencoder, with add_noise and dropout when given) and models.linear_regression from "
+    "the decoder back to X (the reconstruction, mean squared error); it trained with the TensorFlowEstimator "
+    "defaults (Adagrad at 0.1, gradients clipped to a global norm of 5.0, batches of 32, 200 steps) and "
+    "fit_transform(X) / transform(X) returned that model's predictions. Write that model_fn for "
+    "tf.estimator.Estimator (tf.compat.v1.layers.dense per layer, TFM116 for linear_regression, TFM115's "
+    "train_op) and read transform(X) as np.array(list(estimator.predict(input_fn="
+    "tf.compat.v1.estimator.inputs.numpy_input_fn(X, batch_size=32, shuffle=False, num_epochs=1))))"
 )
 
 
