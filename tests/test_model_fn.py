@@ -286,3 +286,18 @@ def test_a_model_fn_reading_a_global_named_like_a_new_parameter_is_refused():
     est.fit(x=data, y=labels, steps=5)
     ''')
     assert "TFM114" in manual and "def model(x, y):" in new
+
+
+def test_an_estimator_wrapped_in_skcompat_is_left_for_the_wrapper_rule():
+    new, _, manual = _rewrite('''
+    from tensorflow.contrib import learn
+
+
+    def model(x, y):
+        return x, y, y
+
+
+    clf = learn.SKCompat(learn.Estimator(model_fn=model))
+    clf.fit(data, labels, batch_size=100, steps=10)
+    ''')
+    assert "def model(x, y):" in new and {"TFM114", "TFM155"} <= manual

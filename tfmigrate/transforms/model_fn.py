@@ -256,6 +256,11 @@ class ModelFnPlanner:
             return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} reads "
                                 f"{', '.join(shadowed)} from outside; tf.estimator passes arguments by those names, "
                                 "so rename that variable first")
+        wrapper = self._wrapper(est)
+        if wrapper is not None:
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator wrapped in {wrapper}: its fit/predict "
+                                "calls go through the wrapper, so the labels predict() needs cannot be followed; "
+                                "unwrap it first (TFM155) and run tfmigrate again")
         needs_labels = any(m in PREDICTS for m in self._methods(est))
         spec = None
         if needs_labels:
@@ -324,6 +329,14 @@ class ModelFnPlanner:
         except Unsupported:
             return False
         return all(k in MODEL_FN_OPS_KEEP or _is_none(arg.value) for k, arg in bound)
+
+    def _wrapper(self, est) -> str | None:
+        """``SKCompat`` when the estimator is built inside ``SKCompat(...)``."""
+        parent = self.t._parent(est.call)
+        call = self.t._parent(parent) if isinstance(parent, cst.Arg) else None
+        if isinstance(call, cst.Call) and (self.t.qualified_name(call.func) or "").endswith(".SKCompat"):
+            return "SKCompat"
+        return None
 
     def _same_plan(self, fn: cst.FunctionDef, new_fn: cst.FunctionDef) -> bool:
         """A model function shared by several estimators gets one rewrite: theirs must agree."""
