@@ -301,3 +301,34 @@ def test_an_estimator_wrapped_in_skcompat_is_left_for_the_wrapper_rule():
     clf.fit(data, labels, batch_size=100, steps=10)
     ''')
     assert "def model(x, y):" in new and {"TFM114", "TFM155"} <= manual
+
+
+def test_predict_as_iterable_false_reads_an_array_only_for_tensor_predictions():
+    source = '''
+    import numpy as np
+    from tensorflow.contrib import learn
+
+    x = np.random.rand(10, 3)
+    y = np.random.rand(10)
+
+
+    def tensor_model(features, targets):
+        predictions = features[:, 0] * 2.0
+        return predictions, None, None
+
+
+    def dict_model(features, targets):
+        predictions = {"a": features}
+        return predictions, None, None
+
+
+    est = learn.Estimator(model_fn=tensor_model)
+    est.fit(x, y, steps=1)
+    arr = est.predict(x, as_iterable=False)
+    est2 = learn.Estimator(model_fn=dict_model)
+    est2.fit(x, y, steps=1)
+    out = est2.predict(x=x, as_iterable=False)
+    '''
+    new, fixed, manual = _rewrite(source)
+    assert "arr = np.array(list(est.predict(" in new
+    assert "out = est2.predict(x=x, as_iterable=False)" in new and "TFM114" in manual

@@ -65,7 +65,7 @@ class Custom:
     kind: str  # "learn" | "tfx"
     fn: cst.FunctionDef
     n_classes: int = 0
-    dict_predictions: bool = False
+    tensor_predictions: bool = False  # every return's predictions is provably a tensor, not a dict
     batch_size: cst.BaseExpression | None = None
 
 
@@ -270,14 +270,14 @@ class ModelFnPlanner:
                                     f"{fn.name.value} with placeholders shaped like fit()'s labels, tf.estimator "
                                     f"passes labels=None; {why}. Pass params={{'{FIT_LABELS}': <labels>[:0]}} and "
                                     "build the placeholder in model_fn when labels is None")
-        dict_predictions = all(
-            isinstance(r.value, cst.Tuple) and isinstance(r.value.elements[0].value, (cst.Dict, cst.DictComp))
-            for r in rets if isinstance(r.value, cst.Tuple)
-        )
+        # predict(as_iterable=False) returned an array for tensor predictions, a dict of arrays for a dict
+        tensor_predictions = all(
+            _tensor_expression(fn, r.value.elements[0].value) for r, k in zip(rets, kinds) if k == "tuple"
+        ) and all(k == "tuple" for k in kinds)
         if not t._allowed(est.call, "TFM114"):
             est.ok = False
             return True
-        custom = Custom("learn", fn, dict_predictions=dict_predictions)
+        custom = Custom("learn", fn, tensor_predictions=tensor_predictions)
         plans = {r: self._spec_return(r) for r, k in zip(rets, kinds) if k == "tuple"}
         plans.update({r: self._ops_return(r) for r, k in zip(rets, kinds) if k == "ops"})
         new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns=plans)
@@ -612,9 +612,10 @@ class ModelFnPlanner:
                 new = predict
                 note = ("a generator of the model_fn's predictions (dicts when it returns a dict), as the legacy "
                         "predict(as_iterable=True) (the TF 1.x default) returned")
-            elif custom.dict_predictions:
-                t.flag(call, rule, f"{method}(as_iterable=False) returned a dict of arrays; tf.estimator's "
-                       "predict() yields one dict per example: collect them by hand")
+            elif not custom.tensor_predictions:
+                t.flag(call, rule, f"{method}(as_iterable=False) returned an array, or a dict of arrays when model_fn "
+                       "returns a dict of predictions (not provably a tensor here); tf.estimator's predict() yields "
+                       "one value or dict per example: collect them by hand")
                 return
             else:
                 new = expression("np.array(list(PREDICT))")
@@ -647,6 +648,42 @@ def _substitute(tree: cst.BaseExpression, node: cst.BaseExpression) -> cst.BaseE
             return node if original.value == "PREDICT" else updated
 
     return tree.visit(Swap())
+
+
+def _tensor_expression(fn: cst.FunctionDef, value: cst.BaseExpression, depth: int = 0) -> bool:
+    """``value`` (a model_fn's predictions) is a tensor expression, never a dict: a call, an operation, a
+    subscript, or a name every assignment of which in ``fn`` is one."""
+    if isinstance(value, (cst.Dict, cst.DictComp)):
+        return False
+    if isinstance(value, cst.Call):
+        return not (isinstance(value.func, cst.Name) and value.func.value == "dict")
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Subscript)):
+        return True
+    if isinstance(value, cst.Name) and depth < 4:
+        values = []
+
+        def walk(node: cst.CSTNode) -> None:
+            for child in node.children:
+                if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                if isinstance(child, cst.Assign):
+                    for target in child.targets:
+                        if isinstance(target.target, cst.Name) and target.target.value == value.value:
+                            values.append(child.value)
+                        elif value.value in _target_names(target.target):
+                            values.append(None)  # unpacked: unknown
+                elif isinstance(child, (cst.AugAssign, cst.AnnAssign, cst.For, cst.With, cst.CompFor)):
+                    names = _target_names(getattr(child, "target", None)) if hasattr(child, "target") else []
+                    if value.value in names:
+                        values.append(None)
+                walk(child)
+
+        walk(fn.body)
+        names = {p.name.value for p in fn.params.params}
+        return bool(values) and value.value not in names and all(
+            v is not None and _tensor_expression(fn, v, depth + 1) for v in values
+        )
+    return False
 
 
 def _reads(node: cst.CSTNode) -> set[str]:
