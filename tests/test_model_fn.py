@@ -332,3 +332,27 @@ def test_predict_as_iterable_false_reads_an_array_only_for_tensor_predictions():
     new, fixed, manual = _rewrite(source)
     assert "arr = np.array(list(est.predict(" in new
     assert "out = est2.predict(x=x, as_iterable=False)" in new and "TFM114" in manual
+
+
+def test_predict_without_as_iterable_is_converted_only_where_the_result_is_iterated():
+    source = '''
+    import numpy as np
+    from tensorflow.contrib import learn
+
+    x = np.random.rand(10, 3)
+    y = np.random.rand(10)
+
+
+    def model(features, targets):
+        return features[:, 0], None, None
+
+
+    est = learn.Estimator(model_fn=model)
+    est.fit(x, y, steps=1)
+    values = [p for p in est.predict(x)]
+    listed = list(est.predict(x=x))
+    unknown = est.predict(x)
+    '''
+    new, fixed, manual = _rewrite(source)
+    assert "values = [p for p in est.predict(" in new and "listed = list(est.predict(" in new
+    assert "unknown = est.predict(x)" in new and "TFM114" in manual

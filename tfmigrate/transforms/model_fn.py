@@ -338,6 +338,18 @@ class ModelFnPlanner:
             return "SKCompat"
         return None
 
+    def _iterated(self, call: cst.Call) -> bool:
+        """The result is only iterated (a for loop, a comprehension, list()/tuple()), which reads the same
+        values from the legacy generator and, for tensor predictions, from the legacy array."""
+        parent = self.t._parent(call)
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is call:
+            return True
+        if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+            outer = self.t._parent(parent)
+            return (isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name)
+                    and outer.func.value in ("list", "tuple") and len(outer.args) == 1 and self.t.is_builtin(outer.func))
+        return False
+
     def _same_plan(self, fn: cst.FunctionDef, new_fn: cst.FunctionDef) -> bool:
         """A model function shared by several estimators gets one rewrite: theirs must agree."""
         prior = self.t.replace.get(fn)
@@ -604,6 +616,11 @@ class ModelFnPlanner:
                                              args=t_call("f", args).args), limit=80, nested=False)
         if custom.kind == "learn":
             iterable = bound.get("as_iterable")
+            if iterable is None and not self._iterated(call):
+                t.flag(call, rule, f"{method}() without as_iterable: TF 1.x returned a generator, TF 0.10-0.11 an "
+                       "array (a dict of arrays for dict predictions); pass as_iterable=True or False as your "
+                       "TensorFlow version did and run tfmigrate again")
+                return
             lazy = iterable is None or (isinstance(iterable, cst.Name) and iterable.value == "True")
             if not lazy and not (isinstance(iterable, cst.Name) and iterable.value == "False"):
                 t.flag(call, rule, f"{method}(as_iterable={_code(iterable)}): not a literal; rewrite by hand")
@@ -611,7 +628,8 @@ class ModelFnPlanner:
             if lazy:
                 new = predict
                 note = ("a generator of the model_fn's predictions (dicts when it returns a dict), as the legacy "
-                        "predict(as_iterable=True) (the TF 1.x default) returned")
+                        "predict(as_iterable=True) returned" + ("" if iterable is not None else
+                                                                 " (the TF 1.x default; the result is only iterated)"))
             elif not custom.tensor_predictions:
                 t.flag(call, rule, f"{method}(as_iterable=False) returned an array, or a dict of arrays when model_fn "
                        "returns a dict of predictions (not provably a tensor here); tf.estimator's predict() yields "
