@@ -831,8 +831,9 @@ PROCESSORS = {
     "VocabularyProcessor": (
         "TensorFlow 2.15 has no equivalent with the same ids. The legacy processor split documents with the regex "
         r"[A-Z]{2,}(?![a-z])|[A-Z][a-z]+(?=[A-Z])|['\w\-]+, numbered words by first appearance from 1 (0 = "
-        "padding and unknown words), cut or padded every document to max_document_length and counted <UNK> in "
-        "len(vocabulary_). Either retrain with tf.keras.layers.TextVectorization(max_tokens=..., "
+        "padding and unknown words; with min_frequency=k it kept words seen more than k times, numbered by "
+        "descending count, ties in sorted order), cut or padded every document to max_document_length and counted "
+        "<UNK> in len(vocabulary_); save() pickled the object. Either retrain with tf.keras.layers.TextVectorization(max_tokens=..., "
         "output_sequence_length=max_document_length, standardize=None, split=<that regex as a callable>) "
         "(frequency-ordered ids, 0 = padding, 1 = unknown; vocabulary_size() replaces len(vocabulary_)), or keep "
         "the legacy class's code (tensorflow/contrib/learn/python/learn/preprocessing/text.py, Apache-2.0) in "
