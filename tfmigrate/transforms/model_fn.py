@@ -338,6 +338,25 @@ class ModelFnPlanner:
             return "SKCompat"
         return None
 
+    def _layout_at(self, original: cst.Call, call: cst.Call) -> cst.Call:
+        """One argument a line, indented from the line the call starts on (not from its statement: the call may
+        sit inside a bracket that spans lines, e.g. a list comprehension)."""
+        if len(_code(call)) <= 80:
+            return call
+        line = self.t._lines(original)[0]
+        text = (self.t.source or "").splitlines()
+        if not (0 < line <= len(text)) or _statement_starts(self.t, original, line):
+            return t_layout(call, limit=80, nested=False)
+        base = len(text[line - 1]) - len(text[line - 1].lstrip())
+
+        def newline(indent: int) -> cst.ParenthesizedWhitespace:
+            return cst.ParenthesizedWhitespace(first_line=cst.TrailingWhitespace(), indent=False,
+                                               last_line=cst.SimpleWhitespace(" " * indent))
+
+        args = [a.with_changes(comma=cst.Comma(whitespace_after=newline(base + 4 if i < len(call.args) - 1 else base)))
+                for i, a in enumerate(call.args)]
+        return call.with_changes(whitespace_before_args=newline(base + 4), args=args)
+
     def _iterated(self, call: cst.Call) -> bool:
         """The result is only iterated (a for loop, a comprehension, list()/tuple()), which reads the same
         values from the legacy generator and, for tensor predictions, from the legacy array."""
@@ -612,8 +631,8 @@ class ModelFnPlanner:
         args = [t_kw("input_fn", input_fn)]
         if "outputs" in bound:
             args.append(t_kw("predict_keys", bound["outputs"]))
-        predict = t_layout(call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),
-                                             args=t_call("f", args).args), limit=80, nested=False)
+        predict = self._layout_at(call, call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),
+                                                          args=t_call("f", args).args))
         if custom.kind == "learn":
             iterable = bound.get("as_iterable")
             if iterable is None and not self._iterated(call):
@@ -658,6 +677,14 @@ class ModelFnPlanner:
         if t.fix(call, rule, f"{method}(x) -> predict(input_fn=numpy_input_fn(x, shuffle=False, num_epochs=1)) "
                  f"read as {note}"):
             t._apply(call, new)
+
+
+def _statement_starts(t, node: cst.CSTNode, line: int) -> bool:
+    """The statement holding ``node`` starts on ``line`` (libcst's relative indentation is then right)."""
+    current = node
+    while current is not None and not isinstance(current, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        current = t._parent(current)
+    return current is not None and t._lines(current)[0] == line
 
 
 def _substitute(tree: cst.BaseExpression, node: cst.BaseExpression) -> cst.BaseExpression:
