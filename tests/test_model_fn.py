@@ -356,3 +356,36 @@ def test_predict_without_as_iterable_is_converted_only_where_the_result_is_itera
     new, fixed, manual = _rewrite(source)
     assert "values = [p for p in est.predict(" in new and "listed = list(est.predict(" in new
     assert "unknown = est.predict(x)" in new and "TFM114" in manual
+
+
+ARRAY_OPS = '''
+import numpy as np
+import tensorflow as tf
+import skflow
+
+x = tf.constant(np.arange(24.0).reshape(2, 3, 4))
+parts = skflow.ops.split_squeeze(1, 3, x)
+joined = skflow.ops.expand_concat(1, parts)
+onehot = skflow.ops.one_hot_matrix(tf.constant([[0, 2], [1, 1]]), 3)
+RESULT["parts"] = [list(p.shape) for p in parts]
+RESULT["joined_equal"] = bool(np.array_equal(joined.numpy(), x.numpy()))
+RESULT["onehot"] = onehot.numpy().tolist()
+RESULT["dtype"] = onehot.dtype.name
+'''
+
+
+@pytest.mark.slow
+def test_learn_array_ops_compute_what_the_legacy_ops_did(tmp_path):
+    new, fixed, manual = _rewrite(ARRAY_OPS)
+    assert fixed == {"TFM116"} and not manual and "skflow" not in new
+    program = tmp_path / "ops.py"
+    program.write_text(new)
+    (tmp_path / "driver.py").write_text(DRIVER)
+    proc = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(program)], capture_output=True, text=True,
+                          timeout=300)
+    result = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("RESULTS")][0][7:])["ops.py"]
+    assert "error" not in result, result.get("error")
+    assert result["parts"] == [[2, 4], [2, 4], [2, 4]]
+    assert result["joined_equal"] is True
+    assert result["onehot"] == [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]]
+    assert result["dtype"] == "float32"

@@ -850,6 +850,29 @@ MODEL_ORDERS = {
     "logistic_regression_zero_init": ("x", "y"),
 }
 CATEGORICAL_ORDER = ("tensor_in", "n_classes", "embedding_size", "name")
+# learn.ops array helpers (ops/array_ops.py): legacy order, TF 2.15 expression (names are the arguments),
+# what to say. DIM is read twice, so it must be a literal or a name.
+ARRAY_OPS = {
+    "split_squeeze": (
+        ("dim", "num_split", "tensor_in"),
+        "[tf.squeeze(legacy_part, [dim]) for legacy_part in tf.split(tensor_in, num_split, axis=dim)]",
+        "split_squeeze(dim, num_split, x) is [tf.squeeze(t, [dim]) for t in tf.split(x, num_split, axis=dim)] "
+        "(the legacy tf.split took dim first)",
+    ),
+    "expand_concat": (
+        ("dim", "inputs"),
+        "tf.concat([tf.expand_dims(legacy_part, dim) for legacy_part in inputs], dim)",
+        "expand_concat(dim, inputs) is tf.concat([tf.expand_dims(t, dim) for t in inputs], dim) (the legacy "
+        "tf.concat took dim first)",
+    ),
+    "one_hot_matrix": (
+        ("tensor_in", "num_classes", "on_value", "off_value"),
+        "tf.one_hot(tf.cast(tensor_in, tf.int64), num_classes, on_value, off_value)",
+        "one_hot_matrix(x, n) is tf.one_hot(tf.cast(x, tf.int64), n, 1.0, 0.0) (the legacy defaults written "
+        "out; an id outside [0, n) raised in the legacy sparse_to_dense, tf.one_hot gives a row of off_value)",
+    ),
+}
+ARRAY_DEFAULTS = {"on_value": "1.0", "off_value": "0.0"}
 # tensorflow/contrib/learn/python/learn/preprocessing/{text,categorical}.py (TF 1.x): what TF 2.15 lacks and
 # what to do. tf.keras.layers.TextVectorization / StringLookup number a vocabulary by frequency and keep 0 for
 # padding and 1 for out-of-vocabulary items; the legacy processors numbered items by first appearance with 0 for
@@ -931,6 +954,8 @@ class ModelCalls:
                 self._model(call, last, skflow=name.startswith("skflow."))
             elif kind == "ops" and last == "categorical_variable":
                 self._categorical(call)
+            elif kind == "ops" and last in ARRAY_OPS:
+                self._array_op(call, last)
             elif kind == "preprocessing" and last in PROCESSORS:
                 self.t.flag(call, "TFM117", f"learn.preprocessing.{last}: {PROCESSORS[last]}")
             elif kind == "estimators":
@@ -995,6 +1020,26 @@ class ModelCalls:
                  f"{scope}/weights and {scope}/bias, now {scope}/kernel and {scope}/bias"):
             t._apply(call, _put(new, "LEGACYX", bound["x"]))
 
+    def _array_op(self, call: cst.Call, last: str) -> None:
+        t = self.t
+        order, template, note = ARRAY_OPS[last]
+        bound, problems = t_bind(call, order)
+        for name, default in ARRAY_DEFAULTS.items():
+            if name in order and name not in bound:
+                bound[name] = expression(default)
+        dim = bound.get("dim")
+        if problems or set(bound) != set(order) or (dim is not None and not (
+                isinstance(dim, (cst.Integer, cst.UnaryOperation)) or _simple(dim))) or \
+                "legacy_part" in _reads(call):
+            t.flag(call, "TFM116", f"learn.ops.{last}: pass every argument ({', '.join(order)}) plainly (dim a literal "
+                   f"or a name) and run tfmigrate again; {note}")
+            return
+        new = expression(template)
+        for name in order:
+            new = _put_all(new, name, bound[name])
+        if t.fix(call, "TFM116", f"learn.ops.{note}"):
+            t._apply(call, new)
+
     def _categorical(self, call: cst.Call) -> None:
         t = self.t
         bound, problems = t_bind(call, CATEGORICAL_ORDER)
@@ -1011,6 +1056,35 @@ class ModelCalls:
                  "variable name and default initializer)"):
             new = expression(code)
             t._apply(call, _put(t_layout(new), "LEGACYX", bound["tensor_in"]))
+
+
+def _put_all(tree: cst.BaseExpression, name: str, node: cst.BaseExpression) -> cst.BaseExpression:
+    """``tree`` with ``node`` wherever the placeholder ``name`` is read (a copy after the first place)."""
+    return tree.visit(_NamesOnly(name, node, []))
+
+
+class _NamesOnly(cst.CSTTransformer):
+    """Replaces reads of a placeholder name (not attribute names or keywords) with the user's node."""
+
+    def __init__(self, name: str, node: cst.BaseExpression, used: list) -> None:
+        super().__init__()
+        self.name, self.node, self.used = name, node, used
+        self.skip: set[int] = set()
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        self.skip.add(id(node.attr))
+        return True
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        if node.keyword is not None:
+            self.skip.add(id(node.keyword))
+        return True
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name):
+        if original.value != self.name or id(original) in self.skip:
+            return updated
+        self.used.append(1)
+        return self.node if len(self.used) == 1 else self.node.deep_clone()
 
 
 def _put(tree: cst.BaseExpression, name: str, node: cst.BaseExpression) -> cst.BaseExpression:
