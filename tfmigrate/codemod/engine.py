@@ -207,11 +207,56 @@ def _libcst_error(path: str, exc: Exception) -> SourceError:
     return SourceError(path, f"cannot parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
 
 
+MAX_PASSES = 5  # like ruff's fix loop: passes until one changes nothing, at most this many
+
+
 def rewrite_source(
     data: bytes, enabled: frozenset[str], *, path: str = "<string>", catalog: Catalog | None = None
 ) -> SourceResult:
-    """Run every enabled rule family over one module. Raises :class:`SourceError` on bad input."""
+    """Run every enabled rule family over one module, again on the result until a pass changes
+    nothing (at most ``MAX_PASSES``): one run reaches the fixed point. The manual findings are the
+    last pass's (what is really left); each applied fix is reported once, at its line in the
+    original and in the new text. Raises :class:`SourceError` on bad input."""
     catalog = catalog or load_catalog()
+    original_code, code, new, staged, encoding = _one_pass(data, enabled, path, catalog)
+    fixes = [s for s in staged if s[0].fixable]
+    for _ in range(MAX_PASSES - 1):
+        if new == data or not any(f.fixable for f, _ in staged):
+            break
+        _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog)
+        fixes.extend(s for s in staged if s[0].fixable)
+        if next_new == new:
+            break
+        code, new = next_code, next_new
+    staged = _once(fixes, original_code) + [s for s in staged if not s[0].fixable]
+    findings, new_findings = _moved(staged, original_code), _moved(staged, code)
+    keep = _not_covered(findings, catalog)
+    return SourceResult(
+        original=data,
+        new=new,
+        findings=[f for f, k in zip(findings, keep) if k],
+        new_findings=[f for f, k in zip(new_findings, keep) if k],
+        encoding=encoding,
+    )
+
+
+def _once(fixes: list[tuple[RawFinding, str]], original_code: str) -> list[tuple[RawFinding, str]]:
+    """Fixes of all passes, each reported once (a pass that changed nothing may repeat one)."""
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for (finding, stage), moved in zip(fixes, _moved(fixes, original_code)):
+        key = (finding.rule, moved.line, finding.message)
+        if key not in seen:
+            seen.add(key)
+            out.append((finding, stage))
+    return out
+
+
+def _one_pass(
+    data: bytes, enabled: frozenset[str], path: str, catalog: Catalog
+) -> tuple[str, str, bytes, list[tuple[RawFinding, str]], str]:
+    """One run of the families: (original text, new text, new bytes, findings with the text each
+    was reported on, encoding)."""
     check_python3(data, path)
     try:
         module = parse_module(data)
@@ -263,15 +308,7 @@ def rewrite_source(
             ast.parse(new_bytes, filename=path)
         except SyntaxError as exc:  # our bug, never the user's loss
             raise SourceError(path, f"internal error: the rewritten code does not parse ({exc.msg}); file left unchanged", exc.lineno or 0, exc.offset or 0) from None
-    findings, new_findings = _moved(staged, original_code), _moved(staged, current_code)
-    keep = _not_covered(findings, catalog)
-    return SourceResult(
-        original=data,
-        new=new_bytes,
-        findings=[f for f, k in zip(findings, keep) if k],
-        new_findings=[f for f, k in zip(new_findings, keep) if k],
-        encoding=module.encoding,
-    )
+    return original_code, current_code, new_bytes, staged, module.encoding
 
 
 def _prepare(
