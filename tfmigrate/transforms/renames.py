@@ -56,6 +56,8 @@ GRAPH_ONLY = frozenset(
         "train.Scaffold",
         "train.start_queue_runners",
         "train.import_meta_graph",
+        "summary.FileWriter",  # "v1.summary.FileWriter is not compatible with eager execution"
+        "summary.merge_all",  # returns None under eager execution: sess.run(None) fails
     }
 )
 DISABLES = frozenset(
