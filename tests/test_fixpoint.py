@@ -78,3 +78,41 @@ with tf.Session() as sess:
     assert b"tensorflow.compat" not in once.new  # the module spells TensorFlow `tf`
     keys = [(f.rule, f.line, f.message) for f in once.findings]
     assert len(keys) == len(set(keys))
+
+
+CHAIN = '''family = "TFM9"
+title = "fixpoint fixture"
+transform = "tfm_fixpoint_transform:Chain"
+needles = ["step"]
+
+[[rules]]
+id = "TFM911"
+title = "t"
+why = "w"
+[[rules.examples]]
+before = "step1\\n"
+after = "step3\\n"
+
+[[rules]]
+id = "TFM912"
+title = "t"
+fixable = false
+why = "w"
+[[rules.examples]]
+before = "step3\\n"
+findings = ["TFM912"]
+'''
+
+
+def test_the_loop_runs_until_nothing_changes_and_reports_each_fix_once(tmp_path):
+    (tmp_path / "chain.toml").write_text(CHAIN)
+    catalog = load_catalog(tmp_path)
+    result = rewrite_source(b"a = 1\nx = step1 + 2\n", frozenset({"TFM911", "TFM912"}), catalog=catalog)
+    assert result.new == b"a = 1\nx = step3 + 2\n"
+    assert [(f.rule, f.line, f.message) for f in result.findings] == [
+        ("TFM911", 2, "step1 is step2"),
+        ("TFM911", 2, "step2 is step3"),
+        ("TFM912", 2, "step3 needs a look"),  # found by the last pass only
+    ]
+    again = rewrite_source(result.new, frozenset({"TFM911", "TFM912"}), catalog=catalog)
+    assert again.new == result.new and [f.rule for f in again.findings] == ["TFM912"]

@@ -214,22 +214,25 @@ def rewrite_source(
     data: bytes, enabled: frozenset[str], *, path: str = "<string>", catalog: Catalog | None = None
 ) -> SourceResult:
     """Run every enabled rule family over one module, again on the result until a pass changes
-    nothing (at most ``MAX_PASSES``): one run reaches the fixed point. The manual findings are the
-    last pass's (what is really left); each applied fix is reported once, at its line in the
-    original and in the new text. Raises :class:`SourceError` on bad input."""
+    nothing (at most ``MAX_PASSES``): one run reaches the fixed point. Each applied fix is reported
+    once; a pass's manual findings are kept unless the next pass changed their line (a later fix
+    resolved them; still relevant, that pass reported them again). Lines are given in the original
+    and in the new text. Raises :class:`SourceError` on bad input."""
     catalog = catalog or load_catalog()
     original_code, code, new, staged, encoding = _one_pass(data, enabled, path, catalog)
-    fixes = [s for s in staged if s[0].fixable]
+    passes = [(code, staged)]
     for _ in range(MAX_PASSES - 1):
         if new == data or not any(f.fixable for f, _ in staged):
             break
         _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog)
-        fixes.extend(s for s in staged if s[0].fixable)
+        passes.append((next_code, staged))
         if next_new == new:
             break
         code, new = next_code, next_new
-    staged = _once(fixes, original_code) + [s for s in staged if not s[0].fixable]
+    staged = _once(_kept(passes), original_code)
     findings, new_findings = _moved(staged, original_code), _moved(staged, code)
+    order = sorted(range(len(findings)), key=lambda i: (findings[i].line, findings[i].col))  # stable: rules' order within a place
+    findings, new_findings = [findings[i] for i in order], [new_findings[i] for i in order]
     keep = _not_covered(findings, catalog)
     return SourceResult(
         original=data,
@@ -240,11 +243,28 @@ def rewrite_source(
     )
 
 
-def _once(fixes: list[tuple[RawFinding, str]], original_code: str) -> list[tuple[RawFinding, str]]:
-    """Fixes of all passes, each reported once (a pass that changed nothing may repeat one)."""
+def _kept(passes: list[tuple[str, list[tuple[RawFinding, str]]]]) -> list[tuple[RawFinding, str]]:
+    """Every pass's fixes; its manual findings on lines the next pass left as they were."""
+    out = []
+    for k, (code, staged) in enumerate(passes):
+        following = passes[k + 1][0] if k + 1 < len(passes) else code
+        if following == code:
+            out.extend(staged)
+            continue
+        lines, next_lines, to_next = code.splitlines(), following.splitlines(), _line_map(code, following)
+        for finding, stage in staged:
+            line = _line_map(stage, code)(finding.line)
+            same = 0 < line <= len(lines) and 0 < to_next(line) <= len(next_lines) and lines[line - 1] == next_lines[to_next(line) - 1]
+            if finding.fixable or same:
+                out.append((finding, stage))
+    return out
+
+
+def _once(staged: list[tuple[RawFinding, str]], original_code: str) -> list[tuple[RawFinding, str]]:
+    """Each finding once (a later pass reports again what is still there)."""
     seen: set[tuple[str, int, str]] = set()
     out = []
-    for (finding, stage), moved in zip(fixes, _moved(fixes, original_code)):
+    for (finding, stage), moved in zip(staged, _moved(staged, original_code)):
         key = (finding.rule, moved.line, finding.message)
         if key not in seen:
             seen.add(key)
