@@ -4,7 +4,8 @@ and after `tf_upgrade_v2`, side by side.
 A reference is one dotted-name use or import rooted at ``tensorflow`` or ``skflow`` (import aliases
 and ``x = tf.contrib.learn`` module aliases resolved with libcst): ``tf.train.Saver`` in ``x =
 tf.train.Saver()``, ``tensorflow.contrib.slim`` in ``import tensorflow.contrib.slim as slim``, each
-name of ``from tensorflow.contrib import learn, layers``. It is *legacy* when the name, as written,
+name of ``from tensorflow.contrib import learn, layers`` (a bare ``decoder(...)`` after ``decoder =
+tf.contrib.legacy_seq2seq.rnn_decoder`` is not counted again: the assignment is the reference). It is *legacy* when the name, as written,
 does not exist in TensorFlow 2.15 (neither in ``tf`` nor, spelled ``tf.compat.v1.X``, in
 ``tf.compat.v1``), per ``tfmigrate/data/tf215_names.json``; every ``skflow`` name is legacy. Of the
 legacy references left after tfmigrate, those on a line with a tfmigrate finding are *reported*;
@@ -57,6 +58,7 @@ class _Refs(cst.CSTVisitor):
     def __init__(self, bindings: dict[str, str] | None = None) -> None:
         super().__init__()
         self.bindings: dict[str, str] = bindings if bindings is not None else {}
+        self.assigned: set[str] = set()  # names bound by `x = tf.contrib.learn`, not by an import
         self.collecting = bindings is None
         self.refs: list[tuple[int, str]] = []
         self.in_import = 0
@@ -107,6 +109,7 @@ class _Refs(cst.CSTVisitor):
         resolved = self.resolve(node.value)
         if resolved:  # learn = tf.contrib.learn
             self.bindings[node.targets[0].target.value] = resolved
+            self.assigned.add(node.targets[0].target.value)
 
     # references -------------------------------------------------------------------------------
     def resolve(self, node: cst.BaseExpression) -> str | None:
@@ -124,7 +127,8 @@ class _Refs(cst.CSTVisitor):
             parent = self.parents[-1] if self.parents else None
             outer = not (isinstance(parent, cst.Attribute) and parent.value is node)
             attr_name = isinstance(parent, cst.Attribute) and parent.attr is node
-            if outer and not attr_name and not self._is_target_of_alias(node):
+            alias_call = type(node) is cst.Name and node.value in self.assigned  # the assignment was the reference
+            if outer and not attr_name and not alias_call and not self._is_target_of_alias(node):
                 name = self.resolve(node)
                 if name and _rooted(name):
                     self._ref(node, name)
@@ -153,6 +157,7 @@ def references(path: Path) -> list[tuple[int, str]] | None:
     collect = _Refs()
     wrapper.module.visit(collect)
     refs = _Refs(collect.bindings)
+    refs.assigned = collect.assigned
     refs.line_of = lambda node: positions[node].start.line  # type: ignore[attr-defined]
     wrapper.module.visit(refs)
     return refs.refs
@@ -245,6 +250,8 @@ def main() -> int:
                         print(f"  silent: {rel}:{line}: {name}")
         if silent:
             print("silent names:", ", ".join(f"{n} x{c}" for n, c in silent.most_common(20)))
+    left = Counter(".".join(name.split(".")[:3]) for refs in after.values() for _, name in refs)
+    print("left after tfmigrate, by module:", ", ".join(f"{n} {c}" for n, c in left.most_common(12)))
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
     return 0
