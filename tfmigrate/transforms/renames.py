@@ -151,6 +151,11 @@ class Names:
         return any(".".join(parts[:i]) in self.semantics for i in range(1, len(parts)))
 
     def replacement(self, rel: str) -> str | None:
+        if rel == "nn.seq2seq" or rel.startswith("nn.seq2seq."):
+            return (
+                "no TF 2.15 equivalent: tf.nn.seq2seq became tf.contrib.legacy_seq2seq in TF 1.0, which TF 2.0 removed; "
+                "port the model to tf.keras layers (tf.keras.layers.RNN/LSTM, Attention) or TensorFlow Addons seq2seq"
+            )
         if tuple(rel.split(".")[:2]) == PRIVATE_KERAS:
             public = rel[len("python.") :]
             return f"tf.{public}" if self.status(public) == V2 else "see tf.keras (Keras 2.15) for the public API"

@@ -51,6 +51,11 @@ RENAMED: dict[str, str] = {
     "inv": "reciprocal",
     "contrib.deprecated.scalar_summary": "summary.scalar",
     "contrib.deprecated.histogram_summary": "summary.histogram",
+    # the other aliases of tf.contrib.deprecated (TF 1.0's contrib/deprecated/__init__.py)
+    "contrib.deprecated.image_summary": "summary.image",
+    "contrib.deprecated.audio_summary": "summary.audio",
+    "contrib.deprecated.merge_summary": "summary.merge",
+    "contrib.deprecated.merge_all_summaries": "summary.merge_all",
     "listdiff": "setdiff1d",
     "list_diff": "setdiff1d",
     "mul": "multiply",
@@ -98,6 +103,18 @@ RENAMED: dict[str, str] = {
 }
 
 _REDUCE = {"reduction_indices": "axis", "keep_dims": "keepdims"}
+# TF 0.x summary ops -> tf.summary.* (TF 1.0's contrib/deprecated/__init__.py): the tag is the name,
+# `max_images` is `max_outputs`; 0.x's `name=` (the op name) has no place (the name is the tag).
+_SUMMARY_KEYWORDS = {
+    "scalar_summary": {"tags": "name", "values": "tensor"},
+    "histogram_summary": {"tag": "name"},
+    "image_summary": {"tag": "name", "max_images": "max_outputs"},
+    "audio_summary": {"tag": "name"},
+}
+SUMMARY_KEYWORDS = {
+    **_SUMMARY_KEYWORDS,
+    **{f"contrib.deprecated.{k}": v for k, v in _SUMMARY_KEYWORDS.items()},
+}
 # Keywords TF 2.15 no longer accepts (legacy name -> {old: new}); tf_upgrade.py function_keyword_renames.
 KEYWORDS: dict[str, dict[str, str]] = {
     **{f"reduce_{op}": _REDUCE for op in ("sum", "mean", "max", "min", "prod", "all", "any", "logsumexp")},
@@ -116,6 +133,7 @@ KEYWORDS: dict[str, dict[str, str]] = {
     "nn.moments": {"keep_dims": "keepdims"},
     "nn.sigmoid_cross_entropy_with_logits": {"targets": "labels"},
     "nn.weighted_cross_entropy_with_logits": {"targets": "labels"},
+    **SUMMARY_KEYWORDS,
 }
 
 # Legacy positional parameters (TF 0.12 signatures) of the functions whose order changed.
@@ -226,6 +244,7 @@ class Tf0Api(FamilyTransform):
         self.removals: set[tuple[str, str, str | None]] = set()
         self.need_import = False
         self.in_import = 0
+        self.by_hand: set[int] = set()  # calls flagged for manual work: their keywords stay as they are
 
     # --- module ------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -341,10 +360,44 @@ class Tf0Api(FamilyTransform):
         target = target_of(new)
         if target is None:
             return updated  # the catch-all reports it
+        call = parent if type(parent) is cst.Call and parent.func is original else None
+        if rel in SUMMARY_KEYWORDS and call is not None and self._summary_needs_hand(original, call, rel, target):
+            return updated
         message = f"tf.{rel} was renamed in TF 1.0: tf.{target} in TensorFlow 2.15"
+        if rel in SUMMARY_KEYWORDS:
+            message += (
+                " (its first argument, the tag, is now the summary's name: it takes the enclosing name scope "
+                "as a prefix, and characters other than letters, digits, '_', '-', '/' and '.' become '_')"
+            )
         if not self.fix(original, "TFM540", message):
             return updated
         return self._spelled(original, updated, target)
+
+    def _summary_needs_hand(self, original: cst.CSTNode, call: cst.Call, rel: str, target: str) -> bool:
+        """A 0.x summary call the 1.0 op cannot express: several tags at once, or an op `name=`."""
+        positional = _positional(call)
+        tags = positional[0].value if positional else next(
+            (a.value for a in call.args if a.keyword is not None and a.keyword.value in ("tag", "tags")), None
+        )
+        if isinstance(tags, (cst.List, cst.Tuple)):
+            self.by_hand.add(id(call))
+            self.flag(
+                original,
+                "TFM540",
+                f"tf.{rel} with several tags at once has no TF 1.0+ form: tf.{target} records one scalar; "
+                f"write one tf.{target}(tag, value) per tag",
+            )
+            return True
+        if any(a.keyword is not None and a.keyword.value == "name" for a in call.args):
+            self.by_hand.add(id(call))
+            self.flag(
+                original,
+                "TFM540",
+                f"tf.{rel}(..., name=...): the 0.x op name has no place in tf.{target}, whose name is the tag; "
+                f"drop name= (or wrap the call in tf.name_scope) and rename to tf.{target}",
+            )
+            return True
+        return False
 
     def _spelled(self, original: cst.BaseExpression, updated: cst.BaseExpression, target: str) -> cst.BaseExpression:
         """``target`` (relative to tensorflow) in the module's own spelling of TensorFlow."""
@@ -386,8 +439,8 @@ class Tf0Api(FamilyTransform):
         rel = tf_rel(self.qualified_name(original.func))
         if not rel:
             return updated
-        if rel.startswith("compat.v1."):
-            return updated  # already TF1 code that TF 2.15 runs as it is
+        if rel.startswith("compat.v1.") or id(original) in self.by_hand:
+            return updated  # already TF1 code that TF 2.15 runs as it is, or manual work
         updated = self._keywords(original, updated, rel)
         if rel == "reverse":
             return self._reverse(original, updated)
@@ -418,7 +471,7 @@ class Tf0Api(FamilyTransform):
             new = table[arg.keyword.value]
             if any(a.keyword is not None and a.keyword.value == new for a in original.args):
                 continue  # both given: TF's own error is clearer than ours
-            message = f"tf.{rel}({arg.keyword.value}=...) is tf.{rel}({new}=...) in TensorFlow 2.15"
+            message = f"the {arg.keyword.value}= keyword of tf.{rel} is {new}= in TensorFlow 2.15"
             if self.fix(arg, "TFM543", message):
                 args[i] = args[i].with_changes(keyword=cst.Name(new))
                 changed = True
