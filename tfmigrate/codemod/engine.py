@@ -224,7 +224,7 @@ def rewrite_source(
     for _ in range(MAX_PASSES - 1):
         if new == data or not any(f.fixable for f, _ in staged):
             break
-        _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog)
+        _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog, checked=True)
         passes.append((next_code, staged))
         if next_new == new:
             break
@@ -273,11 +273,13 @@ def _once(staged: list[tuple[RawFinding, str]], original_code: str) -> list[tupl
 
 
 def _one_pass(
-    data: bytes, enabled: frozenset[str], path: str, catalog: Catalog
+    data: bytes, enabled: frozenset[str], path: str, catalog: Catalog, checked: bool = False
 ) -> tuple[str, str, bytes, list[tuple[RawFinding, str]], str]:
     """One run of the families: (original text, new text, new bytes, findings with the text each
-    was reported on, encoding)."""
-    check_python3(data, path)
+    was reported on, encoding). ``checked``: the input is a previous pass's output, which Python's
+    parser has accepted already."""
+    if not checked:
+        check_python3(data, path)
     try:
         module = parse_module(data)
     except Exception as exc:  # what CPython accepts but libcst does not
