@@ -45,6 +45,12 @@ dense = tf.sparse_tensor_to_dense(sp)
 tf.scalar_summary("xent", tf.reduce_mean(xent))
 tf.histogram_summary("w", w)
 merged = tf.merge_all_summaries()
+nce_w = tf.Variable(tf.truncated_normal([10, 3], seed=1))
+nce_b = tf.Variable(tf.zeros([10]))
+embed = tf.constant(logits_np[[0, 1, 0, 1]])
+word_ids = tf.constant([[1], [4], [7], [2]], dtype=tf.int64)
+nce = tf.nn.nce_loss(nce_w, nce_b, embed, word_ids, 3, 10)
+sampled = tf.nn.sampled_softmax_loss(nce_w, nce_b, embed, word_ids, 3, 10)
 with tf.Session() as sess:
     writer = tf.train.SummaryWriter(LOGDIR, sess.graph)
     sess.run(tf.initialize_all_variables())
@@ -52,6 +58,7 @@ with tf.Session() as sess:
     out = sess.run([xent, sparse, sig, both, halves, flipped, total, diff, stacked, w, dense, merged], feed)
     writer.add_summary(out[-1], 0)
     writer.close()
+    losses = sess.run([nce, sampled])
 '''
 
 CHECK = '''
@@ -76,6 +83,7 @@ assert width == 3 and np.allclose(out[9], 0.0)
 assert out[10][0, 1] == 5.0 and out[10].shape == (2, 3)
 assert isinstance(out[11], bytes) and len(out[11]) > 0  # merged summaries were recorded
 assert os.listdir(LOGDIR)
+assert losses[0].shape == (4,) and losses[1].shape == (4,) and np.all(losses[0] > 0)  # inputs, labels as in TF 0.x
 print("TF0-OK")
 '''
 

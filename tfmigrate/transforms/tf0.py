@@ -244,6 +244,7 @@ class Tf0Api(FamilyTransform):
         self.removals: set[tuple[str, str, str | None]] = set()
         self.need_import = False
         self.in_import = 0
+        self.unknown_reverse: list[cst.Call] = []  # tf.reverse(x, <not a literal>): a mask in TF 0.x code
         self.by_hand: set[int] = set()  # calls flagged for manual work: their keywords stay as they are
 
     # --- module ------------------------------------------------------------------------------
@@ -265,6 +266,9 @@ class Tf0Api(FamilyTransform):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         for call, placed, rel, rule in self.deferred:
             self._decide(call, placed, rel, rule)
+        if self.tf0:
+            for call in self.unknown_reverse:
+                self._flag_reverse(call)
         if self.replace:
             updated = transform(updated, _Replace(self.replace))
         if self.need_import:
@@ -533,6 +537,14 @@ class Tf0Api(FamilyTransform):
             new = new.with_changes(func=self._spelled(original.func, updated.func, target))
         return new
 
+    def _flag_reverse(self, call: cst.Call) -> None:
+        self.flag(
+            call,
+            "TFM544",
+            "tf.reverse(tensor, dims) took a boolean mask in TF 0.x; TF 1.0+ takes axis, the indices of the "
+            "reversed dimensions: write tf.reverse(tensor, axis=[i for i, d in enumerate(dims) if d])",
+        )
+
     def _reverse(self, original: cst.Call, updated: cst.Call) -> cst.Call:
         """TF 0.x ``reverse(tensor, dims)``: dims a boolean mask; TF 1.0+: axis, a list of ints."""
         positional = _positional(original)
@@ -542,17 +554,13 @@ class Tf0Api(FamilyTransform):
         if dims_arg is None:
             return updated
         mask = _bools(dims_arg.value)
-        legacy = mask is not None or dims_arg.keyword is not None
-        if not legacy:
-            return updated  # an int list is TF 1.x's axis; anything else: the module decides (below)
+        if mask is None and dims_arg.keyword is None:
+            if not isinstance(dims_arg.value, (cst.List, cst.Tuple)):  # an int list is TF 1.x's axis
+                self.unknown_reverse.append(original)  # a mask or an axis: TF 0.x code decides (at the end)
+            return updated
         self.tf0 = self.tf1 = True
         if mask is None:
-            self.flag(
-                original,
-                "TFM544",
-                "tf.reverse(tensor, dims=...) took a boolean mask in TF 0.x; TF 1.0+ takes axis, the indices "
-                "of the reversed dimensions: write tf.reverse(tensor, axis=[i for i, d in enumerate(dims) if d])",
-            )
+            self._flag_reverse(original)
             return updated
         axes = [i for i, flag in enumerate(mask) if flag]
         message = f"tf.reverse's boolean mask {mask} (TF 0.x) is axis={axes} since TF 1.0"
