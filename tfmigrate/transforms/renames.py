@@ -156,6 +156,12 @@ class Names:
                 "no TF 2.15 equivalent: tf.nn.seq2seq became tf.contrib.legacy_seq2seq in TF 1.0, which TF 2.0 removed; "
                 "port the model to tf.keras layers (tf.keras.layers.RNN/LSTM, Attention) or TensorFlow Addons seq2seq"
             )
+        if rel == "models.rnn" or rel.startswith("models.rnn."):
+            return (
+                "no TF 2.15 equivalent: tensorflow.models.rnn (TF 0.5-0.8) became tf.nn.rnn_cell and tf.nn.rnn; use "
+                "tf.compat.v1.nn.rnn_cell.* (state_is_tuple=False keeps the old concatenated LSTM state) and "
+                "tf.compat.v1.nn.static_rnn"
+            )
         if tuple(rel.split(".")[:2]) == PRIVATE_KERAS:
             public = rel[len("python.") :]
             return f"tf.{public}" if self.status(public) == V2 else "see tf.keras (Keras 2.15) for the public API"
