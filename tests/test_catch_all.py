@@ -71,3 +71,17 @@ def test_public_keras_rewrite_runs_on_tf215(tmp_path):
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
                           env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=300)
     assert "KERAS-OK" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_private_keras_backend_names_go_where_tf215_has_them_in_one_run():
+    source = (
+        "from tensorflow.python.keras import backend as K\nimport tensorflow as tf\n"
+        "K.set_session(tf.Session())\nx = K.floatx()\n"
+    )
+    result = rewrite_source(source.encode(), ALL_RULES)
+    new = result.new.decode()
+    assert "from tensorflow.keras import backend as K" in new
+    assert "tf.compat.v1.keras.backend.set_session(tf.compat.v1.Session())" in new  # only tf.compat.v1 has it
+    assert "x = K.floatx()" in new
+    assert not [f for f in result.findings if not f.fixable]
+    assert rewrite_source(result.new, ALL_RULES).new == result.new

@@ -284,6 +284,8 @@ class Tf0Api(FamilyTransform):
         aliases = list(updated.names)
         changed = False
         for i, alias in enumerate(original.names):
+            if alias.asname is None:
+                continue  # `import tensorflow.python.keras` binds `tensorflow`: its uses say the rest
             public = self._public_keras(tf_rel(full_name(alias.name)))
             if public and self.fix(alias, "TFM547", self._keras_message(public)):
                 aliases[i] = aliases[i].with_changes(name=dotted(f"{TF}.{public}"))
