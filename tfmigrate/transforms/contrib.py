@@ -382,8 +382,10 @@ class ContribTransform(FamilyTransform):
     ) -> cst.BaseExpression:
         """A name in a module that moved whole: the module node of the chain is replaced (an import
         rewritten in place already serves its names)."""
-        if isinstance(original, cst.Name) and original.value in self._in_place_names:
-            return updated
+        if isinstance(original, cst.Name) and (
+            original.value in self._in_place_names or not self.index.binds_by_import(original.value)
+        ):
+            return updated  # an import rewritten in place, or an alias (`slim = tf.contrib.slim`) rewritten itself
         if isinstance(original, cst.Attribute) and rest:
             if outermost and not _slim_name_ok(key, rest):
                 self.flag(original, "TFM609", manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
