@@ -28,7 +28,7 @@ from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
 from tfmigrate.codemod.tree import expression
 from tfmigrate.transforms import contrib_tables as T
-from tfmigrate.transforms.contrib_seq2seq import helper_source, helper_name
+from tfmigrate.transforms.contrib_vendored import NEEDS, helper_name, helper_source
 
 CONTRIB = "tensorflow.contrib"
 _SCOPED = ("layers", "framework", "rnn", "losses", "metrics", "legacy_seq2seq", "seq2seq")
@@ -323,6 +323,8 @@ class ContribTransform(FamilyTransform):
         return parent if isinstance(parent, cst.Call) and parent.func is node else None
 
     def _reference(self, original: cst.Name | cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if isinstance(original, cst.Attribute) and dotted_name(original) is None:
+            return updated  # `f(...).x`: libcst names it after f, but it is a value's attribute
         rel = contrib_rel(self.qualified_name(original))
         if rel is None:
             return updated
@@ -350,20 +352,12 @@ class ContribTransform(FamilyTransform):
                 self.remove_imports_of(original)
                 return self.tf(T.RENAMES[rel])
             return updated
-        package, _, name = rel.partition(".")
-        if package == "legacy_seq2seq" and name in T.SEQ2SEQ_VENDORED:
-            message = (
-                f"tf.contrib.legacy_seq2seq.{name} is gone in TF 2: its TF 1.15 code is copied into this module "
-                f"as {helper_name(name)} (tf.compat.v1 ops, the same variables and results)"
-            )
-            if self.fix(original, "TFM608", message):
-                self.remove_imports_of(original)
-                if name == "sequence_loss" and "sequence_loss_by_example" not in self._helpers:
-                    self._helpers.append("sequence_loss_by_example")
-                if name not in self._helpers:
-                    self._helpers.append(name)
-                self._need_tf = True
-                return cst.Name(helper_name(name))
+        if rel in T.VENDORED:
+            return self._vendored(original, updated, rel, call)
+        name = rel.rpartition(".")[2]
+        if rel.startswith("layers.") and name in T.SLIM_BROKEN:
+            if outermost:
+                self.flag(original, "TFM609", T.SLIM_BROKEN[name].format(name=f"tf.contrib.{rel}"))
             return updated
         target = slim_target(rel)
         if target is not None:
@@ -377,6 +371,42 @@ class ContribTransform(FamilyTransform):
                 self.flag(original, "TFM609", message)
         return updated
 
+    def _vendored(
+        self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, call: cst.Call | None
+    ) -> cst.BaseExpression:
+        name = T.VENDORED[rel]
+        if name == "optimize_loss":
+            if call is None or any(a.star for a in call.args) or any(
+                (a.keyword is not None and a.keyword.value in T.OPTIMIZE_LOSS_UNSUPPORTED)
+                or (a.keyword is None and i in T.OPTIMIZE_LOSS_UNSUPPORTED.values())
+                for i, a in enumerate(call.args)
+            ):
+                self.flag(
+                    original, "TFM609",
+                    f"tf.contrib.{rel}: tf-slim 1.1.0's copy fails on TF 2.15 and tfmigrate copies the TF 1.15 code "
+                    "only for calls without gradient_noise_scale/gradient_multipliers (or *args): build the train op "
+                    "with a tf.compat.v1.train optimizer's compute_gradients/apply_gradients",
+                )
+                return updated
+            message = (
+                f"tf.contrib.{rel} is gone and tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor): its TF 1.15 code is "
+                f"copied into this module as {helper_name(name)} (the same OptimizeLoss/learning_rate variable, "
+                "optimizers by name, clipping, decay and summaries)"
+            )
+        else:
+            message = (
+                f"tf.contrib.{rel} is gone in TF 2: its TF 1.15 code is copied into this module as "
+                f"{helper_name(name)} (tf.compat.v1 ops, the same variables and results)"
+            )
+        if not self.fix(original, "TFM608", message):
+            return updated
+        self.remove_imports_of(original)
+        for needed in (*NEEDS.get(name, ()), name):
+            if needed not in self._helpers:
+                self._helpers.append(needed)
+        self._need_tf = True
+        return cst.Name(helper_name(name))
+
     def _module_reference(
         self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, key: str, rest: str, outermost: bool
     ) -> cst.BaseExpression:
@@ -386,6 +416,12 @@ class ContribTransform(FamilyTransform):
             original.value in self._in_place_names or not self.index.binds_by_import(original.value)
         ):
             return updated  # an import rewritten in place, or an alias (`slim = tf.contrib.slim`) rewritten itself
+        if key == "slim" and rel in T.VENDORED and isinstance(original, cst.Attribute):
+            return self._vendored(original, updated, rel, self._call_of(original))
+        if key == "slim" and rest in T.SLIM_BROKEN:
+            if outermost:
+                self.flag(original, "TFM609", T.SLIM_BROKEN[rest].format(name=f"slim.{rest}"))
+            return updated
         if isinstance(original, cst.Attribute) and rest:
             if outermost and not _slim_name_ok(key, rest):
                 self.flag(original, "TFM609", manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
@@ -403,6 +439,8 @@ class ContribTransform(FamilyTransform):
 
     # --- calls -----------------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if dotted_name(original.func) is None:
+            return updated  # `xavier_initializer()(shape)` calls what the inner call returned
         rel = contrib_rel(self.qualified_name(original.func))
         if rel is None or rel not in self._handlers:
             return updated
@@ -540,7 +578,7 @@ class ContribTransform(FamilyTransform):
     ) -> cst.BaseExpression | None:
         bound = bind(original, order, renames)
         args = self._updated_args(original, updated, bound)
-        new = [keyword(args[name], renames.get(name, name)) for name, _ in bound]
+        new = [keyword(args[name], name) for name, _ in bound]  # (bind spelled the keywords the new way)
         if not self.fix(original, rule, message):
             return updated
         return self._call(updated, self.tf(target), new)
@@ -548,15 +586,11 @@ class ContribTransform(FamilyTransform):
     def _loss(self, rel: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
         name = rel.split(".")[1]
         order = T.LOSSES[name]
-        renames = {k: v for k, v in T.LOSS_KEYWORDS.items() if v in order or (k == "dim" and "dim" in order)}
-        renames = {k: v for k, v in renames.items() if k != v}
         message = (
-            f"tf.contrib.losses.{name}({', '.join(order[:2])}) is tf.compat.v1.losses.{name} (the same weighted mean), whose "
-            "first arguments come in another order: every argument is passed by keyword in its legacy meaning"
+            f"tf.contrib.losses.{name}({', '.join(order[:2])}) is tf.compat.v1.losses.{name} (the same weighted mean), "
+            "whose first arguments come in another order: every argument is passed by keyword in its legacy meaning"
         )
-        if "dim" in order:
-            renames = {**renames, "dim": "axis"}
-        return self._reordered("TFM604", original, updated, order, f"compat.v1.losses.{name}", renames, message)
+        return self._reordered("TFM604", original, updated, order, f"compat.v1.losses.{name}", T.LOSS_KEYWORDS, message)
 
     def _metric(self, rel: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
         name = rel.split(".")[1]

@@ -64,7 +64,7 @@ TRUNCATED_SCALE = "1.3 * 0.87962566103423978**2"
 # --- TFM604: contrib.losses -> tf.compat.v1.losses (legacy positional order) -------------------
 LOSSES: dict[str, tuple[str, ...]] = {
     "absolute_difference": ("predictions", "labels", "weights", "scope"),
-    "cosine_distance": ("predictions", "labels", "dim", "weights", "scope"),
+    "cosine_distance": ("predictions", "labels", "axis", "weights", "scope"),  # TF 1.0-1.4 called it dim
     "log_loss": ("predictions", "labels", "weights", "epsilon", "scope"),
     "mean_squared_error": ("predictions", "labels", "weights", "scope"),
     "sigmoid_cross_entropy": ("logits", "multi_class_labels", "weights", "label_smoothing", "scope"),
@@ -165,8 +165,28 @@ MODULES: dict[str, str] = {
     "tensorboard.plugins.projector": "tensorboard.plugins.projector",
 }
 
-# --- TFM608: contrib.legacy_seq2seq functions vendored into the module --------------------------
-SEQ2SEQ_VENDORED = ("rnn_decoder", "sequence_loss_by_example", "sequence_loss")
+# --- TFM608: functions whose TF 1.15 code is copied into the module (contrib_vendored.py) ------
+VENDORED: dict[str, str] = {
+    "legacy_seq2seq.rnn_decoder": "rnn_decoder",
+    "legacy_seq2seq.sequence_loss_by_example": "sequence_loss_by_example",
+    "legacy_seq2seq.sequence_loss": "sequence_loss",
+    "layers.optimize_loss": "optimize_loss",  # tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor)
+    "slim.optimize_loss": "optimize_loss",
+}
+# optimize_loss arguments the copy leaves out (legacy positions 4 and 5)
+OPTIMIZE_LOSS_UNSUPPORTED = {"gradient_noise_scale": 4, "gradient_multipliers": 5}
+
+# --- tf-slim 1.1.0 names that fail on TF 2.15 (they read tensorflow.python.framework.ops.Tensor) -
+SLIM_BROKEN: dict[str, str] = {
+    "batch_norm": (
+        "{name} (tf.contrib.layers / tf-slim batch_norm) fails on TF 2.15 in tf-slim 1.1.0 (it reads "
+        "ops.Tensor, gone from TF's internals) and TF 2.15 has no equal with its defaults: write "
+        "tf.compat.v1.layers.batch_normalization(inputs, momentum=0.999, center=True, scale=False, "
+        "epsilon=0.001, training=is_training) (the legacy defaults; keep your own decay/scale/epsilon), "
+        "run the ops of tf.compat.v1.GraphKeys.UPDATE_OPS with the train op, and rename checkpoint "
+        "variables BatchNorm/* to batch_normalization/* (tfmigrate ckpt convert)"
+    ),
+}
 
 # --- TFM609: known contrib names with no automatic equivalent: what to do instead --------------
 MANUAL: dict[str, str] = {
