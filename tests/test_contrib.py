@@ -109,7 +109,7 @@ def test_unmapped_names_are_reported_and_the_program_fails_the_rewrite():
     from tensorflow.contrib import rnn
     cell = rnn.LayerNormBasicLSTMCell(8)
     helper = tf.contrib.seq2seq.TrainingHelper(inputs, lengths)
-    ids = tf.contrib.layers.embed_sequence(x, vocab_size=10, embed_dim=4)
+    ids = tf.contrib.layers.embed_sequence(x, vocab_size=10, embed_dim=4, unique=True)
     """
     new, rules, result = rewrite(code)
     manual = [f for f in result.findings if not f.fixable]
@@ -281,12 +281,14 @@ decoder = tf.contrib.legacy_seq2seq.rnn_decoder
 outputs, last = decoder(inputs, state, cell)
 logits = [slim.fully_connected(o, vocab, activation_fn=None, scope="out", reuse=i > 0) for i, o in enumerate(outputs)]
 targets = tf.unstack(y, axis=1)
+embedded = tf.contrib.layers.embed_sequence(y, vocab_size=vocab, embed_dim=3)
 weights = [tf.ones([batch]) for _ in targets]
 per_example = tf.contrib.legacy_seq2seq.sequence_loss_by_example(logits, targets, weights)
 loss = tf.contrib.legacy_seq2seq.sequence_loss(logits, targets, weights)
 step = tf.contrib.framework.get_or_create_global_step()
 train = tf.contrib.layers.optimize_loss(loss, step, learning_rate=0.1, optimizer="SGD", clip_gradients=5.0)
 names = sorted(v.name for v in tf.compat.v1.global_variables())
+model_vars = [v.name for v in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.MODEL_VARIABLES)]
 writer = tf.compat.v1.summary.FileWriter(logdir)
 config = projector.ProjectorConfig()
 config.embeddings.add().tensor_name = "out/weights"
@@ -299,8 +301,10 @@ with tf.compat.v1.Session() as sess:
     for _ in range(30):
         sess.run(train, feed)
     after, gs = sess.run([loss, step], feed)
+    shape = list(sess.run(embedded, feed).shape)
 print(json.dumps({"before": float(before), "after": float(after), "mean_ex": float(np.mean(ex)),
-                  "step": int(gs), "names": names,
+                  "step": int(gs), "names": names, "model_vars": model_vars,
+                  "embedded": shape,
                   "pbtxt": os.path.exists(os.path.join(logdir, "projector_config.pbtxt"))}))
 """
 
@@ -327,3 +331,4 @@ def test_rnn_slim_seq2seq_projector_program_runs(tmp_path):
     # the legacy variable names: rnn_decoder/multi_rnn_cell/cell_0/basic_lstm_cell/..., slim's out/weights
     assert any(n.startswith("rnn_decoder/multi_rnn_cell/cell_0/basic_lstm_cell/kernel") for n in out["names"])
     assert "out/weights:0" in out["names"] and "out/biases:0" in out["names"]
+    assert "EmbedSequence/embeddings:0" in out["model_vars"] and out["embedded"] == [4, 3, 3]

@@ -375,6 +375,16 @@ class ContribTransform(FamilyTransform):
         self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, call: cst.Call | None
     ) -> cst.BaseExpression:
         name = T.VENDORED[rel]
+        if name == "embed_sequence":
+            unique = None
+            if call is not None and not any(a.star for a in call.args):
+                unique = False
+                for i, a in enumerate(call.args):
+                    if (a.keyword is None and i == 3) or (a.keyword is not None and a.keyword.value == "unique"):
+                        unique = _bool_literal(a.value, False)
+            if unique is not False:
+                self.flag(original, "TFM609", T.MANUAL["layers.embed_sequence"])
+                return updated
         if name == "optimize_loss":
             if call is None or any(a.star for a in call.args) or any(
                 (a.keyword is not None and a.keyword.value in T.OPTIMIZE_LOSS_UNSUPPORTED)
@@ -392,6 +402,11 @@ class ContribTransform(FamilyTransform):
                 f"tf.contrib.{rel} is gone and tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor): its TF 1.15 code is "
                 f"copied into this module as {helper_name(name)} (the same OptimizeLoss/learning_rate variable, "
                 "optimizers by name, clipping, decay and summaries)"
+            )
+        elif name == "embed_sequence":
+            message = (
+                f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "
+                f"{helper_name(name)} (the same EmbedSequence/embeddings model variable and lookup)"
             )
         else:
             message = (

@@ -39,6 +39,78 @@ RENAMES: dict[str, str] = {
     "rnn.static_state_saving_rnn": "compat.v1.nn.static_state_saving_rnn",
 }
 
+# The one-to-one contrib renames of TF's own tf_upgrade_v2 (its renames table, as kept in
+# tfmigrate/data/tf215_names.json): contrib.data was an alias of tf.data.experimental from TF 1.13 on,
+# and the others were moved to core unchanged.
+RENAMES.update({
+    "batching.batch_function": "nondifferentiable_batch_function",
+    "cluster_resolver.ClusterResolver": "distribute.cluster_resolver.ClusterResolver",
+    "cluster_resolver.GceClusterResolver": "distribute.cluster_resolver.GCEClusterResolver",
+    "cluster_resolver.KubernetesClusterResolver": "distribute.cluster_resolver.KubernetesClusterResolver",
+    "cluster_resolver.SimpleClusterResolver": "distribute.cluster_resolver.SimpleClusterResolver",
+    "cluster_resolver.SlurmClusterResolver": "distribute.cluster_resolver.SlurmClusterResolver",
+    "cluster_resolver.TFConfigClusterResolver": "distribute.cluster_resolver.TFConfigClusterResolver",
+    "cluster_resolver.TPUClusterResolver": "distribute.cluster_resolver.TPUClusterResolver",
+    "data.AUTOTUNE": "data.experimental.AUTOTUNE",
+    "data.CheckpointInputPipelineHook": "data.experimental.CheckpointInputPipelineHook",
+    "data.Counter": "data.experimental.Counter",
+    "data.CsvDataset": "data.experimental.CsvDataset",
+    "data.Optional": "data.experimental.Optional",
+    "data.RandomDataset": "data.experimental.RandomDataset",
+    "data.Reducer": "data.experimental.Reducer",
+    "data.SqlDataset": "data.experimental.SqlDataset",
+    "data.TFRecordWriter": "data.experimental.TFRecordWriter",
+    "data.bucket_by_sequence_length": "data.experimental.bucket_by_sequence_length",
+    "data.choose_from_datasets": "data.experimental.choose_from_datasets",
+    "data.copy_to_device": "data.experimental.copy_to_device",
+    "data.dense_to_sparse_batch": "data.experimental.dense_to_sparse_batch",
+    "data.enumerate_dataset": "data.experimental.enumerate_dataset",
+    "data.get_next_as_optional": "data.experimental.get_next_as_optional",
+    "data.get_single_element": "data.experimental.get_single_element",
+    "data.group_by_reducer": "data.experimental.group_by_reducer",
+    "data.group_by_window": "data.experimental.group_by_window",
+    "data.ignore_errors": "data.experimental.ignore_errors",
+    "data.make_batched_features_dataset": "data.experimental.make_batched_features_dataset",
+    "data.make_csv_dataset": "data.experimental.make_csv_dataset",
+    "data.make_saveable_from_iterator": "data.experimental.make_saveable_from_iterator",
+    "data.map_and_batch": "data.experimental.map_and_batch",
+    "data.parallel_interleave": "data.experimental.parallel_interleave",
+    "data.parse_example_dataset": "data.experimental.parse_example_dataset",
+    "data.prefetch_to_device": "data.experimental.prefetch_to_device",
+    "data.rejection_resample": "data.experimental.rejection_resample",
+    "data.sample_from_datasets": "data.experimental.sample_from_datasets",
+    "data.scan": "data.experimental.scan",
+    "data.shuffle_and_repeat": "data.experimental.shuffle_and_repeat",
+    "data.unbatch": "data.experimental.unbatch",
+    "data.unique": "data.experimental.unique",
+    "distribute.CrossDeviceOps": "distribute.CrossDeviceOps",
+    "distribute.ReductionToOneDeviceCrossDeviceOps": "distribute.ReductionToOneDevice",
+    "estimator.make_early_stopping_hook": "estimator.experimental.make_early_stopping_hook",
+    "estimator.stop_if_higher_hook": "estimator.experimental.stop_if_higher_hook",
+    "estimator.stop_if_lower_hook": "estimator.experimental.stop_if_lower_hook",
+    "estimator.stop_if_no_decrease_hook": "estimator.experimental.stop_if_no_decrease_hook",
+    "estimator.stop_if_no_increase_hook": "estimator.experimental.stop_if_no_increase_hook",
+    "framework.CriticalSection": "CriticalSection",
+    "tpu.CrossShardOptimizer": "compat.v1.tpu.CrossShardOptimizer",
+    "tpu.InputPipelineConfig": "compat.v1.estimator.tpu.InputPipelineConfig",
+    "tpu.RunConfig": "compat.v1.estimator.tpu.RunConfig",
+    "tpu.TPUConfig": "compat.v1.estimator.tpu.TPUConfig",
+    "tpu.TPUEstimator": "compat.v1.estimator.tpu.TPUEstimator",
+    "tpu.TPUEstimatorSpec": "compat.v1.estimator.tpu.TPUEstimatorSpec",
+    "tpu.batch_parallel": "compat.v1.tpu.batch_parallel",
+    "tpu.bfloat16_scope": "compat.v1.tpu.bfloat16_scope",
+    "tpu.core": "compat.v1.tpu.core",
+    "tpu.cross_replica_sum": "compat.v1.tpu.cross_replica_sum",
+    "tpu.initialize_system": "compat.v1.tpu.initialize_system",
+    "tpu.outside_compilation": "compat.v1.tpu.outside_compilation",
+    "tpu.replicate": "compat.v1.tpu.replicate",
+    "tpu.rewrite": "compat.v1.tpu.rewrite",
+    "tpu.shard": "compat.v1.tpu.shard",
+    "tpu.shutdown_system": "compat.v1.tpu.shutdown_system",
+    "training.checkpoints_iterator": "train.checkpoints_iterator",
+    "util.constant_value": "get_static_value",
+})
+
 # How many leading positional arguments mean the same in every TF 1.x release and in TF 2.15 (the
 # TF 1.0 cells took `input_size` second: `LSTMCell(n, input_size, use_peepholes...)`, later releases
 # dropped it; `BasicLSTMCell(n, forget_bias, input_size | state_is_tuple, ...)`).
@@ -172,6 +244,7 @@ VENDORED: dict[str, str] = {
     "legacy_seq2seq.sequence_loss": "sequence_loss",
     "layers.optimize_loss": "optimize_loss",  # tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor)
     "slim.optimize_loss": "optimize_loss",
+    "layers.embed_sequence": "embed_sequence",  # in neither TF 2.15 nor tf-slim
 }
 # optimize_loss arguments the copy leaves out (legacy positions 4 and 5)
 OPTIMIZE_LOSS_UNSUPPORTED = {"gradient_noise_scale": 4, "gradient_multipliers": 5}
@@ -202,10 +275,24 @@ MANUAL: dict[str, str] = {
         "Keras API with other signatures: port the decoder by hand"
     ),
     "layers.embed_sequence": (
-        "tf.contrib.layers.embed_sequence(ids, vocab_size, embed_dim) is not in TF 2.15 or tf-slim: write "
-        "tf.nn.embedding_lookup(tf.compat.v1.get_variable('embeddings', [vocab_size, embed_dim]), ids) "
-        "inside tf.compat.v1.variable_scope(scope or 'EmbedSequence') (the legacy default initializer "
-        "is the variable scope's, glorot_uniform)"
+        "tf.contrib.layers.embed_sequence(..., unique=...) looked each id up once (embedding_lookup_unique): "
+        "tfmigrate copies embed_sequence only for unique=False; write tf.unique + tf.nn.embedding_lookup + "
+        "tf.gather, or pass unique=False"
+    ),
+    "layers.bow_encoder": (
+        "tf.contrib.layers.bow_encoder is in neither TF 2.15 nor tf-slim: for sparse_lookup=False write "
+        "tf.reduce_mean(tf.nn.embedding_lookup(embeddings, ids), axis=1) with embeddings = "
+        "tf.compat.v1.get_variable('embeddings', [vocab_size, embed_dim]) in tf.compat.v1.variable_scope(scope, "
+        "'bow_encoder'); the default sparse_lookup=True is tf.compat.v1.nn.safe_embedding_lookup_sparse([embeddings], "
+        "sparse ids without 0s, combiner='mean', default_id=0)"
+    ),
+    "training.HParams": (
+        "tf.contrib.training.HParams has no TF 2.15 equivalent: use a dict, argparse.Namespace or "
+        "types.SimpleNamespace (HParams.parse/values have no twin), or copy hparam.py from TF 1.15"
+    ),
+    "distributions.*": (
+        "tf.contrib.distributions.{name} lives on in TensorFlow Probability: tfp.distributions.{name} "
+        "(pip install tensorflow-probability==0.23, the release for TF 2.15); check the argument names"
     ),
     "rnn.*": (
         "tf.contrib.rnn.{name} is not in TF 2.15's tf.compat.v1.nn.rnn_cell: TensorFlow Addons "

@@ -17,6 +17,7 @@ NAMES = {
     "sequence_loss_by_example": "legacy_seq2seq_sequence_loss_by_example",
     "sequence_loss": "legacy_seq2seq_sequence_loss",
     "optimize_loss": "legacy_optimize_loss",
+    "embed_sequence": "legacy_embed_sequence",
 }
 # helpers a helper calls
 NEEDS = {"sequence_loss": ("sequence_loss_by_example",)}
@@ -85,6 +86,28 @@ _SOURCES = {
             return cost / {tf}.cast(batch_size, cost.dtype)
         else:
             return cost
+''',
+    "embed_sequence": '''def legacy_embed_sequence(
+    ids, vocab_size=None, embed_dim=None, unique=False, initializer=None, regularizer=None, trainable=True,
+    scope=None, reuse=None,
+):
+    """tf.contrib.layers.embed_sequence of TF 1.15 (Apache 2.0), copied by tfmigrate (unique=False only)."""
+    if unique:
+        raise NotImplementedError("unique=True: port embedding_lookup_unique from TF 1.15")
+    if not (reuse or (vocab_size and embed_dim)):
+        raise ValueError(
+            "Must specify vocab size and embedding dimension when not reusing. Got vocab_size=%s and embed_dim=%s"
+            % (vocab_size, embed_dim)
+        )
+    with {tf}.compat.v1.variable_scope(scope, "EmbedSequence", [ids], reuse=reuse):
+        shape = [vocab_size, embed_dim]
+        if reuse and vocab_size is None or embed_dim is None:
+            shape = None
+        embeddings = {tf}.compat.v1.get_variable(
+            "embeddings", shape=shape, initializer=initializer, regularizer=regularizer, trainable=trainable,
+            collections=[{tf}.compat.v1.GraphKeys.GLOBAL_VARIABLES, {tf}.compat.v1.GraphKeys.MODEL_VARIABLES],
+        )
+        return {tf}.nn.embedding_lookup(embeddings, ids)
 ''',
     "optimize_loss": '''def legacy_optimize_loss(
     loss, global_step, learning_rate, optimizer, gradient_noise_scale=None, gradient_multipliers=None,
