@@ -332,3 +332,71 @@ def test_rnn_slim_seq2seq_projector_program_runs(tmp_path):
     assert any(n.startswith("rnn_decoder/multi_rnn_cell/cell_0/basic_lstm_cell/kernel") for n in out["names"])
     assert "out/weights:0" in out["names"] and "out/biases:0" in out["names"]
     assert "EmbedSequence/embeddings:0" in out["model_vars"] and out["embedded"] == [4, 3, 3]
+
+
+OPTIMIZE_HEAD = """\
+import json
+import numpy as np
+import tensorflow as tf
+
+tf.compat.v1.disable_eager_execution()
+
+
+def train(make_train_op, steps=15):
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.compat.v1.set_random_seed(1)
+        x = tf.constant(np.linspace(-1, 1, 32).reshape(8, 4), tf.float32)
+        y = tf.constant(np.arange(8) % 2, tf.int64)
+        logits = tf.compat.v1.layers.dense(x, 2, kernel_initializer=tf.compat.v1.ones_initializer())
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits))
+        step = tf.compat.v1.train.get_or_create_global_step()
+        train_op = make_train_op(loss, step)
+        names = sorted(v.op.name for v in tf.compat.v1.global_variables())
+        summaries = sorted(s.op.name for s in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.SUMMARIES))
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.global_variables_initializer())
+            losses = [float(sess.run(train_op)) for _ in range(steps)]
+            return {"losses": losses, "step": int(sess.run(step)), "names": names, "summaries": summaries}
+
+
+decay = lambda lr, step: tf.compat.v1.train.exponential_decay(lr, step, 5, 0.5)
+"""
+OPTIMIZE_CASES = """
+cases = {
+    "sgd": lambda loss, step: OPT(loss, step, 0.5, "SGD"),
+    "adam_clip": lambda loss, step: OPT(
+        loss, step, learning_rate=0.1, optimizer="Adam", clip_gradients=0.05, summaries=["loss", "gradients"]),
+    "callable_decay": lambda loss, step: OPT(
+        loss, step, 0.3, lambda lr: tf.compat.v1.train.MomentumOptimizer(lr, 0.5), learning_rate_decay_fn=decay),
+    "class": lambda loss, step: OPT(loss, step, 0.1, tf.compat.v1.train.RMSPropOptimizer, summaries=[]),
+    "instance": lambda loss, step: OPT(
+        loss, step, None, tf.compat.v1.train.AdagradOptimizer(0.2), increment_global_step=False),
+}
+RESULT = {name: train(fn) for name, fn in cases.items()}
+"""
+# the oracle: tf-slim's copy of the TF 1.15 code, run with the two internal names it reads put back
+OPTIMIZE_ORACLE = """
+from tensorflow.python.framework import ops
+ops.Tensor, ops.IndexedSlices = tf.Tensor, tf.IndexedSlices
+import tf_slim
+"""
+
+
+@pytest.mark.slow
+def test_copied_optimize_loss_trains_like_the_legacy_code():
+    legacy = OPTIMIZE_HEAD + OPTIMIZE_CASES.replace("OPT(", "tf.contrib.layers.optimize_loss(").replace("RESULT", "new")
+    new, rules, result = rewrite(legacy, TFM6)
+    assert "TFM608" in rules and "def legacy_optimize_loss(" in new and not uses_contrib(new)
+    assert not [f for f in result.findings if not f.fixable]
+    oracle = OPTIMIZE_ORACLE + OPTIMIZE_CASES.replace("OPT(", "tf_slim.optimize_loss(").replace("RESULT", "legacy")
+    out = run_tf(new + oracle + "print(json.dumps({'new': new, 'legacy': legacy}))\n")
+    for name, expected in out["legacy"].items():
+        got = out["new"][name]
+        assert got["names"] == expected["names"], name
+        assert got["summaries"] == expected["summaries"], name
+        assert got["step"] == expected["step"], name
+        assert got["losses"] == pytest.approx(expected["losses"], rel=1e-6), name
+    assert "OptimizeLoss/learning_rate" in out["new"]["sgd"]["names"]
+    assert out["new"]["instance"]["step"] == 0 and out["new"]["sgd"]["step"] == 15
+    assert out["new"]["sgd"]["losses"][0] > out["new"]["sgd"]["losses"][-1]
