@@ -400,3 +400,68 @@ def test_copied_optimize_loss_trains_like_the_legacy_code():
     assert "OptimizeLoss/learning_rate" in out["new"]["sgd"]["names"]
     assert out["new"]["instance"]["step"] == 0 and out["new"]["sgd"]["step"] == 15
     assert out["new"]["sgd"]["losses"][0] > out["new"]["sgd"]["losses"][-1]
+
+
+LEGACY_SLIM_CNN = """\
+import json, os, sys
+import numpy as np
+import tensorflow as tf
+from tensorflow.contrib import slim
+from tensorflow.contrib.layers import fully_connected, xavier_initializer, l2_regularizer
+
+x = tf.placeholder(tf.float32, [None, 8, 8, 1])
+y = tf.placeholder(tf.int64, [None])
+with slim.arg_scope([slim.conv2d, slim.fully_connected], weights_regularizer=slim.l2_regularizer(0.01)):
+    net = slim.conv2d(x, 4, [3, 3], scope="conv1")
+    net = slim.max_pool2d(net, [2, 2], scope="pool1")
+    net = slim.flatten(net)
+    net = tf.contrib.layers.stack(net, fully_connected, [16, 8], weights_initializer=xavier_initializer(),
+                                  weights_regularizer=l2_regularizer(0.1), scope="fc")
+    net = tf.contrib.layers.dropout(net, 0.5, is_training=True)
+    logits = tf.contrib.layers.legacy_fully_connected(net, 3)
+loss = tf.contrib.losses.sparse_softmax_cross_entropy(logits, y)
+total = tf.contrib.losses.get_total_loss()
+acc, acc_op = tf.contrib.metrics.streaming_accuracy(tf.argmax(logits, 1), y)
+auc, auc_op = tf.contrib.metrics.streaming_auc(tf.nn.softmax(logits)[:, 0], tf.equal(y, 0))
+step = tf.contrib.framework.get_or_create_global_step()
+train = tf.contrib.layers.optimize_loss(total, step, 0.05, "Adam", clip_gradients=1.0)
+to_restore = tf.contrib.framework.get_variables_to_restore(exclude=["global_step", "OptimizeLoss"])
+conv_kernel = tf.contrib.framework.get_variables("conv1/weights")[0]
+saver = tf.train.Saver()
+rng = np.random.RandomState(0)
+feed = {x: rng.rand(16, 8, 8, 1), y: rng.randint(0, 3, 16)}
+with tf.Session() as sess:
+    sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+    first = sess.run(total, feed)
+    for i in range(20):
+        sess.run(train, feed)
+    last = sess.run(total, feed)
+    sess.run([acc_op, auc_op], feed)
+    accuracy, kernel = sess.run([acc, conv_kernel])
+    path = saver.save(sess, os.path.join(sys.argv[1], "model.ckpt"))
+init_fn = tf.contrib.framework.assign_from_checkpoint_fn(path, to_restore)
+with tf.Session() as sess:
+    init_fn(sess)
+    restored = sess.run(conv_kernel)
+print(json.dumps({"first": float(first), "last": float(last), "acc": float(accuracy),
+                  "restored": bool(np.array_equal(kernel, restored)), "n": len(to_restore)}))
+"""
+
+
+@pytest.mark.slow
+def test_slim_cnn_program_trains_saves_and_restores(tmp_path):
+    new, rules, result = rewrite(LEGACY_SLIM_CNN)
+    assert not uses_contrib(new), new
+    assert not [f for f in result.findings if not f.fixable], [(f.rule, f.message) for f in result.findings]
+    assert {"TFM601", "TFM602", "TFM603", "TFM604", "TFM605", "TFM606", "TFM608"} <= rules
+    assert "import tf_slim as slim" in new
+    script = tmp_path / "cnn.py"
+    script.write_text(new)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=240,
+        env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["last"] < out["first"] and 0.0 <= out["acc"] <= 1.0
+    assert out["restored"] and out["n"] >= 8
