@@ -337,6 +337,10 @@ class EagerTransform(FamilyTransform):
             ):
                 self.eager = True
                 break
+        if self.eager and any(
+            self.is_enable_eager(call.func) or self.tfe_symbol(call.func) == "run" for call in index.nodes(cst.Call)
+        ):  # a TF1 eager program (TFM401 removes the call that said so): never switch it to graph mode
+            self.context.facts.add("eager_program")
         for assign in index.nodes(cst.Assign):
             value = assign.value
             if (isinstance(value, cst.Call) and _is_method(value.func, "track_layer")) and value.args:

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tfmigrate.transforms.eager_rnn import cudnn_call, cudnn_class
+
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.eager import EagerTransform
 
@@ -72,6 +74,9 @@ def eager_call(transform: EagerTransform, original: cst.Call, updated: cst.Call)
     qname = transform.qualified_name(func) or ""
     if not qname.startswith("tensorflow."):
         return None
+    legacy = cudnn_class(qname)
+    if legacy is not None:
+        return cudnn_call(transform, legacy, original, updated)
     rel = qname.removeprefix("tensorflow.")
     if rel == "nn.dropout":
         return _dropout(transform, original, updated)

@@ -18,10 +18,11 @@ What the helpers keep from TF 1.x:
   ``restore(file_prefix)``), written from the CPU as tfe.Saver did;
 - ``restore_variables_on_create(save_path, map_func=None)``: nothing when ``save_path`` is falsy;
   otherwise every variable created in the block takes the checkpoint's value of its name (mapped
-  by ``map_func``) once, and a trainable variable the checkpoint lacks raises ``NotFoundError``.
-  A *non-trainable* variable the checkpoint lacks keeps its initial value: TF 2 optimizers create
-  their own (``iteration``, slots) on first use, where TF 1's ``GradientDescentOptimizer`` created
-  none, so the legacy error would stop every resumed run of a migrated program.
+  by ``map_func``) once, and a trainable floating-point variable (a weight) the checkpoint lacks
+  raises ``NotFoundError``. Any other variable the checkpoint lacks keeps its initial value: TF 2
+  creates variables TF 1 eager code never had (a Keras model's int64 step counters in its
+  constructor, a Keras optimizer's ``iteration`` and slots on first use, where TF 1's
+  ``GradientDescentOptimizer`` created none), and the legacy error would stop every resumed run.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.transforms.eager_rnn import CUDNN_CLASSES
+from tfmigrate.transforms.eager_rnn import template as cudnn_template
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.eager import EagerTransform
@@ -94,7 +97,7 @@ def {name}(save_path, map_func=None):
             if name in pending:
                 variable.assign(reader.get_tensor(name))
                 pending.discard(name)
-        elif variable.trainable:
+        elif variable.trainable and variable.dtype.is_floating:
             raise {tf}.errors.NotFoundError(None, None, "%s not found in checkpoint" % name)
         return variable
 
@@ -111,8 +114,7 @@ class EagerHelpers:
 
     def name_for(self, transform: EagerTransform, symbol: str) -> str:
         if symbol not in self.names:
-            base = HELPER_SYMBOLS[symbol][0]
-            self.names[symbol] = transform.fresh(base)
+            self.names[symbol] = transform.fresh(_base(symbol))
             if symbol == "restore_variables_on_create":
                 transform.imports.add("contextlib")
         return self.names[symbol]
@@ -121,16 +123,18 @@ class EagerHelpers:
         """The name ``name_for`` would give, without taking it."""
         if symbol in self.names:
             return self.names[symbol]
-        base = HELPER_SYMBOLS[symbol][0]
+        base = _base(symbol)
         name, i = base, 1
         while name in transform.names_in_use:
             name, i = f"{base}_{i}", i + 1
         return name
 
-    def definitions(self, tf: str) -> list[cst.BaseStatement]:
+    def definitions(self, tf: str, indent: str = "    ") -> list[cst.BaseStatement]:
         out = []
         for symbol, name in self.names.items():
-            if symbol == "Saver":
+            if symbol in CUDNN_CLASSES:
+                code = cudnn_template(symbol, name, tf)
+            elif symbol == "Saver":
                 code = _SAVER.format(name=name, tf=tf)
             elif symbol == "restore_variables_on_create":
                 code = _RESTORE.format(name=name, tf=tf, contextlib="contextlib")
@@ -143,6 +147,8 @@ class EagerHelpers:
                     tf=tf,
                     ret="value, " if value else "",
                 )
+            if indent != "    ":  # the module's own indentation, continuation lines included
+                code = "\n".join(_reindent(line, indent) for line in code.split("\n"))
             blank = [cst.EmptyLine(indent=False)] * 2
             out.append(cst.parse_statement(code).with_changes(leading_lines=blank))
         return out
@@ -166,7 +172,7 @@ class EagerHelpers:
             if not (_is_import(statement) or (i == 0 and _is_docstring(statement))):
                 break
             position = i + 1
-        helpers = self.definitions(transform._tfname())
+        helpers = self.definitions(transform._tfname(), updated.default_indent)
         if position < len(body):  # two blank lines after a definition, as before it
             following = body[position]
             lines = list(following.leading_lines)
@@ -175,6 +181,17 @@ class EagerHelpers:
                 lines = [cst.EmptyLine(indent=False)] * (2 - blank) + lines
                 body[position] = following.with_changes(leading_lines=lines)
         return updated.with_changes(body=body[:position] + helpers + body[position:])
+
+
+def _reindent(line: str, indent: str) -> str:
+    """A template line (indented by multiples of four spaces) indented with ``indent`` per level."""
+    stripped = line.lstrip(" ")
+    return indent * ((len(line) - len(stripped)) // 4) + stripped
+
+
+def _base(symbol: str) -> str:
+    """The helper's name before any suffix: the tfe helpers' own names, the legacy class name otherwise."""
+    return HELPER_SYMBOLS[symbol][0] if symbol in HELPER_SYMBOLS else symbol
 
 
 def _is_import(statement: cst.CSTNode) -> bool:
