@@ -52,6 +52,18 @@ RESULT["argmax"] = int(tf.argmax([[0.1, 0.9, 0.0]], dimension=1).numpy()[0])
 ones = tf.ones([1000, 100])
 RESULT["kept"] = float(tf.reduce_mean(tf.cast(tf.nn.dropout(ones, 0.9) > 0, tf.float32)).numpy())
 RESULT["kept_kw"] = float(tf.reduce_mean(tf.cast(tf.nn.dropout(ones, keep_prob=0.2) > 0, tf.float32)).numpy())
+
+
+def f(x, y):
+    return x * x * y
+
+
+grad_f = tfe.gradients_function(f)
+RESULT["dxdy"] = [float(g) for g in grad_f(3.0, 2.0)]
+value, (dy_only,) = tfe.value_and_gradients_function(f, params=["y"])(3.0, 2.0)
+RESULT["value_dy"] = [float(value), float(dy_only)]
+RESULT["second"] = float(tfe.gradients_function(lambda x: grad_f(x, 1.0)[0])(3.0)[0])
+RESULT["upstream"] = float(tfe.gradients_function(f, [0])(3.0, 2.0, dy=10.0)[0])
 """
 
 CHECKPOINT = """\
@@ -127,7 +139,7 @@ def test_decorator_value_and_gradients_rewrite():
     assert "reduction_indices" not in out and "keep_dims" not in out and "dimension=" not in out
     assert "tf.nn.dropout(ones, rate=1 - 0.9)" in out and "tf.nn.dropout(ones, rate=1 - 0.2)" in out
     assert "disable_eager_execution" not in out
-    assert {"TFM417", "TFM419", "TFM420"} <= set(rules)
+    assert {"TFM417", "TFM419", "TFM420", "TFM424"} <= set(rules)
 
 
 def test_checkpoint_program_stays_eager_and_has_no_contrib():
@@ -184,6 +196,10 @@ def test_migrated_eager_programs_run_on_tf215(tmp_path):
     assert g["argmax"] == 1
     assert g["kept"] == pytest.approx(0.9, abs=0.02), "keep_prob 0.9 keeps 90% of the units"
     assert g["kept_kw"] == pytest.approx(0.2, abs=0.02)
+    assert g["dxdy"] == [12.0, 9.0]  # d(x^2 y)/dx = 2xy, d/dy = x^2
+    assert g["value_dy"] == [18.0, 9.0]
+    assert g["second"] == 2.0, "gradient functions nest (second derivative)"
+    assert g["upstream"] == 120.0, "dy= scales the gradient"
 
     first, second = results["checkpoint"]["runs"]
     assert first["lr"] == 20.0

@@ -45,6 +45,8 @@ HELPER_SYMBOLS = {
     "implicit_value_and_gradients": ("implicit_value_and_gradients", "TFM417"),
     "Saver": ("EagerSaver", "TFM421"),
     "restore_variables_on_create": ("restore_variables_on_create", "TFM422"),
+    "gradients_function": ("gradients_function", "TFM424"),
+    "value_and_gradients_function": ("value_and_gradients_function", "TFM424"),
 }
 
 _GRADIENTS = '''\
@@ -58,6 +60,38 @@ def {name}(f):
         if not variables:
             raise ValueError("No trainable variables were accessed while the function was being computed.")
         return {ret}list(zip(tape.gradient(value, variables), variables))
+
+    return {inner}
+'''
+
+_ARGUMENT_GRADIENTS = '''\
+def {name}(f, params=None):
+    """tfe.{symbol}(f, params) in TF 2 (written by tfmigrate: `tfmigrate rules TFM424`)."""
+
+    def {inner}(*args, **kwargs):
+        dy = kwargs.pop("dy", None)
+        if kwargs:
+            raise ValueError("Functions to be differentiated cannot receive keyword arguments.")
+        if params is None:
+            positions = range(len(args))
+        elif all(isinstance(p, int) for p in params):
+            positions = params
+        else:
+            import inspect
+
+            names = inspect.getfullargspec(f).args
+            positions = [names.index(p) for p in params]
+        args = list(args)
+        with {tf}.GradientTape() as tape:
+            sources = []
+            for i in positions:
+                args[i] = {tf}.identity({tf}.convert_to_tensor(args[i]))
+                tape.watch(args[i])
+                sources.append(args[i])
+            value = f(*args)
+        if value is None:
+            raise ValueError("Cannot differentiate a function that returns None: %s" % f)
+        return {ret}tape.gradient(value, sources, output_gradients=dy)
 
     return {inner}
 '''
@@ -136,6 +170,15 @@ class EagerHelpers:
                 code = cudnn_template(symbol, name, tf)
             elif symbol == "Saver":
                 code = _SAVER.format(name=name, tf=tf)
+            elif symbol in ("gradients_function", "value_and_gradients_function"):
+                value = symbol.startswith("value")
+                code = _ARGUMENT_GRADIENTS.format(
+                    name=name,
+                    symbol=symbol,
+                    inner="value_and_gradients" if value else "gradients",
+                    tf=tf,
+                    ret="value, " if value else "",
+                )
             elif symbol == "restore_variables_on_create":
                 code = _RESTORE.format(name=name, tf=tf, contextlib="contextlib")
             else:
@@ -210,6 +253,11 @@ def _is_docstring(statement: cst.CSTNode) -> bool:
 
 
 _MESSAGES = {
+    "gradients_function": "tfe.gradients_function(f) has no TF 2 name: it is {name}(f), a function around "
+    "tf.GradientTape written into this module (the gradients of f with respect to its arguments)",
+    "value_and_gradients_function": "tfe.value_and_gradients_function(f) has no TF 2 name: it is {name}(f), a "
+    "function around tf.GradientTape written into this module (f's value and its gradients with respect to its "
+    "arguments)",
     "implicit_gradients": "tfe.implicit_gradients(f) has no TF 2 name: it is {name}(f), a function around "
     "tf.GradientTape written into this module (the same (gradient, variable) pairs)",
     "implicit_value_and_gradients": "tfe.implicit_value_and_gradients(f) has no TF 2 name: it is {name}(f), a "
