@@ -34,6 +34,8 @@ def rewrite(src: str, enabled=TFM3) -> tuple[str, list[str]]:
         "chooser",
         "lambda op: '/cpu:0'",
         "device_name_or_function=setter",
+        "setter if distributed else None",
+        "maybe",
     ],
 )
 def test_device_functions_are_moved_to_compat_v1(argument):
@@ -47,6 +49,7 @@ def test_device_functions_are_moved_to_compat_v1(argument):
         return "/cpu:0"
 
 
+    maybe = None if local else tf.train.replica_device_setter(cluster=cluster)
     with tf.device({argument}):
         v = tf.Variable(1.0)
     """
@@ -57,13 +60,14 @@ def test_device_functions_are_moved_to_compat_v1(argument):
 
 @pytest.mark.parametrize(
     "argument",
-    ['"/cpu:0"', "name", "'/job:worker/task:%d' % 1", "None", "rebound", "*args"],
+    ['"/cpu:0"', "name", "'/job:worker/task:%d' % 1", "None", "rebound", "*args", "name if gpu else setter"],
 )
 def test_device_strings_and_unknown_names_stay_with_tf_device(argument):
     src = f"""\
     import tensorflow as tf
 
     name = "/gpu:0"
+    setter = tf.train.replica_device_setter(ps_tasks=2)
     rebound = tf.train.replica_device_setter(ps_tasks=2)
     rebound = "/cpu:0"
     with tf.device({argument}):

@@ -9,7 +9,8 @@ in graph mode, which these programs are in (TFM502 inserts ``disable_eager_execu
 or they build a ``tf.Graph``).
 
 Only arguments that are provably functions are rewritten: a ``replica_device_setter(...)`` call, a
-lambda, or a plain name every binding of which is a ``def`` or an assignment of one of those. A
+lambda, a conditional expression whose branches are such functions or None, or a plain name every
+binding of which is a ``def`` or an assignment of one of those. A
 device string (or a name we cannot tell) is left to ``tf.device``, which takes strings unchanged.
 """
 
@@ -50,6 +51,10 @@ def function_kind(transform: MonitoredSessionTransform, value: cst.BaseExpressio
         return "a lambda"
     if isinstance(value, cst.Call) and transform.qn(value.func) in REPLICA_DEVICE_SETTER:
         return "tf.train.replica_device_setter(...)"
+    if isinstance(value, cst.IfExp):  # `setter if distributed else None`: a function or no device at all
+        branches = [value.body, value.orelse]
+        kinds = [function_kind(transform, b, depth + 1) for b in branches if not _is_none(b)]
+        return kinds[0] if kinds and all(kinds) else None
     if not isinstance(value, cst.Name) or depth > 3:
         return None
     scope = transform.scopes.scope_of(value)
@@ -70,6 +75,10 @@ def function_kind(transform: MonitoredSessionTransform, value: cst.BaseExpressio
             return None  # one binding that is not a function: it may be a device string
         kinds.append(kind)
     return kinds[0]
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _assigned_value(transform: MonitoredSessionTransform, node: cst.CSTNode | None) -> cst.BaseExpression | None:
