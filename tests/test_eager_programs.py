@@ -49,6 +49,7 @@ RESULT["grad"] = grads[0][0].numpy().ravel().tolist()
 RESULT["grad_var"] = grads[0][1].name
 RESULT["mean_grad"] = grad_fn()[0][0].numpy().ravel().tolist()
 RESULT["argmax"] = int(tf.argmax([[0.1, 0.9, 0.0]], dimension=1).numpy()[0])
+RESULT["rows"] = [x.shape[0].value, x.get_shape()[1].value]
 ones = tf.ones([1000, 100])
 RESULT["kept"] = float(tf.reduce_mean(tf.cast(tf.nn.dropout(ones, 0.9) > 0, tf.float32)).numpy())
 RESULT["kept_kw"] = float(tf.reduce_mean(tf.cast(tf.nn.dropout(ones, keep_prob=0.2) > 0, tf.float32)).numpy())
@@ -139,7 +140,7 @@ def test_decorator_value_and_gradients_rewrite():
     assert "reduction_indices" not in out and "keep_dims" not in out and "dimension=" not in out
     assert "tf.nn.dropout(ones, rate=1 - 0.9)" in out and "tf.nn.dropout(ones, rate=1 - 0.2)" in out
     assert "disable_eager_execution" not in out
-    assert {"TFM417", "TFM419", "TFM420", "TFM424"} <= set(rules)
+    assert {"TFM417", "TFM419", "TFM420", "TFM424", "TFM425"} <= set(rules)
 
 
 def test_checkpoint_program_stays_eager_and_has_no_contrib():
@@ -194,6 +195,7 @@ def test_migrated_eager_programs_run_on_tf215(tmp_path):
     assert g["grad_var"].startswith("w")
     assert g["mean_grad"] == pytest.approx([1.5, 0.75])  # the mean of the rows of x
     assert g["argmax"] == 1
+    assert g["rows"] == [2, 2]
     assert g["kept"] == pytest.approx(0.9, abs=0.02), "keep_prob 0.9 keeps 90% of the units"
     assert g["kept_kw"] == pytest.approx(0.2, abs=0.02)
     assert g["dxdy"] == [12.0, 9.0]  # d(x^2 y)/dx = 2xy, d/dy = x^2

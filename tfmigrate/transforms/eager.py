@@ -18,7 +18,7 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
-from tfmigrate.transforms.eager_calls import eager_call, is_path, tfe_call
+from tfmigrate.transforms.eager_calls import eager_call, is_path, shape_value, tfe_call
 from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 
 _TFE_PREFIXES = (
@@ -484,6 +484,10 @@ class EagerTransform(FamilyTransform):
 
     # --- expressions ----------------------------------------------------------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if self.eager and original.attr.value == "value":
+            new = shape_value(self, original, updated)
+            if new is not None:
+                return new
         return self._rename(original, updated)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:

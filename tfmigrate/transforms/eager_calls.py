@@ -1,4 +1,4 @@
-"""TFM418-TFM420: calls in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
+"""TFM418-TFM420, TFM425: code in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
 
 An *eager module* (one that imports ``tf.contrib.eager`` or calls ``enable_eager_execution``) is
 TF 1.x code for certain: those names existed only in TF 1.x. Its calls of TF ops therefore have
@@ -14,6 +14,9 @@ does in graph code:
   (``reduction_indices``, ``keep_dims``, ``dimension``, ``dim``, ``squeeze_dims``, ``seq_dim``,
   ``batch_dim``): the TF 2 keyword of the same meaning (signatures compared in TF 2.15.1 between
   ``tf.compat.v1.X`` and ``tf.X``).
+- TFM425: ``x.shape[i].value`` / ``x.get_shape()[i].value``: a TF 1.x shape's entries were
+  ``Dimension`` objects; TF 2's are ``int`` (or ``None``, which ``Dimension.value`` also gave), so
+  ``.value`` raises AttributeError and is dropped.
 """
 
 from __future__ import annotations
@@ -172,3 +175,31 @@ def is_path(transform: EagerTransform, node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Modulo, cst.Add)):
         return isinstance(node.left, _STRINGS) or (isinstance(node.operator, cst.Add) and isinstance(node.right, _STRINGS))
     return False
+
+
+def shape_value(transform: EagerTransform, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression | None:
+    """TFM425: ``<x>.shape[i].value`` -> ``<x>.shape[i]`` (and ``get_shape()``); None when not that."""
+    if original.attr.value != "value" or not isinstance(original.value, cst.Subscript):
+        return None
+    subscript = original.value
+    if len(subscript.slice) != 1 or not isinstance(subscript.slice[0].slice, cst.Index):
+        return None
+    shape = subscript.value
+    is_shape = isinstance(shape, cst.Attribute) and shape.attr.value == "shape"
+    is_get_shape = (
+        isinstance(shape, cst.Call)
+        and not shape.args
+        and isinstance(shape.func, cst.Attribute)
+        and shape.func.attr.value == "get_shape"
+    )
+    if not (is_shape or is_get_shape):
+        return None
+    if not transform.fix(
+        original,
+        "TFM425",
+        "a TF 1.x shape entry was a Dimension (its .value the int or None); in TF 2 it is the int or None itself: "
+        ".value is dropped",
+    ):
+        return None
+    transform.changed = True
+    return updated.value.with_changes(lpar=updated.lpar, rpar=updated.rpar)
