@@ -273,13 +273,14 @@ def _one_pass(
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
     indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
+    facts: set[str] = set()  # what a family learned about the module for the later ones (Context.facts)
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path), family_rules, suppressions(current_code), sink
+            Context(filename=path, facts=facts), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)
