@@ -24,6 +24,7 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
+from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
     LEARN_DNN_RATE,
@@ -1048,6 +1049,12 @@ class EstimatorTransform(FamilyTransform):
             else:
                 self.flag(call, "TFM104", "fit() without data: rewrite as train(input_fn=..., steps=...)")
                 return
+            monitors = None
+            if "monitors" in bound and self._allowed(call, MONITORS_RULE):  # TFM130, transforms/estimator_monitors.py
+                monitors = MonitorConverter(self, est, call)
+                hooks = monitors.hooks(bound["monitors"])
+                bound["monitors"] = hooks if hooks is not None else bound["monitors"]
+                monitors = monitors if hooks is not None else False
             for old, new in (("steps", "steps"), ("max_steps", "max_steps"), ("monitors", "hooks")):
                 if old in bound:
                     new_args.append(_kw(new, bound[old]))
@@ -1058,7 +1065,12 @@ class EstimatorTransform(FamilyTransform):
             note = "; without batch_size the legacy fit fed the whole data set as one batch: batch_size=len(x)"
         if self.fix(call, "TFM104", f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
             self._apply(call, _layout(call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args)))
-            if "monitors" in bound:
+            if not legacy_tfx and monitors:
+                if self.fix(call, MONITORS_RULE, "fit(monitors=[...]) -> train(hooks=[...]): " + "; ".join(monitors.notes)):
+                    self.remove.update(monitors.removals)
+            elif not legacy_tfx and monitors is False:
+                pass  # TFM130 said what to do by hand
+            elif "monitors" in bound:
                 self.flag(call, "TFM104", "monitors= became hooks=: contrib.learn monitors must be rewritten as "
                           "tf.estimator.SessionRunHook / tf.compat.v1.train hooks")
 
