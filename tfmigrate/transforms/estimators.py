@@ -24,6 +24,7 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
+from tfmigrate.transforms import estimator_flow as flow
 from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
@@ -205,7 +206,7 @@ class EstimatorTransform(FamilyTransform):
         for assign_target in index.nodes(cst.AssignTarget):
             targets = assign_target.target.elements if isinstance(assign_target.target, (cst.Tuple, cst.List)) else [assign_target.target]
             for target in targets:
-                target = getattr(target, "value", target)
+                target = target.value if isinstance(target, (cst.Element, cst.StarredElement)) else target
                 if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
                     self_targets.append(target)
         self.ests: list[Est] = []
@@ -250,6 +251,7 @@ class EstimatorTransform(FamilyTransform):
         # 4. methods
         for est, call, method in methods:
             self._plan_method(est, call, method)
+        flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
         for attr in attrs:
             if attr.attr.value in ("weights_", "bias_"):
                 est = self._receiver(attr.value)
@@ -362,13 +364,15 @@ class EstimatorTransform(FamilyTransform):
                 return self.by_call[expr]
             if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "fit":  # fit() returned self
                 return self._receiver(expr.func.value, depth + 1)
-            return None
+            return flow.follow_call(self, expr, depth)  # m = build(): the estimator the helper returns
         if isinstance(expr, cst.Name):
             found = self._single_assignment(expr)
             assign = found[1] if found is not None else self._reaching_assignment(expr)
             return self._receiver(assign.value, depth + 1) if assign is not None else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             ests = self.by_key.get(("self", expr.attr.value), [])
+            if not ests:  # self.model = build()
+                return flow.self_attribute(self, expr.attr.value, depth)
             return ests[0] if len(ests) == 1 else None
         return None
 

@@ -1,0 +1,189 @@
+"""Following a legacy estimator's value for the TFM1 planner (issue 13).
+
+Real programs build the estimator in a helper and return it (``def build(): return
+learn.LinearClassifier(...)``; ``m = build(); m.fit(...)``), keep it in ``self`` attributes
+(``self.model = build()``) or pass it on. The planner (``EstimatorTransform._receiver``) follows
+names and ``self`` attributes bound to a constructor; this module adds:
+
+- ``follow_call``: a call of a module-level function (or a method of the same class through
+  ``self.f()``) whose every ``return`` gives the same estimator binding;
+- ``self_attributes``: ``self.x = <value that follows to an estimator>``, when it is the attribute's
+  only assignment in the module;
+- ``escapes`` (TFM131): the reads of a rewritten estimator that leave what the planner can follow
+  (passed to a function, stored in a container, returned from a function nobody calls, ...). The
+  code there may call ``fit``/``evaluate``/``predict`` with the legacy signature, which tf.estimator
+  does not have: a manual finding says so, on the line, instead of a silent crash later.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from tfmigrate.codemod.walk import iter_nodes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tfmigrate.transforms.estimators import Est, EstimatorTransform
+
+ESCAPE_RULE = "TFM131"
+LEGACY_METHODS = ("fit", "partial_fit", "evaluate", "predict", "predict_proba", "predict_classes", "predict_scores",
+                  "save", "score", "export", "get_variable_names", "get_variable_value", "get_params", "set_params",
+                  "weights_", "bias_", "model_dir", "config", "params")
+
+
+def _functions(t: EstimatorTransform) -> dict[str, list[cst.FunctionDef]]:
+    table = getattr(t, "_flow_functions", None)
+    if table is None:
+        table = {}
+        for fn in t.index.nodes(cst.FunctionDef):
+            table.setdefault(fn.name.value, []).append(fn)
+        t._flow_functions = table
+    return table
+
+
+def _returns(fn: cst.FunctionDef) -> list[cst.Return]:
+    inside = lambda node: node is fn or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))  # noqa: E731
+    return [node for node in iter_nodes(fn, inside, trivia=False) if isinstance(node, cst.Return)]
+
+
+def _enclosing(t: EstimatorTransform, node: cst.CSTNode, kind: type) -> cst.CSTNode | None:
+    parent = t._parent(node)
+    while parent is not None and not isinstance(parent, kind):
+        parent = t._parent(parent)
+    return parent
+
+
+def called_function(t: EstimatorTransform, call: cst.Call) -> cst.FunctionDef | None:
+    """The one def a call reaches: ``build()`` (a module-level def of that name, bound once) or
+    ``self.build()`` (a method of the class the call is written in)."""
+    func = call.func
+    defs = _functions(t)
+    if isinstance(func, cst.Name):
+        found = [fn for fn in defs.get(func.value, []) if isinstance(t._parent(fn), cst.Module)]
+        if len(found) == 1 and len(defs.get(func.value, [])) == 1 and not t._assigned_by_statement(func.value):
+            return found[0]
+        return None
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+        cls = _enclosing(t, call, cst.ClassDef)
+        if cls is None:
+            return None
+        found = [fn for fn in defs.get(func.attr.value, []) if _enclosing(t, fn, cst.ClassDef) is cls]
+        return found[0] if len(found) == 1 else None
+    return None
+
+
+def follow_call(t: EstimatorTransform, call: cst.Call, depth: int) -> Est | None:
+    """The estimator a helper call returns, when every ``return`` of the helper gives the same one."""
+    fn = called_function(t, call)
+    if fn is None:
+        return None
+    returns = _returns(fn)
+    if not returns or any(r.value is None for r in returns):
+        return None
+    found = {id(est): est for est in (t._receiver(r.value, depth + 1) for r in returns) if est is not None}
+    if len(found) != 1 or len([r for r in returns if t._receiver(r.value, depth + 1) is None]):
+        return None
+    est = next(iter(found.values()))
+    followed = getattr(t, "_flow_followed_returns", None)
+    if followed is None:
+        followed = t._flow_followed_returns = set()
+    followed.update(returns)
+    return est
+
+
+def self_attribute(t: EstimatorTransform, attr: str, depth: int) -> Est | None:
+    """``self.<attr> = value`` assigned once in the module, with a value that follows to an estimator."""
+    assigned = [target for target in t.self_targets if target.attr.value == attr]
+    if len(assigned) != 1:
+        return None
+    target = assigned[0]
+    assign_target = t._parent(target)
+    assign = t._parent(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1 or assign.targets[0].target is not target:
+        return None
+    if isinstance(assign.value, cst.Call) and assign.value in t.by_call:
+        return None  # a constructor: the planner's own ("self", attr) binding
+    return t._receiver(assign.value, depth + 1)
+
+
+def escapes(t: EstimatorTransform) -> None:
+    """TFM131: flag the reads of a rewritten estimator that leave the code the planner follows."""
+    followed = getattr(t, "_flow_followed_returns", set())
+    seen: set[int] = set()
+    for est in t.ests:
+        if est.new is None:
+            continue
+        if est.key is None:  # used where it is built: learn.X(...).fit(...), return learn.X(...), f(learn.X(...))
+            _check_read(t, est, est.call, followed)
+            continue
+        if est.key[0] == "name":
+            _check_binding(t, est, t._parent(est.call), followed, seen)
+    # names bound to a followed value: m = build(), other = clf
+    for assign in t.index.nodes(cst.Assign):
+        if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+            continue
+        if not isinstance(assign.value, (cst.Call, cst.Name)) or assign.value in t.by_call:
+            continue
+        est = t._receiver(assign.value)
+        if est is not None and est.new is not None:
+            _check_binding(t, est, assign, followed, seen)
+    # self.<attr> reads of an attribute that holds a rewritten estimator
+    for attr in t.index.nodes(cst.Attribute):
+        if not (isinstance(attr.value, cst.Name) and attr.value.value == "self") or id(attr) in seen:
+            continue
+        if isinstance(t._parent(attr), cst.AssignTarget):
+            continue
+        est = t._receiver(attr)
+        if est is not None and est.new is not None:
+            seen.add(id(attr))
+            _check_read(t, est, attr, followed)
+
+
+def _check_binding(t: EstimatorTransform, est: Est, assign: cst.CSTNode | None, followed: set, seen: set) -> None:
+    if not isinstance(assign, cst.Assign):
+        return
+    target = assign.targets[0].target
+    scope = t.scopes.scope_of(target)
+    if scope is None:
+        return
+    for assignment in scope[target.value]:
+        if getattr(assignment, "node", None) is not target:
+            continue
+        for access in assignment.references:
+            node = access.node
+            if id(node) in seen:
+                continue
+            seen.add(id(node))
+            _check_read(t, est, node, followed)
+
+
+def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: set) -> None:
+    parent = t._parent(node)
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return  # a method call or attribute: planned (or reported) by the planner
+    if isinstance(parent, cst.Return) and parent in followed:
+        return  # returned by a helper whose callers are followed
+    if isinstance(parent, cst.Assign) and parent.value is node and _assigned_reads_followed(t, parent):
+        return  # other = est: followed through the new name
+    if isinstance(parent, (cst.If, cst.While, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
+                           cst.ComparisonTarget)):
+        return
+    if isinstance(parent, cst.Arg):
+        call = t._parent(parent)
+        name = t.qualified_name(call.func) if isinstance(call, cst.Call) else None
+        if name in ("builtins.print", "builtins.isinstance", "builtins.type", "builtins.id", "builtins.repr",
+                    "builtins.str"):
+            return
+    what = f"tf.estimator.{est.cls.target}" if est.cls.target else "the estimator"
+    t.flag(node, ESCAPE_RULE, f"{what} (rewritten from {est.cls.name}) leaves the code tfmigrate can follow here: "
+           "whatever receives it must call train(input_fn=...)/evaluate(input_fn=...)/predict(input_fn=...) "
+           "(tf.estimator has no fit(x, y), no save(), and predict() yields dicts); rewrite those calls by hand "
+           "(a scikit-learn Pipeline/GridSearchCV needs an object with fit(x, y)/predict(x))")
+
+
+def _assigned_reads_followed(t: EstimatorTransform, assign: cst.Assign) -> bool:
+    """``other = est``: the new name's reads are followed by the planner like the original's."""
+    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return False
+    return t._single_assignment(assign.targets[0].target) is not None
