@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.transforms import estimator_sklearn as sklearn
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
@@ -175,6 +176,8 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
         if name in ("builtins.print", "builtins.isinstance", "builtins.type", "builtins.id", "builtins.repr",
                     "builtins.str"):
             return
+    if sklearn.pipeline_step(t, node) and sklearn.wrap(t, est, node):
+        return  # TFM132: wrapped in the legacy fit/predict adapter
     what = f"tf.estimator.{est.cls.target}" if est.cls.target else "the estimator"
     t.flag(node, ESCAPE_RULE, f"{what} (rewritten from {est.cls.name}) leaves the code tfmigrate can follow here: "
            "whatever receives it must call train(input_fn=...)/evaluate(input_fn=...)/predict(input_fn=...) "

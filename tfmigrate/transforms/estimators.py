@@ -24,7 +24,7 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
-from tfmigrate.transforms import estimator_flow as flow
+from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
 from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
@@ -1229,7 +1229,11 @@ class EstimatorTransform(FamilyTransform):
         body, comments = self._drop_removed(original.body, updated.body)
         return updated.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])], footer=[*comments, *updated.footer])
 
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._replacement(original, updated) if self.replace else updated
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        updated = estimator_sklearn.add_adapter(self, updated)  # TFM132, when a pipeline step was wrapped
         if not self.remove:
             return updated
         body, comments = self._drop_removed(original.body, updated.body)
