@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[tf,dev]"
+	$(BIN)/pip install -q -e ".[tf,dev,corpus]"
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -66,8 +66,21 @@ class Scope:
         """The assignments a read of ``name`` in this scope can see (Python's lookup rules)."""
         return self._scopes.assignments(name, self)
 
+    @property
+    def assignments(self) -> _LocalAssignments:
+        """``scope.assignments[name]``: the bindings of ``name`` made in this very scope (libcst's)."""
+        return _LocalAssignments(self)
+
     def __repr__(self) -> str:
         return f"Scope({type(self.node).__name__})"
+
+
+class _LocalAssignments:
+    def __init__(self, scope: Scope) -> None:
+        self._scope = scope
+
+    def __getitem__(self, name: str) -> list[Assignment]:
+        return self._scope._scopes.local_assignments(name, self._scope)
 
 
 class Scopes:
@@ -132,6 +145,11 @@ class Scopes:
         self._all_bindings()
         return not self._everything_complex and name not in self._complex
 
+    def is_binding(self, node: cst.CSTNode) -> bool:
+        """Is ``node`` a Name that a plain binding binds (an assignment target, a def's name...)?"""
+        self._all_bindings()
+        return node in self._binding_names
+
     def bindings(self, name: str) -> list[cst.CSTNode]:
         """Every node that binds ``name`` anywhere in the module (plain names)."""
         return [node for node, _ in self._all_bindings().get(name, [])]
@@ -152,6 +170,16 @@ class Scopes:
             first = False
             current = current.parent
         return [Assignment(name, None, None)] if name in _BUILTINS else []
+
+    def local_assignments(self, name: str, scope: Scope) -> list[Assignment]:
+        """The bindings of ``name`` made in ``scope`` itself (not in the scopes around it)."""
+        bindings = self._all_bindings()
+        if name in self._complex or self._everything_complex:
+            exact = self._libcst_scope(_inside(scope.node))
+            if exact is None:
+                return []
+            return [a for a in self._from_libcst(name, scope) if a.scope is scope and a.exact in set(exact.assignments[name])]
+        return [Assignment(name, node, scope) for node, owner in bindings.get(name, []) if owner is scope.node]
 
     def references(self, assignment: Assignment) -> list[Access]:
         """libcst's references of ``assignment``: the reads whose lookup finds it, where a read in

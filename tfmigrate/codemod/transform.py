@@ -236,12 +236,43 @@ class FamilyTransform(cst.CSTTransformer):
             if name is not None:
                 head = name.partition(".")[0]
                 if index.binds_by_import(head):
-                    if index.resolvable(head) and not _in_import(parent, index):
+                    if _in_import(parent, index):
+                        found = self._imported_name(node)
+                    elif index.resolvable(head):
                         found = index.qualified_name(name)
                     else:
-                        found = self._imported_name(node)
+                        found = self._scoped_import_name(node, name, head)
+                elif head in index.module_aliases and type(parent) is not cst.AssignTarget:
+                    _, _, rest = name.partition(".")  # `learn.DNNClassifier`, learn = tf.contrib.learn
+                    target = index.module_aliases[head]
+                    found = f"{target}.{rest}" if rest else target
         known[key] = found
         return found
+
+    def _scoped_import_name(self, node: cst.CSTNode, name: str, head: str) -> str | None:
+        """The imported name ``node`` refers to when ``head`` is bound by imports in several scopes
+        (``def plot(): import matplotlib.pyplot as plt``) or also otherwise: the import bindings among
+        the assignments the read sees (Python's lookup, from the index's scopes), when they name one
+        target. What libcst's QualifiedNameProvider answers, without its module-wide scope analysis
+        (which a file with one import inside a function paid for in every family)."""
+        index, scopes = self.index, self.scopes
+        if index.has_star_import or not scopes.plain(head) or scopes.is_binding(node):
+            return self._imported_name(node)
+        scope = scopes.scope_of(node)
+        if scope is None:
+            return self._imported_name(node)
+        targets: set[str] = set()
+        for assignment in scope[head]:
+            statement = assignment.node
+            if type(statement) is cst.Import or type(statement) is cst.ImportFrom:
+                targets.update(b.target for b in index.imports if b.statement is statement and b.name == head)
+        if "" in targets:  # a relative import: only libcst knows how it names the module
+            return self._imported_name(node)
+        if len(targets) != 1:
+            return None
+        _, _, rest = name.partition(".")
+        target = targets.pop()
+        return f"{target}.{rest}" if rest else target
 
     def _imported_name(self, node: cst.CSTNode) -> str | None:
         names = {q.name for q in self.qualified_names(node) if q.source == QualifiedNameSource.IMPORT}

@@ -26,6 +26,8 @@ import libcst as cst
 from tfmigrate.codemod.positions import TRIVIA, Positions
 
 _CST = cst.CSTNode
+# roots whose module aliases (``learn = tf.contrib.learn``) resolve like imports
+ALIAS_ROOTS = frozenset({"tensorflow", "skflow"})
 _SEQUENCES = (list, tuple)
 
 
@@ -245,6 +247,7 @@ class TreeIndex:
         self.nested_import_names: set[str] = set()  # names an import binds below module level
         self.has_star_import = False
         self._table: dict[str, str] | None = None
+        self._aliases: dict[str, str] | None = None
         self.qualified_names: dict[int, str | None] = {}  # id(node) -> FamilyTransform.qualified_name's answer
         self._imported: set[str] | None = None
         self._positions: Positions | None = None
@@ -450,6 +453,66 @@ class TreeIndex:
                 if len(found) == 1 and "" not in found and name not in self.other_bindings and name not in self.nested_import_names
             }
         return self._table
+
+    @property
+    def module_aliases(self) -> dict[str, str]:
+        """Local name -> dotted target for module aliases: ``learn = tf.contrib.learn`` or
+        ``fc = layers.fully_connected``, a module-level assignment of a dotted name whose head is an
+        import (or an earlier alias) into one of :data:`ALIAS_ROOTS`, where the name is bound by
+        that assignment alone in the whole module (no other assignment, parameter, import, ``del``
+        or ``global`` of it anywhere). Such a name means the same everywhere, like an import."""
+        if self._aliases is None:
+            self._aliases = self._find_aliases()
+        return self._aliases
+
+    def _find_aliases(self) -> dict[str, str]:
+        parents = self.parents
+        candidates: list[tuple[str, str]] = []
+        for assign in self._by_type.get(cst.Assign, ()):
+            if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+                continue
+            line = parents.get(assign)
+            if type(parents.get(line)) is not cst.Module:
+                continue
+            value = dotted(assign.value)
+            if value is not None:
+                candidates.append((assign.targets[0].target.value, value))
+        if not candidates:
+            return {}
+        counts = self._binding_counts()
+        imported = {b.name for b in self.imports}
+        aliases: dict[str, str] = {}
+        for name, value in candidates:  # in source order: an alias may build on an earlier one
+            if counts.get(name) != 1 or name in imported or self.has_star_import:
+                continue
+            head, _, rest = value.partition(".")
+            base = self.import_table.get(head) or aliases.get(head)
+            if base is None:
+                continue
+            target = f"{base}.{rest}" if rest else base
+            if target.partition(".")[0] in ALIAS_ROOTS:
+                aliases[name] = target
+        return aliases
+
+    def _binding_counts(self) -> dict[str, int]:
+        """How many times each name is bound anywhere in the module (any scope), imports aside."""
+        counts: dict[str, int] = {}
+        for kind, fields in _BINDERS.items():
+            for node in self._by_type.get(kind, ()):
+                for field in fields:
+                    value = getattr(node, field)
+                    targets = value if type(value) in _SEQUENCES else (value,)
+                    for target in targets:
+                        if type(target) is cst.NameItem:
+                            target = target.name
+                        if is_node(type(target)):
+                            for bound in _target_names(target):
+                                counts[bound] = counts.get(bound, 0) + 1
+        for node in self._by_type.get(cst.AsName, ()):
+            if type(self.parents.get(node)) is not cst.ImportAlias:
+                for bound in _target_names(node.name):
+                    counts[bound] = counts.get(bound, 0) + 1
+        return counts
 
     def binds_by_import(self, head: str) -> bool:
         """Could ``head`` refer to an import anywhere (an import binds it, or a ``*`` import might)?"""

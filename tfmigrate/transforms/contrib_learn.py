@@ -10,7 +10,7 @@ Legacy signatures were read from tensorflow/contrib/{learn,layers} (TF 1.x).
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, ScopeProvider
+from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.codemod.transform import FamilyTransform
@@ -260,7 +260,7 @@ class ContribLearnTransform(FamilyTransform):
         known = self.index.module_binding_count(name)
         if known is not None:
             return known
-        scope = self.get_metadata(ScopeProvider, module, None)
+        scope = self.scopes.scope_of(module)
         return None if scope is None else len(list(scope.assignments[name]))
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
@@ -511,7 +511,7 @@ class ContribLearnTransform(FamilyTransform):
         """``name`` is bound once, in this scope or the module, to a contrib Estimator this pass converted."""
         if not self._converted_estimators or name.value not in {t.value for t in self._estimator_targets}:
             return False  # nothing it could be bound to: no scope analysis needed
-        scope = self.get_metadata(ScopeProvider, name, None)
+        scope = self.scopes.scope_of(name)
         if scope is None:
             return False
         assignments = list(scope[name.value])
@@ -615,7 +615,7 @@ class ContribLearnTransform(FamilyTransform):
                 same_scope = scopes.scope_of(use) is scopes.scope_of(fn)
                 if not same_scope or self.index.positions[fn].start.line < self.index.positions[use].start.line:
                     return True
-        scope = self.get_metadata(ScopeProvider, fn, None)
+        scope = self.scopes.scope_of(fn)
         if scope is None:
             return False
         references = [r for a in scope.assignments[name] for r in a.references]
@@ -866,7 +866,7 @@ class ContribLearnTransform(FamilyTransform):
     def _vocab_size(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
         """The legacy sparse column's ``length`` as code, from its (original) construction."""
         if isinstance(expr, cst.Name) and depth < 3:
-            scope = self.get_metadata(ScopeProvider, expr, None)
+            scope = self.scopes.scope_of(expr)
             assignments = list(scope[expr.value]) if scope is not None else []
             if len(assignments) != 1:
                 return None

@@ -14,7 +14,7 @@ which maps them onto ``tf.compat.v1`` without changing variable names or behavio
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, ScopeProvider
+from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
@@ -927,7 +927,7 @@ class EagerTransform(FamilyTransform):
         if isinstance(fn, cst.Lambda):
             return symbol
         if isinstance(fn, cst.Name):  # the def looks the name up at call time: it must never be rebound
-            scope = self.get_metadata(ScopeProvider, fn, None)
+            scope = self.scopes.scope_of(fn)
             if scope is not None and len(scope[fn.value]) == 1:
                 return symbol
         return None
