@@ -170,12 +170,17 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
     if isinstance(parent, (cst.If, cst.While, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
                            cst.ComparisonTarget)):
         return
+    if isinstance(parent, cst.Return) and _exported(t, parent):
+        return  # a public helper nobody in this module calls: its callers' legacy calls are TFM133
     if isinstance(parent, cst.Arg):
         call = t._parent(parent)
-        name = t.qualified_name(call.func) if isinstance(call, cst.Call) else None
+        name = (t.qualified_name(call.func) if isinstance(call, cst.Call) else None) or ""
         if name in ("builtins.print", "builtins.isinstance", "builtins.type", "builtins.id", "builtins.repr",
                     "builtins.str"):
             return
+        if name.startswith("tensorflow.estimator.") or name.endswith(".Experiment") and name.startswith(
+                "tensorflow.contrib.learn."):
+            return  # a tf.estimator API (train_and_evaluate, add_metrics, hooks) or the Experiment TFM154 rewrites
     if sklearn.pipeline_step(t, node) and sklearn.wrap(t, est, node):
         return  # TFM132: wrapped in the legacy fit/predict adapter
     what = f"tf.estimator.{est.cls.target}" if est.cls.target else "the estimator"
@@ -183,6 +188,47 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
            "whatever receives it must call train(input_fn=...)/evaluate(input_fn=...)/predict(input_fn=...) "
            "(tf.estimator has no fit(x, y), no save(), and predict() yields dicts); rewrite those calls by hand "
            "(a scikit-learn Pipeline/GridSearchCV needs an object with fit(x, y)/predict(x))")
+
+
+def _exported(t: EstimatorTransform, ret: cst.Return) -> bool:
+    """``ret`` is in a module-level function whose name nothing in this module reads."""
+    fn = _enclosing(t, ret, cst.FunctionDef)
+    if fn is None or not isinstance(t._parent(fn), cst.Module):
+        return False
+    name = fn.name.value
+    return not any(n.value == name and n is not fn.name for n in t.index.nodes(cst.Name))
+
+
+LEGACY_ONLY = {  # keywords only the contrib.learn / skflow methods take (not tf.estimator, Keras or scikit-learn)
+    "fit": {"input_fn", "monitors", "steps", "max_steps"},
+    "partial_fit": {"input_fn", "monitors", "steps"},
+    "predict": {"as_iterable"},
+    "predict_classes": {"input_fn", "as_iterable"},
+    "predict_proba": {"input_fn", "as_iterable"},
+    "predict_scores": {"input_fn", "as_iterable"},
+    "evaluate": {"feed_fn", "metrics", "log_progress"},
+}
+UNFOLLOWED_RULE = "TFM133"
+
+
+def unfollowed_calls(t: EstimatorTransform, planned: set) -> None:
+    """TFM133: a method call with a contrib.learn-only signature on a value the planner cannot follow."""
+    for call in t.index.nodes(cst.Call):
+        func = call.func
+        if not isinstance(func, cst.Attribute) or func.attr.value not in LEGACY_ONLY or call in planned:
+            continue
+        keywords = {a.keyword.value for a in call.args if a.keyword is not None}
+        legacy = sorted(keywords & LEGACY_ONLY[func.attr.value])
+        if not legacy:
+            continue
+        if t._receiver(func.value) is not None:
+            continue
+        method = func.attr.value
+        t.flag(call, UNFOLLOWED_RULE, f"{method}({', '.join(k + '=' for k in legacy)}...) is the tf.contrib.learn "
+               f"signature, on an object tfmigrate cannot trace to its constructor (built in another module or "
+               "passed in): if it is a tf.estimator, rewrite it by hand as train(input_fn=..., steps=..., hooks=[...]) / "
+               "evaluate(input_fn=...) / predict(input_fn=...), which yields dicts (p['class_ids'][0], "
+               "p['predictions'][0])")
 
 
 def _assigned_reads_followed(t: EstimatorTransform, assign: cst.Assign) -> bool:

@@ -252,6 +252,7 @@ class EstimatorTransform(FamilyTransform):
         for est, call, method in methods:
             self._plan_method(est, call, method)
         flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
+        flow.unfollowed_calls(self, {call for _, call, _ in methods})  # TFM133
         for attr in attrs:
             if attr.attr.value in ("weights_", "bias_"):
                 est = self._receiver(attr.value)
