@@ -16,6 +16,8 @@
   tf.estimator prediction of the legacy key; the contrib streaming metrics become their
   ``tf.compat.v1.metrics`` twins (same computation, (labels, predictions) order, called by keyword).
   TFM154 hands such a dict of metrics to ``tf.estimator.add_metrics``.
+- TFM174 ``string_input_producer(files)`` where ``files = match_filenames_once(...)`` (the Cloud ML
+  trainers' input_fn) -> ``string_input_producer(tf.convert_to_tensor(files))``.
 
 Names are matched by qualified name (every import form); what cannot be proven is flagged.
 """
@@ -91,6 +93,8 @@ class LearnIOTransform(FamilyTransform):
         if name is not None:
             return self._input_fn(name, original, updated)
         last = (qualified or "").rpartition(".")[2]
+        if qualified in ("tensorflow.train.string_input_producer", "tensorflow.compat.v1.train.string_input_producer"):
+            return self._string_input_producer(original, updated)
         if not (qualified or "").startswith(_LEARN):
             return updated
         if last == "InputFnOps":
@@ -119,6 +123,39 @@ class LearnIOTransform(FamilyTransform):
     def _tf_name(self, dotted: str) -> cst.BaseExpression:
         self.imports.add("tensorflow", asname=None if self._tf == "tensorflow" else self._tf)
         return expression(f"{self._tf}.{dotted}")
+
+    # --- TFM174 string_input_producer(match_filenames_once(...)) ---------------------------------------
+    def _string_input_producer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        """TF 2 variables are resource variables, whose truth value is a tensor: string_input_producer's
+        ``not string_tensor`` check on the match_filenames_once variable raises in graph mode (a TF 1 ref
+        variable was simply true). Converting the variable to a tensor first is what the function did next."""
+        args = list(updated.args)
+        position = next((i for i, a in enumerate(original.args)
+                         if (a.keyword is None and not a.star and i == 0)
+                         or (a.keyword is not None and a.keyword.value == "string_tensor")), None)
+        if position is None:
+            return updated
+        value = original.args[position].value
+        if not isinstance(value, cst.Name):
+            return updated
+        scope = self.scopes.scope_of(value)
+        assignments = list(scope[value.value]) if scope is not None else []
+        if len(assignments) != 1 or not isinstance(getattr(assignments[0], "node", None), cst.Name):
+            return updated
+        target = assignments[0].node
+        assign_target = self.get_metadata(ParentNodeProvider, target, None)
+        assign = self.get_metadata(ParentNodeProvider, assign_target, None) if isinstance(assign_target, cst.AssignTarget) else None
+        if not isinstance(assign, cst.Assign) or not isinstance(assign.value, cst.Call):
+            return updated
+        if (self.qualified_name(assign.value.func) or "").rpartition(".")[2] != "match_filenames_once":
+            return updated
+        if not self.fix(original, "TFM174", f"string_input_producer({value.value}) of a match_filenames_once variable: "
+                        f"fed as {self._tf}.convert_to_tensor({value.value}) (a TF 2 resource variable has no Python "
+                        "truth value in graph mode; the function converted it to a tensor next anyway)"):
+            return updated
+        args[position] = args[position].with_changes(value=cst.Call(
+            func=self._tf_name("convert_to_tensor"), args=[cst.Arg(value=args[position].value)]))
+        return updated.with_changes(args=args)
 
     # --- TFM171 InputFnOps -----------------------------------------------------------------------
     def _input_fn_ops(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
