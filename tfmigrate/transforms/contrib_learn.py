@@ -236,6 +236,7 @@ class ContribLearnTransform(FamilyTransform):
         for call in index.nodes(cst.Call):
             if self.legacy(call.func) == "learn.learn_runner.run":
                 self._plan_runner(call)
+        extras.exported_experiment_fns(self)  # def experiment_fn(output_dir): return Experiment(...), run elsewhere
         return True
 
     def _tensorflow_alias(self, module: cst.Module) -> str:
@@ -589,6 +590,9 @@ class ContribLearnTransform(FamilyTransform):
         if schedule is not None and not _is_none(schedule.value) and _str_value(schedule.value) != "train_and_evaluate":
             return
         fn_arg = bound.get("experiment_fn")
+        if fn_arg is not None and extras.imported_experiment_fn(self, fn_arg.value):
+            self._runner_calls.add(call)  # run(model.experiment_fn, ...): rewritten in its own module
+            return
         if fn_arg is not None and isinstance(fn_arg.value, cst.Call):
             fn = extras.closure(self, fn_arg.value)  # run(make_experiment_fn(**args), output_dir)
             if fn is None:

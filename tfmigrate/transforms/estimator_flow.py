@@ -236,3 +236,25 @@ def _assigned_reads_followed(t: EstimatorTransform, assign: cst.Assign) -> bool:
     if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
         return False
     return t._single_assignment(assign.targets[0].target) is not None
+
+
+def combined_optimizers(args: dict, code) -> list[tuple[str, str]] | None:
+    """The legacy default optimizers of a contrib.learn DNNLinearCombined* (dnn_optimizer=None: Adagrad at
+    _DNN_LEARNING_RATE 0.05; linear_optimizer=None: Ftrl at min(_LINEAR_LEARNING_RATE 0.2, 1/sqrt(n linear
+    columns)), tensorflow/contrib/learn/.../dnn_linear_combined.py), as tf.keras.optimizers.legacy callables;
+    TF 2.15 would use 0.001 and min(0.005, ...). None when the number of linear columns cannot be written."""
+    out: list[tuple[str, str]] = []
+    linear = args.get("linear_feature_columns")
+    if linear is not None and not (isinstance(linear, cst.Name) and linear.value == "None"):
+        if isinstance(linear, (cst.List, cst.Tuple)) and linear.elements and not any(
+                isinstance(e, cst.StarredElement) for e in linear.elements):
+            rate = repr(round(min(0.2, 1.0 / len(linear.elements) ** 0.5), 12))
+        elif isinstance(linear, (cst.Name, cst.Attribute)):
+            rate = f"min(0.2, 1.0 / len({code(linear)}) ** 0.5)"
+        else:
+            return None
+        out.append(("linear_optimizer", f"lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})"))
+    dnn = args.get("dnn_feature_columns")
+    if dnn is not None and not (isinstance(dnn, cst.Name) and dnn.value == "None"):
+        out.append(("dnn_optimizer", "lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05)"))
+    return out

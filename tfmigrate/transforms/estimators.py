@@ -26,6 +26,7 @@ from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
 from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
 from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
+from tfmigrate.transforms.estimator_flow import combined_optimizers
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
     LEARN_DNN_RATE,
@@ -781,6 +782,17 @@ class EstimatorTransform(FamilyTransform):
                 self.flag(est.call, "TFM103", f"{cls.name}: convert linear_optimizer/dnn_optimizer/gradient_clip_norm "
                           "by hand to callables returning tf.keras.optimizers.legacy optimizers with the same rates")
                 return
+            # TF 2.15 trains the two parts at Adagrad 0.001 / Ftrl min(0.005, 1/sqrt(n)); contrib.learn at 0.05 / 0.2
+            defaults = combined_optimizers(a, _code)
+            if defaults is None:
+                est.ok = False
+                self.flag(est.call, "TFM103", f"{cls.name}: the legacy Ftrl rate of the linear part is min(0.2, "
+                          "1/sqrt(number of linear_feature_columns)) and that number is not visible here; pass "
+                          "linear_optimizer=lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate=...) and "
+                          "dnn_optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05) by hand")
+                return
+            position = next((i for i, arg in enumerate(args) if arg.keyword and arg.keyword.value == "config"), len(args))
+            args[position:position] = [_kw(k, _expr(v)) for k, v in defaults]
         else:
             if cls.dnn:
                 args.append(_kw("hidden_units", a["hidden_units"]))

@@ -107,3 +107,45 @@ def closure(transform, call: cst.Call) -> cst.FunctionDef | None:
     if len(nested) != 1:
         return None
     return nested[0]
+
+
+def imported_experiment_fn(transform, value: cst.BaseExpression) -> bool:
+    """``learn_runner.run(model.experiment_fn, ...)`` with the function imported from another module of the
+    program (not TensorFlow, not defined here). tfmigrate rewrites a module-level experiment_fn that
+    returns an Experiment to return (estimator, train_spec, eval_spec) (``exported_experiment_fns``), and
+    reports it there when it cannot, so the runner becomes train_and_evaluate(*experiment_fn(...))."""
+    if not isinstance(value, (cst.Name, cst.Attribute)):
+        return False
+    name = transform.qualified_name(value)
+    if not name or name.startswith(("tensorflow", "builtins")) or "." not in name:
+        return False
+    if isinstance(value, cst.Name) and transform.function(value) is not None:
+        return False
+    return True
+
+
+def exported_experiment_fns(transform) -> None:
+    """Module-level ``def f(output_dir): return Experiment(...)`` that nothing in the module reads:
+    its runner is in another module (``learn_runner.run(module.f, ...)``); the Experiment becomes the
+    (estimator, TrainSpec, EvalSpec) triple, as for a runner in the same module."""
+    module = transform._module
+    if module is None:
+        return
+    names = None
+    for stmt in module.body:
+        if not isinstance(stmt, cst.FunctionDef):
+            continue
+        rets = transform.returns(stmt)
+        if len(rets) != 1 or not isinstance(rets[0].value, cst.Call):
+            continue
+        exp = rets[0].value
+        if exp in transform._experiment_calls or transform.legacy(exp.func) != "learn.Experiment":
+            continue
+        if names is None:
+            names = {n.value for n in transform.index.nodes(cst.Name)
+                     if not isinstance(transform.index.parents.get(n), cst.FunctionDef)}
+        if stmt.name.value in names or len(transform._functions.get(stmt.name.value, [])) != 1:
+            continue  # read here: the runner in this module decides
+        if transform._experiment_problem(exp):
+            continue
+        transform._experiment_calls[exp] = rets[0]
