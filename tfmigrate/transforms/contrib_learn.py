@@ -885,6 +885,8 @@ class ContribLearnTransform(FamilyTransform):
             if len(assignments) != 1:
                 return None
             value = self._target_values.get(getattr(assignments[0], "node", None))
+            if value is None:  # a, b = [column_a, column_b]
+                value = extras.unpacked_value(self, getattr(assignments[0], "node", None))
             return self._vocab_size(value, depth + 1) if value is not None else None
         if not isinstance(expr, cst.Call):
             return None

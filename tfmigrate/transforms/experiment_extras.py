@@ -149,3 +149,20 @@ def exported_experiment_fns(transform) -> None:
         if transform._experiment_problem(exp):
             continue
         transform._experiment_calls[exp] = rets[0]
+
+
+def unpacked_value(transform, target: cst.CSTNode | None) -> cst.BaseExpression | None:
+    """``a, b = [x, y]`` (or ``(x, y)``): the element bound to the name ``target`` (``b`` -> ``y``)."""
+    parents = transform.index.parents
+    element = parents.get(target)
+    pack = parents.get(element) if isinstance(element, cst.Element) else None
+    assign_target = parents.get(pack) if isinstance(pack, (cst.Tuple, cst.List)) else None
+    assign = parents.get(assign_target) if isinstance(assign_target, cst.AssignTarget) else None
+    if not isinstance(assign, cst.Assign) or len(assign.targets) != 1:
+        return None
+    value = assign.value
+    if not isinstance(value, (cst.List, cst.Tuple)) or len(value.elements) != len(pack.elements):
+        return None
+    if any(isinstance(e, cst.StarredElement) for e in (*value.elements, *pack.elements)):
+        return None
+    return value.elements[pack.elements.index(element)].value
