@@ -857,19 +857,24 @@ class EstimatorTransform(FamilyTransform):
         target = columns
         if isinstance(columns, cst.Name):
             found = self._single_assignment(columns)
-            if found is not None and isinstance(found[1].value, cst.Call):
-                target = found[1].value
+            if found is not None and isinstance(found[1].value, (cst.Call, cst.List)):
+                target = found[1].value  # feature_columns = [real_valued_column("", dimension=4)] (TF's iris tutorial)
         if isinstance(target, cst.List) and len(target.elements) == 1 and isinstance(target.elements[0].value, cst.Call):
             column = target.elements[0].value
             name = self.qualified_name(column.func) or ""
             bound, problems = bind_args(column, ("column_name", "dimension", "default_value", "dtype", "normalizer"))
-            width = _int(bound.get("dimension")) if "dimension" in bound else 1
+            dimension = bound.get("dimension")
+            width = _int(dimension) if dimension is not None else 1
+            if width is None and isinstance(dimension, (cst.Name, cst.Attribute)):
+                width = _code(dimension)  # dimension=n_features: the same value, read where the column is built
             if (name.endswith("layers.real_valued_column") and _string(bound.get("column_name")) == ""
                     and not problems and set(bound) <= {"column_name", "dimension"} and width is not None):
                 # the legacy fit(x) fed x under the key "", which only a column named "" reads
                 new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape=[{width}])]')
                 if target is columns:
                     return new
+                self.pending.append((column, new.elements[0].value))  # the column in its own assignment
+                return columns
         if isinstance(target, cst.Call):
             name = self.qualified_name(target.func) or ""
             if name.endswith("infer_real_valued_columns_from_input") and target.args:
