@@ -17,6 +17,7 @@ names and ``self`` attributes bound to a constructor; this module adds:
 
 from __future__ import annotations
 
+import builtins
 from typing import TYPE_CHECKING
 
 import libcst as cst
@@ -27,6 +28,7 @@ from tfmigrate.transforms import estimator_sklearn as sklearn
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
+_BUILTINS = frozenset(dir(builtins))
 ESCAPE_RULE = "TFM131"
 LEGACY_METHODS = ("fit", "partial_fit", "evaluate", "predict", "predict_proba", "predict_classes", "predict_scores",
                   "save", "score", "export", "get_variable_names", "get_variable_value", "get_params", "set_params",
@@ -258,3 +260,64 @@ def combined_optimizers(args: dict, code) -> list[tuple[str, str]] | None:
     if dnn is not None and not (isinstance(dnn, cst.Name) and dnn.value == "None"):
         out.append(("dnn_optimizer", "lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05)"))
     return out
+
+
+def free_name(t: EstimatorTransform, name: cst.Name) -> bool:
+    """``name`` is bound nowhere in this module (no assignment, parameter, import, def; no star import):
+    the data comes from outside (a notebook's earlier cell, an exec'd script, README-style snippets), so it
+    exists before the module's first statement that reads it, as the legacy fit read it."""
+    if t.index.has_star_import or name.value in _BUILTINS:
+        return False
+    scope = t.scopes.scope_of(name)
+    if scope is None:
+        return False
+    return not [a for a in scope[name.value] if getattr(a, "node", None) is not None]
+
+
+# calls that build a path from their arguments and nothing else
+PURE_PATH_CALLS = {"os.path.join", "os.getcwd", "os.path.abspath", "os.path.expanduser", "os.path.dirname",
+                   "os.path.basename", "os.path.normpath", "os.path.realpath", "builtins.str"}
+# calls that delete or (re)create a directory
+CLEARING_CALLS = {"shutil.rmtree", "os.makedirs", "os.mkdir", "os.rmdir", "os.removedirs", "os.remove",
+                  "tensorflow.gfile.DeleteRecursively", "tensorflow.gfile.MakeDirs", "tensorflow.gfile.Remove",
+                  "tensorflow.io.gfile.rmtree", "tensorflow.io.gfile.makedirs", "tensorflow.io.gfile.remove",
+                  "tensorflow.compat.v1.gfile.DeleteRecursively", "tensorflow.compat.v1.gfile.MakeDirs"}
+
+
+def path_known(t: EstimatorTransform, est: Est, path: cst.BaseExpression, depth: int = 0) -> bool:
+    """A save path computed only from strings, numbers, names known where the estimator is built and
+    path functions (``os.path.join(os.getcwd(), "m")``, ``base + "/model"``, f-strings of such names)."""
+    if depth > 6:
+        return False
+    if isinstance(path, (cst.SimpleString, cst.Integer)):
+        return True
+    if isinstance(path, cst.Name):
+        return t._known_at_construction(est, path)
+    if isinstance(path, cst.BinaryOperation):
+        return path_known(t, est, path.left, depth + 1) and path_known(t, est, path.right, depth + 1)
+    if isinstance(path, cst.FormattedString):
+        return all(path_known(t, est, part.expression, depth + 1) for part in path.parts
+                   if isinstance(part, cst.FormattedStringExpression))
+    if isinstance(path, cst.Call):
+        if (t.qualified_name(path.func) or "") not in PURE_PATH_CALLS:
+            return False
+        return all(not a.star and path_known(t, est, a.value, depth + 1) for a in path.args)
+    return False
+
+
+def path_cleared(t: EstimatorTransform, est: Est, save: cst.Call, path: cst.BaseExpression) -> cst.Call | None:
+    """A call between the constructor and ``save(path)`` that deletes or (re)creates ``path`` (the program
+    cleans the directory before saving): with model_dir=path it would delete the checkpoints train()
+    wrote there. Compared by the path's code text."""
+    text = _code(path)
+    first, last = t._line(est.call), t._line(save)
+    for call in t.index.nodes(cst.Call):
+        if (t.qualified_name(call.func) or "") not in CLEARING_CALLS or not call.args:
+            continue
+        if first <= t._line(call) <= last and _code(call.args[0].value) == text:
+            return call
+    return None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)

@@ -211,6 +211,7 @@ class EstimatorTransform(FamilyTransform):
                 if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
                     self_targets.append(target)
         self.ests: list[Est] = []
+        self.reported_saves: set[cst.Call] = set()
         self.by_key: dict[tuple, list[Est]] = {}
         self.by_call: dict[cst.Call, Est] = {}
         # 1. constructors (and restore() classmethod calls, once their class has a visible constructor)
@@ -447,7 +448,7 @@ class EstimatorTransform(FamilyTransform):
             if width is not None:
                 est.width = f"[{width}]"
                 return
-        if self._bound_before(root, est.call):
+        if self._bound_before(root, est.call) or flow.free_name(self, root):
             est.width = f"{_code(x)}.shape[1:]"
             est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
 
@@ -709,7 +710,15 @@ class EstimatorTransform(FamilyTransform):
         for save in est.saves:
             path = save.args[0].value if save.args else None
             if (path is not None and est.model_dir is None and self._statement(save) is not None
-                    and self._known_at_construction(est, path)):
+                    and (self._known_at_construction(est, path) or flow.path_known(self, est, path))):
+                cleared = flow.path_cleared(self, est, save, path)
+                if cleared is not None:  # shutil.rmtree(path) before save(path) would delete model_dir's checkpoints
+                    self.flag(save, "TFM107", f"save({_code(path)}): the program deletes or recreates this path on "
+                              f"line {self._line(cleared)} before saving, so it cannot become model_dir (train() writes "
+                              "its checkpoints there); export after that line by hand: copy the checkpoint files of "
+                              "the estimator's model_dir to the path, or use a model_dir of its own and export_saved_model")
+                    self.reported_saves.add(save)
+                    continue
                 est.model_dir = path
         args: list[cst.Arg] = []
         if cls.dnn:
@@ -1016,7 +1025,7 @@ class EstimatorTransform(FamilyTransform):
                             "model_dir during train(); the path is the estimator's model_dir, the call is removed"):
                     self.remove.add(stmt)
                     self.changed = True
-            else:
+            elif call not in self.reported_saves:
                 self.flag(call, "TFM107", "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
                           "during train(). Pass model_dir=path to the constructor (the path must be known there) and "
                           "remove this call")
