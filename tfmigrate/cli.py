@@ -119,18 +119,18 @@ def stderr_console() -> Console:
 def run_with_progress(paths: tuple[Path, ...], options: Any, excludes: tuple[str, ...]) -> Any:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    from tfmigrate.codemod import engine
+    from tfmigrate.codemod import runner
 
     err = stderr_console()
     if not err.is_terminal:
-        return engine.run(paths, options, excludes)
+        return runner.run(paths, options, excludes)
     with Progress(TextColumn("[bold]tfmigrate"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True) as progress:
         task = progress.add_task("files", total=None)
 
         def tick(done: int, total: int) -> None:
             progress.update(task, completed=done, total=total)
 
-        return engine.run(paths, options, excludes, on_progress=tick)
+        return runner.run(paths, options, excludes, on_progress=tick)
 
 
 def emit(text: str, output: Path | None) -> None:
@@ -159,7 +159,7 @@ def rewrite(
     exclude: tuple[str, ...], jobs: int | None, fmt: str, output: Path | None, quiet: bool,
 ) -> None:
     """Rewrite legacy TensorFlow code in PATHS (files or directories; default: .)."""
-    from tfmigrate.codemod.engine import Options, default_jobs
+    from tfmigrate.codemod.runner import Options, default_jobs
 
     if show_diff and check:
         raise click.UsageError("--diff and --check are exclusive")
