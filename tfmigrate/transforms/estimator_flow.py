@@ -177,8 +177,8 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
     if isinstance(parent, cst.Arg):
         call = t._parent(parent)
         name = (t.qualified_name(call.func) if isinstance(call, cst.Call) else None) or ""
-        if name in ("builtins.print", "builtins.isinstance", "builtins.type", "builtins.id", "builtins.repr",
-                    "builtins.str"):
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in (
+                "print", "isinstance", "type", "id", "repr", "str") and t.is_builtin(call.func):
             return
         if name.startswith("tensorflow.estimator.") or name.endswith(".Experiment") and name.startswith(
                 "tensorflow.contrib.learn."):
@@ -321,3 +321,18 @@ def path_cleared(t: EstimatorTransform, est: Est, save: cst.Call, path: cst.Base
 
 def _code(node: cst.CSTNode) -> str:
     return cst.Module(body=[]).code_for_node(node)
+
+
+LAZY_CONSUMERS = {"builtins.next", "itertools.islice", "itertools.takewhile", "itertools.dropwhile"}
+
+
+def consumed_lazily(t: EstimatorTransform, call: cst.Call) -> bool:
+    """``next(clf.predict(x))``, ``itertools.islice(clf.predict(x), n)``: the result is consumed as an
+    iterator, which only a generator (contrib.learn 1.x's predict default as_iterable=True) supports."""
+    arg = t._parent(call)
+    consumer = t._parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(consumer, cst.Call) or consumer.args[0] is not arg:
+        return False
+    if isinstance(consumer.func, cst.Name) and consumer.func.value == "next":
+        return t.is_builtin(consumer.func)
+    return (t.qualified_name(consumer.func) or "") in LAZY_CONSUMERS

@@ -1160,6 +1160,8 @@ class EstimatorTransform(FamilyTransform):
                                             args=[_kw("input_fn", input_fn)]), limit=80, nested=False)
         iterable = bound.get("as_iterable")
         lazy = iterable is not None and isinstance(iterable, cst.Name) and iterable.value == "True"
+        if iterable is None and not legacy_tfx and flow.consumed_lazily(self, call):
+            lazy = True  # next(clf.predict(x)): only the 1.x generator (as_iterable=True default) allows it
         if iterable is not None and not (isinstance(iterable, cst.Name) and iterable.value in ("True", "False")):
             self.flag(call, "TFM106", f"{method}(as_iterable=...): not a literal; rewrite by hand")
             return
