@@ -252,3 +252,20 @@ def test_lazy_predict_stays_lazy():
     assert 'itertools.islice((p["class_ids"][0] for p in clf.predict(' in code
     assert 'head = next((p["class_ids"][0] for p in clf.predict(' in code
     assert 'everything = np.array([p["class_ids"][0] for p in clf.predict(' in code
+
+
+def test_columns_inferred_from_fit_data_when_none_given():
+    # contrib.learn 0.10/0.11 inferred real-valued columns from fit's x when feature_columns was None
+    code, findings = _rewrite('''
+        import numpy as np
+        from tensorflow.contrib import learn
+
+        x = np.random.rand(30, 3)
+        reg = learn.LinearRegressor()
+        reg.fit(x, x.sum(axis=1), steps=10)
+        clf = learn.DNNClassifier([8], None, n_classes=3)
+        clf.fit(x=data, y=labels, steps=5)
+    ''')
+    assert not _manual(findings), _manual(findings)
+    assert 'feature_columns=[tf.feature_column.numeric_column("x", shape=[3])]' in code
+    assert 'feature_columns=[tf.feature_column.numeric_column("x", shape=data.shape[1:])]' in code

@@ -336,3 +336,15 @@ def consumed_lazily(t: EstimatorTransform, call: cst.Call) -> bool:
     if isinstance(consumer.func, cst.Name) and consumer.func.value == "next":
         return t.is_builtin(consumer.func)
     return (t.qualified_name(consumer.func) or "") in LAZY_CONSUMERS
+
+
+def fit_data(est: Est) -> cst.BaseExpression | None:
+    """The x of the estimator's first fit(x, y) / fit(x=...) (contrib.learn signature)."""
+    for fit in est.fits:
+        positional = [a for a in fit.args if a.keyword is None and not a.star]
+        for arg in fit.args:
+            if arg.keyword is not None and arg.keyword.value == "x":
+                return arg.value
+        if positional:
+            return positional[0].value
+    return None

@@ -806,11 +806,22 @@ class EstimatorTransform(FamilyTransform):
             if cls.dnn:
                 args.append(_kw("hidden_units", a["hidden_units"]))
             columns = a.get("feature_columns")
-            if columns is None:
-                est.ok = False
-                self.flag(est.call, "TFM102", f"{cls.name} without feature_columns: pass feature_columns by hand")
-                return
-            args.append(_kw("feature_columns", self._columns(est, columns)))
+            if columns is None or (isinstance(columns, cst.Name) and columns.value == "None"):
+                # contrib.learn 0.10/0.11 inferred real-valued columns from the features fit() got: the width
+                # of fit's x, as the skflow rewrite (TFM101) reads it
+                x = flow.fit_data(est)
+                if x is not None:
+                    self._width(est, x)
+                if est.width is None:
+                    est.ok = False
+                    self.flag(est.call, "TFM102", f"{cls.name} without feature_columns (the legacy estimator inferred "
+                              "them from fit's x): the width of x cannot be seen here; pass feature_columns="
+                              '[tf.feature_column.numeric_column("x", shape=[WIDTH])] by hand')
+                    return
+                args.append(_kw("feature_columns", _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", '
+                                                         f'shape={est.width})]')))
+            else:
+                args.append(_kw("feature_columns", self._columns(est, columns)))
             if "model_dir" in a:
                 args.append(_kw("model_dir", a["model_dir"]))
             if cls.classifier and "n_classes" in a:
