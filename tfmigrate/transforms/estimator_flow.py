@@ -24,6 +24,7 @@ import libcst as cst
 
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.transforms import estimator_sklearn as sklearn
+from tfmigrate.transforms.model_fn import collected_in_list
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
@@ -174,6 +175,8 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
         return
     if isinstance(parent, cst.Return) and _exported(t, parent):
         return  # a public helper nobody in this module calls: its callers' legacy calls are TFM133
+    if isinstance(parent, cst.Arg) and collected_in_list(t, est, parent):
+        return  # items.append(est); items[i].predict(...): followed (transforms/model_fn.py)
     if isinstance(parent, cst.Arg):
         call = t._parent(parent)
         name = (t.qualified_name(call.func) if isinstance(call, cst.Call) else None) or ""
