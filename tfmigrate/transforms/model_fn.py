@@ -951,7 +951,7 @@ class ModelCalls:
                 continue
             kind, last = member
             if kind == "models" and last in MODEL_ORDERS:
-                self._model(call, last, skflow=name.startswith("skflow."))
+                self._model(call, last, skflow=name.startswith("skflow.") or self._tf0_module())
             elif kind == "ops" and last == "categorical_variable":
                 self._categorical(call)
             elif kind == "ops" and last in ARRAY_OPS:
@@ -969,6 +969,10 @@ class ModelCalls:
                 new = expression(f"tf.{attr.attr.value}")
                 if self.t.fix(attr, "TFM116", f"tf.contrib.learn.tf is the tensorflow module: tf.{attr.attr.value}"):
                     self.t._apply(attr, new)
+
+    def _tf0_module(self) -> bool:
+        """The module uses skflow or a TF Learn 0.8-0.10 TensorFlow* estimator: it ran on TF 0.x."""
+        return any(e.cls.era in ("skflow", "learn08") for e in getattr(self.t, "ests", []))
 
     def _model(self, call: cst.Call, last: str, skflow: bool = False) -> None:
         t = self.t
@@ -991,10 +995,11 @@ class ModelCalls:
         mean = "0.0" if last.endswith("_zero_init") else (
             _code(bound["init_mean"]) if "init_mean" in bound and not _is_none(bound["init_mean"]) else None)
         std = "0.0" if last.endswith("_zero_init") else _code(bound.get("init_stddev", expression("1.0")))
-        if mean is None and skflow:  # skflow ran on TF 0.6-0.7: get_variable's default was uniform_unit_scaling
+        if mean is None and skflow:  # skflow / TF Learn 0.8-0.10 ran on TF 0.x: get_variable's default was uniform_unit_scaling
             unit = "tf.compat.v1.uniform_unit_scaling_initializer()"
             init = f"kernel_initializer={unit}, bias_initializer={unit}"
-            init_note = "skflow's get_variable default initializer (uniform_unit_scaling, TF 0.x) for weights and bias"
+            init_note = ("the TF 0.x get_variable default initializer (uniform_unit_scaling: skflow / TensorFlow* "
+                         "estimators ran on TF 0.x) for weights and bias")
         elif mean is None:
             init = "bias_initializer=tf.compat.v1.glorot_uniform_initializer()"
             init_note = ("the legacy get_variable default initializer for weights and bias (glorot_uniform since "
