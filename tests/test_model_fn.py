@@ -143,6 +143,41 @@ RESULT["emb_shape"] = list(e.shape)
 RESULT["variables"] = sorted(v.name for v in graph.get_collection("variables"))
 '''
 
+GUARDED = '''
+import numpy as np
+import tensorflow as tf
+from tensorflow.contrib import learn
+
+rng = np.random.RandomState(5)
+x_data = rng.rand(40, 2).astype(np.float32)
+y_data = (x_data[:, 0] > 0.5).astype(np.int64)
+
+
+def train_input():
+    return tf.constant(x_data), tf.constant(y_data)
+
+
+def predict_input():  # one pass over the data (a constant tensor would be predicted forever)
+    return tf.compat.v1.data.make_one_shot_iterator(tf.data.Dataset.from_tensor_slices(x_data).batch(16)).get_next()
+
+
+def model(features, targets, mode):
+    logits = tf.compat.v1.layers.dense(features, 2)
+    loss = train_op = None
+    if mode != learn.ModeKeys.INFER:
+        loss = tf.compat.v1.losses.softmax_cross_entropy(tf.one_hot(targets, 2), logits)
+    if mode == learn.ModeKeys.TRAIN:
+        train_op = tf.compat.v1.train.GradientDescentOptimizer(0.5).minimize(loss, tf.compat.v1.train.get_global_step())
+    return {"class": tf.argmax(logits, 1)}, loss, train_op
+
+
+est = learn.Estimator(model_fn=model, model_dir=MODEL_DIR)
+est.fit(input_fn=train_input, steps=30)
+classes = [p["class"] for p in est.predict(input_fn=predict_input)]
+RESULT["n"] = len(classes)
+RESULT["step"] = int(est.get_variable_value("global_step"))
+'''
+
 DRIVER = '''
 import json, os, runpy, sys, tempfile
 import tensorflow as tf
@@ -171,7 +206,7 @@ def _rewrite(source: str) -> tuple[str, set[str], set[str]]:
 def migrated(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("model_fn")
     programs = {"learn.py": LEARN_ESTIMATOR, "skflow_loop.py": SKFLOW_LOOP, "skflow_cls.py": SKFLOW_CLASSIFIER,
-                "models.py": MODELS}
+                "models.py": MODELS, "guarded.py": GUARDED}
     rewrites = {}
     for name, source in programs.items():
         new, fixed, manual = _rewrite(source)
@@ -389,3 +424,12 @@ def test_learn_array_ops_compute_what_the_legacy_ops_did(tmp_path):
     assert result["joined_equal"] is True
     assert result["onehot"] == [[[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]], [[0.0, 1.0, 0.0], [0.0, 1.0, 0.0]]]
     assert result["dtype"] == "float32"
+
+
+@pytest.mark.slow
+def test_a_model_fn_that_reads_labels_only_when_training_needs_no_placeholder(migrated):
+    new = migrated[0]["guarded.py"][0]
+    assert "placeholder" not in new and "def model(features, labels, mode):" in new
+    result = migrated[1]["guarded.py"]
+    assert "error" not in result, result.get("error")
+    assert result == {"n": 40, "step": 30}

@@ -261,7 +261,7 @@ class ModelFnPlanner:
             return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator wrapped in {wrapper}: its fit/predict "
                                 "calls go through the wrapper, so the labels predict() needs cannot be followed; "
                                 "unwrap it first (TFM155) and run tfmigrate again")
-        needs_labels = any(m in PREDICTS for m in self._methods(est))
+        needs_labels = any(m in PREDICTS for m in self._methods(est)) and not self._labels_guarded(fn, names)
         spec = None
         if needs_labels:
             spec, why = self._fit_labels(est)
@@ -329,6 +329,26 @@ class ModelFnPlanner:
         except Unsupported:
             return False
         return all(k in MODEL_FN_OPS_KEEP or _is_none(arg.value) for k, arg in bound)
+
+    def _labels_guarded(self, fn: cst.FunctionDef, names: list[str]) -> bool:
+        """Every read of the labels parameter sits under ``if mode == TRAIN/EVAL``, ``if mode != INFER`` or
+        ``if <labels> is not None`` (the else branch of the negations): predict() never builds it, so the
+        labels=None tf.estimator passes is never read."""
+        labels = names[1]
+        if "mode" not in names:
+            return False
+        reads = [n for n in _name_reads(fn.body) if n.value == labels]
+        return bool(reads) and all(self._guarded(n, fn, labels) for n in reads)
+
+    def _guarded(self, node: cst.CSTNode, fn: cst.FunctionDef, labels: str) -> bool:
+        child, parent = node, self.t._parent(node)
+        while parent is not None and parent is not fn:
+            if isinstance(parent, cst.If) and child is parent.body and _not_predict(self.t, parent.test, labels):
+                return True
+            if isinstance(parent, cst.IfExp) and child is parent.body and _not_predict(self.t, parent.test, labels):
+                return True
+            child, parent = parent, self.t._parent(parent)
+        return False
 
     def _wrapper(self, est) -> str | None:
         """``SKCompat`` when the estimator is built inside ``SKCompat(...)``."""
@@ -674,8 +694,9 @@ class ModelFnPlanner:
             t.need_np = True
         if custom.kind == "learn" and new is not predict:
             new = _substitute(new, predict)
-        if t.fix(call, rule, f"{method}(x) -> predict(input_fn=numpy_input_fn(x, shuffle=False, num_epochs=1)) "
-                 f"read as {note}"):
+        how = ("predict(input_fn=...)" if "input_fn" in bound else
+               f"{method}(x) -> predict(input_fn=numpy_input_fn(x, shuffle=False, num_epochs=1))")
+        if t.fix(call, rule, f"{how} read as {note}"):
             t._apply(call, new)
 
 
@@ -728,6 +749,65 @@ def _tensor_expression(fn: cst.FunctionDef, value: cst.BaseExpression, depth: in
         return bool(values) and value.value not in names and all(
             v is not None and _tensor_expression(fn, v, depth + 1) for v in values
         )
+    return False
+
+
+def _name_reads(node: cst.CSTNode) -> list[cst.Name]:
+    """Name nodes read as variables under ``node`` (not attribute names, keywords, parameters or targets)."""
+    out: list[cst.Name] = []
+
+    def walk(n: cst.CSTNode, target: bool = False) -> None:
+        for child in n.children:
+            if isinstance(n, cst.Attribute) and child is n.attr:
+                continue
+            if isinstance(n, cst.Arg) and child is n.keyword:
+                continue
+            if isinstance(n, cst.Param) and child is n.name:
+                continue
+            is_target = isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and \
+                child is getattr(n, "target", None)
+            if isinstance(child, cst.Name) and not (is_target or target):
+                out.append(child)
+            walk(child, target or (is_target and isinstance(child, (cst.Tuple, cst.List))))
+
+    walk(node)
+    return out
+
+
+_TRAIN_EVAL = {"TRAIN", "EVAL"}
+
+
+def _mode_key(t, node: cst.CSTNode) -> str | None:
+    """``learn.ModeKeys.TRAIN`` / ``tf.estimator.ModeKeys.EVAL`` / the strings 'train', 'eval', 'infer'."""
+    if isinstance(node, cst.SimpleString):
+        value = node.evaluated_value
+        return {"train": "TRAIN", "eval": "EVAL", "infer": "INFER"}.get(value if isinstance(value, str) else "")
+    name = t.qualified_name(node) or ""
+    if ".ModeKeys." in name and name.startswith("tensorflow."):
+        key = name.rpartition(".")[2]
+        return "INFER" if key == "PREDICT" else key
+    return None
+
+
+def _not_predict(t, test: cst.BaseExpression, labels: str) -> bool:
+    """``test`` is false when predict() builds the model: mode == TRAIN/EVAL, mode != INFER,
+    mode in (TRAIN, EVAL), <labels> is not None."""
+    if not isinstance(test, cst.Comparison) or len(test.comparisons) != 1:
+        return False
+    op, right = test.comparisons[0].operator, test.comparisons[0].comparator
+    left = test.left
+    if isinstance(left, cst.Name) and left.value == labels and isinstance(op, cst.IsNot) and \
+            isinstance(right, cst.Name) and right.value == "None":
+        return True
+    if not (isinstance(left, cst.Name) and left.value == "mode"):
+        return False
+    if isinstance(op, cst.Equal):
+        return _mode_key(t, right) in _TRAIN_EVAL
+    if isinstance(op, cst.NotEqual):
+        return _mode_key(t, right) == "INFER"
+    if isinstance(op, cst.In) and isinstance(right, (cst.Tuple, cst.List, cst.Set)):
+        keys = [_mode_key(t, e.value) for e in right.elements]
+        return bool(keys) and all(k in _TRAIN_EVAL for k in keys)
     return False
 
 
