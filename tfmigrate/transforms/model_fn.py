@@ -1189,18 +1189,11 @@ def list_receiver(t, expr: cst.Subscript, depth: int):
     base = expr.value
     if not isinstance(base, cst.Name):
         return None
-    return _list_estimator(t, base, depth)
+    return list_holds(t, base, depth)
 
 
-def collected_in_list(t, est, arg: cst.Arg) -> bool:
-    """``items.append(est)`` where ``items`` only collects that estimator (its reads are followed)."""
-    call = t._parent(arg)
-    func = call.func if isinstance(call, cst.Call) else None
-    return (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)
-            and _list_estimator(t, func.value, 0) is est)
-
-
-def _list_estimator(t, base: cst.Name, depth: int):
+def list_holds(t, base: cst.Name, depth: int):
+    """The one estimator binding the list named ``base`` collects (see :func:`list_receiver`)."""
     found = t._single_assignment(base)
     if found is None or not isinstance(found[1].value, cst.List) or found[1].value.elements:
         return None
