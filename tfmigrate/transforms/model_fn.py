@@ -216,8 +216,10 @@ class ModelFnPlanner:
         if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None or p.posonly_params or p.kwonly_params:
             return False
         names = [param.name.value for param in p.params]
-        if len(names) < 2 or any(n not in NAMED_ARGS for n in names[2:]):
+        extra = [param for param in p.params[2:] if param.name.value not in NAMED_ARGS]
+        if len(names) < 2 or any(param.default is None for param in extra):
             return False
+        names = [n for n in names if n not in {param.name.value for param in extra}]
         if any(param.default is not None for param in p.params[:2]):
             return False
         rets = self.returns(fn)
@@ -280,7 +282,7 @@ class ModelFnPlanner:
         custom = Custom("learn", fn, tensor_predictions=tensor_predictions)
         plans = {r: self._spec_return(r) for r, k in zip(rets, kinds) if k == "tuple"}
         plans.update({r: self._ops_return(r) for r, k in zip(rets, kinds) if k == "ops"})
-        new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns=plans)
+        new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns=plans, defaults=extra)
         args = [t_kw("model_fn", a["model_fn"])]
         for name in ("model_dir", "config"):
             if name in a and not _is_none(a[name]):
@@ -292,10 +294,15 @@ class ModelFnPlanner:
         if not self._same_plan(fn, new_fn):
             return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} is shared with "
                                 "another estimator that needs it rewritten differently; give each its own function")
+        what = " and ".join(w for w, k in (("(predictions, loss, train_op)", "tuple"), ("ModelFnOps", "ops"))
+                            if k in kinds)
         message = (f"tf.contrib.learn.Estimator(model_fn={fn.name.value}) -> tf.estimator.Estimator: "
                    f"{fn.name.value} takes (features, labels, mode, ...) by name and returns "
-                   "tf.estimator.EstimatorSpec (the legacy Estimator wrapped its (predictions, loss, train_op) "
-                   "the same way)")
+                   f"tf.estimator.EstimatorSpec where it returned {what} (the legacy Estimator made the same "
+                   "ModelFnOps of them)")
+        if extra:
+            message += (f"; {', '.join(param.name.value for param in extra)} keep their defaults as keyword-only "
+                        "parameters (the legacy Estimator never passed them either)")
         if spec is not None:
             message += (f"; predict() builds it with a labels placeholder shaped like fit()'s labels, as the "
                         f"legacy Estimator did (params['{FIT_LABELS}'])")
@@ -414,7 +421,8 @@ class ModelFnPlanner:
 
     # --- the function itself ----------------------------------------------------------------------
     def _rewrite_fn(self, fn: cst.FunctionDef, names: list[str], placeholder: bool, one_hot: int | None,
-                    returns: dict, keyword_only: list[str] | None = None) -> cst.FunctionDef:
+                    returns: dict, keyword_only: list[str] | None = None,
+                    defaults: list[cst.Param] | None = None) -> cst.FunctionDef:
         features, labels = names[0], names[1]
         new_names = ["features", "labels", "mode"]
         if placeholder or "params" in names:
@@ -425,6 +433,9 @@ class ModelFnPlanner:
         kwonly = [cst.Param(cst.Name(n), default=cst.Name(n), equal=cst.AssignEqual(
             whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
             for n in (keyword_only or [])]
+        # parameters with defaults beyond the legacy (features, labels[, mode, params, config]): keyword-only, which
+        # tf.estimator's argument check ignores and never passes, so the defaults hold as the legacy call left them
+        kwonly += [p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in (defaults or [])]
         new_params = fn.params.with_changes(
             params=[p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in params],
             kwonly_params=kwonly,
