@@ -479,9 +479,13 @@ class ModelFnPlanner:
             return False
         p = fn.params
         names = [param.name.value for param in p.params]
-        if (len(names) != 2 or p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None
-                or p.posonly_params or p.kwonly_params or any(param.default is not None for param in p.params)):
+        extra = list(p.params[2:])  # TensorFlowEstimator called model_fn(X, y): the rest keep their defaults
+        if (len(names) < 2 or p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None
+                or p.posonly_params or p.kwonly_params or any(param.default is not None for param in p.params[:2])
+                or any(param.default is None for param in extra)
+                or {"features", "labels", "mode", "params"} & {param.name.value for param in extra}):
             return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} must take (X, y) to be converted")
+        names = names[:2]
         rets = self.returns(fn)
         for ret in rets:
             value = ret.value
@@ -543,7 +547,8 @@ class ModelFnPlanner:
         keyword_only = self._loop_names(fn)
         optimizer_code = f"tf.compat.v1.train.{OPTIMIZER_CLASSES[name]}(learning_rate={_code(rate)})"
         clip_code = None if clip is None or _is_none(clip) else _code(clip)
-        new_fn = self._rewrite_fn(fn, names, True, one_hot=n_classes, keyword_only=keyword_only, returns={
+        keyword_only = [n for n in keyword_only if n not in {param.name.value for param in extra}]
+        new_fn = self._rewrite_fn(fn, names, True, one_hot=n_classes, keyword_only=keyword_only, defaults=extra, returns={
             r: self._tfx_return(r, optimizer_code, clip_code) for r in rets
         })
         if not self._same_plan(fn, new_fn):
