@@ -517,10 +517,21 @@ class ModelFnPlanner:
         optimizer = a.get("optimizer", expression(defaults["optimizer"]))
         name = optimizer.evaluated_value if isinstance(optimizer, cst.SimpleString) else None
         rate = a.get("learning_rate", expression(defaults["learning_rate"]))
-        if name not in OPTIMIZER_CLASSES or not t._is_number(rate):
+        # TF Learn 0.8 _setup_training: a callable learning_rate is called with the global step, a callable
+        # optimizer (a class or a function) with the learning rate; optimize_loss then takes the instance
+        rate_code = _code(rate) if t._is_number(rate) else None
+        if rate_code is None and cls.era == "learn08" and self._callable(rate):
+            rate_code = f"{_paren(rate)}(tf.compat.v1.train.get_global_step())"
+        optimizer_code = None
+        if name in OPTIMIZER_CLASSES and rate_code is not None:
+            optimizer_code = f"tf.compat.v1.train.{OPTIMIZER_CLASSES[name]}(learning_rate={rate_code})"
+        elif name is None and cls.era == "learn08" and rate_code is not None and self._callable(optimizer):
+            optimizer_code = f"{_paren(optimizer)}({rate_code})"
+        if optimizer_code is None:
             return self._refuse(est, "TFM115", f"{what}: optimizer={_code(optimizer)}, learning_rate={_code(rate)}: "
-                                "only an optimizer name (SGD, Adagrad, Adam, Ftrl, RMSProp) and a constant rate are "
-                                "converted; build the train_op with a tf.compat.v1.train optimizer by hand")
+                                "only an optimizer name (SGD, Adagrad, Adam, Ftrl, RMSProp) and a constant rate "
+                                "(TF Learn 0.8: also a function or optimizer class, and a function of the global step) "
+                                "are converted; build the train_op with a tf.compat.v1.train optimizer by hand")
         # TF 0.8 passed clip_gradients=5.0 to optimize_loss; skflow's TensorFlowTrainer(loss, global_step, optimizer,
         # learning_rate, clip_gradients=5.0) clipped the global norm at 5.0 too (skflow/trainer.py)
         clip = a.get("clip_gradients", expression(defaults.get("clip_gradients", "5.0")))
@@ -545,7 +556,6 @@ class ModelFnPlanner:
             est.ok = False
             return True
         keyword_only = self._loop_names(fn)
-        optimizer_code = f"tf.compat.v1.train.{OPTIMIZER_CLASSES[name]}(learning_rate={_code(rate)})"
         clip_code = None if clip is None or _is_none(clip) else _code(clip)
         keyword_only = [n for n in keyword_only if n not in {param.name.value for param in extra}]
         new_fn = self._rewrite_fn(fn, names, True, one_hot=n_classes, keyword_only=keyword_only, defaults=extra, returns={
@@ -590,6 +600,15 @@ class ModelFnPlanner:
         else:
             est.ok = False
         return True
+
+    def _callable(self, node: cst.BaseExpression) -> bool:
+        """A lambda, a function defined once in this module, or a tf.train / tf.compat.v1.train optimizer class."""
+        if isinstance(node, cst.Lambda):
+            return True
+        if isinstance(node, cst.Name) and self.function(node) is not None:
+            return True
+        name = self.t.qualified_name(node) or ""
+        return name.startswith(("tensorflow.train.", "tensorflow.compat.v1.train.")) and name.endswith("Optimizer")
 
     def _loop_names(self, fn: cst.FunctionDef) -> list[str]:
         """Targets of the for loops around ``fn`` that its body reads (late-bound closure variables)."""
@@ -714,6 +733,11 @@ class ModelFnPlanner:
                f"{method}(x) -> predict(input_fn=numpy_input_fn(x, shuffle=False, num_epochs=1))")
         if t.fix(call, rule, f"{how} read as {note}"):
             t._apply(call, new)
+
+
+def _paren(node: cst.BaseExpression) -> str:
+    code = _code(node)
+    return f"({code})" if isinstance(node, cst.Lambda) else code
 
 
 def _statement_starts(t, node: cst.CSTNode, line: int) -> bool:
