@@ -1035,6 +1035,10 @@ AUTOENCODER = (
 )
 
 
+def _members() -> frozenset[str]:
+    return frozenset({*MODEL_ORDERS, "categorical_variable", *ARRAY_OPS, *PROCESSORS, "TensorFlowDNNAutoencoder"})
+
+
 def _legacy_member(name: str) -> tuple[str, str] | None:
     """``tensorflow.contrib.learn.python.learn.models.linear_regression`` -> ("models", "linear_regression")."""
     for root in ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.", "skflow."):
@@ -1055,6 +1059,9 @@ def _simple(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name)
 
 
+_MEMBERS = _members()  # the last names of the calls TFM116-TFM118 look at
+
+
 class ModelCalls:
     """Plans TFM116 on the TFM1 transform ``t``: the legacy ``learn.models`` / ``learn.ops`` subgraphs
     written with TF 2.15 names (``tf.compat.v1.layers.dense``, ``tf.compat.v1.losses``,
@@ -1065,7 +1072,11 @@ class ModelCalls:
 
     def plan(self, calls: list[cst.Call], attrs: list[cst.Attribute]) -> None:
         for call in calls:
-            name = self.t.qualified_name(call.func) or ""
+            func = call.func
+            last_name = func.attr.value if type(func) is cst.Attribute else (func.value if type(func) is cst.Name else "")
+            if last_name not in _MEMBERS:
+                continue  # (cheap: most calls of a module are none of these)
+            name = self.t.qualified_name(func) or ""
             member = _legacy_member(name)
             if member is None:
                 continue
@@ -1081,6 +1092,8 @@ class ModelCalls:
             elif kind == "estimators":
                 self.t.flag(call, "TFM118", AUTOENCODER)
         for attr in attrs:
+            if not (type(attr.value) is cst.Attribute and attr.value.attr.value == "tf"):
+                continue  # only learn.tf.<name> (cheap: most attributes are not)
             name = self.t.qualified_name(attr) or ""
             if name.startswith("tensorflow.contrib.learn.tf.") and name.count(".") == 4:
                 parent = self.t._parent(attr)
