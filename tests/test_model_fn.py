@@ -433,3 +433,26 @@ def test_a_model_fn_that_reads_labels_only_when_training_needs_no_placeholder(mi
     result = migrated[1]["guarded.py"]
     assert "error" not in result, result.get("error")
     assert result == {"n": 40, "step": 30}
+
+
+def test_fit_labels_are_carried_only_when_known_where_the_estimator_is_built():
+    template = '''
+    import numpy as np
+    from tensorflow.contrib import learn
+
+
+    def model(features, targets):
+        return features[:, 0], None, None
+
+
+    {before}
+    est = learn.Estimator(model_fn=model)
+    {after}
+    est.fit(x, y.astype(np.int32), steps=1)
+    out = list(est.predict(x))
+    '''
+    data = "x = np.random.rand(10, 3)\n    y = np.random.rand(10) * 3"
+    new, _, manual = _rewrite(template.format(before=data, after=""))
+    assert 'params={"fit_labels": np.asarray(y.astype(np.int32))[:0]}' in new and not manual
+    new, _, manual = _rewrite(template.format(before="", after=data))
+    assert "TFM114" in manual and "learn.Estimator(model_fn=model)" in new

@@ -183,10 +183,9 @@ class ModelFnPlanner:
         if any(_code(y) != first for y in ys):
             return None, "fit() is called with different labels"
         y = ys[0]
-        root = y
-        while isinstance(root, (cst.Attribute, cst.Subscript)):
-            root = root.value
-        if not isinstance(root, cst.Name) or not t._bound_before(root, est.call):
+        names = _name_reads(cst.Expr(y)) if not isinstance(y, cst.Name) else [y]
+        if isinstance(y, (cst.Lambda, cst.GeneratorExp, cst.ListComp, cst.DictComp, cst.SetComp)) or not names or any(
+                not (t._bound_before(n, est.call) or t.qualified_name(n)) for n in names):
             return None, (f"the labels {first} of fit() are not known where the estimator is built, so "
                           "params cannot carry them to predict()")
         t.need_np = True
