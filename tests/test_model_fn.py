@@ -456,3 +456,19 @@ def test_fit_labels_are_carried_only_when_known_where_the_estimator_is_built():
     assert 'params={"fit_labels": np.asarray(y.astype(np.int32))[:0]}' in new and not manual
     new, _, manual = _rewrite(template.format(before="", after=data))
     assert "TFM114" in manual and "learn.Estimator(model_fn=model)" in new
+
+
+@pytest.mark.parametrize("body", ["def model(x, y): return x, y, y", "def model(x, y):\n        z = x; return z, y, y",
+                                  "def model(x, y):\n        if x: return x, y, y\n        return y, y, y"])
+def test_return_statements_not_alone_on_their_line_are_refused_not_an_internal_error(body):
+    new, _, manual = _rewrite(f'''
+    from tensorflow.contrib import learn
+
+
+    {body}
+
+
+    est = learn.Estimator(model_fn=model)
+    est.fit(x=data, y=target, steps=1)
+    ''')
+    assert "TFM114" in manual and "TFM101" not in manual and "learn.Estimator(model_fn=model)" in new

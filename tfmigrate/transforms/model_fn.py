@@ -222,6 +222,10 @@ class ModelFnPlanner:
         if any(param.default is not None for param in p.params[:2]):
             return False
         rets = self.returns(fn)
+        if not self._own_lines(rets):
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: a return statement of model_fn "
+                                f"{fn.name.value} shares its line with other statements (a; return ...): put it on "
+                                "its own line and run tfmigrate again")
         kinds = []
         for ret in rets:
             value = ret.value
@@ -486,6 +490,10 @@ class ModelFnPlanner:
             return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} must take (X, y) to be converted")
         names = names[:2]
         rets = self.returns(fn)
+        if not self._own_lines(rets):
+            return self._refuse(est, "TFM115", f"{what}: a return statement of model_fn {fn.name.value} shares its "
+                                "line with other statements (a; return ...): put it on its own line and run tfmigrate "
+                                "again")
         for ret in rets:
             value = ret.value
             pair = isinstance(value, cst.Tuple) and len(value.elements) == 2 and not any(
@@ -598,6 +606,18 @@ class ModelFnPlanner:
             est.cls = replace(est.cls, classifier=False)  # labels are fed as they are; the one-hot is in model_fn
         else:
             est.ok = False
+        return True
+
+    def _own_lines(self, rets: list[cst.Return]) -> bool:
+        """Every return statement is alone on its line (the rewrite replaces whole statement lines), in an
+        indented block (not ``def f(x, y): return ...`` on one line)."""
+        if rets and not isinstance(self.t._parent(self.t._parent(rets[0])), cst.IndentedBlock) and \
+                not isinstance(self.t._parent(rets[0]), cst.SimpleStatementLine):
+            return False
+        for ret in rets:
+            line = self.t._parent(ret)
+            if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+                return False
         return True
 
     def _callable(self, node: cst.BaseExpression) -> bool:
