@@ -472,3 +472,32 @@ def test_return_statements_not_alone_on_their_line_are_refused_not_an_internal_e
     est.fit(x=data, y=target, steps=1)
     ''')
     assert "TFM114" in manual and "TFM101" not in manual and "learn.Estimator(model_fn=model)" in new
+
+
+def test_a_skflow_estimator_fit_in_a_loop_converts_only_with_continue_training():
+    source = '''
+    import numpy as np
+    from tensorflow.contrib import learn
+
+    X = np.random.rand(20, 3)
+    y = np.random.randint(0, 2, 20)
+
+
+    def model(X, y):
+        return learn.models.logistic_regression(X, y)
+
+
+    def other(X, y):
+        return learn.models.logistic_regression(X, y)
+
+
+    a = learn.TensorFlowEstimator(model_fn=model, n_classes=2, steps=10, continue_training=True)
+    b = learn.TensorFlowEstimator(model_fn=other, n_classes=2, steps=10)
+    for _ in range(3):
+        a.fit(X, y)
+        b.fit(X, y)
+    print(a.predict(X), b.predict(X))
+    '''
+    new, fixed, manual = _rewrite(source)
+    assert "a = tf.estimator.Estimator(" in new and "b = learn.TensorFlowEstimator(" in new
+    assert "TFM115" in fixed and "TFM115" in manual

@@ -482,6 +482,10 @@ class ModelFnPlanner:
             return False
         p = fn.params
         names = [param.name.value for param in p.params]
+        if names[:3] == ["features", "labels", "mode"]:
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} already has the tf.estimator "
+                                "signature (rewritten for another estimator that shares it): give this estimator a "
+                                "function of its own, or convert it by hand")
         extra = list(p.params[2:])  # TensorFlowEstimator called model_fn(X, y): the rest keep their defaults
         if (len(names) < 2 or p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None
                 or p.posonly_params or p.kwonly_params or any(param.default is not None for param in p.params[:2])
@@ -514,8 +518,10 @@ class ModelFnPlanner:
         lost = [k for k in TFX_LOST if k in a and not _is_none(a[k])]
         if "tf_master" in a and not (isinstance(a["tf_master"], cst.SimpleString) and a["tf_master"].evaluated_value == ""):
             lost.append("tf_master")
-        if "continue_training" in a and not (isinstance(a["continue_training"], cst.Name)
-                                             and a["continue_training"].value == "False"):
+        continuing = "continue_training" in a and isinstance(a["continue_training"], cst.Name) and \
+            a["continue_training"].value == "True"
+        if "continue_training" in a and not continuing and not (
+                isinstance(a["continue_training"], cst.Name) and a["continue_training"].value == "False"):
             lost.append("continue_training")
         if lost:
             return self._refuse(est, "TFM115", f"{what}: {', '.join(lost)} has no automatic tf.estimator "
@@ -544,9 +550,10 @@ class ModelFnPlanner:
         clip = a.get("clip_gradients", expression(defaults.get("clip_gradients", "5.0")))
         if clip is not None and not (_is_none(clip) or t._is_number(clip)):
             return self._refuse(est, "TFM115", f"{what}: clip_gradients={_code(clip)} is not a number")
-        if len(est.fits) > 1:
-            return self._refuse(est, "TFM115", f"{what} is fit more than once: the legacy estimator started "
-                                "from scratch on every fit(), tf.estimator continues from model_dir; convert by hand")
+        if not continuing and (len(est.fits) > 1 or any(self._repeated(fit, est.call) for fit in est.fits)):
+            return self._refuse(est, "TFM115", f"{what} is fit more than once (continue_training=False): the legacy "
+                                "estimator started from scratch on every fit(), tf.estimator continues from "
+                                "model_dir; use a new estimator (or model_dir) per fit, or convert by hand")
         shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params"])
         if shadowed:
             return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} reads {', '.join(shadowed)} from "
@@ -596,6 +603,8 @@ class ModelFnPlanner:
                    + ("; the legacy graph seed is written out (RunConfig(tf_random_seed=...))" if config is not None
                       and "config" not in a else "")
                    + ("; verbose is dropped (tf.estimator logs through tf.compat.v1.logging)" if "verbose" in a else "")
+                   + ("; continue_training=True is what tf.estimator does (every train() continues from model_dir)"
+                      if continuing else "")
                    + (f"; {', '.join(keyword_only)} bound when the function is defined (the legacy estimator "
                       "built its graph once, at fit())" if keyword_only else ""))
         if t.fix(est.call, "TFM115", message):
@@ -607,6 +616,18 @@ class ModelFnPlanner:
         else:
             est.ok = False
         return True
+
+    def _repeated(self, fit: cst.Call, constructor: cst.Call) -> bool:
+        """``fit`` runs in a loop that does not build the estimator again (several fits of one estimator)."""
+        node = self.t._parent(fit)
+        while node is not None and not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Module)):
+            if isinstance(node, (cst.For, cst.While)):
+                inner = self.t._parent(constructor)
+                while inner is not None and inner is not node:
+                    inner = self.t._parent(inner)
+                return inner is None  # the constructor is outside the loop
+            node = self.t._parent(node)
+        return False
 
     def _own_lines(self, rets: list[cst.Return]) -> bool:
         """Every return statement is alone on its line (the rewrite replaces whole statement lines), in an
