@@ -34,7 +34,6 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 
-LEARN_ESTIMATOR_ORDER = ("model_fn", "model_dir", "config", "params", "feature_engineering_fn")
 NAMED_ARGS = ("mode", "params", "config")  # passed by name to a legacy model_fn that declares them
 # optimizer names of optimize_loss (OPTIMIZER_CLS_NAMES) -> the TF1 class TF 2.15 still has
 OPTIMIZER_CLASSES = {
