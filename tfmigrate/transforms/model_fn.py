@@ -22,8 +22,15 @@ shape come from ``params["fit_labels"]``, an empty slice of the labels given to 
 returns ``tf.estimator.EstimatorSpec``. Whatever cannot be shown to keep the legacy behaviour is
 left as it is with a finding.
 
+The module also holds what such model functions call (``ModelCalls``): TFM116 writes
+``learn.models.linear_regression/logistic_regression``, ``learn.ops.categorical_variable`` and the
+``learn.ops`` array helpers with TF 2.15 names; TFM117 and TFM118 report ``learn.preprocessing``
+processors and ``TensorFlowDNNAutoencoder``, which TF 2.15 has no equivalent of with the same behaviour.
+
 Legacy sources read: tensorflow/contrib/learn/python/learn/estimators/estimator.py (TF 1.0),
-tensorflow/contrib/learn/python/learn/estimators/base.py (TF 0.8) and io/data_feeder.py.
+tensorflow/contrib/learn/python/learn/estimators/base.py (TF 0.8), io/data_feeder.py, models.py,
+ops/losses_ops.py, ops/array_ops.py, preprocessing/text.py and categorical_vocabulary.py, skflow's
+trainer.py and estimators/autoencoder.py.
 """
 
 from __future__ import annotations
