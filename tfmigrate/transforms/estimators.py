@@ -24,7 +24,8 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
-from tfmigrate.transforms.model_fn import PREDICTS, ModelCalls, ModelFnPlanner, list_receiver
+from tfmigrate.transforms.learn_models import ModelCalls
+from tfmigrate.transforms.model_fn import PREDICTS, ModelFnPlanner, list_receiver
 from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
 from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
 from tfmigrate.transforms.estimator_flow import combined_optimizers
@@ -256,7 +257,7 @@ class EstimatorTransform(FamilyTransform):
         # 4. methods
         for est, call, method in methods:
             self._plan_method(est, call, method)
-        ModelCalls(self).plan(calls, attrs)  # TFM116 (transforms/model_fn.py)
+        ModelCalls(self).plan(calls, attrs)  # TFM116-TFM118 (transforms/learn_models.py)
         flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
         flow.unfollowed_calls(self, {call for _, call, _ in methods})  # TFM133
         for attr in attrs:
