@@ -282,6 +282,11 @@ class ModelFnPlanner:
         tensor_predictions = all(
             _tensor_expression(fn, r.value.elements[0].value) for r, k in zip(rets, kinds) if k == "tuple"
         ) and all(k == "tuple" for k in kinds)
+        given = a.get("params")
+        if spec is not None and given is not None and not _is_none(given) and not self._dict_value(given):
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator(params={_code(given)}): predict() needs "
+                                f"the labels placeholder's dtype and shape in params['{FIT_LABELS}'], and these "
+                                "params are not visibly a dict; pass a dict and run tfmigrate again")
         if not t._allowed(est.call, "TFM114"):
             est.ok = False
             return True
@@ -401,6 +406,14 @@ class ModelFnPlanner:
             return (isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name)
                     and outer.func.value in ("list", "tuple") and len(outer.args) == 1 and self.t.is_builtin(outer.func))
         return False
+
+    def _dict_value(self, node: cst.BaseExpression) -> bool:
+        """A dict display, ``dict(...)``, or a name assigned one of them once."""
+        if isinstance(node, cst.Name):
+            found = self.t._single_assignment(node)
+            node = found[1].value if found is not None else node
+        return isinstance(node, (cst.Dict, cst.DictComp)) or (
+            isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "dict")
 
     def _same_plan(self, fn: cst.FunctionDef, new_fn: cst.FunctionDef) -> bool:
         """A model function shared by several estimators gets one rewrite: theirs must agree."""
