@@ -222,6 +222,28 @@ def _bools(node: cst.BaseExpression) -> list[bool] | None:
     return out
 
 
+def _role(node: cst.BaseExpression) -> str | None:
+    """``"logits"`` or ``"labels"`` when the argument's own name says which it is (``y_logits``, ``self.labels``)."""
+    if isinstance(node, cst.Attribute):
+        node = node.attr
+    if not isinstance(node, cst.Name):
+        return None
+    name = node.value.lower()
+    found = {role for role, words in (("logits", ("logit",)), ("labels", ("label", "target"))) if any(w in name for w in words)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _named_order(call: cst.Call) -> bool | None:
+    """Positional (a, b) of a cross-entropy: True when the names say (logits, labels), False for
+    (labels, logits), None when they do not tell."""
+    first, second = (_role(a.value) for a in _positional(call)[:2])
+    if first == "logits" or second == "labels":
+        return first != "labels" and second != "logits"  # contradicting names tell nothing
+    if first == "labels" or second == "logits":
+        return False
+    return None
+
+
 def _positional(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
 
@@ -349,7 +371,7 @@ class Tf0Api(FamilyTransform):
         rel = tf_rel(self.qualified_name(original))
         if not rel:
             return updated
-        if rel.startswith("compat.v1.") or self.names.status(rel) == V1:
+        if self.names.status(rel) == V1:  # (not tf.compat.v1.*: TF 1.13+ code, or what tfmigrate wrote)
             self.tf1 = True
         if rel in UNCALLED_INITIALIZERS and type(parent) is cst.Arg and parent.value is original:
             message = (
@@ -507,7 +529,15 @@ class Tf0Api(FamilyTransform):
 
     def _decide(self, call: cst.Call, placed: cst.Call, rel: str, rule: str) -> None:
         if rel in SENTINEL:
-            legacy = self.tf1  # TF 1.x required keywords: positional is TF 0.x in TF1 code
+            legacy = self.tf1 or _named_order(call)  # TF 1.x required keywords: positional is TF 0.x in TF1 code
+            if legacy is None:
+                self.flag(
+                    call,
+                    rule,
+                    f"tf.{rel} with positional arguments: TF 0.x read them as (logits, labels), TF 2.15 reads "
+                    f"(labels, logits), and nothing here says which this is: write logits=..., labels=...",
+                )
+                return
         else:
             legacy = self.tf0
         if legacy:
