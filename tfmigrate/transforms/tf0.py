@@ -23,8 +23,8 @@ what is left to ``tf.compat.v1``:
 - TFM545 (fix): ``tf.zeros_initializer`` / ``tf.ones_initializer`` passed uncalled (0.x functions,
   classes since 1.0) are called.
 - TFM546 (fix): ``x.get_shape()[i].value`` (TF1 ``Dimension``) -> ``tf.compat.dimension_value(...)``.
-- TFM547 (fix): private ``tensorflow.python.keras.*`` imports (gone from 2.15) -> public
-  ``tensorflow.keras.*`` where TF 2.15 has the name.
+- TFM547 (fix): private ``tensorflow.python.keras.*`` imports (a partial leftover in 2.15, not the
+  Keras behind ``tf.keras``) -> public ``tensorflow.keras.*`` where TF 2.15 has the name.
 
 Legacy order is decided from the call itself where it can be (``tf.concat(1, [a, b])``: an int
 literal is no list of tensors), else from the module: a module that uses a name TF 1.0 removed is
@@ -344,8 +344,8 @@ class Tf0Api(FamilyTransform):
 
     def _keras_message(self, public: str) -> str:
         return (
-            f"tensorflow.python.keras is TensorFlow's private copy of Keras, gone from TF 2.15: "
-            f"use the public tensorflow.{public}"
+            f"tensorflow.python.keras is TensorFlow's private copy of Keras (in TF 2.15 a leftover that lacks much "
+            f"of the API and is not the Keras behind tf.keras): use the public tensorflow.{public}"
         )
 
     # --- references ----------------------------------------------------------------------------
