@@ -746,27 +746,74 @@ def test_code_lengths_equal_the_length_of_each_nodes_code(name):
             assert lengths[id(node)] == len(empty.code_for_node(node)), type(node).__name__
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_code_and_positions_equal_those_made_with_libcsts_own_parentheses(name, monkeypatch):
-    """The overrides of libcst's generator-based _parenthesize and record_syntactic_position
-    change no text and no position."""
+def _libcst_functions() -> dict[str, object]:
     from libcst._nodes.internal import CodegenState
 
     from tfmigrate.codemod import positions
 
-    ours_code = cst.parse_module(SOURCES[name]).code
+    found = {
+        "BaseStatement._codegen": cst.BaseStatement._codegen,
+        "_parenthesize": positions._ParenthesizedBase._parenthesize,
+        "record_syntactic_position": CodegenState.record_syntactic_position,
+    }
+    found.update({f"{kind.__name__}._codegen": kind._codegen for kind in positions._UNRECORDED})
+    return found
+
+
+def test_libcst_is_never_patched_outside_our_own_code_generation():
+    """Code outside tfmigrate sees libcst's own functions before, between and after our code
+    generations: a user's codemod in the same process, a visitor run while a rewrite is under way
+    (the families' transforms and libcst's metadata run between generations), another pre-commit
+    hook."""
+    from libcst._nodes.internal import CodegenState
+
+    from tfmigrate.codemod import positions
+    from tfmigrate.codemod.engine import rewrite_source
+    from tfmigrate.codemod.rule import load_catalog
+
+    libcst_own = {
+        "BaseStatement._codegen": cst.CSTNode._codegen,
+        "_parenthesize": positions._libcst_parenthesize,
+        "record_syntactic_position": positions._libcst_record_syntactic_position,
+    }
+    libcst_own.update({f"{kind.__name__}._codegen": cst.CSTNode._codegen for kind in positions._UNRECORDED})
+    assert _libcst_functions() == libcst_own  # after import
+    assert not [kind for kind in positions._UNRECORDED if "_codegen" in kind.__dict__]
+
+    seen_during: list[dict[str, object]] = []
+
+    class Spy(cst.CSTVisitor):  # a user's libcst code, run by a family while a rewrite is under way
+        def visit_Module(self, node: cst.Module) -> bool:
+            seen_during.append(_libcst_functions())
+            cst.Module([]).code_for_node(node)  # plain code generation works as libcst's
+            return False
+
+    original = positions.Positions.__init__
+
+    def spying(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, *args, **kwargs)
+        args[0].visit(Spy())  # right after one of our generations
+
+    positions.Positions.__init__ = spying  # type: ignore[method-assign]
+    try:
+        result = rewrite_source(SOURCES["samples/saver_traps/legacy.py"].encode(), load_catalog().selected(None))
+    finally:
+        positions.Positions.__init__ = original  # type: ignore[method-assign]
+    assert result.changed and seen_during
+    assert all(seen == libcst_own for seen in seen_during)
+    assert _libcst_functions() == libcst_own  # after the run
+    assert CodegenState.record_syntactic_position is positions._libcst_record_syntactic_position
+    with positions._hooks:  # inside one of ours: the hooks are there, and re-entrant
+        with positions._hooks:
+            assert cst.BaseStatement._codegen is positions._statement_codegen
+        assert cst.BaseStatement._codegen is positions._statement_codegen
+    assert _libcst_functions() == libcst_own
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_our_code_generation_makes_libcsts_text(name):
     module = cst.parse_module(SOURCES[name])
-    ours = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-    ours_parts = [module.code_for_node(node) for node in module.body]
-    with monkeypatch.context() as patch:
-        patch.setattr(positions._ParenthesizedBase, "_parenthesize", positions._libcst_parenthesize)
-        patch.setattr(CodegenState, "record_syntactic_position", positions._libcst_record_syntactic_position)
-        theirs_code = module.code
-        theirs = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
-        theirs_parts = [module.code_for_node(node) for node in module.body]
-    assert ours_code == theirs_code == SOURCES[name]
-    assert ours_parts == theirs_parts
-    assert {id(k): v for k, v in ours.items()} == {id(k): v for k, v in theirs.items()}
+    assert Positions(module).code == module.code == SOURCES[name]
 
 
 def test_plain_code_generation_still_raises_through_syntactic_positions():

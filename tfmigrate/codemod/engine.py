@@ -1,60 +1,41 @@
 """files -> parse -> rule families -> verify -> write.
 
 ``rewrite_source`` is the pure core (bytes in, bytes and findings out) that tests and the
-catalog examples call; ``process_file`` adds reading, verification and writing for one path;
-``run`` fans files out over worker processes and gathers a :class:`Report` in path order, so
-``--jobs N`` gives exactly the result of ``--jobs 1``.
+catalog examples call; ``process_file`` adds reading, verification and writing for one path. Fanning files out over
+worker processes is :mod:`tfmigrate.codemod.runner`'s job.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-import contextlib
 import difflib
-import gc
 import io
-import os
 import re
-import signal
 import tokenize
 import traceback
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
-from tfmigrate.codemod.files import SourceError, discover, display_path, read_source, write_atomic
+from tfmigrate.codemod.files import SourceError, display_path, read_source, write_atomic
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import Context, RawFinding, suppressions
 from tfmigrate.codemod.notebook import Notebook
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
-from tfmigrate.report.model import FileResult, Finding, Report
+from tfmigrate.report.model import FileResult, Finding
+# the options, the prefilter and the parallel run live in runner (no libcst there); re-exported here
+from tfmigrate.codemod.runner import Mode, Options, default_jobs, run, wanted  # noqa: F401
 
-Mode = Literal["check", "diff", "write"]
 _PY2 = re.compile(
     r"^\s*(print\s+[^\s(=]|print\s*$|exec\s+[\"'\w]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)|`|<>|\b0[0-7]+\b|\b\d+L\b|ur[\"']"
 )
-
-
-@dataclass(frozen=True)
-class Options:
-    enabled: frozenset[str]
-    mode: Mode = "check"
-    jobs: int = 1
-    catalog_dir: Path | None = None
-    diffs: bool = True  # make each changed file's unified diff (only shown by --diff and some reports)
-
-    @property
-    def catalog(self) -> Catalog:
-        return load_catalog(self.catalog_dir) if self.catalog_dir else load_catalog()
 
 
 @dataclass
@@ -292,13 +273,14 @@ def _one_pass(
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
     indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
+    facts: set[str] = set()  # what a family learned about the module for the later ones (Context.facts)
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path), family_rules, suppressions(current_code), sink
+            Context(filename=path, facts=facts), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)
@@ -399,7 +381,7 @@ def process_file(path: Path, options: Options) -> FileResult:
     catalog = options.catalog
     try:
         data = read_source(path)
-        if not _wanted(data, options):
+        if not wanted(data, options):
             return FileResult(shown, "skipped")
         result = rewrite_source(data, options.enabled, path=shown, catalog=catalog)
         write = options.mode == "write" and result.changed
@@ -422,7 +404,7 @@ def process_notebook(path: Path, options: Options) -> FileResult:
     try:
         notebook = Notebook(read_source(path), shown)
         code = notebook.code.encode("utf-8")
-        if not notebook.is_python or not _wanted(code, options):
+        if not notebook.is_python or not wanted(code, options):
             return FileResult(shown, "skipped")
         try:
             result = rewrite_source(code, options.enabled, path=shown, catalog=catalog)
@@ -443,11 +425,6 @@ def process_notebook(path: Path, options: Options) -> FileResult:
             text_diff(old, new, f"{shown}:cell {index + 1}", "cell") for index, old, new in notebook.changed_cells(cells)
         ) if result.changed and options.diffs else None,
     )
-
-
-def _wanted(code: bytes, options: Options) -> bool:
-    """The cheap prefilter: does any enabled family's needle occur in the code?"""
-    return any(f.wanted_by(code) for f in options.catalog.families if any(r.id in options.enabled for r in f.rules))
 
 
 def _findings(
@@ -477,95 +454,3 @@ def _findings(
         )
     findings.sort(key=Finding.sort_key)
     return findings
-
-
-_worker_options: Options | None = None  # a worker process's options, sent once when it starts
-_worker_busy = False  # a worker is inside process_file
-_worker_interrupted = False  # a worker has seen Ctrl-C
-
-
-def _start_worker(options: Options) -> None:
-    global _worker_options
-    _worker_options = options
-    signal.signal(signal.SIGINT, _interrupt_worker)
-
-
-def _interrupt_worker(signum: int, frame: object) -> None:
-    """Ctrl-C reaches every process of the group, the workers too. A worker on a file stops it
-    (KeyboardInterrupt, which the pool hands back to the main process; a write under way is
-    finished first, see ``write_atomic``) and starts no other; one waiting for work only notes
-    it, where Python's default would kill it with a traceback on the user's terminal."""
-    global _worker_interrupted
-    _worker_interrupted = True
-    if _worker_busy:
-        raise KeyboardInterrupt
-
-
-def _process_in_worker(path: Path) -> FileResult:
-    global _worker_busy
-    assert _worker_options is not None
-    if _worker_interrupted:
-        raise KeyboardInterrupt
-    _worker_busy = True
-    try:
-        return process_file(path, _worker_options)
-    finally:
-        _worker_busy = False
-
-
-def run(
-    paths: Iterable[str | Path],
-    options: Options,
-    excludes: tuple[str, ...] = (),
-    on_progress: Callable[[int, int], None] | None = None,
-) -> Report:
-    found = discover(paths, excludes)
-    report = Report(mode=options.mode)
-    report.files.extend(FileResult(e.path, "error", error=str(e)) for e in found.errors)
-    total = len(found.files)
-    jobs = max(1, min(options.jobs, total))
-    work = found.files
-    if jobs > 1:
-        for family in options.catalog.families:  # forked workers inherit the loaded transforms and tables
-            if any(r.id in options.enabled for r in family.rules):
-                family.load_transform().warm_up()
-    with _long_lived_data_frozen():
-        if jobs == 1:
-            results: Iterable[FileResult] = (process_file(path, options) for path in work)
-        else:
-            pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(options,))
-            # Small chunks: the last one decides how long the other workers wait idle at the end.
-            results = pool.map(_process_in_worker, work, chunksize=max(1, min(8, total // (jobs * 8))))
-        try:
-            for done, result in enumerate(results, start=1):
-                report.files.append(result)
-                if on_progress:
-                    on_progress(done, total)
-        finally:
-            if jobs > 1:
-                pool.shutdown(wait=True, cancel_futures=True)
-    return report
-
-
-@contextlib.contextmanager
-def _long_lived_data_frozen() -> Iterator[None]:
-    """Fewer, cheaper garbage collections while files are processed.
-
-    A file's trees are freed by reference counting (the traversals leave no cycles), but every
-    libcst node is a container the collector counts: at Python's default threshold it runs some
-    fifteen young collections per file and full ones that scan the loaded tables each time
-    (about 8% of a run). Freezing what is loaded now (catalog, name tables, libcst itself; the
-    workers inherit it) takes that out of every scan, and a larger first threshold makes young
-    collections rarer. Both are restored afterwards."""
-    threshold = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(50_000, *threshold[1:])
-    try:
-        yield
-    finally:
-        gc.set_threshold(*threshold)
-        gc.unfreeze()
-
-
-def default_jobs() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)

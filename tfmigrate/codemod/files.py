@@ -23,7 +23,7 @@ import pathspec
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
-     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", ".ipynb_checkpoints"}
+     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tfmigrate_cache", ".eggs", ".ipynb_checkpoints"}
 )
 
 
@@ -98,6 +98,8 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
             break
 
     def ignored(path: Path, is_dir: bool) -> bool:
+        if not specs:
+            return False
         resolved = path.resolve() if not path.is_symlink() else path.parent.resolve() / path.name
         for base, spec in specs:
             try:
@@ -119,8 +121,8 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
         keep = []
         for name in sorted(dirnames):
             sub = here / name
-            rel = display_path(sub)
-            if name in SKIP_DIRS or _is_virtualenv(sub) or _excluded(rel, name, excludes) or ignored(sub, True):
+            rel = display_path(sub) if excludes else ""
+            if name in SKIP_DIRS or _is_virtualenv(sub) or (excludes and _excluded(rel, name, excludes)) or ignored(sub, True):
                 continue
             keep.append(name)
         dirnames[:] = keep
@@ -128,7 +130,7 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
             if not name.endswith((".py", ".ipynb")):
                 continue
             path = here / name
-            if _excluded(display_path(path), name, excludes) or ignored(path, False):
+            if (excludes and _excluded(display_path(path), name, excludes)) or ignored(path, False):
                 continue
             yield path
 

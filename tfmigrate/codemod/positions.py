@@ -14,8 +14,9 @@ A family changes a few statements of a tree; generating the new tree reuses, for
 (at any depth) the family left alone, the tokens the previous generation made for it. The hook for
 this is the one ``_codegen`` override below, on libcst's ``BaseStatement``: for any code generation
 but ours it is libcst's own; likewise the token and whitespace classes skip the span hooks in ours.
-Two more overrides make all code generation cheaper: the parentheses around expressions (see
-``_Parenthesized``) and the syntactic-position context of plain code generation (``_NoPosition``).
+Two more overrides make our code generation cheaper: the parentheses around expressions (see
+``_Parenthesized``) and a no-op syntactic-position context (``_NoPosition``). All four are in place
+only while one of our own generations runs (``_Hooks``): libcst is never patched for anyone else.
 """
 
 from __future__ import annotations
@@ -210,10 +211,9 @@ def _statement_codegen(self: cst.BaseStatement, state: CodegenState, **kwargs: A
         _libcst_codegen(self, state, **kwargs)
 
 
-# Every statement, at module level or in a block, is generated through its ``_codegen``: defined
-# here on libcst's BaseStatement, it lets a Positions generation reuse the statements a family
-# left alone (inside a changed function too). For any other code generation it is libcst's own.
-cst.BaseStatement._codegen = _statement_codegen  # type: ignore[method-assign]
+# Every statement, at module level or in a block, is generated through its ``_codegen``: on
+# libcst's BaseStatement while one of our generations runs (see ``_hooks``), it lets a Positions
+# generation reuse the statements a family left alone (inside a changed function too).
 
 
 def _token_codegen(self: cst.CSTNode, state: CodegenState, **kwargs: Any) -> None:
@@ -224,8 +224,6 @@ def _token_codegen(self: cst.CSTNode, state: CodegenState, **kwargs: Any) -> Non
 
 
 # Tokens and whitespace, half of all nodes, skip the span hooks in our generation altogether.
-for _kind in _UNRECORDED:
-    _kind._codegen = _token_codegen  # type: ignore[method-assign]
 
 
 class _Parenthesized:
@@ -262,9 +260,6 @@ def _parenthesize(self: Any, state: CodegenState) -> _Parenthesized:
     return _Parenthesized(self, state)
 
 
-_ParenthesizedBase._parenthesize = _parenthesize  # type: ignore[attr-defined]
-
-
 class _NoPosition:
     """What ``CodegenState.record_syntactic_position`` gives when no positions are recorded: a
     context that does nothing, as libcst's own does, without a generator per call (every operator
@@ -287,9 +282,43 @@ def _record_no_position(self: CodegenState, node: cst.CSTNode, *, start_node: An
     return _NO_POSITION
 
 
-# Only plain code generation (``module.code``, ``code_for_node``) uses this no-op: libcst's
-# position-providing state and ours define their own.
-CodegenState.record_syntactic_position = _record_no_position  # type: ignore[method-assign,assignment]
+class _Hooks:
+    """libcst's code generation, with our four hooks in place only while one of our own generations
+    runs (``with _hooks:``; re-entrant), and libcst's own functions back in place afterwards: code
+    outside tfmigrate never runs them. Even then they change nothing for any state but ours: the
+    statement and token hooks hand other states to libcst's own ``_codegen``, and the parentheses
+    and the no-op syntactic-position context do exactly what libcst's generators do
+    (``tests/test_fast_paths.py`` compares every text and position, and checks that libcst's own
+    functions are in place before, after and between our generations)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        places: list[tuple[type, str, Any]] = [
+            (cst.BaseStatement, "_codegen", _statement_codegen),
+            *((kind, "_codegen", _token_codegen) for kind in sorted(_UNRECORDED, key=lambda k: k.__name__)),
+            (_ParenthesizedBase, "_parenthesize", _parenthesize),
+            (CodegenState, "record_syntactic_position", _record_no_position),
+        ]
+        # (class, attribute, ours, libcst's own entry in the class's __dict__ or None if inherited)
+        self.places = [(kind, name, ours, kind.__dict__.get(name)) for kind, name, ours in places]
+
+    def __enter__(self) -> None:
+        self.depth += 1
+        if self.depth == 1:
+            for kind, name, ours, _ in self.places:
+                setattr(kind, name, ours)
+
+    def __exit__(self, *exc: object) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            for kind, name, _, own in self.places:
+                if own is None:
+                    delattr(kind, name)
+                else:
+                    setattr(kind, name, own)
+
+
+_hooks = _Hooks()
 
 
 class Positions:
@@ -314,12 +343,14 @@ class Positions:
         state: _TextState | _RecordingState
         if previous is None:  # a parsed tree: families ask about dozens of its nodes
             state = _RecordingState(module.default_indent, module.default_newline)
-            module._codegen(state)
+            with _hooks:
+                module._codegen(state)
             state._closer.state = None  # no cycle left behind for the collector
             self._spans = state.spans
         else:  # a family's output: asked about a few nodes, or only for its text
             state = _TextState(module, previous)
-            module._codegen(state)
+            with _hooks:
+                module._codegen(state)
             self._spans = {}
         assert state.table is not None
         self._generated = state.table.generated
@@ -370,7 +401,8 @@ class Positions:
         statement, indent, kwargs, first, last, _ = done
         state = _RecordingState(self._module.default_indent, self._module.default_newline, self, statement, first)
         state.indent_tokens = list(indent)
-        statement._codegen(state, **kwargs)
+        with _hooks:
+            statement._codegen(state, **kwargs)
         state._closer.state = None  # no cycle left behind for the collector
         if len(state.tokens) != last - first:  # cannot happen: code generation is deterministic
             raise AssertionError(f"statement generated as {len(state.tokens)} tokens, not {last - first}")
@@ -380,7 +412,8 @@ class Positions:
 
     def _record_whole(self) -> None:
         state = _RecordingState(self._module.default_indent, self._module.default_newline)
-        self._module._codegen(state)
+        with _hooks:
+            self._module._codegen(state)
         state._closer.state = None
         self._spans.update(state.spans)
         self._whole = True
@@ -416,7 +449,8 @@ def code_lengths(node: cst.CSTNode) -> dict[int, int]:
     """id(n) -> ``len(cst.Module([]).code_for_node(n))`` for ``node`` and every node in it, from
     one code generation (a layout decision measures a call and then each of its arguments)."""
     state = _LengthState()
-    node._codegen(state)
+    with _hooks:
+        node._codegen(state)
     offsets = [0, *accumulate(map(len, state.tokens))]
     return {key: offsets[end] - offsets[start] for key, (start, end) in state.ranges.items()}
 

@@ -456,7 +456,7 @@ def report(
     failed validation), 2 errors.
     """
     from tfmigrate.cli import emit, enabled_rules, run_with_progress, split_codes, split_glob
-    from tfmigrate.codemod.engine import Options, default_jobs
+    from tfmigrate.codemod.runner import Options, default_jobs
 
     err = make_console(stderr=True)
 

@@ -275,6 +275,8 @@ class CompatV1Renames(FamilyTransform):
 
     # --- module-level bindings ----------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
+        if "eager_program" in self.context.facts:  # its enable_eager_execution call went with TFM401
+            self.eager_program = True
         for statement in node.body:
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
@@ -549,6 +551,8 @@ class CompatV1Renames(FamilyTransform):
 
     def _note_graph_use(self, node: cst.CSTNode, rel: str) -> None:
         key = rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel
+        if key == "train.Saver" and _given_var_list(self.get_metadata(ParentNodeProvider, node, None), node):
+            return  # a Saver given its variables works under eager execution too (tfe.Saver was one: TFM421)
         if key in GRAPH_ONLY:
             self.graph_mode = True  # a TF1 graph-mode program (inside a Graph block or not)
         if len(self.graph_uses) >= 64 or self.graph_depth:
@@ -682,6 +686,15 @@ class _Replace(cst.CSTTransformer):
 
 def _is_skflow(name: str | None) -> bool:
     return name is not None and (name == SKFLOW or name.startswith(SKFLOW + "."))
+
+
+def _given_var_list(call: cst.CSTNode | None, func: cst.CSTNode) -> bool:
+    """``Saver(var_list=...)``: the call names its variables (the form that also runs eagerly)."""
+    return (
+        isinstance(call, cst.Call)
+        and call.func is func
+        and any(a.keyword is not None and a.keyword.value == "var_list" for a in call.args)
+    )
 
 
 def _is_import_statement(statement: cst.CSTNode) -> bool:

@@ -1,0 +1,221 @@
+"""A run over many files: discovery, the prefilter, worker processes, one Report in path order.
+
+Most files of most trees hold no TensorFlow code (the pre-commit case). Those are recognised here,
+in the main process, from their bytes alone, without importing libcst or starting a worker:
+every rule matches names by the package they are imported from, so a module that never names
+``tensorflow`` or ``skflow`` cannot hold anything a rule rewrites. Only the files left go to
+:func:`tfmigrate.codemod.engine.process_file`, in this process (``--jobs 1``) or in workers, and
+``--jobs N`` gives exactly the result of ``--jobs 1``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import signal
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from tfmigrate.codemod.cache import ResultCache, digest, fingerprint
+from tfmigrate.codemod.files import discover, display_path
+from tfmigrate.codemod.rule import Catalog, load_catalog
+from tfmigrate.report.model import FileResult, Report
+
+
+Mode = Literal["check", "diff", "write"]
+
+# Every rule matches names by what they are imported from: a module that never names one of these
+# packages imports nothing the rules rewrite (a notebook's JSON holds its cells' code verbatim).
+ROOT_PACKAGES = (b"tensorflow", b"skflow")
+
+
+@dataclass(frozen=True)
+class Options:
+    enabled: frozenset[str]
+    mode: Mode = "check"
+    jobs: int = 1
+    catalog_dir: Path | None = None
+    diffs: bool = True  # make each changed file's unified diff (only shown by --diff and some reports)
+    cache_dir: Path | None = None  # where the results cache lives (None: no cache)
+
+    @property
+    def catalog(self) -> Catalog:
+        return load_catalog(self.catalog_dir) if self.catalog_dir else load_catalog()
+
+
+def names_a_root_package(code: bytes) -> bool:
+    # one scan for the common tail first: most files never say "flow" at all
+    return b"flow" in code and any(root in code for root in ROOT_PACKAGES)
+
+
+def wanted(code: bytes, options: Options) -> bool:
+    """The cheap prefilter: can the module import TensorFlow or skflow at all, and does any enabled
+    family's needle occur in it?"""
+    if not names_a_root_package(code):
+        return False
+    return any(f.wanted_by(code) for f in options.catalog.families if any(r.id in options.enabled for r in f.rules))
+
+
+def _read(path: Path) -> bytes | None:
+    """The file's bytes for the prefilter and the cache; None when anything is unusual (unreadable,
+    vanished), so that process_file reports it."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+_worker_options: Options | None = None  # a worker process's options, sent once when it starts
+_worker_busy = False  # a worker is inside process_file
+_worker_interrupted = False  # a worker has seen Ctrl-C
+
+
+def _start_worker(options: Options) -> None:
+    global _worker_options
+    _worker_options = options
+    signal.signal(signal.SIGINT, _interrupt_worker)
+
+
+def _interrupt_worker(signum: int, frame: object) -> None:
+    """Ctrl-C reaches every process of the group, the workers too. A worker on a file stops it
+    (KeyboardInterrupt, which the pool hands back to the main process; a write under way is
+    finished first, see ``write_atomic``) and starts no other; one waiting for work only notes
+    it, where Python's default would kill it with a traceback on the user's terminal."""
+    global _worker_interrupted
+    _worker_interrupted = True
+    if _worker_busy:
+        raise KeyboardInterrupt
+
+
+def _process_in_worker(path: Path) -> FileResult:
+    from tfmigrate.codemod.engine import process_file
+
+    global _worker_busy
+    assert _worker_options is not None
+    if _worker_interrupted:
+        raise KeyboardInterrupt
+    _worker_busy = True
+    try:
+        return process_file(path, _worker_options)
+    finally:
+        _worker_busy = False
+
+
+def run(
+    paths: Iterable[str | Path],
+    options: Options,
+    excludes: tuple[str, ...] = (),
+    on_progress: Callable[[int, int], None] | None = None,
+) -> Report:
+    found = discover(paths, excludes)
+    report = Report(mode=options.mode)
+    report.files.extend(FileResult(e.path, "error", error=str(e)) for e in found.errors)
+    total = len(found.files)
+    results_cache = _open_cache(options)
+    slots: list[FileResult | None] = []
+    work: list[Path] = []
+    digests: dict[Path, str] = {}
+    for path in found.files:
+        data = _read(path) if path.suffix in (".py", ".ipynb") else None
+        if data is not None and path.suffix == ".py" and not names_a_root_package(data):
+            # a Python file that names no root package: what process_file would say, without a worker
+            slots.append(FileResult(display_path(path), "skipped"))
+            continue
+        if data is not None and results_cache is not None:
+            digests[path] = key = digest(data)
+            hit = results_cache.get(display_path(path), key)
+            if hit is not None:
+                slots.append(hit)
+                continue
+        slots.append(None)
+        work.append(path)
+    done = total - len(work)
+    if on_progress and done:
+        on_progress(done, total)
+    processed = _processed(work, options, total, done, on_progress)
+    if results_cache is not None:
+        for path, result in zip(work, processed):
+            _remember(results_cache, path, digests.get(path), result, options)
+        results_cache.save()
+    results = iter(processed)
+    report.files.extend(slot if slot is not None else next(results) for slot in slots)
+    return report
+
+
+def _open_cache(options: Options) -> ResultCache | None:
+    if options.cache_dir is None:
+        return None
+    return ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir))
+
+
+def _remember(results_cache: ResultCache, path: Path, key: str | None, result: FileResult, options: Options) -> None:
+    """Store a result only when it is the result of those very bytes: the file was not changed
+    while it was processed, and it was not rewritten (its new bytes are processed next time)."""
+    if key is None or result.status not in ("changed", "unchanged", "skipped"):
+        return
+    if options.mode == "write" and result.status == "changed":
+        return
+    data = _read(path)
+    if data is not None and digest(data) == key:
+        results_cache.put(result.path, key, result)
+
+
+def _processed(
+    work: list[Path], options: Options, total: int, done: int, on_progress: Callable[[int, int], None] | None
+) -> list[FileResult]:
+    if not work:
+        return []
+    from tfmigrate.codemod.engine import process_file  # libcst only when there is a file to parse
+
+    jobs = max(1, min(options.jobs, len(work)))
+    if jobs > 1:
+        for family in options.catalog.families:  # forked workers inherit the loaded transforms and tables
+            if any(r.id in options.enabled for r in family.rules):
+                family.load_transform().warm_up()
+    out: list[FileResult] = []
+    with _long_lived_data_frozen():
+        if jobs == 1:
+            results: Iterable[FileResult] = (process_file(path, options) for path in work)
+        else:
+            pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(options,))
+            # Small chunks: the last one decides how long the other workers wait idle at the end.
+            results = pool.map(_process_in_worker, work, chunksize=max(1, min(8, len(work) // (jobs * 8))))
+        try:
+            for result in results:
+                out.append(result)
+                done += 1
+                if on_progress:
+                    on_progress(done, total)
+        finally:
+            if jobs > 1:
+                pool.shutdown(wait=True, cancel_futures=True)
+    return out
+
+
+@contextlib.contextmanager
+def _long_lived_data_frozen() -> Iterator[None]:
+    """Fewer, cheaper garbage collections while files are processed.
+
+    A file's trees are freed by reference counting (the traversals leave no cycles), but every
+    libcst node is a container the collector counts: at Python's default threshold it runs some
+    fifteen young collections per file and full ones that scan the loaded tables each time
+    (about 8% of a run). Freezing what is loaded now (catalog, name tables, libcst itself; the
+    workers inherit it) takes that out of every scan, and a larger first threshold makes young
+    collections rarer. Both are restored afterwards."""
+    threshold = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(50_000, *threshold[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*threshold)
+        gc.unfreeze()
+
+
+def default_jobs() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
