@@ -43,7 +43,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name
 from tfmigrate.codemod.walk import transform
-from tfmigrate.transforms.renames import TF, UNKNOWN, V1, V2, base_name, dotted, names, replace_base, tf_rel
+from tfmigrate.transforms.renames import TF, V1, V2, base_name, dotted, names, tf_rel
 
 # TF 0.x name -> TF 1.0 name: tf_upgrade.py (r1.0) symbol_renames, and the 1.0 release notes (rnn).
 # A target written with `compat.v1.` is used as it is; others go where TF 2.15 has them.
