@@ -42,6 +42,7 @@ width = logits.get_shape()[1].value
 w = tf.get_variable("w", [3], initializer=tf.zeros_initializer)
 sp = tf.SparseTensor(indices=[[0, 1]], values=[5.0], shape=[2, 3])
 dense = tf.sparse_tensor_to_dense(sp)
+resized = tf.image.resize_images(tf.ones([1, 8, 8, 3]), 4, 6, 1)
 tf.scalar_summary("xent", tf.reduce_mean(xent))
 tf.histogram_summary("w", w)
 merged = tf.merge_all_summaries()
@@ -59,6 +60,7 @@ with tf.Session() as sess:
     writer.add_summary(out[-1], 0)
     writer.close()
     losses = sess.run([nce, sampled])
+    resized_shape = sess.run(resized).shape
 '''
 
 CHECK = '''
@@ -83,6 +85,7 @@ assert width == 3 and np.allclose(out[9], 0.0)
 assert out[10][0, 1] == 5.0 and out[10].shape == (2, 3)
 assert isinstance(out[11], bytes) and len(out[11]) > 0  # merged summaries were recorded
 assert os.listdir(LOGDIR)
+assert resized_shape == (1, 4, 6, 3), resized_shape  # new_height=4, new_width=6, nearest neighbour
 assert losses[0].shape == (4,) and losses[1].shape == (4,) and np.all(losses[0] > 0)  # inputs, labels as in TF 0.x
 print("TF0-OK")
 '''

@@ -13,8 +13,8 @@ what is left to ``tf.compat.v1``:
   written where they exist in TF 2.15 (``tf.compat.v1`` when 2.x lacks them or changed them: 0.x
   code is graph code).
 - TFM541 (fix): functions whose positional order changed (``tf.concat(0, values)``,
-  ``tf.split(axis, n, value)``, ``tf.op_scope``, ``tf.svd``): the legacy call becomes a keyword
-  call in the legacy meaning.
+  ``tf.split(axis, n, value)``, ``tf.op_scope``, ``tf.svd``, ``tf.image.resize_images(images, h, w)``):
+  the legacy call becomes a keyword call in the legacy meaning.
 - TFM542 (fix): the cross-entropy and sampled losses whose argument order changed (``logits,
   labels`` first in 0.x; ``inputs, labels`` of ``nce_loss``): keyword calls, legacy meaning.
 - TFM543 (fix): keyword renames (``reduction_indices`` -> ``axis``, ``keep_dims`` -> ``keepdims``,
@@ -182,6 +182,8 @@ LEGACY_KEYWORDS = {
     "split": frozenset({"split_dim", "num_split", "value"}),
     **dict.fromkeys(SENTINEL, frozenset({"labels", "targets"})),  # f(logits, labels=...): 0.x
 }
+# TF 0.x image.resize_images(images, new_height, new_width, method); since: (images, size, method).
+RESIZE = "image.resize_images"
 UNCALLED_INITIALIZERS = frozenset({"zeros_initializer", "ones_initializer"})
 SHAPE_ATTRS = frozenset({"shape", "dims"})
 PRIVATE_KERAS = "python.keras"
@@ -472,6 +474,8 @@ class Tf0Api(FamilyTransform):
         updated = self._keywords(original, updated, rel)
         if rel == "reverse":
             return self._reverse(original, updated)
+        if rel == RESIZE:
+            return self._resize(original, updated)
         if rel not in ORDER:
             return updated
         positional = _positional(original)
@@ -541,7 +545,8 @@ class Tf0Api(FamilyTransform):
         else:
             legacy = self.tf0
         if legacy:
-            self.replace[id(placed)] = lambda updated, call=call, rel=rel, rule=rule: self._legacy_keywords(call, updated, rel, rule)
+            build = self._legacy_resize if rel == RESIZE else self._legacy_keywords
+            self.replace[id(placed)] = lambda updated, call=call, rel=rel, rule=rule: build(call, updated, rel, rule)
 
     def _legacy_keywords(self, original: cst.Call, updated: cst.Call, rel: str, rule: str) -> cst.Call:
         params = ORDER[rel]
@@ -568,6 +573,57 @@ class Tf0Api(FamilyTransform):
         if target:
             new = new.with_changes(func=self._spelled(original.func, updated.func, target))
         return new
+
+    def _resize(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """TF 0.x ``resize_images(images, new_height, new_width[, method])`` -> ``(images, size=[h, w], method=)``."""
+        keywords = {a.keyword.value for a in original.args if a.keyword is not None}
+        positional = _positional(original)
+        if keywords & {"new_height", "new_width"}:
+            verdict: bool | None = True
+        elif len(positional) < 3 or isinstance(positional[1].value, (cst.List, cst.Tuple)) or "size" in keywords:
+            return updated  # (images, size, method): TF 1.x
+        else:
+            verdict = True if _int_literal(positional[1].value) else None  # a height; a size is never an int
+        if verdict:
+            self.tf0 = self.tf1 = True
+            return self._legacy_resize(original, updated, RESIZE, "TFM541")
+        self.deferred.append((original, updated, RESIZE, "TFM541"))
+        return updated
+
+    def _legacy_resize(self, original: cst.Call, updated: cst.Call, rel: str, rule: str) -> cst.Call:
+        if any(a.star for a in original.args):
+            return updated
+        positional = [i for i, a in enumerate(original.args) if a.keyword is None]
+
+        def where(name: str, index: int) -> int | None:
+            for i, a in enumerate(original.args):
+                if a.keyword is not None and a.keyword.value == name:
+                    return i
+            return positional[index] if len(positional) > index else None
+
+        height, width, method = where("new_height", 1), where("new_width", 2), where("method", 3)
+        if height is None or width is None or len(positional) > 4:
+            return updated
+        message = (
+            "tf.image.resize_images(images, new_height, new_width, method) of TF 0.x takes "
+            "(images, size, method) since: written as size=[new_height, new_width] in its legacy meaning"
+        )
+        if not self.fix(original, rule, message):
+            return updated
+        args = list(updated.args)
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        size = cst.Arg(
+            keyword=cst.Name("size"), equal=equal,
+            value=cst.List([cst.Element(args[height].value), cst.Element(args[width].value)]),
+        )
+        rest = [a for i, a in enumerate(args) if i not in (height, width, method)]
+        new = [rest[0], size]
+        if method is not None:
+            new.append(args[method].with_changes(keyword=cst.Name("method"), equal=equal))
+        new.extend(rest[1:])
+        new = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) if a.comma is cst.MaybeSentinel.DEFAULT or i == len(new) - 1
+               else a for i, a in enumerate(new)]
+        return updated.with_changes(args=new)
 
     def _flag_reverse(self, call: cst.Call) -> None:
         self.flag(
