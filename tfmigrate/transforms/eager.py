@@ -9,6 +9,11 @@ Most rules apply only in an *eager module*: one that references ``tf.contrib.eag
 ``enable_eager_execution``. In graph-mode TF1 code the same names (``tf.layers.Dense``,
 ``tf.train.AdamOptimizer``) keep their TF1 meaning and are left to the renames family (TFM5),
 which maps them onto ``tf.compat.v1`` without changing variable names or behaviour.
+
+Concerns kept in their own modules: ``eager_calls.py`` (TFM418-TFM420, TFM425: ``tfe.run``, TF 1.x
+``keep_prob``/keywords/``Dimension.value`` in eager modules), ``eager_helpers.py`` (TFM417, TFM421,
+TFM422, TFM424: TF 2 code written into the module for tfe functions that have no TF 2 name) and
+``eager_rnn.py`` (TFM423: cuDNN RNN layers).
 """
 
 from __future__ import annotations
