@@ -54,7 +54,9 @@ KEYWORD_RENAMES.update(
 _DROPOUT_PARAMS = ("x", "keep_prob", "noise_shape", "seed", "name")
 
 
-def tfe_call(transform: EagerTransform, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
+def tfe_call(
+    transform: EagerTransform, symbol: str, original: cst.Call, updated: cst.Call
+) -> cst.BaseExpression | None:
     """TFM418 on ``tfe.<symbol>(...)``; None when it is not this module's call."""
     if symbol != "run" or any(a.star for a in original.args) or len(original.args) > 2:
         return None
@@ -139,7 +141,9 @@ def _dropout(transform: EagerTransform, original: cst.Call, updated: cst.Call) -
                 value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             rate = cst.BinaryOperation(
                 left=cst.Integer("1"),
-                operator=cst.Subtract(whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
+                operator=cst.Subtract(
+                    whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")
+                ),
                 right=value,
             )
             arg = arg.with_changes(keyword=cst.Name("rate"), value=rate, equal=_equal())
@@ -173,11 +177,15 @@ def is_path(transform: EagerTransform, node: cst.BaseExpression) -> bool:
             return True
         return isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, _STRINGS)
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Modulo, cst.Add)):
-        return isinstance(node.left, _STRINGS) or (isinstance(node.operator, cst.Add) and isinstance(node.right, _STRINGS))
+        if isinstance(node.left, _STRINGS):
+            return True
+        return isinstance(node.operator, cst.Add) and isinstance(node.right, _STRINGS)
     return False
 
 
-def shape_value(transform: EagerTransform, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression | None:
+def shape_value(
+    transform: EagerTransform, original: cst.Attribute, updated: cst.Attribute
+) -> cst.BaseExpression | None:
     """TFM425: ``<x>.shape[i].value`` -> ``<x>.shape[i]`` (and ``get_shape()``); None when not that."""
     if original.attr.value != "value" or not isinstance(original.value, cst.Subscript):
         return None
