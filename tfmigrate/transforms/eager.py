@@ -45,6 +45,8 @@ _RENAMES = {
     "py_func": ("TFM416", "py_function"),
     "custom_gradient": ("TFM416", "custom_gradient"),
     "Checkpoint": ("TFM414", "train.Checkpoint"),
+    "make_template": ("TFM426", "compat.v1.make_template"),  # shares variables in TF 2 eager code too
+    "TensorSpec": ("TFM426", "TensorSpec"),
 }
 # tfe names that have no mechanical TF 2 form: tfe symbol -> (rule, what to write instead)
 _MANUAL = {

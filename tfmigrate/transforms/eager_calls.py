@@ -1,4 +1,4 @@
-"""TFM418-TFM420, TFM425: code in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
+"""TFM418-TFM420, TFM425, TFM426: code in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
 
 An *eager module* (one that imports ``tf.contrib.eager`` or calls ``enable_eager_execution``) is
 TF 1.x code for certain: those names existed only in TF 1.x. Its calls of TF ops therefore have
@@ -14,6 +14,9 @@ does in graph code:
   (``reduction_indices``, ``keep_dims``, ``dimension``, ``dim``, ``squeeze_dims``, ``seq_dim``,
   ``batch_dim``): the TF 2 keyword of the same meaning (signatures compared in TF 2.15.1 between
   ``tf.compat.v1.X`` and ``tf.X``).
+- TFM426: ``tfe.get_optimizer_variables(opt)`` is ``opt.variables()``, ``tfe.in_graph_mode()`` is
+  ``not tf.executing_eagerly()`` (``tfe.make_template`` and ``tfe.TensorSpec``, plain renames, are in
+  eager.py's rename table).
 - TFM425: ``x.shape[i].value`` / ``x.get_shape()[i].value``: a TF 1.x shape's entries were
   ``Dimension`` objects; TF 2's are ``int`` (or ``None``, which ``Dimension.value`` also gave), so
   ``.value`` raises AttributeError and is dropped.
@@ -57,7 +60,9 @@ _DROPOUT_PARAMS = ("x", "keep_prob", "noise_shape", "seed", "name")
 def tfe_call(
     transform: EagerTransform, symbol: str, original: cst.Call, updated: cst.Call
 ) -> cst.BaseExpression | None:
-    """TFM418 on ``tfe.<symbol>(...)``; None when it is not this module's call."""
+    """TFM418/TFM426 on ``tfe.<symbol>(...)``; None when it is not this module's call."""
+    if symbol in ("get_optimizer_variables", "in_graph_mode"):
+        return _tfe_other(transform, symbol, original, updated)
     if symbol != "run" or any(a.star for a in original.args) or len(original.args) > 2:
         return None
     if not transform.fix(
@@ -69,6 +74,35 @@ def tfe_call(
         return None
     transform.changed = True
     return updated.with_changes(func=transform._tf("compat.v1.app.run"))
+
+
+def _tfe_other(
+    transform: EagerTransform, symbol: str, original: cst.Call, updated: cst.Call
+) -> cst.BaseExpression | None:
+    if symbol == "get_optimizer_variables":
+        if len(original.args) != 1 or original.args[0].keyword is not None or original.args[0].star:
+            return None
+        if not transform.fix(
+            original,
+            "TFM426",
+            "tfe.get_optimizer_variables(optimizer) was optimizer.variables(): written out (Keras optimizers have it too)",
+        ):
+            return None
+        transform.changed = True
+        receiver = updated.args[0].value
+        if not isinstance(receiver, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not receiver.lpar:
+            receiver = receiver.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("variables")))
+    if original.args or not transform.fix(
+        original, "TFM426", "tfe.in_graph_mode() was `not tf.executing_eagerly()`: written out"
+    ):
+        return None
+    return cst.UnaryOperation(
+        operator=cst.Not(),
+        expression=cst.Call(func=transform._tf("executing_eagerly")),
+        lpar=[cst.LeftParen()],
+        rpar=[cst.RightParen()],
+    )
 
 
 def eager_call(transform: EagerTransform, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
