@@ -656,6 +656,10 @@ class _Replace(cst.CSTTransformer):
         return self.replace.get(id(original), updated)
 
 
+def _is_skflow(name: str | None) -> bool:
+    return name is not None and (name == SKFLOW or name.startswith(SKFLOW + "."))
+
+
 def _given_var_list(call: cst.CSTNode | None, func: cst.CSTNode) -> bool:
     """``Saver(var_list=...)``: the call names its variables (the form that also runs eagerly)."""
     return (
@@ -663,10 +667,6 @@ def _given_var_list(call: cst.CSTNode | None, func: cst.CSTNode) -> bool:
         and call.func is func
         and any(a.keyword is not None and a.keyword.value == "var_list" for a in call.args)
     )
-
-
-def _is_skflow(name: str | None) -> bool:
-    return name is not None and (name == SKFLOW or name.startswith(SKFLOW + "."))
 
 
 def _is_import_statement(statement: cst.CSTNode) -> bool:
