@@ -32,7 +32,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow.contrib.eager as tfe
 
-tfe.enable_eager_execution()
+tfe.enable_eager_execution(config=tf.ConfigProto(allow_soft_placement=True))
 w = tfe.Variable(np.array([[1.0], [2.0]], dtype=np.float32), name="w")
 x = tf.constant([[1.0, 1.0], [2.0, 0.5]])
 
@@ -66,6 +66,7 @@ RESULT["value_dy"] = [float(value), float(dy_only)]
 RESULT["second"] = float(tfe.gradients_function(lambda x: grad_f(x, 1.0)[0])(3.0)[0])
 RESULT["upstream"] = float(tfe.gradients_function(f, [0])(3.0, 2.0, dy=10.0)[0])
 dense = tfe.make_template("dense", lambda v: tf.layers.dense(v, 3))
+RESULT["soft_placement"] = tf.config.get_soft_device_placement()
 RESULT["template"] = [bool(tf.reduce_all(dense(x) == dense(x))), len(dense.variables), tfe.in_graph_mode()]
 """
 
@@ -143,7 +144,8 @@ def test_decorator_value_and_gradients_rewrite():
     assert "reduction_indices" not in out and "keep_dims" not in out and "dimension=" not in out
     assert "tf.nn.dropout(ones, rate=1 - 0.9)" in out and "tf.nn.dropout(ones, rate=1 - 0.2)" in out
     assert "disable_eager_execution" not in out
-    assert {"TFM417", "TFM419", "TFM420", "TFM424", "TFM425", "TFM426"} <= set(rules)
+    assert {"TFM417", "TFM419", "TFM420", "TFM424", "TFM425", "TFM426", "TFM427"} <= set(rules)
+    assert "tf.compat.v1.enable_eager_execution(config=tf.compat.v1.ConfigProto(allow_soft_placement=True))" in out
 
 
 def test_checkpoint_program_stays_eager_and_has_no_contrib():
@@ -205,6 +207,7 @@ def test_migrated_eager_programs_run_on_tf215(tmp_path):
     assert g["value_dy"] == [18.0, 9.0]
     assert g["second"] == 2.0, "gradient functions nest (second derivative)"
     assert g["upstream"] == 120.0, "dy= scales the gradient"
+    assert g["soft_placement"] is True
     assert g["template"] == [True, 2, False], "make_template shares its variables; eager, not graph mode"
 
     first, second = results["checkpoint"]["runs"]

@@ -23,7 +23,7 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
-from tfmigrate.transforms.eager_calls import eager_call, is_path, shape_value, tfe_call
+from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, is_path, shape_value, tfe_call
 from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 
 _TFE_PREFIXES = (
@@ -520,6 +520,9 @@ class EagerTransform(FamilyTransform):
         if symbol is not None:
             return self._tfe_call(symbol, original, updated)
         if self.is_enable_eager(func) and id(original) not in self.handled:
+            new = enable_with_config(self, original, updated)
+            if new is not None:
+                return new
             self.flag(
                 original,
                 "TFM401",
@@ -677,6 +680,9 @@ class EagerTransform(FamilyTransform):
                 )
             return updated
         if symbol == "enable_eager_execution":
+            new = enable_with_config(self, original, updated) if id(original) not in self.handled else None
+            if new is not None:
+                return new
             if id(original) not in self.handled:
                 self.flag(
                     original,

@@ -1,4 +1,4 @@
-"""TFM418-TFM420, TFM425, TFM426: code in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
+"""TFM418-TFM420, TFM425-TFM427: code in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
 
 An *eager module* (one that imports ``tf.contrib.eager`` or calls ``enable_eager_execution``) is
 TF 1.x code for certain: those names existed only in TF 1.x. Its calls of TF ops therefore have
@@ -17,6 +17,8 @@ does in graph code:
 - TFM426: ``tfe.get_optimizer_variables(opt)`` is ``opt.variables()``, ``tfe.in_graph_mode()`` is
   ``not tf.executing_eagerly()`` (``tfe.make_template`` and ``tfe.TensorSpec``, plain renames, are in
   eager.py's rename table).
+- TFM427: ``enable_eager_execution(config=...)`` is kept as ``tf.compat.v1.enable_eager_execution``,
+  which still applies the session config to the eager context in TF 2.15.
 - TFM425: ``x.shape[i].value`` / ``x.get_shape()[i].value``: a TF 1.x shape's entries were
   ``Dimension`` objects; TF 2's are ``int`` (or ``None``, which ``Dimension.value`` also gave), so
   ``.value`` raises AttributeError and is dropped.
@@ -74,6 +76,26 @@ def tfe_call(
         return None
     transform.changed = True
     return updated.with_changes(func=transform._tf("compat.v1.app.run"))
+
+
+def enable_with_config(
+    transform: EagerTransform, original: cst.Call, updated: cst.Call
+) -> cst.BaseExpression | None:
+    """TFM427: ``enable_eager_execution(config=...)`` -> ``tf.compat.v1.enable_eager_execution(config=...)``."""
+    if len(original.args) != 1 or original.args[0].star:
+        return None
+    arg = original.args[0]
+    if arg.keyword is not None and arg.keyword.value != "config":
+        return None  # device_policy / execution_mode: TFM401 reports them
+    if not transform.fix(
+        original,
+        "TFM427",
+        "enable_eager_execution(config=...) applied a session config (soft placement, GPU memory growth, threads) "
+        "to eager execution; TF 2.15's tf.compat.v1.enable_eager_execution does the same at program start",
+    ):
+        return None
+    transform.changed = True
+    return updated.with_changes(func=transform._tf("compat.v1.enable_eager_execution"))
 
 
 def _tfe_other(
