@@ -67,6 +67,21 @@ RESULT["second"] = float(tfe.gradients_function(lambda x: grad_f(x, 1.0)[0])(3.0
 RESULT["upstream"] = float(tfe.gradients_function(f, [0])(3.0, 2.0, dy=10.0)[0])
 dense = tfe.make_template("dense", lambda v: tf.layers.dense(v, 3))
 RESULT["soft_placement"] = tf.config.get_soft_device_placement()
+lr = tfe.Variable(1.0, name="lr")
+sgd = tf.train.GradientDescentOptimizer(lr)
+v = tfe.Variable(0.0, name="v")
+
+
+def sgd_step():
+    with tfe.GradientTape() as tape:
+        out = v * 1.0
+    sgd.apply_gradients([(tape.gradient(out, v), v)])
+
+
+sgd_step()
+lr.assign(0.25)
+sgd_step()
+RESULT["lr_variable"] = float(v.numpy())
 RESULT["template"] = [bool(tf.reduce_all(dense(x) == dense(x))), len(dense.variables), tfe.in_graph_mode()]
 """
 
@@ -146,6 +161,7 @@ def test_decorator_value_and_gradients_rewrite():
     assert "disable_eager_execution" not in out
     assert {"TFM417", "TFM419", "TFM420", "TFM424", "TFM425", "TFM426", "TFM427"} <= set(rules)
     assert "tf.compat.v1.enable_eager_execution(config=tf.compat.v1.ConfigProto(allow_soft_placement=True))" in out
+    assert "sgd = tf.keras.optimizers.legacy.SGD(learning_rate=lr)" in out
 
 
 def test_checkpoint_program_stays_eager_and_has_no_contrib():
@@ -208,6 +224,7 @@ def test_migrated_eager_programs_run_on_tf215(tmp_path):
     assert g["second"] == 2.0, "gradient functions nest (second derivative)"
     assert g["upstream"] == 120.0, "dy= scales the gradient"
     assert g["soft_placement"] is True
+    assert g["lr_variable"] == -1.25, "the optimizer reads its tf.Variable learning rate at every step, as tf.train did"
     assert g["template"] == [True, 2, False], "make_template shares its variables; eager, not graph mode"
 
     first, second = results["checkpoint"]["runs"]

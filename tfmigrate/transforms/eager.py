@@ -23,7 +23,7 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
-from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, is_path, shape_value, tfe_call
+from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, holds_variable, is_path, shape_value, tfe_call
 from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 
 _TFE_PREFIXES = (
@@ -818,16 +818,22 @@ class EagerTransform(FamilyTransform):
         if any(k in given and not _is_name(given[k], "False") for k in dropped):
             self.flag(original, "TFM412", f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
             return updated
+        # A hyperparameter held in a tf.Variable (`lr = tfe.Variable(20.0)`, later `lr.assign(lr / 4)`) was read at
+        # every step by tf.train; the new Keras optimizers copy it once, tf.keras.optimizers.legacy reads it.
+        variable = [a.value for a in original.args if holds_variable(self, a.value)]
+        keras_path = f"keras.optimizers.legacy.{keras}" if variable else f"keras.optimizers.{keras}"
         if not self.fix(
             original,
             "TFM412",
-            f"tf.train.{name} in eager code is tf.keras.optimizers.{keras} in TF 2 (legacy defaults written where Keras "
-            "differs; its slot variables have other checkpoint keys)",
+            f"tf.train.{name} in eager code is tf.{keras_path} in TF 2 (legacy defaults written where Keras "
+            "differs; its slot variables have other checkpoint keys"
+            + ("; the legacy Keras class because a hyperparameter is a tf.Variable, which it reads at every step "
+               "as tf.train did, where the new class copies it once)" if variable else ")"),
         ):
             return updated
         args = _rekey(original, updated, params, renames, 0, drop=dropped)
         args += [_kw(renames.get(k, k), expression(v)) for k, v in defaults.items() if k not in given]
-        return updated.with_changes(func=self._tf(f"keras.optimizers.{keras}"), args=_with_commas(args))
+        return updated.with_changes(func=self._tf(keras_path), args=_with_commas(args))
 
     # --- tf.contrib.summary ---------------------------------------------------------------------
     def _summary_call(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -267,3 +267,37 @@ def shape_value(
         return None
     transform.changed = True
     return updated.value.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+
+_VARIABLE_FACTORIES = frozenset(
+    {
+        "tensorflow.Variable",
+        "tensorflow.compat.v1.Variable",
+        "tensorflow.get_variable",
+        "tensorflow.compat.v1.get_variable",
+        "tensorflow.contrib.eager.Variable",
+        "tensorflow.contrib.eager.python.tfe.Variable",
+    }
+)
+
+
+def holds_variable(transform: EagerTransform, node: cst.BaseExpression) -> bool:
+    """Is ``node`` a tf.Variable: a ``tf.Variable(...)`` call, or a name every binding of which is one?"""
+    if isinstance(node, cst.Call):
+        func = node.func
+        return isinstance(func, (cst.Name, cst.Attribute)) and transform.qualified_name(func) in _VARIABLE_FACTORIES
+    if not isinstance(node, cst.Name):
+        return False
+    scope = transform.scopes.scope_of(node)
+    assignments = scope[node.value] if scope is not None else []
+    if not assignments:
+        return False
+    parents = transform.index.parents
+    for assignment in assignments:
+        target = parents.get(assignment.node) if assignment.node is not None else None
+        assign = parents.get(target) if isinstance(target, cst.AssignTarget) else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Call)):
+            return False
+        if not holds_variable(transform, assign.value):
+            return False
+    return True
