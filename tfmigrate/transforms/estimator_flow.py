@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.transforms import estimator_sklearn as sklearn
 
@@ -348,3 +349,62 @@ def fit_data(est: Est) -> cst.BaseExpression | None:
         if positional:
             return positional[0].value
     return None
+
+
+DECAYS = {  # tf.train.<decay>(learning_rate, global_step, decay_steps, decay_rate, staircase) -> Keras schedule
+    "exponential_decay": "ExponentialDecay",
+    "inverse_time_decay": "InverseTimeDecay",
+}
+DECAY_ORDER = ("learning_rate", "global_step", "decay_steps", "decay_rate", "staircase", "name")
+
+
+def decay_schedule(t: EstimatorTransform, value: cst.BaseExpression) -> cst.BaseExpression | None:
+    """skflow's ``learning_rate=f`` with ``def f(global_step): return tf.train.exponential_decay(lr, global_step,
+    decay_steps, decay_rate, staircase)`` -> ``tf.keras.optimizers.schedules.ExponentialDecay(lr, decay_steps,
+    decay_rate, staircase)``: the same formula (lr * rate ** (step / steps)), driven by the optimizer's
+    iterations, which the TF 2.15 canned estimators set to the global step. Only numbers as arguments."""
+    if not isinstance(value, cst.Name):
+        return None
+    defs = _functions(t).get(value.value, [])
+    if len(defs) != 1 or t._assigned_by_statement(value.value):
+        return None
+    fn = defs[0]
+    params = fn.params
+    if len(params.params) != 1 or params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) or params.kwonly_params \
+            or params.star_kwarg is not None or params.posonly_params:
+        return None
+    step = params.params[0].name.value
+    body = fn.body.body if isinstance(fn.body, cst.IndentedBlock) else []
+    statements = [b for b in body if not (isinstance(b, cst.SimpleStatementLine) and isinstance(b.body[0], cst.Expr)
+                                          and isinstance(b.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))]
+    if len(statements) != 1 or not isinstance(statements[0], cst.SimpleStatementLine):
+        return None
+    ret = statements[0].body[0]
+    if not isinstance(ret, cst.Return) or not isinstance(ret.value, cst.Call):
+        return None
+    call = ret.value
+    name = t.qualified_name(call.func) or ""
+    module, _, last = name.rpartition(".")
+    if module not in ("tensorflow.train", "tensorflow.compat.v1.train") or last not in DECAYS:
+        return None
+    bound: dict[str, cst.BaseExpression] = {}
+    for i, arg in enumerate(call.args):
+        if arg.star:
+            return None
+        key = arg.keyword.value if arg.keyword is not None else (DECAY_ORDER[i] if i < len(DECAY_ORDER) else None)
+        if key not in DECAY_ORDER:
+            return None
+        bound[key] = arg.value
+    if not (isinstance(bound.get("global_step"), cst.Name) and bound["global_step"].value == step):
+        return None
+    for key in ("learning_rate", "decay_steps", "decay_rate"):
+        if key not in bound or not t._is_number(bound[key]):
+            return None
+    staircase = bound.get("staircase", cst.Name("False"))
+    if not (isinstance(staircase, cst.Name) and staircase.value in ("True", "False")):
+        return None
+    return expression(
+        f"tf.keras.optimizers.schedules.{DECAYS[last]}({_code(bound['learning_rate'])}, "
+        f"decay_steps={_code(bound['decay_steps'])}, decay_rate={_code(bound['decay_rate'])}, "
+        f"staircase={staircase.value})"
+    )

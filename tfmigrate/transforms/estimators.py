@@ -493,7 +493,9 @@ class EstimatorTransform(FamilyTransform):
             extra.append(_kw("global_clipnorm", clip))
         lr = rate if rate is not None else _expr(default_rate)
         if not self._is_number(lr):  # e.g. a decay function of global_step (skflow accepted one)
-            return None
+            lr = flow.decay_schedule(self, lr)  # def f(global_step): return tf.train.exponential_decay(...)
+            if lr is None:
+                return None
         if value is None or _string(value) is not None:
             name = _string(value) if value is not None else None
             spec = OPTIMIZER_NAMES.get(name or "")
