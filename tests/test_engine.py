@@ -240,14 +240,14 @@ def test_catch_all_is_silent_where_a_specific_rule_asked_for_manual_work():
     catalog = load_catalog()
     source = (
         b"import tensorflow as tf\nfrom tensorflow.contrib import learn\n"
-        b"est = learn.SKCompat(learn.Estimator(model_fn=f))\ny = tf.contrib.slim.fully_connected(x, 3)\n"
+        b"est = learn.SKCompat(learn.Estimator(model_fn=f))\ny = tf.contrib.crf.crf_log_likelihood(x, 3)\n"
     )
     result = rewrite_source(source, catalog.selected(None), catalog=catalog)
     by_line = {}
     for f in result.findings:
         by_line.setdefault(f.line, set()).add(f.rule)
     assert "TFM155" in by_line[3] and "TFM503" not in by_line[3]  # SKCompat: the specific rule speaks
-    assert by_line[4] == {"TFM503"}  # tf.contrib.slim: only the catch-all knows it
+    assert by_line[4] == {"TFM503"}  # tf.contrib.crf: only the catch-all knows it
     assert "TFM503" in by_line[2]  # the leftover contrib import still fails on TF 2.15
 
 

@@ -24,6 +24,7 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
+from tfmigrate.transforms.model_fn import PREDICTS, ModelCalls, ModelFnPlanner, list_receiver
 from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
 from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
 from tfmigrate.transforms.estimator_flow import combined_optimizers
@@ -168,6 +169,7 @@ class Est:
     saves: list[cst.Call] = field(default_factory=list)
     key_matches: bool = True  # the feature columns read the "x" key of numpy_input_fn
     new: cst.Call | None = None  # the tf.estimator constructor written for it
+    custom: object | None = None  # model_fn.Custom: a legacy custom-model estimator converted (TFM114/TFM115)
 
 
 class EstimatorTransform(FamilyTransform):
@@ -243,6 +245,7 @@ class EstimatorTransform(FamilyTransform):
                         est.fits.append(call)
                     elif call.func.attr.value == "save":
                         est.saves.append(call)
+        self.methods = methods
         # 3. constructors: decide and build
         for est in self.ests:
             if est.source is None:
@@ -253,6 +256,7 @@ class EstimatorTransform(FamilyTransform):
         # 4. methods
         for est, call, method in methods:
             self._plan_method(est, call, method)
+        ModelCalls(self).plan(calls, attrs)  # TFM116 (transforms/model_fn.py)
         flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
         flow.unfollowed_calls(self, {call for _, call, _ in methods})  # TFM133
         for attr in attrs:
@@ -377,6 +381,8 @@ class EstimatorTransform(FamilyTransform):
             if not ests:  # self.model = build()
                 return flow.self_attribute(self, expr.attr.value, depth)
             return ests[0] if len(ests) == 1 else None
+        if isinstance(expr, cst.Subscript):  # estimators collected in a list: regressors[0].predict(...)
+            return list_receiver(self, expr, depth)
         return None
 
     def _reaching_assignment(self, name: cst.Name) -> cst.Assign | None:
@@ -581,6 +587,11 @@ class EstimatorTransform(FamilyTransform):
     def _plan_constructor(self, est: Est) -> None:
         self.pending: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
         cls, call = est.cls, est.call
+        if cls.target is None and ModelFnPlanner(self).plan(est):  # TFM114/TFM115 (transforms/model_fn.py)
+            return
+        if cls.target is None and cls.era == "learn" and cls.name == "Estimator":
+            est.ok = False  # TFM153 (contrib_learn) reports it
+            return
         if cls.target is None:
             what = "TensorFlowEstimator(model_fn=...)" if cls.era != "learn" else "tf.contrib.learn.Estimator(model_fn=...)"
             self.flag(call, "TFM110", f"{what} with a custom model_fn: rewrite model_fn(features, labels, mode, params) "
@@ -952,7 +963,11 @@ class EstimatorTransform(FamilyTransform):
 
     def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
                   train: bool, classifier: bool = False) -> cst.Call:
-        if self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
+        if getattr(self, "_raw_x", False):  # a custom model_fn reads the data as fit() got it (transforms/model_fn.py)
+            args = [_kw("x", x if self._is_dict(x) else self._as_array(x))]
+            if batch is None:  # the legacy evaluate/predict fed x as one batch (DataFeeder: batch_size=len(x))
+                batch = _expr(f"len({_code(x)})")
+        elif self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
             args = [_kw("x", x)]
         else:
             args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
@@ -1024,6 +1039,12 @@ class EstimatorTransform(FamilyTransform):
         if not isinstance(call.func, cst.Attribute):
             return
         legacy_tfx = est.cls.era != "learn"
+        self._raw_x = est.custom is not None  # a custom model_fn reads the features as fit() got them
+        if est.custom is not None and method in PREDICTS:
+            ModelFnPlanner(self).plan_predict(est, call, method)
+            return
+        if est.custom is not None and method in ("get_variable_names", "get_variable_value"):
+            return  # the model_fn's own variables: the same names in tf.estimator
         if method == "fit":
             self._plan_fit(est, base, call, legacy_tfx)
         elif method == "evaluate":
@@ -1234,6 +1255,9 @@ class EstimatorTransform(FamilyTransform):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._replacement(original, updated)
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.CSTNode:
+        return self._replacement(original, updated)  # a legacy model_fn rewritten (transforms/model_fn.py)
 
     def _replacement(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         new = self.replace.get(original)
