@@ -299,3 +299,23 @@ def test_decay_function_learning_rate_becomes_a_keras_schedule():
         classifier.fit(iris.data, iris.target)
     ''')
     assert "TFM103" in {rule for rule, _, _ in _manual(findings)}  # not provable: left for manual work
+
+
+def test_evaluate_with_metric_specs_goes_through_add_metrics():
+    code, findings = _rewrite('''
+        import tensorflow as tf
+        learn = tf.contrib.learn
+
+        clf = learn.LinearClassifier(feature_columns=[tf.contrib.layers.real_valued_column("", dimension=3)],
+                                     optimizer=tf.train.FtrlOptimizer(0.1))
+        clf.fit(x=x, y=y, steps=20)
+        validation_metrics = {
+            "accuracy": learn.MetricSpec(metric_fn=tf.contrib.metrics.streaming_accuracy, prediction_key="classes"),
+        }
+        print(clf.evaluate(x=x, y=y, metrics=validation_metrics))
+        print(clf.evaluate(x=x, y=y, metrics={("acc", "classes"): tf.contrib.metrics.streaming_accuracy}))
+    ''')
+    assert "tf.estimator.add_metrics(clf, lambda labels, predictions:" in code
+    assert 'tf.compat.v1.metrics.accuracy(labels=labels, predictions=predictions["class_ids"])' in code
+    # the 0.x form (tuple keys, plain metric functions) is left for manual work
+    assert [rule for rule, line, _ in _manual(findings) if line == 12] == ["TFM105"]

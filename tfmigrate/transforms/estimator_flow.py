@@ -224,7 +224,7 @@ def unfollowed_calls(t: EstimatorTransform, planned: set) -> None:
         legacy = sorted(keywords & LEGACY_ONLY[func.attr.value])
         if not legacy:
             continue
-        if t._receiver(func.value) is not None:
+        if t._receiver(func.value) is not None or _tf_estimator(t, func.value):
             continue
         method = func.attr.value
         t.flag(call, UNFOLLOWED_RULE, f"{method}({', '.join(k + '=' for k in legacy)}...) is the tf.contrib.learn "
@@ -232,6 +232,16 @@ def unfollowed_calls(t: EstimatorTransform, planned: set) -> None:
                "passed in): if it is a tf.estimator, rewrite it by hand as train(input_fn=..., steps=..., hooks=[...]) / "
                "evaluate(input_fn=...) / predict(input_fn=...), which yields dicts (p['class_ids'][0], "
                "p['predictions'][0])")
+
+
+def _tf_estimator(t: EstimatorTransform, expr: cst.BaseExpression) -> bool:
+    """``expr`` is a name bound once to a tf.estimator constructor (a later pass over code the TFM1 rules
+    already rewrote: what they left there was reported by TFM104-TFM106 in that pass)."""
+    if not isinstance(expr, cst.Name):
+        return False
+    found = t._single_assignment(expr)
+    value = found[1].value if found is not None else None
+    return isinstance(value, cst.Call) and (t.qualified_name(value.func) or "").startswith("tensorflow.estimator.")
 
 
 def _assigned_reads_followed(t: EstimatorTransform, assign: cst.Assign) -> bool:
@@ -408,3 +418,23 @@ def decay_schedule(t: EstimatorTransform, value: cst.BaseExpression) -> cst.Base
         f"decay_steps={_code(bound['decay_steps'])}, decay_rate={_code(bound['decay_rate'])}, "
         f"staircase={staircase.value})"
     )
+
+
+def metric_specs(t: EstimatorTransform, value: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """``evaluate(metrics=M)`` where M is (bound once to) a dict literal of string keys and MetricSpec values
+    (rewritten by TFM173 into (labels, predictions) lambdas): M, else None (tuple keys or plain metric
+    functions, the 0.x forms, are not rewritten)."""
+    target = value
+    if isinstance(value, cst.Name):
+        found = t._single_assignment(value)
+        target = found[1].value if found is not None else None
+    if not isinstance(target, cst.Dict) or not target.elements:
+        return None
+    for element in target.elements:
+        if not isinstance(element, cst.DictElement) or not isinstance(element.key, cst.SimpleString):
+            return None
+        spec = element.value
+        if not (isinstance(spec, cst.Call) and (t.qualified_name(spec.func) or "").startswith("tensorflow.contrib.learn.")
+                and (t.qualified_name(spec.func) or "").endswith("MetricSpec")):
+            return None
+    return value

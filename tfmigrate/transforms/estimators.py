@@ -1143,7 +1143,8 @@ class EstimatorTransform(FamilyTransform):
         bound, problems = bind_args(call, ("x", "y", "input_fn", "feed_fn", "batch_size", "steps", "metrics", "name",
                                            "checkpoint_path", "hooks", "log_progress"))
         bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
-        if problems or "feed_fn" in bound or "metrics" in bound:
+        metrics = flow.metric_specs(self, bound.get("metrics")) if "metrics" in bound else None
+        if problems or "feed_fn" in bound or ("metrics" in bound and metrics is None):
             self.flag(call, "TFM105", "evaluate(): metrics/feed_fn have no direct equivalent; rewrite as "
                       "evaluate(input_fn=...) and add metrics with tf.estimator.add_metrics")
             return
@@ -1160,8 +1161,16 @@ class EstimatorTransform(FamilyTransform):
         for name in ("steps", "name", "checkpoint_path", "hooks"):
             if name in bound:
                 args.append(_kw(name, bound[name]))
-        if self.fix(call, "TFM105", "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"):
-            self._apply(call, _layout(call.with_changes(args=_call("f", args).args)))
+        note = "" if metrics is None else ("; metrics={name: MetricSpec} -> tf.estimator.add_metrics(estimator, ...)"
+                                           " over the same metrics (TFM173 rewrites each MetricSpec)")
+        if self.fix(call, "TFM105", "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"
+                    + note):
+            new = call.with_changes(args=_call("f", args).args)
+            if metrics is not None:
+                new = new.with_changes(func=new.func.with_changes(value=_expr(
+                    f"tf.estimator.add_metrics({_code(call.func.value)}, lambda labels, predictions: {{name: "
+                    f"metric(labels=labels, predictions=predictions) for name, metric in ({_code(metrics)}).items()}})")))
+            self._apply(call, _layout(new))
 
     def _plan_predict(self, est: Est, call: cst.Call, method: str, legacy_tfx: bool) -> None:
         params = ("x", "axis", "batch_size") if legacy_tfx and method == "predict" else (
