@@ -91,7 +91,9 @@ def test_estimator_in_sklearn_pipeline_trains_and_predicts(tmp_path):
         pipeline = Pipeline([("scaler", StandardScaler()), ("dnn", classifier)])
         pipeline.fit(x, y, dnn__steps=50)
         predictions = list(pipeline.predict(x))
+        probabilities = pipeline.predict_proba(x)
         print("RESULT " + json.dumps({"n": len(predictions), "classes": sorted({int(p) for p in predictions}),
+                                      "proba": list(probabilities.shape), "sums": float(probabilities.sum()),
                                       "accuracy": float(np.mean(np.array(predictions) == y))}))
     ''')
     assert not _manual(findings), _manual(findings)
@@ -99,6 +101,7 @@ def test_estimator_in_sklearn_pipeline_trains_and_predicts(tmp_path):
     result = _run(code, tmp_path)
     assert result["n"] == 90 and set(result["classes"]) <= {0, 1, 2}
     assert result["accuracy"] > 0.4  # it learned something: the adapter fed the labels and the steps
+    assert result["proba"] == [90, 3] and abs(result["sums"] - 90) < 1e-3
 
 
 @pytest.mark.slow

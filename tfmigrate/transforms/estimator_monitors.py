@@ -195,6 +195,10 @@ class Converter:
             return self._manual(call, "ValidationMonitor(input_fn=...): InMemoryEvaluatorHook needs an input_fn "
                                 "that returns a tf.data.Dataset (queue-based inputs evaluate nothing after the first run)")
         t = self.t
+        base = self.est.source or self.est
+        if not (self.est.key_matches or base.key_matches or t._is_dict(a["x"])):
+            return self._manual(call, "ValidationMonitor(x=...): the feature columns do not read the key \"x\" that "
+                                "the rewritten input feeds")
         x = t._as_array(a["x"])
         features = f'{{"x": {_code(x)}}}' if not t._is_dict(a["x"]) else _code(x)
         parts = [features]
