@@ -46,9 +46,19 @@ def _functions(t: EstimatorTransform) -> dict[str, list[cst.FunctionDef]]:
     return table
 
 
+_RETURNS: dict[int, tuple[cst.FunctionDef, list[cst.Return]]] = {}
+
+
 def _returns(fn: cst.FunctionDef) -> list[cst.Return]:
+    cached = _RETURNS.get(id(fn))
+    if cached is not None and cached[0] is fn:
+        return cached[1]
     inside = lambda node: node is fn or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))  # noqa: E731
-    return [node for node in iter_nodes(fn, inside, trivia=False) if isinstance(node, cst.Return)]
+    found = [node for node in iter_nodes(fn, inside, trivia=False) if isinstance(node, cst.Return)]
+    if len(_RETURNS) > 512:
+        _RETURNS.clear()
+    _RETURNS[id(fn)] = (fn, found)
+    return found
 
 
 def _enclosing(t: EstimatorTransform, node: cst.CSTNode, kind: type) -> cst.CSTNode | None:
@@ -113,6 +123,8 @@ def self_attribute(t: EstimatorTransform, attr: str, depth: int) -> Est | None:
 
 def escapes(t: EstimatorTransform) -> None:
     """TFM131: flag the reads of a rewritten estimator that leave the code the planner follows."""
+    if not any(est.new is not None for est in t.ests):
+        return
     followed = getattr(t, "_flow_followed_returns", set())
     seen: set[int] = set()
     for est in t.ests:
@@ -198,8 +210,12 @@ def _exported(t: EstimatorTransform, ret: cst.Return) -> bool:
     fn = _enclosing(t, ret, cst.FunctionDef)
     if fn is None or not isinstance(t._parent(fn), cst.Module):
         return False
-    name = fn.name.value
-    return not any(n.value == name and n is not fn.name for n in t.index.nodes(cst.Name))
+    names = getattr(t, "_flow_name_counts", None)
+    if names is None:
+        names = t._flow_name_counts = {}
+        for n in t.index.nodes(cst.Name):
+            names[n.value] = names.get(n.value, 0) + 1
+    return names.get(fn.name.value, 0) <= 1  # the def's own name only
 
 
 LEGACY_ONLY = {  # keywords only the contrib.learn / skflow methods take (not tf.estimator, Keras or scikit-learn)
