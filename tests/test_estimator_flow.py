@@ -16,6 +16,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
@@ -322,3 +323,41 @@ def test_evaluate_with_metric_specs_goes_through_add_metrics():
     assert 'tf.compat.v1.metrics.accuracy(labels=labels, predictions=predictions["class_ids"])' in code
     # the 0.x form (tuple keys, plain metric functions) is left for manual work
     assert [rule for rule, line, _ in _manual(findings) if line == 12] == ["TFM105"]
+
+
+@pytest.mark.slow
+def test_contrib_learn_quickstart_runs(tmp_path):
+    # TensorFlow's tf.contrib.learn quickstart: load_csv_with_header, real_valued_column("", dimension=4),
+    # keyword fit/evaluate, predict(as_iterable=True); the model restores the same predictions
+    rng = np.random.RandomState(0)
+    for name, n in (("iris_training.csv", 60), ("iris_test.csv", 30)):
+        rows = [f"{n},4,setosa,versicolor,virginica"]
+        for i in range(n):
+            rows.append(",".join(f"{v:.2f}" for v in rng.rand(4) * 5) + f",{i % 3}")
+        (tmp_path / name).write_text("\n".join(rows) + "\n")
+    code, findings = _rewrite('''
+        import json
+        import numpy as np
+        import tensorflow as tf
+
+        training_set = tf.contrib.learn.datasets.base.load_csv_with_header(
+            filename="iris_training.csv", target_dtype=np.int64, features_dtype=np.float32)
+        test_set = tf.contrib.learn.datasets.base.load_csv_with_header(
+            filename="iris_test.csv", target_dtype=np.int64, features_dtype=np.float32)
+        feature_columns = [tf.contrib.layers.real_valued_column("", dimension=4)]
+        classifier = tf.contrib.learn.DNNClassifier(feature_columns=feature_columns, hidden_units=[10, 20, 10],
+                                                    n_classes=3, model_dir="iris_model")
+        classifier.fit(x=training_set.data, y=training_set.target, steps=50)
+        accuracy_score = classifier.evaluate(x=test_set.data, y=test_set.target)["accuracy"]
+        new_samples = np.array([[6.4, 3.2, 4.5, 1.5], [5.8, 3.1, 5.0, 1.7]], dtype=float)
+        y = list(classifier.predict(new_samples, as_iterable=True))
+        again = list(tf.contrib.learn.DNNClassifier(feature_columns=feature_columns, hidden_units=[10, 20, 10],
+                                                    n_classes=3, model_dir="iris_model").predict(new_samples))
+        print("RESULT " + json.dumps({"accuracy": float(accuracy_score), "y": [int(v) for v in y],
+                                      "again": [int(v) for v in again], "n": len(training_set.data)}))
+    ''')
+    assert not _manual(findings), _manual(findings)
+    assert "def load_csv_with_header(" in code
+    result = _run(code, tmp_path)
+    assert result["n"] == 60 and 0.0 <= result["accuracy"] <= 1.0
+    assert result["y"] == result["again"] and len(result["y"]) == 2
