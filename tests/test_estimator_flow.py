@@ -361,3 +361,45 @@ def test_contrib_learn_quickstart_runs(tmp_path):
     result = _run(code, tmp_path)
     assert result["n"] == 60 and 0.0 <= result["accuracy"] <= 1.0
     assert result["y"] == result["again"] and len(result["y"]) == 2
+
+
+@pytest.mark.slow
+def test_quickstart_with_input_functions_runs(tmp_path):
+    # the TF 1.1+ quickstart: input functions returning bare tensors (tf.constant) for a "" column, and a
+    # constant predict input, which the legacy predict ran once (TF 2's would loop forever without TFM134)
+    code, findings = _rewrite('''
+        import json
+        import numpy as np
+        import tensorflow as tf
+
+        rng = np.random.RandomState(0)
+        data = rng.rand(60, 4).astype(np.float32)
+        target = (data[:, 0] * 3).astype(np.int64)
+
+
+        def main():
+            feature_columns = [tf.contrib.layers.real_valued_column("", dimension=4)]
+            classifier = tf.contrib.learn.DNNClassifier(feature_columns=feature_columns, hidden_units=[10, 20, 10],
+                                                        n_classes=3, model_dir="iris_model")
+
+            def get_train_inputs():
+                x = tf.constant(data)
+                y = tf.constant(target)
+                return x, y
+
+            classifier.fit(input_fn=get_train_inputs, steps=30)
+            accuracy_score = classifier.evaluate(input_fn=get_train_inputs, steps=1)["accuracy"]
+
+            def new_samples():
+                return np.array([[6.4, 3.2, 4.5, 1.5], [5.8, 3.1, 5.0, 1.7]], dtype=np.float32)
+
+            predictions = list(classifier.predict(input_fn=new_samples))
+            print("RESULT " + json.dumps({"accuracy": float(accuracy_score), "predictions": [int(p) for p in predictions]}))
+
+
+        main()
+    ''')
+    assert not _manual(findings), _manual(findings)
+    assert "tf.data.Dataset.from_tensors(" in code and 'return {"x": x}, y' in code
+    result = _run(code, tmp_path, timeout=240)
+    assert len(result["predictions"]) == 2 and 0.0 <= result["accuracy"] <= 1.0

@@ -454,3 +454,96 @@ def metric_specs(t: EstimatorTransform, value: cst.BaseExpression | None) -> cst
                 and (t.qualified_name(spec.func) or "").endswith("MetricSpec")):
             return None
     return value
+
+
+INPUT_FN_RULE = "TFM134"
+
+
+def feature_dict_input_fns(t: EstimatorTransform, methods: list) -> None:
+    """TFM134: an input_fn that returns the bare feature tensor (``return x, y``; ``return x``) for columns
+    that read the unnamed feature "" (real_valued_column("", ...), inferred columns): the legacy
+    estimator wrapped it as {"": x}; the rewritten columns read "x" and TF 2.15's canned estimators take
+    only a dict. The returns become ``{"x": x}, y`` / ``{"x": x}`` when every read of the function is an
+    input_fn of such an estimator."""
+    users: dict[int, tuple[cst.FunctionDef, list]] = {}
+    kinds: dict[int, set[str]] = {}
+    for est, call, method in methods:
+        base = est.source or est
+        if not (getattr(base, "empty_key", False) or est.empty_key) or est.new is None or method == "save":
+            continue
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value == "input_fn" and isinstance(arg.value, cst.Name):
+                fn = _local_def(t, arg.value)
+                if fn is None:
+                    t.flag(arg.value, INPUT_FN_RULE, _input_fn_message(arg.value.value))
+                    continue
+                users.setdefault(id(fn), (fn, []))[1].append(arg.value)
+                kinds.setdefault(id(fn), set()).add("predict" if method.startswith("predict") else "train")
+    for fn, reads in users.values():
+        predict_only = kinds.get(id(fn)) == {"predict"}
+        all_reads = _reads(t, fn)
+        if all_reads is None or {id(r) for r in all_reads} != {id(r) for r in reads}:
+            t.flag(reads[0], INPUT_FN_RULE, _input_fn_message(fn.name.value) + " (the function is used elsewhere too)")
+            continue
+        plan: list[tuple[cst.CSTNode, cst.BaseExpression]] = []
+        for ret in _returns(fn):
+            value = ret.value
+            features = value.elements[0].value if isinstance(value, cst.Tuple) and len(value.elements) == 2 else value
+            if isinstance(features, (cst.Dict, cst.DictComp)):
+                continue
+            if not isinstance(features, (cst.Name, cst.Call, cst.Attribute)):
+                plan = []
+                t.flag(ret, INPUT_FN_RULE, _input_fn_message(fn.name.value))
+                break
+            new: cst.BaseExpression = cst.Dict([cst.DictElement(cst.SimpleString('"x"'), features.deep_clone())])
+            if predict_only and features is value and _constant(t, features):
+                # the legacy predict ran a constant input once (_is_input_constant); TF 2's loops until the
+                # input ends, which a constant never does: one element of a dataset is the one batch
+                new = expression("tf.data.Dataset.from_tensors(X)").with_changes(args=[cst.Arg(value=new)])
+            elif predict_only and features is not value and _constant(t, features):
+                plan = []
+                t.flag(ret, INPUT_FN_RULE, _input_fn_message(fn.name.value) + "; a constant input for predict() "
+                       "must end: return tf.data.Dataset.from_tensors({\"x\": features})")
+                break
+            plan.append((features, new))
+        if plan and t.fix(fn, INPUT_FN_RULE, f"{fn.name.value}() returns the bare feature tensor the legacy estimator "
+                          "fed to its unnamed column \"\"; the rewritten column reads \"x\" and TF 2 takes a dict: "
+                          "it returns {\"x\": features}"):
+            for node, new in plan:
+                t.replace[node] = new
+            t.changed = True
+
+
+def _constant(t: EstimatorTransform, value: cst.BaseExpression, depth: int = 0) -> bool:
+    """A value that is the same on every run of the input function: a numpy array or tf.constant."""
+    if isinstance(value, cst.Name) and depth < 3:
+        found = t._single_assignment(value)
+        return found is not None and _constant(t, found[1].value, depth + 1)
+    if isinstance(value, cst.Call):
+        name = t.qualified_name(value.func) or ""
+        return name.startswith("numpy.") or name in ("tensorflow.constant", "tensorflow.convert_to_tensor")
+    return False
+
+
+def _input_fn_message(name: str) -> str:
+    return (f"input_fn={name}: the rewritten feature column reads the key \"x\" and TF 2.15's canned estimators take "
+            "features as a dict: make the input function return ({\"x\": features}, labels) (or {\"x\": features})")
+
+
+def _local_def(t: EstimatorTransform, name: cst.Name) -> cst.FunctionDef | None:
+    scope = t.scopes.scope_of(name)
+    assignments = list(scope[name.value]) if scope is not None else []
+    if len(assignments) != 1:
+        return None
+    node = getattr(assignments[0], "node", None)
+    return node if isinstance(node, cst.FunctionDef) else None
+
+
+def _reads(t: EstimatorTransform, fn: cst.FunctionDef) -> list[cst.CSTNode] | None:
+    scope = t.scopes.scope_of(fn)
+    if scope is None:
+        return None
+    for assignment in scope[fn.name.value]:
+        if getattr(assignment, "node", None) is fn:
+            return [access.node for access in assignment.references]
+    return None

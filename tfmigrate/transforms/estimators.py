@@ -168,6 +168,7 @@ class Est:
     fits: list[cst.Call] = field(default_factory=list)
     saves: list[cst.Call] = field(default_factory=list)
     key_matches: bool = True  # the feature columns read the "x" key of numpy_input_fn
+    empty_key: bool = False  # the legacy columns read the unnamed feature "" (a bare tensor from input_fn)
     new: cst.Call | None = None  # the tf.estimator constructor written for it
     custom: object | None = None  # model_fn.Custom: a legacy custom-model estimator converted (TFM114/TFM115)
 
@@ -259,6 +260,7 @@ class EstimatorTransform(FamilyTransform):
         ModelCalls(self).plan(calls, attrs)  # TFM116 (transforms/model_fn.py)
         flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
         flow.unfollowed_calls(self, {call for _, call, _ in methods})  # TFM133
+        flow.feature_dict_input_fns(self, methods)  # TFM134
         for attr in attrs:
             if attr.attr.value in ("weights_", "bias_"):
                 est = self._receiver(attr.value)
@@ -831,6 +833,7 @@ class EstimatorTransform(FamilyTransform):
                               "them from fit's x): the width of x cannot be seen here; pass feature_columns="
                               '[tf.feature_column.numeric_column("x", shape=[WIDTH])] by hand')
                     return
+                est.empty_key = True
                 args.append(_kw("feature_columns", _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", '
                                                          f'shape={est.width})]')))
             else:
@@ -903,6 +906,7 @@ class EstimatorTransform(FamilyTransform):
             if (name.endswith("layers.real_valued_column") and _string(bound.get("column_name")) == ""
                     and not problems and set(bound) <= {"column_name", "dimension"} and width is not None):
                 # the legacy fit(x) fed x under the key "", which only a column named "" reads
+                est.empty_key = True
                 new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape=[{width}])]')
                 if target is columns:
                     return new
@@ -911,6 +915,7 @@ class EstimatorTransform(FamilyTransform):
         if isinstance(target, cst.Call):
             name = self.qualified_name(target.func) or ""
             if name.endswith("infer_real_valued_columns_from_input") and target.args:
+                est.empty_key = True
                 data = target.args[0].value
                 new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={_code(data)}.shape[1:])]')
                 if target is columns:
