@@ -460,55 +460,76 @@ INPUT_FN_RULE = "TFM134"
 
 
 def feature_dict_input_fns(t: EstimatorTransform, methods: list) -> None:
-    """TFM134: an input_fn that returns the bare feature tensor (``return x, y``; ``return x``) for columns
-    that read the unnamed feature "" (real_valued_column("", ...), inferred columns): the legacy
-    estimator wrapped it as {"": x}; the rewritten columns read "x" and TF 2.15's canned estimators take
-    only a dict. The returns become ``{"x": x}, y`` / ``{"x": x}`` when every read of the function is an
-    input_fn of such an estimator."""
+    """TFM134, input functions of rewritten contrib.learn estimators:
+
+    - one that returns the bare feature tensor (``return x, y``; ``return x``) for columns that read the
+      unnamed feature "" (real_valued_column("", ...), inferred columns): the legacy estimator wrapped it
+      as {"": x}; the rewritten columns read "x" and TF 2.15's canned estimators take only a dict, so the
+      returns become ``{"x": x}, y`` / ``{"x": x}``;
+    - one that only predict() reads and that returns constants (numpy arrays, tf.constant): the legacy
+      predict ran a constant input once (``_is_input_constant``), TF 2's loops until the input ends, which a
+      constant never does, so it returns ``tf.data.Dataset.from_tensors(features)``: one batch.
+
+    Only when every read of the function is such an input_fn; otherwise a finding on the line."""
     users: dict[int, tuple[cst.FunctionDef, list]] = {}
     kinds: dict[int, set[str]] = {}
+    bare: dict[int, bool] = {}
     for est, call, method in methods:
         base = est.source or est
-        if not (getattr(base, "empty_key", False) or est.empty_key) or est.new is None or method == "save":
+        if est.new is None or method == "save" or est.cls.era != "learn":
             continue
+        empty_key = bool(getattr(base, "empty_key", False) or est.empty_key)
         for arg in call.args:
             if arg.keyword is not None and arg.keyword.value == "input_fn" and isinstance(arg.value, cst.Name):
                 fn = _local_def(t, arg.value)
                 if fn is None:
-                    t.flag(arg.value, INPUT_FN_RULE, _input_fn_message(arg.value.value))
+                    if empty_key:
+                        t.flag(arg.value, INPUT_FN_RULE, _input_fn_message(arg.value.value))
                     continue
                 users.setdefault(id(fn), (fn, []))[1].append(arg.value)
                 kinds.setdefault(id(fn), set()).add("predict" if method.startswith("predict") else "train")
+                bare[id(fn)] = bare.get(id(fn), False) or empty_key
     for fn, reads in users.values():
         predict_only = kinds.get(id(fn)) == {"predict"}
-        all_reads = _reads(t, fn)
-        if all_reads is None or {id(r) for r in all_reads} != {id(r) for r in reads}:
-            t.flag(reads[0], INPUT_FN_RULE, _input_fn_message(fn.name.value) + " (the function is used elsewhere too)")
-            continue
+        empty_key = bare[id(fn)]
         plan: list[tuple[cst.CSTNode, cst.BaseExpression]] = []
+        problem = None
         for ret in _returns(fn):
             value = ret.value
-            features = value.elements[0].value if isinstance(value, cst.Tuple) and len(value.elements) == 2 else value
-            if isinstance(features, (cst.Dict, cst.DictComp)):
+            pair = isinstance(value, cst.Tuple) and len(value.elements) == 2
+            features = value.elements[0].value if pair else value
+            is_dict = isinstance(features, (cst.Dict, cst.DictComp))
+            constant = predict_only and (_constant(t, features) or (isinstance(features, cst.Dict) and all(
+                isinstance(e, cst.DictElement) and _constant(t, e.value) for e in features.elements)))
+            if is_dict and not constant:
                 continue
-            if not isinstance(features, (cst.Name, cst.Call, cst.Attribute)):
-                plan = []
-                t.flag(ret, INPUT_FN_RULE, _input_fn_message(fn.name.value))
+            if not is_dict and not empty_key and not constant:
+                continue
+            if not isinstance(features, (cst.Name, cst.Call, cst.Attribute, cst.Dict)):
+                problem = ret
                 break
-            new: cst.BaseExpression = cst.Dict([cst.DictElement(cst.SimpleString('"x"'), features.deep_clone())])
-            if predict_only and features is value and _constant(t, features):
-                # the legacy predict ran a constant input once (_is_input_constant); TF 2's loops until the
-                # input ends, which a constant never does: one element of a dataset is the one batch
+            new: cst.BaseExpression = features.deep_clone() if is_dict else cst.Dict(
+                [cst.DictElement(cst.SimpleString('"x"'), features.deep_clone())])
+            if constant:
+                if pair:
+                    problem = ret
+                    break
                 new = expression("tf.data.Dataset.from_tensors(X)").with_changes(args=[cst.Arg(value=new)])
-            elif predict_only and features is not value and _constant(t, features):
-                plan = []
-                t.flag(ret, INPUT_FN_RULE, _input_fn_message(fn.name.value) + "; a constant input for predict() "
-                       "must end: return tf.data.Dataset.from_tensors({\"x\": features})")
-                break
             plan.append((features, new))
-        if plan and t.fix(fn, INPUT_FN_RULE, f"{fn.name.value}() returns the bare feature tensor the legacy estimator "
-                          "fed to its unnamed column \"\"; the rewritten column reads \"x\" and TF 2 takes a dict: "
-                          "it returns {\"x\": features}"):
+        if not plan and problem is None:
+            continue
+        all_reads = _reads(t, fn)
+        if problem is not None or all_reads is None or {id(r) for r in all_reads} != {id(r) for r in reads}:
+            where = problem if problem is not None else reads[0]
+            t.flag(where, INPUT_FN_RULE, _input_fn_message(fn.name.value) + (
+                "" if problem is not None else " (the function is used elsewhere too)"))
+            continue
+        if t.fix(fn, INPUT_FN_RULE, f"{fn.name.value}(): " + "; ".join(sorted({
+                "returns {\"x\": features}: the legacy estimator fed a bare feature tensor to its unnamed column "
+                "\"\", the rewritten column reads \"x\" and TF 2 takes a dict" if not isinstance(f, cst.Dict) else
+                "" for f, _ in plan} | {
+                "a constant predict input is one element of tf.data.Dataset.from_tensors (the legacy predict ran it "
+                "once; TF 2 would repeat it forever)" for _, n in plan if isinstance(n, cst.Call)} - {""}))):
             for node, new in plan:
                 t.replace[node] = new
             t.changed = True

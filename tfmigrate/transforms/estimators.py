@@ -1312,6 +1312,9 @@ class EstimatorTransform(FamilyTransform):
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         return self._replacement(original, updated) if self.replace else updated
 
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
+        return self._replacement(original, updated) if self.replace else updated
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         updated = estimator_sklearn.add_adapter(self, updated)  # TFM132, when a pipeline step was wrapped
         if not self.remove:
