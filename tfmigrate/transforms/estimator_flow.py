@@ -25,6 +25,7 @@ import libcst as cst
 from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.transforms import estimator_sklearn as sklearn
+from tfmigrate.transforms.model_fn import list_holds
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
@@ -190,6 +191,10 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
     if isinstance(parent, cst.Arg):
         call = t._parent(parent)
         name = (t.qualified_name(call.func) if isinstance(call, cst.Call) else None) or ""
+        func = call.func if isinstance(call, cst.Call) else None
+        if (isinstance(func, cst.Attribute) and func.attr.value == "append" and isinstance(func.value, cst.Name)
+                and list_holds(t, func.value, 0) is est):
+            return  # collected in a list whose items[i] reads are followed (TFM115)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value in (
                 "print", "isinstance", "type", "id", "repr", "str") and t.is_builtin(call.func):
             return

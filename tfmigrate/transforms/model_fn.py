@@ -1002,6 +1002,11 @@ def list_receiver(t, expr: cst.Subscript, depth: int):
     base = expr.value
     if not isinstance(base, cst.Name):
         return None
+    return list_holds(t, base, depth)
+
+
+def list_holds(t, base: cst.Name, depth: int):
+    """The one estimator binding the list named ``base`` collects (see :func:`list_receiver`)."""
     found = t._single_assignment(base)
     if found is None or not isinstance(found[1].value, cst.List) or found[1].value.elements:
         return None
