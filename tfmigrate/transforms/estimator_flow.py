@@ -573,3 +573,35 @@ def _reads(t: EstimatorTransform, fn: cst.FunctionDef) -> list[cst.CSTNode] | No
         if getattr(assignment, "node", None) is fn:
             return [access.node for access in assignment.references]
     return None
+
+
+def linear_default_rate(t: EstimatorTransform, est: Est, columns: cst.BaseExpression | None, code) -> str | None:
+    """The legacy default Ftrl rate of a contrib.learn Linear* when TF 2.15's differs or may differ: None when
+    it is provably the same (at most 25 columns: min(0.2, 1/sqrt(n)) = 0.2, TF 2.15's rate), a number for a
+    visible count above 25, an expression over the columns' name when the count is not visible, "unknown"
+    when not even that can be written."""
+    if columns is None or est.empty_key:
+        return None  # inferred / "" columns: one column
+    target = columns
+    if isinstance(columns, cst.Name):
+        found = t._single_assignment(columns)
+        if found is not None:
+            target = found[1].value
+    if isinstance(target, (cst.List, cst.Tuple)) and not any(isinstance(e, cst.StarredElement) for e in target.elements):
+        n = len(target.elements)
+        return None if n <= 25 else repr(round(1.0 / n ** 0.5, 12))
+    if isinstance(target, cst.Call) and (t.qualified_name(target.func) or "").endswith("infer_real_valued_columns_from_input"):
+        return None
+    if _plain_reference(columns):
+        return f"min(0.2, 1.0 / len({code(columns)}) ** 0.5)"
+    return "unknown"
+
+
+def _plain_reference(node: cst.BaseExpression) -> bool:
+    if isinstance(node, cst.Name):
+        return True
+    if isinstance(node, cst.Attribute):
+        return _plain_reference(node.value)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+        return _plain_reference(node.left) and _plain_reference(node.right)
+    return False

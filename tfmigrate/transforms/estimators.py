@@ -849,6 +849,17 @@ class EstimatorTransform(FamilyTransform):
             if "label_keys" in a:
                 args.append(_kw("label_vocabulary", a["label_keys"]))
             value = a.get("optimizer")
+            if not cls.dnn and value is None and "gradient_clip_norm" not in a:
+                # legacy Ftrl at min(0.2, 1/sqrt(n columns)); TF 2.15's default "Ftrl" trains at 0.2 whatever n
+                rate = flow.linear_default_rate(self, est, a.get("feature_columns"), _code)
+                if rate == "unknown":
+                    est.ok = False
+                    self.flag(est.call, "TFM103", f"{cls.name}: the legacy default Ftrl rate is min(0.2, 1/sqrt(number "
+                              "of feature columns)) and the number is not visible here; pass optimizer=lambda: "
+                              "tf.keras.optimizers.legacy.Ftrl(learning_rate=...) by hand")
+                    return
+                if rate is not None:
+                    args.append(_kw("optimizer", _expr(f"lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")))
             if cls.dnn or value is not None or "gradient_clip_norm" in a:
                 if not cls.dnn and (value is None or _string(value) is not None):
                     est.ok = False
