@@ -403,3 +403,28 @@ def test_quickstart_with_input_functions_runs(tmp_path):
     assert "tf.data.Dataset.from_tensors(" in code and 'return {"x": x}, y' in code
     result = _run(code, tmp_path, timeout=240)
     assert len(result["predictions"]) == 2 and 0.0 <= result["accuracy"] <= 1.0
+
+
+def test_estimator_passed_to_a_function_is_followed():
+    code, findings = _rewrite('''
+        import numpy as np
+        from tensorflow.contrib import learn
+
+        def train_and_eval(classifier, x, y):
+            classifier.fit(x, y, steps=100)
+            return classifier.evaluate(x=x, y=y)["accuracy"]
+
+        def other(model):
+            model.fit(x=data, y=labels, steps=5)
+
+        clf = learn.DNNClassifier([8], learn.infer_real_valued_columns_from_input(x), n_classes=3)
+        print(train_and_eval(clf, x, y))
+        other(clf)
+        other(make_model())
+    ''')
+    assert "classifier.train(" in code and "classifier.evaluate(\n" in code
+    # other() is also called with something else: its fit is not rewritten, and that is reported
+    assert "model.fit(" in code
+    manual = _manual(findings)
+    assert any(rule == "TFM133" and line == 10 for rule, line, _ in manual)
+    assert any(rule == "TFM131" and line == 14 for rule, line, _ in manual)

@@ -186,6 +186,8 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
     if isinstance(parent, (cst.If, cst.While, cst.UnaryOperation, cst.BooleanOperation, cst.Comparison,
                            cst.ComparisonTarget)):
         return
+    if isinstance(parent, cst.Arg) and parent in getattr(t, "_flow_followed_args", ()):
+        return  # passed to a parameter whose uses are followed (follow_param)
     if isinstance(parent, cst.Return) and _exported(t, parent):
         return  # a public helper nobody in this module calls: its callers' legacy calls are TFM133
     if isinstance(parent, cst.Arg):
@@ -605,3 +607,76 @@ def _plain_reference(node: cst.BaseExpression) -> bool:
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
         return _plain_reference(node.left) and _plain_reference(node.right)
     return False
+
+
+def follow_param(t: EstimatorTransform, name: cst.Name, depth: int) -> Est | None:
+    """``def train(classifier, x, y): classifier.fit(...)``: the parameter holds the estimator when the
+    function (a def bound once, only ever called by name) is called everywhere with the same estimator at
+    that position, and the parameter is never reassigned."""
+    scope = t.scopes.scope_of(name)
+    assignments = list(scope[name.value]) if scope is not None else []
+    if len(assignments) != 1 or not isinstance(getattr(assignments[0], "node", None), cst.Param):
+        return None
+    param = assignments[0].node
+    fn = _enclosing(t, param, cst.FunctionDef)
+    if fn is None or param not in fn.params.params or fn.params.posonly_params:
+        return None
+    if len(_functions(t).get(fn.name.value, [])) != 1 or t._assigned_by_statement(fn.name.value):
+        return None
+    position = list(fn.params.params).index(param)
+    if isinstance(t._parent(fn), cst.IndentedBlock) and isinstance(_enclosing(t, fn, cst.ClassDef), cst.ClassDef) \
+            and _enclosing(t, fn, cst.FunctionDef) is None:
+        return None  # a method: self shifts the positions; not followed
+    calls, reads = _calls_of(t, fn)
+    if not calls or len(calls) != reads:
+        return None  # the function is also read otherwise (passed on, stored): its callers are unknown
+    found: dict[int, Est] = {}
+    args = []
+    for call in calls:
+        arg = _argument(call, position, param.name.value)
+        if arg is None:
+            return None
+        est = t._receiver(arg.value, depth + 1)
+        if est is None:
+            return None
+        found[id(est)] = est
+        args.append(arg)
+    if len(found) != 1:
+        return None
+    followed = getattr(t, "_flow_followed_args", None)
+    if followed is None:
+        followed = t._flow_followed_args = set()
+    followed.update(args)
+    return next(iter(found.values()))
+
+
+def _calls_of(t: EstimatorTransform, fn: cst.FunctionDef) -> tuple[list[cst.Call], int]:
+    """The calls ``fn(...)`` by name, and how many times the name is read at all."""
+    name = fn.name.value
+    calls, reads = [], 0
+    for node in t.index.nodes(cst.Name):
+        if node.value != name or node is fn.name:
+            continue
+        parent = t._parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            continue
+        if isinstance(parent, (cst.Arg,)) and parent.keyword is node:
+            continue
+        reads += 1
+        if isinstance(parent, cst.Call) and parent.func is node:
+            calls.append(parent)
+    return calls, reads
+
+
+def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+    positional = 0
+    for arg in call.args:
+        if arg.star:
+            return None
+        if arg.keyword is None:
+            if positional == position:
+                return arg
+            positional += 1
+        elif arg.keyword.value == keyword:
+            return arg
+    return None

@@ -377,7 +377,9 @@ class EstimatorTransform(FamilyTransform):
         if isinstance(expr, cst.Name):
             found = self._single_assignment(expr)
             assign = found[1] if found is not None else self._reaching_assignment(expr)
-            return self._receiver(assign.value, depth + 1) if assign is not None else None
+            if assign is None:  # def train(classifier, x, y): classifier.fit(...), called with the estimator
+                return flow.follow_param(self, expr, depth)
+            return self._receiver(assign.value, depth + 1)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             ests = self.by_key.get(("self", expr.attr.value), [])
             if not ests:  # self.model = build()
