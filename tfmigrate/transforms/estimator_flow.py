@@ -652,6 +652,11 @@ def follow_param(t: EstimatorTransform, name: cst.Name, depth: int) -> Est | Non
 
 def _calls_of(t: EstimatorTransform, fn: cst.FunctionDef) -> tuple[list[cst.Call], int]:
     """The calls ``fn(...)`` by name, and how many times the name is read at all."""
+    cache = getattr(t, "_flow_calls_of", None)
+    if cache is None:
+        cache = t._flow_calls_of = {}
+    if id(fn) in cache:
+        return cache[id(fn)]
     name = fn.name.value
     calls, reads = [], 0
     for node in t.index.nodes(cst.Name):
@@ -665,6 +670,7 @@ def _calls_of(t: EstimatorTransform, fn: cst.FunctionDef) -> tuple[list[cst.Call
         reads += 1
         if isinstance(parent, cst.Call) and parent.func is node:
             calls.append(parent)
+    cache[id(fn)] = (calls, reads)
     return calls, reads
 
 
