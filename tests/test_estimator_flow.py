@@ -428,3 +428,39 @@ def test_estimator_passed_to_a_function_is_followed():
     manual = _manual(findings)
     assert any(rule == "TFM133" and line == 10 for rule, line, _ in manual)
     assert any(rule == "TFM131" and line == 14 for rule, line, _ in manual)
+
+
+@pytest.mark.slow
+def test_monitoring_tutorial_validation_metrics_run(tmp_path):
+    # TensorFlow's "Logging and Monitoring Basics with tf.contrib.learn": a ValidationMonitor with MetricSpec
+    # metrics (PredictionKey constants) and early stopping; the metrics show up in the in-training evaluations
+    code, findings = _rewrite('''
+        import json
+        import os
+        import numpy as np
+        import tensorflow as tf
+
+        rng = np.random.RandomState(0)
+        train_x = rng.rand(90, 4).astype(np.float32)
+        train_y = (train_x[:, 0] * 3).astype(np.int64)
+        test_x = rng.rand(30, 4).astype(np.float32)
+        test_y = (test_x[:, 0] * 3).astype(np.int64)
+        validation_metrics = {
+            "accuracy": tf.contrib.learn.MetricSpec(
+                metric_fn=tf.contrib.metrics.streaming_accuracy,
+                prediction_key=tf.contrib.learn.prediction_key.PredictionKey.CLASSES),
+        }
+        validation_monitor = tf.contrib.learn.monitors.ValidationMonitor(
+            test_x, test_y, every_n_steps=20, metrics=validation_metrics, early_stopping_metric="loss",
+            early_stopping_metric_minimize=True, early_stopping_rounds=200)
+        classifier = tf.contrib.learn.DNNClassifier(
+            feature_columns=[tf.contrib.layers.real_valued_column("", dimension=4)], hidden_units=[10], n_classes=3,
+            model_dir="iris_model")
+        classifier.fit(x=train_x, y=train_y, steps=60, monitors=[validation_monitor])
+        accuracy = classifier.evaluate(x=test_x, y=test_y)["accuracy"]
+        print("RESULT " + json.dumps({"accuracy": float(accuracy), "eval_files": os.listdir("iris_model/eval")}))
+    ''')
+    assert not _manual(findings), _manual(findings)
+    assert "tf.estimator.add_metrics(" in code and "InMemoryEvaluatorHook(" in code
+    result = _run(code, tmp_path)
+    assert 0.0 <= result["accuracy"] <= 1.0 and result["eval_files"]  # the hook wrote its evaluations

@@ -311,7 +311,7 @@ class LearnIOTransform(FamilyTransform):
             if given is None or _is_none(given.value):
                 key = "predictions"  # the single prediction of a regressor ("scores", now "predictions")
             else:
-                legacy = _string(given.value)
+                legacy = _string(given.value) or self._prediction_key_constant(given.value)
                 key = PREDICTION_KEYS.get(legacy or "")
                 if key is None:
                     problem = f"prediction_key={_code(given.value)} is not a key this rewrite knows"
@@ -336,6 +336,14 @@ class LearnIOTransform(FamilyTransform):
         else:
             metric_code = _code(metric)
         return expression(f'lambda labels, predictions: {metric_code}(labels=labels, predictions=predictions["{key}"])')
+
+    def _prediction_key_constant(self, node: cst.BaseExpression) -> str | None:
+        """``learn.prediction_key.PredictionKey.CLASSES`` -> "classes" (the legacy constants' values)."""
+        name = self.qualified_name(node) or ""
+        owner, _, constant = name.rpartition(".")
+        if name.startswith(_LEARN) and owner.endswith("PredictionKey"):
+            return constant.lower()
+        return None
 
     def _metric_fn(self, call: cst.Call, fn: cst.BaseExpression) -> str | cst.BaseExpression | None:
         name = self.qualified_name(fn) or ""
