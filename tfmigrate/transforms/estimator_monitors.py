@@ -188,13 +188,26 @@ class Converter:
         estimator = self._receiver()
         if estimator is None:
             return self._manual(call, "the estimator is not a plain name (a hook needs it by name)")
+        evaluated = estimator
         if "metrics" in a:
-            return self._manual(call, "ValidationMonitor(metrics=...): add the metrics with "
-                                "tf.estimator.add_metrics(estimator, metric_fn)")
+            from tfmigrate.transforms.estimator_flow import metric_specs  # (it imports the planner's helpers)
+
+            metrics = metric_specs(self.t, a["metrics"])
+            if metrics is None:
+                return self._manual(call, "ValidationMonitor(metrics=...) other than a dict of MetricSpec: add the "
+                                    "metrics with tf.estimator.add_metrics(estimator, metric_fn)")
+            evaluated = (f"tf.estimator.add_metrics({estimator}, lambda labels, predictions: {{name: metric(labels="
+                         f"labels, predictions=predictions) for name, metric in ({_code(metrics)}).items()}})")
+            self.notes.append("metrics={name: MetricSpec} evaluated through tf.estimator.add_metrics (TFM173 rewrites "
+                              "each MetricSpec)")
         if "input_fn" in a or "x" not in a:
             return self._manual(call, "ValidationMonitor(input_fn=...): InMemoryEvaluatorHook needs an input_fn "
                                 "that returns a tf.data.Dataset (queue-based inputs evaluate nothing after the first run)")
         t = self.t
+        base = self.est.source or self.est
+        if not (self.est.key_matches or base.key_matches or t._is_dict(a["x"])):
+            return self._manual(call, "ValidationMonitor(x=...): the feature columns do not read the key \"x\" that "
+                                "the rewritten input feeds")
         x = t._as_array(a["x"])
         features = f'{{"x": {_code(x)}}}' if not t._is_dict(a["x"]) else _code(x)
         parts = [features]
@@ -209,7 +222,7 @@ class Converter:
         batch = _code(a["batch_size"]) if "batch_size" in a else f"len({_code(x)})"
         input_fn = f"lambda: tf.data.Dataset.from_tensor_slices({data}).batch({batch})"
         every = _code(a["every_n_steps"]) if "every_n_steps" in a else "100"
-        args = [estimator, input_fn]
+        args = [evaluated, input_fn]
         for legacy, new in (("eval_steps", "steps"), ("hooks", "hooks"), ("name", "name")):
             if legacy in a:
                 args.append(f"{new}={_code(a[legacy])}")

@@ -9,7 +9,7 @@ module once: its ``fit`` is the TFM104 rewrite of the legacy ``fit(x, y, steps, 
 max_steps)`` (numpy_input_fn over ``{"x": x}``, the whole data set as one batch when no batch_size was
 given, class labels cast to int64 as the legacy DataFeeder did) and its ``predict`` the TFM106 rewrite of
 ``predict(x, batch_size, as_iterable)`` (``class_ids`` / ``predictions`` of each example; an array
-unless ``as_iterable=True``). The estimator is wrapped where it enters the Pipeline
+unless ``as_iterable=True``), and ``predict_proba`` gives the ``probabilities``. The estimator is wrapped where it enters the Pipeline
 (``Pipeline([..., ("dnn", LegacyEstimatorAdapter(classifier, classifier=True))])``, ``make_pipeline``);
 the wrapped object is the same estimator, so its own train/evaluate/predict elsewhere are unchanged.
 Other scikit-learn uses (GridSearchCV and friends clone their estimator through get_params) are
@@ -64,6 +64,17 @@ ADAPTER_CODE = '''class LegacyEstimatorAdapter(object):
             ),
         ))
         return predictions if as_iterable else np.array(list(predictions))
+
+    def predict_proba(self, x, batch_size=None, as_iterable=False):
+        probabilities = (p["probabilities"] for p in self.estimator.predict(
+            input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn(
+                x={"x": x},
+                batch_size=len(x) if batch_size is None else batch_size,
+                shuffle=False,
+                num_epochs=1,
+            ),
+        ))
+        return probabilities if as_iterable else np.array(list(probabilities))
 '''
 
 

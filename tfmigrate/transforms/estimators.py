@@ -169,6 +169,7 @@ class Est:
     fits: list[cst.Call] = field(default_factory=list)
     saves: list[cst.Call] = field(default_factory=list)
     key_matches: bool = True  # the feature columns read the "x" key of numpy_input_fn
+    empty_key: bool = False  # the legacy columns read the unnamed feature "" (a bare tensor from input_fn)
     new: cst.Call | None = None  # the tf.estimator constructor written for it
     custom: object | None = None  # model_fn.Custom: a legacy custom-model estimator converted (TFM114/TFM115)
 
@@ -260,6 +261,7 @@ class EstimatorTransform(FamilyTransform):
         ModelCalls(self).plan(calls, attrs)  # TFM116-TFM118 (transforms/learn_models.py)
         flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
         flow.unfollowed_calls(self, {call for _, call, _ in methods})  # TFM133
+        flow.feature_dict_input_fns(self, methods)  # TFM134
         for attr in attrs:
             if attr.attr.value in ("weights_", "bias_"):
                 est = self._receiver(attr.value)
@@ -376,7 +378,9 @@ class EstimatorTransform(FamilyTransform):
         if isinstance(expr, cst.Name):
             found = self._single_assignment(expr)
             assign = found[1] if found is not None else self._reaching_assignment(expr)
-            return self._receiver(assign.value, depth + 1) if assign is not None else None
+            if assign is None:  # def train(classifier, x, y): classifier.fit(...), called with the estimator
+                return flow.follow_param(self, expr, depth)
+            return self._receiver(assign.value, depth + 1)
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             ests = self.by_key.get(("self", expr.attr.value), [])
             if not ests:  # self.model = build()
@@ -500,7 +504,9 @@ class EstimatorTransform(FamilyTransform):
             extra.append(_kw("global_clipnorm", clip))
         lr = rate if rate is not None else _expr(default_rate)
         if not self._is_number(lr):  # e.g. a decay function of global_step (skflow accepted one)
-            return None
+            lr = flow.decay_schedule(self, lr)  # def f(global_step): return tf.train.exponential_decay(...)
+            if lr is None:
+                return None
         if value is None or _string(value) is not None:
             name = _string(value) if value is not None else None
             spec = OPTIMIZER_NAMES.get(name or "")
@@ -830,6 +836,7 @@ class EstimatorTransform(FamilyTransform):
                               "them from fit's x): the width of x cannot be seen here; pass feature_columns="
                               '[tf.feature_column.numeric_column("x", shape=[WIDTH])] by hand')
                     return
+                est.empty_key = True
                 args.append(_kw("feature_columns", _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", '
                                                          f'shape={est.width})]')))
             else:
@@ -845,6 +852,17 @@ class EstimatorTransform(FamilyTransform):
             if "label_keys" in a:
                 args.append(_kw("label_vocabulary", a["label_keys"]))
             value = a.get("optimizer")
+            if not cls.dnn and value is None and "gradient_clip_norm" not in a:
+                # legacy Ftrl at min(0.2, 1/sqrt(n columns)); TF 2.15's default "Ftrl" trains at 0.2 whatever n
+                rate = flow.linear_default_rate(self, est, a.get("feature_columns"), _code)
+                if rate == "unknown":
+                    est.ok = False
+                    self.flag(est.call, "TFM103", f"{cls.name}: the legacy default Ftrl rate is min(0.2, 1/sqrt(number "
+                              "of feature columns)) and the number is not visible here; pass optimizer=lambda: "
+                              "tf.keras.optimizers.legacy.Ftrl(learning_rate=...) by hand")
+                    return
+                if rate is not None:
+                    args.append(_kw("optimizer", _expr(f"lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")))
             if cls.dnn or value is not None or "gradient_clip_norm" in a:
                 if not cls.dnn and (value is None or _string(value) is not None):
                     est.ok = False
@@ -902,6 +920,7 @@ class EstimatorTransform(FamilyTransform):
             if (name.endswith("layers.real_valued_column") and _string(bound.get("column_name")) == ""
                     and not problems and set(bound) <= {"column_name", "dimension"} and width is not None):
                 # the legacy fit(x) fed x under the key "", which only a column named "" reads
+                est.empty_key = True
                 new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape=[{width}])]')
                 if target is columns:
                     return new
@@ -910,6 +929,7 @@ class EstimatorTransform(FamilyTransform):
         if isinstance(target, cst.Call):
             name = self.qualified_name(target.func) or ""
             if name.endswith("infer_real_valued_columns_from_input") and target.args:
+                est.empty_key = True
                 data = target.args[0].value
                 new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={_code(data)}.shape[1:])]')
                 if target is columns:
@@ -1142,7 +1162,8 @@ class EstimatorTransform(FamilyTransform):
         bound, problems = bind_args(call, ("x", "y", "input_fn", "feed_fn", "batch_size", "steps", "metrics", "name",
                                            "checkpoint_path", "hooks", "log_progress"))
         bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
-        if problems or "feed_fn" in bound or "metrics" in bound:
+        metrics = flow.metric_specs(self, bound.get("metrics")) if "metrics" in bound else None
+        if problems or "feed_fn" in bound or ("metrics" in bound and metrics is None):
             self.flag(call, "TFM105", "evaluate(): metrics/feed_fn have no direct equivalent; rewrite as "
                       "evaluate(input_fn=...) and add metrics with tf.estimator.add_metrics")
             return
@@ -1159,8 +1180,16 @@ class EstimatorTransform(FamilyTransform):
         for name in ("steps", "name", "checkpoint_path", "hooks"):
             if name in bound:
                 args.append(_kw(name, bound[name]))
-        if self.fix(call, "TFM105", "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"):
-            self._apply(call, _layout(call.with_changes(args=_call("f", args).args)))
+        note = "" if metrics is None else ("; metrics={name: MetricSpec} -> tf.estimator.add_metrics(estimator, ...)"
+                                           " over the same metrics (TFM173 rewrites each MetricSpec)")
+        if self.fix(call, "TFM105", "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"
+                    + note):
+            new = call.with_changes(args=_call("f", args).args)
+            if metrics is not None:
+                new = new.with_changes(func=new.func.with_changes(value=_expr(
+                    f"tf.estimator.add_metrics({_code(call.func.value)}, lambda labels, predictions: {{name: "
+                    f"metric(labels=labels, predictions=predictions) for name, metric in ({_code(metrics)}).items()}})")))
+            self._apply(call, _layout(new))
 
     def _plan_predict(self, est: Est, call: cst.Call, method: str, legacy_tfx: bool) -> None:
         params = ("x", "axis", "batch_size") if legacy_tfx and method == "predict" else (
@@ -1295,6 +1324,9 @@ class EstimatorTransform(FamilyTransform):
         return updated.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])], footer=[*comments, *updated.footer])
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._replacement(original, updated) if self.replace else updated
+
+    def leave_Dict(self, original: cst.Dict, updated: cst.Dict) -> cst.BaseExpression:
         return self._replacement(original, updated) if self.replace else updated
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:

@@ -48,8 +48,7 @@ def problem(transform, key: str, arg: cst.Arg) -> str | None:
     if key == "eval_metrics":
         if isinstance(value, cst.Dict):
             for element in value.elements:
-                if not isinstance(element, cst.DictElement) or not isinstance(element.value, (cst.Lambda, cst.Name,
-                                                                                              cst.Attribute)):
+                if not isinstance(element, cst.DictElement) or not _metric_function(transform, element.value):
                     return ("eval_metrics values must be metric functions of (labels, predictions) (MetricSpec is "
                             "rewritten by TFM173): wrap the estimator with tf.estimator.add_metrics(estimator, metric_fn)")
         return None
@@ -63,6 +62,17 @@ def problem(transform, key: str, arg: cst.Arg) -> str | None:
                     "serving_input_receiver_fn)]) (make_export_strategy is rewritten by TFM172); rewrite them by hand")
         return None
     return "unknown"
+
+
+def _metric_function(transform, value: cst.BaseExpression) -> bool:
+    """A (labels, predictions) metric as TFM173 writes it: a lambda, or a name bound once to one (a plain
+    contrib streaming function, the 0.x dict form, takes (predictions, labels) and is not rewritten)."""
+    if isinstance(value, cst.Lambda):
+        return True
+    if isinstance(value, cst.Name):
+        bound = [v for t, v in transform._target_values.items() if t.value == value.value]
+        return len(bound) == 1 and isinstance(bound[0], cst.Lambda)
+    return False
 
 
 def augment(transform, bound: dict[str, cst.Arg], kwargs: str | None, train: list[str], evals: list[str],

@@ -16,6 +16,10 @@
   tf.estimator prediction of the legacy key; the contrib streaming metrics become their
   ``tf.compat.v1.metrics`` twins (same computation, (labels, predictions) order, called by keyword).
   TFM154 hands such a dict of metrics to ``tf.estimator.add_metrics``.
+- TFM175 ``learn.datasets.base.load_csv_with_header`` / ``load_csv_without_header`` (the data loading of
+  TensorFlow's contrib.learn quickstart): the function, which TF 2 lacks, is written into the module
+  (the same reading: a header row of sample and feature counts, the target column popped from each
+  row, the same dtypes, a ``Dataset(data, target)`` named tuple) and the calls use it.
 - TFM174 ``string_input_producer(files)`` where ``files = match_filenames_once(...)`` (the Cloud ML
   trainers' input_fn) -> ``string_input_producer(tf.convert_to_tensor(files))``.
 
@@ -45,6 +49,42 @@ STREAMING = {
     "streaming_auc": "auc",
     "streaming_precision": "precision",
     "streaming_recall": "recall",
+}
+# tf.contrib.learn.datasets.base CSV readers, written into a module that used them (TFM175)
+CSV_LOADERS = {
+    "load_csv_with_header": '''def load_csv_with_header(filename, target_dtype, features_dtype, target_column=-1):
+    """tf.contrib.learn.datasets.base.load_csv_with_header, which TensorFlow 2 lacks (written by tfmigrate,
+    TFM175): a CSV file whose first row holds the number of samples and of features."""
+    import collections
+    import csv
+    import numpy as np
+    import tensorflow as tf
+    with tf.io.gfile.GFile(filename) as csv_file:
+        rows = csv.reader(csv_file)
+        header = next(rows)
+        n_samples, n_features = int(header[0]), int(header[1])
+        data = np.zeros((n_samples, n_features), dtype=features_dtype)
+        target = np.zeros((n_samples,), dtype=target_dtype)
+        for i, row in enumerate(rows):
+            target[i] = np.asarray(row.pop(target_column), dtype=target_dtype)
+            data[i] = np.asarray(row, dtype=features_dtype)
+    return collections.namedtuple("Dataset", ["data", "target"])(data=data, target=target)
+''',
+    "load_csv_without_header": '''def load_csv_without_header(filename, target_dtype, features_dtype, target_column=-1):
+    """tf.contrib.learn.datasets.base.load_csv_without_header, which TensorFlow 2 lacks (written by tfmigrate,
+    TFM175): a CSV file of samples, the target in target_column."""
+    import collections
+    import csv
+    import numpy as np
+    import tensorflow as tf
+    data, target = [], []
+    with tf.io.gfile.GFile(filename) as csv_file:
+        for row in csv.reader(csv_file):
+            target.append(row.pop(target_column))
+            data.append(np.asarray(row, dtype=features_dtype))
+    return collections.namedtuple("Dataset", ["data", "target"])(
+        data=np.array(data), target=np.array(target, dtype=target_dtype))
+''',
 }
 # contrib.learn prediction keys -> the tf.estimator canned heads' keys
 PREDICTION_KEYS = {"scores": "predictions", "classes": "class_ids", "probabilities": "probabilities",
@@ -82,6 +122,7 @@ class LearnIOTransform(FamilyTransform):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._tf = "tf"
+        self._loaders_added: set[str] = set()
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._tf = _tensorflow_alias(node)
@@ -97,6 +138,8 @@ class LearnIOTransform(FamilyTransform):
             return self._string_input_producer(original, updated)
         if not (qualified or "").startswith(_LEARN):
             return updated
+        if last in CSV_LOADERS and ".datasets" in (qualified or ""):
+            return self._csv_loader(last, original, updated)
         if last == "InputFnOps":
             return self._input_fn_ops(original, updated)
         if last == "make_export_strategy":
@@ -123,6 +166,45 @@ class LearnIOTransform(FamilyTransform):
     def _tf_name(self, dotted: str) -> cst.BaseExpression:
         self.imports.add("tensorflow", asname=None if self._tf == "tensorflow" else self._tf)
         return expression(f"{self._tf}.{dotted}")
+
+    # --- TFM175 load_csv_with_header / load_csv_without_header ------------------------------------
+    def _csv_loader(self, name: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        defined = [d for d in self.index.nodes(cst.FunctionDef) if d.name.value == name]
+        if defined and not self._loaders_added:
+            self.flag(original, "TFM175", f"tf.contrib.learn.datasets.base.{name}: the module defines its own {name}; "
+                      "read the CSV with numpy (np.loadtxt) or csv by hand")
+            return updated
+        if any(a.star for a in updated.args):
+            self.flag(original, "TFM175", f"{name}(*args/**kwargs): spell the arguments out")
+            return updated
+        if not self.fix(original, "TFM175", f"tf.contrib.learn.datasets.base.{name} (gone in TF 2) is written into "
+                        "this module with the same reading and dtypes, returning the same Dataset(data, target)"):
+            return updated
+        self.remove_imports_of(original.func)
+        self._loaders_added.add(name)
+        return updated.with_changes(func=cst.Name(name))
+
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if not self._loaders_added:
+            return updated
+        body = list(updated.body)
+        position = 0
+        for i, stmt in enumerate(body):
+            if isinstance(stmt, cst.SimpleStatementLine) and all(
+                    isinstance(small, (cst.Import, cst.ImportFrom)) for small in stmt.body):
+                position = i + 1
+            elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
+                position = 1
+            elif position or not isinstance(stmt, cst.SimpleStatementLine):
+                break
+        for name in sorted(self._loaders_added, reverse=True):
+            code = CSV_LOADERS[name]
+            if updated.default_indent != "    ":
+                code = code.replace("    ", updated.default_indent)
+            node = cst.parse_statement(code, config=updated.config_for_parsing)
+            lines = [cst.EmptyLine(), cst.EmptyLine()] if position else []
+            body.insert(position, node.with_changes(leading_lines=lines))
+        return updated.with_changes(body=body)
 
     # --- TFM174 string_input_producer(match_filenames_once(...)) ---------------------------------------
     def _string_input_producer(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -229,7 +311,7 @@ class LearnIOTransform(FamilyTransform):
             if given is None or _is_none(given.value):
                 key = "predictions"  # the single prediction of a regressor ("scores", now "predictions")
             else:
-                legacy = _string(given.value)
+                legacy = _string(given.value) or self._prediction_key_constant(given.value)
                 key = PREDICTION_KEYS.get(legacy or "")
                 if key is None:
                     problem = f"prediction_key={_code(given.value)} is not a key this rewrite knows"
@@ -254,6 +336,14 @@ class LearnIOTransform(FamilyTransform):
         else:
             metric_code = _code(metric)
         return expression(f'lambda labels, predictions: {metric_code}(labels=labels, predictions=predictions["{key}"])')
+
+    def _prediction_key_constant(self, node: cst.BaseExpression) -> str | None:
+        """``learn.prediction_key.PredictionKey.CLASSES`` -> "classes" (the legacy constants' values)."""
+        name = self.qualified_name(node) or ""
+        owner, _, constant = name.rpartition(".")
+        if name.startswith(_LEARN) and owner.endswith("PredictionKey"):
+            return constant.lower()
+        return None
 
     def _metric_fn(self, call: cst.Call, fn: cst.BaseExpression) -> str | cst.BaseExpression | None:
         name = self.qualified_name(fn) or ""
