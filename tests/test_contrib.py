@@ -129,6 +129,27 @@ def test_feature_columns_and_learn_are_not_this_familys():
     assert not rules
 
 
+def test_layers_module_shared_with_feature_columns_is_fully_migrated():
+    # contrib_learn (TFM15x) takes the feature columns, this family the rest; then the import goes
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib import layers
+
+    columns = [layers.real_valued_column("x", dimension=4)]
+
+
+    def model_fn(features, labels, mode):
+        net = layers.input_from_feature_columns(features, columns)
+        logits = layers.fully_connected(net, 3, activation_fn=None)
+        return tf.contrib.losses.sparse_softmax_cross_entropy(logits, labels)
+    """
+    new, rules, result = rewrite(code)
+    assert not uses_contrib(new), new
+    assert "tf_slim.fully_connected(net, 3, activation_fn=None)" in new
+    assert {"TFM157", "TFM604", "TFM606"} <= rules
+    assert not [f for f in result.findings if not f.fixable]
+
+
 def test_rnn_cell_positional_ambiguity_left_with_finding():
     new, rules, _ = rewrite("import tensorflow as tf\ncell = tf.contrib.rnn.GRUCell(8, None, tf.tanh)\n", TFM6)
     assert "tf.contrib.rnn.GRUCell" in new and rules == {"TFM609"}
@@ -218,6 +239,7 @@ sparse = tf.contrib.losses.sparse_softmax_cross_entropy(logits, tf.constant([0, 
 mse = losses.mean_squared_error(tf.constant([1.0, 2.0]), tf.constant([1.5, 1.0]), weight=2.0)
 acc, acc_up = metrics.streaming_accuracy(tf.constant([1, 2, 0]), tf.constant([1, 2, 2]))
 rmse, rmse_up = tf.contrib.metrics.streaming_root_mean_squared_error(tf.constant([1.0, 3.0]), tf.constant([2.0, 1.0]))
+fc = layers.fully_connected(tf.constant(np.linspace(-3.0, 3.0, 20).reshape(5, 4), tf.float32), 6)  # ReLU by default
 ref = {
     "xavier": tf_slim.xavier_initializer(seed=3)(shape),
     "xavier_n": tf_slim.xavier_initializer(False, 5)(shape),
@@ -236,10 +258,13 @@ new = {"xavier": xavier, "xavier_n": xavier_n, "he": he, "he_u": he_u, "l2": l2,
 with tf.compat.v1.Session() as sess:
     sess.run(tf.compat.v1.local_variables_initializer())
     sess.run([acc_up, rmse_up, ref_acc_up, ref_rmse_up])
+    sess.run(tf.compat.v1.global_variables_initializer())
     a, b = sess.run([new, ref])
+    fc_out = sess.run(fc)
     m = sess.run([acc, ref_acc, rmse, ref_rmse])
 out = {k: [float(np.abs(a[k] - b[k]).max()), float(np.abs(b[k]).max())] for k in a}
 out["metrics"] = [float(v) for v in m]
+out["fc"] = [float(fc_out.min()), float(fc_out.max())]
 print(json.dumps(out))
 """
 
@@ -257,6 +282,7 @@ def test_initializers_regularizers_losses_metrics_keep_legacy_values():
     for key in ("l2", "l1l2"):
         diff, scale = out[key]
         assert scale > 0 and diff <= 1e-6 * scale, (key, out[key])
+    assert out["fc"][0] == 0.0 and out["fc"][1] > 0.0  # fully_connected kept its ReLU default
     acc, ref_acc, rmse, ref_rmse = out["metrics"]
     assert acc == ref_acc == pytest.approx(2 / 3) and rmse == ref_rmse == pytest.approx((2.5) ** 0.5)
 
