@@ -491,3 +491,74 @@ def test_slim_cnn_program_trains_saves_and_restores(tmp_path):
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["last"] < out["first"] and 0.0 <= out["acc"] <= 1.0
     assert out["restored"] and out["n"] >= 8
+
+
+def test_slim_names_broken_on_tf215_are_reported_or_copied_in_every_form():
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib.slim import batch_norm, conv2d
+    from tensorflow.contrib.slim import optimize_loss
+    import tensorflow.contrib.slim as slim
+    net = batch_norm(conv2d(x, 3, [3, 3]))
+    net2 = tf.contrib.layers.batch_norm(net, is_training=True)
+    op = optimize_loss(loss, None, 0.1, "SGD")
+    op2 = slim.optimize_loss(loss, None, 0.1, "SGD")
+    """
+    new, rules, result = rewrite(code, TFM6)
+    manual = {(f.rule, f.line) for f in result.findings if not f.fixable}
+    assert manual == {("TFM609", 5), ("TFM609", 6)}
+    assert "from tf_slim import" not in new  # batch_norm/optimize_loss must not silently become tf-slim's
+    assert new.count("legacy_optimize_loss(loss, None, 0.1") == 2
+
+
+@pytest.mark.slow
+def test_tf_slim_on_tf215_works_where_mapped_and_fails_where_reported():
+    """The premise of TFM606/TFM609: which tf-slim 1.1.0 functions run on TF 2.15 (measured)."""
+    code = textwrap.dedent(
+        f"""
+        import json
+        import tensorflow as tf, tf_slim as slim
+        tf.compat.v1.disable_eager_execution()
+        x = tf.compat.v1.placeholder(tf.float32, [4, 8, 8, 4])
+        v = tf.compat.v1.placeholder(tf.float32, [4, 6])
+        used = {{
+            "fully_connected": lambda: slim.fully_connected(v, 3),
+            "conv2d": lambda: slim.conv2d(x, 4, [3, 3]),
+            "max_pool2d": lambda: slim.max_pool2d(x, [2, 2]),
+            "avg_pool2d": lambda: slim.avg_pool2d(x, [2, 2]),
+            "flatten": lambda: slim.flatten(x),
+            "dropout": lambda: slim.dropout(v, 0.5, is_training=tf.constant(True)),
+            "stack": lambda: slim.stack(v, slim.fully_connected, [3, 4], scope="st"),
+            "repeat": lambda: slim.repeat(x, 2, slim.conv2d, 4, [3, 3], scope="rp"),
+            "legacy_fully_connected": lambda: slim.legacy_fully_connected(v, 3),
+            "layer_norm": lambda: slim.layer_norm(v),
+            "separable_conv2d": lambda: slim.separable_conv2d(x, 4, [3, 3], 1),
+            "conv2d_transpose": lambda: slim.conv2d_transpose(x, 4, [3, 3]),
+            "one_hot_encoding": lambda: slim.one_hot_encoding(tf.constant([1, 2]), 4),
+            "arg_scope": lambda: slim.arg_scope([slim.fully_connected], activation_fn=None).__enter__(),
+            "get_variables_to_restore": lambda: slim.get_variables_to_restore(),
+            "apply_regularization": lambda: slim.apply_regularization(slim.l2_regularizer(0.1), [slim.model_variable("q", [2])]),
+            "summarize_activations": lambda: slim.summarize_activations(),
+            "streaming_auc": lambda: slim.metrics.streaming_auc(tf.constant([0.5]), tf.constant([True])),
+            "hinge_loss": lambda: slim.losses.hinge_loss(tf.constant([[1., 2.]]), tf.constant([[0., 1.]])),
+        }}
+        broken = {{
+            "batch_norm": lambda: slim.batch_norm(v),
+            "batch_norm_4d": lambda: slim.batch_norm(x),
+            "optimize_loss": lambda: slim.optimize_loss(tf.reduce_sum(slim.fully_connected(v, 2, scope="o")),
+                                                        tf.compat.v1.train.get_or_create_global_step(), 0.1, "SGD"),
+            "recompute_grad": lambda: slim.recompute_grad(lambda a: a * 2)(tf.constant([1.0])),
+        }}
+        def ok(fn):
+            try:
+                fn()
+                return True
+            except Exception:
+                return False
+        print(json.dumps({{"used": {{k: ok(f) for k, f in used.items()}}, "broken": {{k: ok(f) for k, f in broken.items()}}}}))
+        """
+    )
+    out = run_tf(code)
+    assert [k for k, works in out["used"].items() if not works] == []
+    assert [k for k, works in out["broken"].items() if works] == []
+    assert {"batch_norm", "recompute_grad"} <= set(T.SLIM_BROKEN) and "slim.optimize_loss" in T.VENDORED

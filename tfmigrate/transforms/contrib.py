@@ -64,6 +64,15 @@ def _slim_name_ok(module_key: str, rest: str) -> bool:
     return head in T.SLIM_TOP or head in T.SLIM_MODULES
 
 
+def _movable(module_key: str, rest: str) -> bool:
+    """Can ``from <module> import <rest>`` simply name the new module? (Not for what tf-slim lacks,
+    nor for its functions that fail on TF 2.15 or that this family copies instead.)"""
+    head = rest.split(".")[0]
+    return _slim_name_ok(module_key, rest) and not (
+        module_key == "slim" and (head in T.SLIM_BROKEN or f"slim.{head}" in T.VENDORED)
+    )
+
+
 def slim_target(rel: str) -> str | None:
     """The tf_slim name implementing ``rel`` with the TF 1.15 contrib code, if any."""
     package, _, name = rel.partition(".")
@@ -166,7 +175,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 self._in_place.add(id(statement))  # `from tensorflow.contrib import slim`
             elif module_rel is not None:
                 found = _module_of(module_rel)
-                if found and all(_slim_name_ok(found[0], ".".join(filter(None, [found[1], n]))) for n in names):
+                if found and all(_movable(found[0], ".".join(filter(None, [found[1], n]))) for n in names):
                     self._in_place.add(id(statement))  # `from tensorflow.contrib.slim import arg_scope`
             if id(statement) in self._in_place:
                 for alias in statement.names:
@@ -346,7 +355,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
             original.value in self._in_place_names or not self.index.binds_by_import(original.value)
         ):
             return updated  # an import rewritten in place, or an alias (`slim = tf.contrib.slim`) rewritten itself
-        if key == "slim" and rel in T.VENDORED and isinstance(original, cst.Attribute):
+        if key == "slim" and rel in T.VENDORED:
             return self._vendored(original, updated, rel, self._call_of(original))
         if key == "slim" and rest in T.SLIM_BROKEN:
             if outermost:

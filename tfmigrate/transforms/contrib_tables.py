@@ -249,17 +249,29 @@ VENDORED: dict[str, str] = {
 # optimize_loss arguments the copy leaves out (legacy positions 4 and 5)
 OPTIMIZE_LOSS_UNSUPPORTED = {"gradient_noise_scale": 4, "gradient_multipliers": 5}
 
-# --- tf-slim 1.1.0 names that fail on TF 2.15 (they read tensorflow.python.framework.ops.Tensor) -
+# --- tf-slim 1.1.0 names that fail on TF 2.15 (measured: they read tensorflow.python.framework.ops.Tensor,
+# gone from TF's internals, or load tf_keras, which TF 2.15 with Keras 2.15 does not have) ----------
 SLIM_BROKEN: dict[str, str] = {
     "batch_norm": (
         "{name} (tf.contrib.layers / tf-slim batch_norm) fails on TF 2.15 in tf-slim 1.1.0 (it reads "
-        "ops.Tensor, gone from TF's internals) and TF 2.15 has no equal with its defaults: write "
+        "ops.Tensor, gone from TF's internals, and loads tf_keras) and TF 2.15 has no equal with its "
+        "defaults: write "
         "tf.compat.v1.layers.batch_normalization(inputs, momentum=0.999, center=True, scale=False, "
         "epsilon=0.001, training=is_training) (the legacy defaults; keep your own decay/scale/epsilon), "
         "run the ops of tf.compat.v1.GraphKeys.UPDATE_OPS with the train op, and rename checkpoint "
         "variables BatchNorm/* to batch_normalization/* (tfmigrate ckpt convert)"
     ),
+    "recompute_grad": (
+        "{name} fails on TF 2.15 in tf-slim 1.1.0 (it reads ops.Tensor): tf.recompute_grad(fn) recomputes the "
+        "forward pass in the backward pass too, but takes no use_data_dep/tupleize_grads and wants the variables "
+        "fn uses created outside it or through tf.compat.v1.get_variable; check and switch by hand"
+    ),
+    "rev_block": (
+        "{name} (reversible layers) fails on TF 2.15 in tf-slim 1.1.0 (it reads ops.Tensor) and TF 2.15 has no "
+        "equivalent: copy rev_block_lib.py from TF 1.15 and fix its isinstance(x, ops.Tensor) checks to tf.Tensor"
+    ),
 }
+SLIM_BROKEN["RevBlock"] = SLIM_BROKEN["rev_block"]
 
 # --- TFM609: known contrib names with no automatic equivalent: what to do instead --------------
 MANUAL: dict[str, str] = {
