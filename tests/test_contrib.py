@@ -562,3 +562,12 @@ def test_tf_slim_on_tf215_works_where_mapped_and_fails_where_reported():
     assert [k for k, works in out["used"].items() if not works] == []
     assert [k for k, works in out["broken"].items() if works] == []
     assert {"batch_norm", "recompute_grad"} <= set(T.SLIM_BROKEN) and "slim.optimize_loss" in T.VENDORED
+
+
+def test_a_helper_copied_before_is_not_copied_again():
+    once, _, _ = rewrite("import tensorflow as tf\nl = tf.contrib.legacy_seq2seq.sequence_loss(a, b, c)\n", TFM6)
+    again, rules, _ = rewrite(once + "m = tf.contrib.legacy_seq2seq.sequence_loss(a, b, c)\n", TFM6)
+    assert again.count("def legacy_seq2seq_sequence_loss(") == 1
+    assert again.count("def legacy_seq2seq_sequence_loss_by_example(") == 1
+    assert "m = legacy_seq2seq_sequence_loss(a, b, c)" in again and rules == {"TFM608"}
+    ast.parse(again)

@@ -402,17 +402,19 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self._need_tf:
             self.imports.add("tensorflow", asname=None if self._tf == "tensorflow" else self._tf)
-        if not self._helpers:
+        defined = {s.name.value for s in updated.body if isinstance(s, cst.FunctionDef)}
+        helpers = [name for name in self._helpers if helper_name(name) not in defined]  # a copy made before
+        if not helpers:
             return updated
-        source = "\n\n".join(helper_source(name, self._tf) for name in self._helpers)
-        helpers = list(cst.parse_module(source, config=updated.config_for_parsing).body)
-        helpers[0] = helpers[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
+        source = "\n\n".join(helper_source(name, self._tf) for name in helpers)
+        defs = list(cst.parse_module(source, config=updated.config_for_parsing).body)
+        defs[0] = defs[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
         body = list(updated.body)
         at = _after_imports(body)
         rest = body[at:]
         if rest:
             rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine(), *_strip_blank(rest[0].leading_lines)))
-        return updated.with_changes(body=(*body[:at], *helpers, *rest))
+        return updated.with_changes(body=(*body[:at], *defs, *rest))
 
 
 def _strip_blank(lines) -> tuple:  # type: ignore[no-untyped-def]
