@@ -571,3 +571,35 @@ def test_a_helper_copied_before_is_not_copied_again():
     assert again.count("def legacy_seq2seq_sequence_loss_by_example(") == 1
     assert "m = legacy_seq2seq_sequence_loss(a, b, c)" in again and rules == {"TFM608"}
     ast.parse(again)
+
+
+def test_multiline_calls_keep_their_layout_and_comments():
+    code = """\
+    import tensorflow as tf
+
+    init = tf.contrib.layers.xavier_initializer(
+        uniform=False,  # normal
+        seed=42,
+    )
+    loss = tf.contrib.losses.softmax_cross_entropy(
+        logits,  # the network's output
+        onehot,
+    )
+    """
+    new, _, _ = rewrite(code, TFM6)
+    assert new == textwrap.dedent(
+        """\
+        import tensorflow as tf
+
+        init = tf.compat.v1.variance_scaling_initializer(
+            scale=1.3 * 0.87962566103423978**2,  # normal
+            mode="fan_avg",
+            distribution="truncated_normal",
+            seed=42,
+        )
+        loss = tf.compat.v1.losses.softmax_cross_entropy(
+            logits=logits,  # the network's output
+            onehot_labels=onehot,
+        )
+        """
+    )
