@@ -603,3 +603,53 @@ def test_multiline_calls_keep_their_layout_and_comments():
         )
         """
     )
+
+
+LEGACY_CHAR_RNN = """\
+import json
+import numpy as np
+import tensorflow as tf
+
+tf.compat.v1.disable_eager_execution()
+batch, steps, classes, hidden = 2, 5, 4, 6
+X = tf.compat.v1.placeholder(tf.int32, [None, steps])
+Y = tf.compat.v1.placeholder(tf.int32, [None, steps])
+x_one_hot = tf.one_hot(X, classes)
+cell = tf.contrib.rnn.BasicLSTMCell(num_units=hidden, state_is_tuple=True)
+outputs, _ = tf.compat.v1.nn.dynamic_rnn(cell, x_one_hot, dtype=tf.float32)
+X_for_fc = tf.reshape(outputs, [-1, hidden])
+outputs = tf.contrib.layers.fully_connected(inputs=X_for_fc, num_outputs=classes, activation_fn=None)
+outputs = tf.reshape(outputs, [batch, steps, classes])
+weights = tf.ones([batch, steps])
+sequence_loss = tf.contrib.seq2seq.sequence_loss(logits=outputs, targets=Y, weights=weights)
+per_step = tf.contrib.seq2seq.sequence_loss(outputs, Y, weights, False, True)
+loss = tf.reduce_mean(sequence_loss)
+train = tf.compat.v1.train.AdamOptimizer(learning_rate=0.1).minimize(loss)
+reference = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=Y, logits=outputs))
+feed = {X: [[0, 1, 2, 3, 0], [1, 2, 3, 0, 1]], Y: [[1, 2, 3, 0, 1], [2, 3, 0, 1, 2]]}
+with tf.compat.v1.Session() as sess:
+    sess.run(tf.compat.v1.global_variables_initializer())
+    first, ref, steps_loss = sess.run([loss, reference, per_step], feed)
+    for _ in range(50):
+        sess.run(train, feed)
+    last = sess.run(loss, feed)
+print(json.dumps({"first": float(first), "ref": float(ref), "last": float(last), "per_step": [float(v) for v in steps_loss]}))
+"""
+
+
+@pytest.mark.slow
+def test_char_rnn_with_seq2seq_sequence_loss_runs():
+    new, rules, result = rewrite(LEGACY_CHAR_RNN)
+    assert not uses_contrib(new), new
+    assert not [f for f in result.findings if not f.fixable]
+    assert {"TFM601", "TFM606", "TFM608"} <= rules
+    out = run_tf(new)
+    assert out["first"] == pytest.approx(out["ref"], rel=1e-6)  # uniform weights: the mean cross-entropy
+    assert len(out["per_step"]) == 5 and sum(out["per_step"]) / 5 == pytest.approx(out["first"], rel=1e-5)
+    assert out["last"] < out["first"]
+
+
+def test_seq2seq_sequence_loss_with_many_positionals_is_reported():
+    code = "import tensorflow as tf\nl = tf.contrib.seq2seq.sequence_loss(a, b, c, True, True, f)\n"
+    new, rules, _ = rewrite(code, TFM6)
+    assert new == code and rules == {"TFM609"}

@@ -309,6 +309,16 @@ class ContribTransform(CallRewrites, FamilyTransform):
             if unique is not False:
                 self.flag(original, "TFM609", T.MANUAL["layers.embed_sequence"])
                 return updated
+        if name == "seq2seq_sequence_loss" and (call is None or any(a.star for a in call.args) or sum(
+            1 for a in call.args if a.keyword is None
+        ) > 5):
+            self.flag(
+                original, "TFM609",
+                f"tf.contrib.{rel}: TF 1.13 put sum_over_timesteps/sum_over_batch before softmax_loss_function, so "
+                "positional arguments after the fifth are ambiguous (and a reference can be called either way): pass "
+                "them by keyword, then tfmigrate copies the TF 1.15 code",
+            )
+            return updated
         if name == "optimize_loss":
             if call is None or any(a.star for a in call.args) or any(
                 (a.keyword is not None and a.keyword.value in T.OPTIMIZE_LOSS_UNSUPPORTED)
@@ -326,6 +336,12 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 f"tf.contrib.{rel} is gone and tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor): its TF 1.15 code is "
                 f"copied into this module as {helper_name(name)} (the same OptimizeLoss/learning_rate variable, "
                 "optimizers by name, clipping, decay and summaries)"
+            )
+        elif name == "seq2seq_sequence_loss":
+            message = (
+                f"tf.contrib.{rel} is gone in TF 2 (tfa.seq2seq.sequence_loss lives in the end-of-life TensorFlow "
+                f"Addons): its TF 1.15 code is copied into this module as {helper_name(name)} (the same weighted "
+                "mean cross-entropy)"
             )
         elif name == "embed_sequence":
             message = (

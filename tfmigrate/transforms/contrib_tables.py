@@ -245,6 +245,7 @@ VENDORED: dict[str, str] = {
     "layers.optimize_loss": "optimize_loss",  # tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor)
     "slim.optimize_loss": "optimize_loss",
     "layers.embed_sequence": "embed_sequence",  # in neither TF 2.15 nor tf-slim
+    "seq2seq.sequence_loss": "seq2seq_sequence_loss",  # (tfa.seq2seq.sequence_loss: not installable here)
 }
 # optimize_loss arguments the copy leaves out (legacy positions 4 and 5)
 OPTIMIZE_LOSS_UNSUPPORTED = {"gradient_noise_scale": 4, "gradient_multipliers": 5}
