@@ -154,11 +154,18 @@ def emit(text: str, output: Path | None) -> None:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="Write the formatted result to FILE.")
 @click.option("--quiet", "-q", is_flag=True, help="No summary table.")
+@click.option("--no-cache", is_flag=True, help="Process every file, even those whose results are cached.")
+@click.option(
+    "--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+    help="Where results of unchanged files are kept [default: .tfmigrate_cache beside pyproject.toml, or here].",
+)
 def rewrite(
     paths: tuple[Path, ...], show_diff: bool, check: bool, select: tuple[str, ...], ignore: tuple[str, ...],
-    exclude: tuple[str, ...], jobs: int | None, fmt: str, output: Path | None, quiet: bool,
+    exclude: tuple[str, ...], jobs: int | None, fmt: str, output: Path | None, quiet: bool, no_cache: bool,
+    cache_dir: Path | None,
 ) -> None:
     """Rewrite legacy TensorFlow code in PATHS (files or directories; default: .)."""
+    from tfmigrate.codemod.cache import DEFAULT_DIRECTORY
     from tfmigrate.codemod.runner import Options, default_jobs
 
     if show_diff and check:
@@ -166,10 +173,23 @@ def rewrite(
     enabled = enabled_rules(split_codes(select), split_codes(ignore))
     mode = "diff" if show_diff else "check" if check else "write"
     # Only --diff and the Markdown report show diffs; making them is a cost on every changed file.
-    options = Options(enabled=enabled, mode=mode, jobs=jobs or default_jobs(), diffs=show_diff or fmt == "markdown")
+    cache = None if no_cache else cache_directory(cache_dir or Path(DEFAULT_DIRECTORY))
+    options = Options(
+        enabled=enabled, mode=mode, jobs=jobs or default_jobs(), diffs=show_diff or fmt == "markdown", cache_dir=cache
+    )
     report = run_with_progress(paths or (Path("."),), options, tuple(split_glob(exclude)))
     render_report(report, fmt, output, quiet, show_diff)
     sys.exit(exit_code(report))
+
+
+def cache_directory(given: Path) -> Path:
+    """A --cache-dir is taken from the current directory; ``cache-dir`` in [tool.tfmigrate] and the
+    default from the directory of that pyproject.toml (the project's root), else the current one."""
+    source = click.get_current_context().get_parameter_source("cache_dir")
+    if source is click.core.ParameterSource.COMMANDLINE:
+        return given
+    config_file, _ = find_config(Path.cwd())
+    return (config_file.parent if config_file is not None else Path.cwd()) / given
 
 
 def split_glob(values: tuple[str, ...] | list[str] | str) -> list[str]:

@@ -188,12 +188,79 @@ def _libcst_error(path: str, exc: Exception) -> SourceError:
     return SourceError(path, f"cannot parse: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
 
 
+MAX_PASSES = 5  # like ruff's fix loop: passes until one changes nothing, at most this many
+
+
 def rewrite_source(
     data: bytes, enabled: frozenset[str], *, path: str = "<string>", catalog: Catalog | None = None
 ) -> SourceResult:
-    """Run every enabled rule family over one module. Raises :class:`SourceError` on bad input."""
+    """Run every enabled rule family over one module, again on the result until a pass changes
+    nothing (at most ``MAX_PASSES``): one run reaches the fixed point. Each applied fix is reported
+    once; a pass's manual findings are kept unless the next pass changed their line (a later fix
+    resolved them; still relevant, that pass reported them again). Lines are given in the original
+    and in the new text. Raises :class:`SourceError` on bad input."""
     catalog = catalog or load_catalog()
-    check_python3(data, path)
+    original_code, code, new, staged, encoding = _one_pass(data, enabled, path, catalog)
+    passes = [(code, staged)]
+    for _ in range(MAX_PASSES - 1):
+        if new == data or not any(f.fixable for f, _ in staged):
+            break
+        _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog, checked=True)
+        passes.append((next_code, staged))
+        if next_new == new:
+            break
+        code, new = next_code, next_new
+    staged = _once(_kept(passes), original_code)
+    findings, new_findings = _moved(staged, original_code), _moved(staged, code)
+    order = sorted(range(len(findings)), key=lambda i: (findings[i].line, findings[i].col))  # stable: rules' order within a place
+    findings, new_findings = [findings[i] for i in order], [new_findings[i] for i in order]
+    keep = _not_covered(findings, catalog)
+    return SourceResult(
+        original=data,
+        new=new,
+        findings=[f for f, k in zip(findings, keep) if k],
+        new_findings=[f for f, k in zip(new_findings, keep) if k],
+        encoding=encoding,
+    )
+
+
+def _kept(passes: list[tuple[str, list[tuple[RawFinding, str]]]]) -> list[tuple[RawFinding, str]]:
+    """Every pass's fixes; its manual findings on lines the next pass left as they were."""
+    out = []
+    for k, (code, staged) in enumerate(passes):
+        following = passes[k + 1][0] if k + 1 < len(passes) else code
+        if following == code:
+            out.extend(staged)
+            continue
+        lines, next_lines, to_next = code.splitlines(), following.splitlines(), _line_map(code, following)
+        for finding, stage in staged:
+            line = _line_map(stage, code)(finding.line)
+            same = 0 < line <= len(lines) and 0 < to_next(line) <= len(next_lines) and lines[line - 1] == next_lines[to_next(line) - 1]
+            if finding.fixable or same:
+                out.append((finding, stage))
+    return out
+
+
+def _once(staged: list[tuple[RawFinding, str]], original_code: str) -> list[tuple[RawFinding, str]]:
+    """Each finding once (a later pass reports again what is still there)."""
+    seen: set[tuple[str, int, str]] = set()
+    out = []
+    for (finding, stage), moved in zip(staged, _moved(staged, original_code)):
+        key = (finding.rule, moved.line, finding.message)
+        if key not in seen:
+            seen.add(key)
+            out.append((finding, stage))
+    return out
+
+
+def _one_pass(
+    data: bytes, enabled: frozenset[str], path: str, catalog: Catalog, checked: bool = False
+) -> tuple[str, str, bytes, list[tuple[RawFinding, str]], str]:
+    """One run of the families: (original text, new text, new bytes, findings with the text each
+    was reported on, encoding). ``checked``: the input is a previous pass's output, which Python's
+    parser has accepted already."""
+    if not checked:
+        check_python3(data, path)
     try:
         module = parse_module(data)
     except Exception as exc:  # what CPython accepts but libcst does not
@@ -206,13 +273,14 @@ def rewrite_source(
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
     indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
+    facts: set[str] = set()  # what a family learned about the module for the later ones (Context.facts)
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path), family_rules, suppressions(current_code), sink
+            Context(filename=path, facts=facts), family_rules, suppressions(current_code), sink
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)
@@ -244,15 +312,7 @@ def rewrite_source(
             ast.parse(new_bytes, filename=path)
         except SyntaxError as exc:  # our bug, never the user's loss
             raise SourceError(path, f"internal error: the rewritten code does not parse ({exc.msg}); file left unchanged", exc.lineno or 0, exc.offset or 0) from None
-    findings, new_findings = _moved(staged, original_code), _moved(staged, current_code)
-    keep = _not_covered(findings, catalog)
-    return SourceResult(
-        original=data,
-        new=new_bytes,
-        findings=[f for f, k in zip(findings, keep) if k],
-        new_findings=[f for f, k in zip(new_findings, keep) if k],
-        encoding=module.encoding,
-    )
+    return original_code, current_code, new_bytes, staged, module.encoding
 
 
 def _prepare(

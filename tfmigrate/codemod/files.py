@@ -23,7 +23,7 @@ import pathspec
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
-     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".eggs", ".ipynb_checkpoints"}
+     "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tfmigrate_cache", ".eggs", ".ipynb_checkpoints"}
 )
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tfmigrate.codemod.cache import ResultCache, digest, fingerprint
 from tfmigrate.codemod.files import discover, display_path
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.report.model import FileResult, Report
@@ -39,6 +40,7 @@ class Options:
     jobs: int = 1
     catalog_dir: Path | None = None
     diffs: bool = True  # make each changed file's unified diff (only shown by --diff and some reports)
+    cache_dir: Path | None = None  # where the results cache lives (None: no cache)
 
     @property
     def catalog(self) -> Catalog:
@@ -58,17 +60,14 @@ def wanted(code: bytes, options: Options) -> bool:
     return any(f.wanted_by(code) for f in options.catalog.families if any(r.id in options.enabled for r in f.rules))
 
 
-def _surely_skipped(path: Path) -> bool:
-    """A Python file that names no root package: skipped without a worker (what process_file would
-    say). Anything unusual (unreadable, vanished) and notebooks (whose JSON is checked first) go to
-    process_file, which reports them."""
-    if path.suffix != ".py":
-        return False
+def _read(path: Path) -> bytes | None:
+    """The file's bytes for the prefilter and the cache; None when anything is unusual (unreadable,
+    vanished), so that process_file reports it."""
     try:
         with open(path, "rb") as handle:
-            return not names_a_root_package(handle.read())
+            return handle.read()
     except OSError:
-        return False
+        return None
 
 
 _worker_options: Options | None = None  # a worker process's options, sent once when it starts
@@ -117,20 +116,53 @@ def run(
     report = Report(mode=options.mode)
     report.files.extend(FileResult(e.path, "error", error=str(e)) for e in found.errors)
     total = len(found.files)
+    results_cache = _open_cache(options)
     slots: list[FileResult | None] = []
     work: list[Path] = []
+    digests: dict[Path, str] = {}
     for path in found.files:
-        if _surely_skipped(path):
+        data = _read(path) if path.suffix in (".py", ".ipynb") else None
+        if data is not None and path.suffix == ".py" and not names_a_root_package(data):
+            # a Python file that names no root package: what process_file would say, without a worker
             slots.append(FileResult(display_path(path), "skipped"))
-        else:
-            slots.append(None)
-            work.append(path)
+            continue
+        if data is not None and results_cache is not None:
+            digests[path] = key = digest(data)
+            hit = results_cache.get(display_path(path), key)
+            if hit is not None:
+                slots.append(hit)
+                continue
+        slots.append(None)
+        work.append(path)
     done = total - len(work)
     if on_progress and done:
         on_progress(done, total)
-    results = iter(_processed(work, options, total, done, on_progress))
+    processed = _processed(work, options, total, done, on_progress)
+    if results_cache is not None:
+        for path, result in zip(work, processed):
+            _remember(results_cache, path, digests.get(path), result, options)
+        results_cache.save()
+    results = iter(processed)
     report.files.extend(slot if slot is not None else next(results) for slot in slots)
     return report
+
+
+def _open_cache(options: Options) -> ResultCache | None:
+    if options.cache_dir is None:
+        return None
+    return ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir))
+
+
+def _remember(results_cache: ResultCache, path: Path, key: str | None, result: FileResult, options: Options) -> None:
+    """Store a result only when it is the result of those very bytes: the file was not changed
+    while it was processed, and it was not rewritten (its new bytes are processed next time)."""
+    if key is None or result.status not in ("changed", "unchanged", "skipped"):
+        return
+    if options.mode == "write" and result.status == "changed":
+        return
+    data = _read(path)
+    if data is not None and digest(data) == key:
+        results_cache.put(result.path, key, result)
 
 
 def _processed(

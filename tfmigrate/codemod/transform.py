@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import builtins
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -83,10 +83,15 @@ def is_suppressed(rule_id: str, lines: range, table: dict[int, frozenset[str]]) 
 
 @dataclass(frozen=True)
 class Context:
-    """What a transform knows of its file: the name for messages, and the metadata wrapper."""
+    """What a transform knows of its file: the name for messages, and the metadata wrapper.
+
+    ``facts`` is what earlier families learned about the module that its rewritten code no longer
+    shows (``"eager_program"``: the eager family removed the enable_eager_execution call that made
+    it one); one set per file, shared by the families in their order."""
 
     filename: str = "<string>"
     wrapper: MetadataWrapper | None = None
+    facts: set[str] = field(default_factory=set, hash=False, compare=False)
 
 
 class FamilyTransform(cst.CSTTransformer):

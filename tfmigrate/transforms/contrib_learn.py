@@ -15,6 +15,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import attribute_or_keyword, expression
+from tfmigrate.transforms import experiment_extras as extras
 
 _LEARN = "tensorflow.contrib.learn"
 _LAYERS = "tensorflow.contrib.layers"
@@ -235,6 +236,7 @@ class ContribLearnTransform(FamilyTransform):
         for call in index.nodes(cst.Call):
             if self.legacy(call.func) == "learn.learn_runner.run":
                 self._plan_runner(call)
+        extras.exported_experiment_fns(self)  # def experiment_fn(output_dir): return Experiment(...), run elsewhere
         return True
 
     def _tensorflow_alias(self, module: cst.Module) -> str:
@@ -552,6 +554,7 @@ class ContribLearnTransform(FamilyTransform):
 
     # --- TFM154 Experiment + learn_runner.run -------------------------------------------------------
     def _experiment_problem(self, call: cst.Call) -> str | None:
+        call, _ = extras.split_kwargs(call)  # Experiment(..., **experiment_args): experiment_extras.py
         try:
             bound = bind(call, EXPERIMENT_ORDER)
         except Unsupported as exc:
@@ -561,6 +564,8 @@ class ContribLearnTransform(FamilyTransform):
             return "estimator, train_input_fn and eval_input_fn are required"
         for k, a in bound:
             if k in EXPERIMENT_MAPPED or k in EXPERIMENT_LOCAL_UNUSED or _is_none(a.value):
+                continue
+            if k in ("eval_metrics", "export_strategies") and extras.problem(self, k, a) is None:
                 continue
             if k == "eval_metrics":
                 return ("eval_metrics has no TrainSpec/EvalSpec place: wrap the estimator with "
@@ -585,11 +590,19 @@ class ContribLearnTransform(FamilyTransform):
         if schedule is not None and not _is_none(schedule.value) and _str_value(schedule.value) != "train_and_evaluate":
             return
         fn_arg = bound.get("experiment_fn")
-        fn = self.function(fn_arg.value) if fn_arg else None
-        if fn is None or not isinstance(fn_arg.value, cst.Name):
+        if fn_arg is not None and extras.imported_experiment_fn(self, fn_arg.value):
+            self._runner_calls.add(call)  # run(model.experiment_fn, ...): rewritten in its own module
             return
-        if not self._only_use(fn, fn_arg.value):
-            return
+        if fn_arg is not None and isinstance(fn_arg.value, cst.Call):
+            fn = extras.closure(self, fn_arg.value)  # run(make_experiment_fn(**args), output_dir)
+            if fn is None:
+                return
+        else:
+            fn = self.function(fn_arg.value) if fn_arg else None
+            if fn is None or not isinstance(fn_arg.value, cst.Name):
+                return
+            if not self._only_use(fn, fn_arg.value):
+                return
         rets = self.returns(fn)
         if len(rets) != 1 or not isinstance(rets[0].value, cst.Call):
             return
@@ -648,7 +661,7 @@ class ContribLearnTransform(FamilyTransform):
         ):
             return updated
         self.drop_import_of(exp.func)
-        new_call = updated.value
+        new_call, kwargs = extras.split_kwargs(updated.value)
         assert isinstance(new_call, cst.Call)
         bound = dict(bind(new_call, EXPERIMENT_ORDER))
         code = lambda k: _code(bound[k].value)  # noqa: E731
@@ -661,10 +674,11 @@ class ContribLearnTransform(FamilyTransform):
         for legacy_kw, new_kw in (("eval_steps", "steps"), ("eval_hooks", "hooks"), ("eval_delay_secs", "start_delay_secs")):
             if legacy_kw in bound:
                 evals.append(f"{new_kw}={code(legacy_kw)}")
+        estimator = extras.augment(self, bound, kwargs, train, evals, code("estimator"))  # metrics, exporters, **kwargs
         inner = "    "  # continuation lines are indented relative to the block (libcst adds the block's indent)
         self._need_tf_import = True
         items = [
-            code("estimator"),
+            estimator,
             f"{self._tf}.estimator.TrainSpec({', '.join(train)})",
             f"{self._tf}.estimator.EvalSpec({', '.join(evals)})",
         ]
@@ -871,6 +885,8 @@ class ContribLearnTransform(FamilyTransform):
             if len(assignments) != 1:
                 return None
             value = self._target_values.get(getattr(assignments[0], "node", None))
+            if value is None:  # a, b = [column_a, column_b]
+                value = extras.unpacked_value(self, getattr(assignments[0], "node", None))
             return self._vocab_size(value, depth + 1) if value is not None else None
         if not isinstance(expr, cst.Call):
             return None

@@ -18,6 +18,8 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
+from tfmigrate.transforms.eager_calls import eager_call, is_path, shape_value, tfe_call
+from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 
 _TFE_PREFIXES = (
     "tensorflow.contrib.eager.python.tfe.",
@@ -319,6 +321,7 @@ class EagerTransform(FamilyTransform):
         self.optimizer_names: set[str] = set()
         self.training_layers: set[str] = set()  # `self.<attr>` holding a legacy Dropout/BatchNormalization
         self.imports_to_drop: list[tuple[str, str | None, str | None]] = []
+        self.helpers = EagerHelpers()  # TFM417/421/422: TF 2 code for tfe functions with no TF 2 name
         for imp in index.import_statements:
             self._scan_import(imp)
         self.eager = any(
@@ -334,6 +337,10 @@ class EagerTransform(FamilyTransform):
             ):
                 self.eager = True
                 break
+        if self.eager and any(
+            self.is_enable_eager(call.func) or self.tfe_symbol(call.func) == "run" for call in index.nodes(cst.Call)
+        ):  # a TF1 eager program (TFM401 removes the call that said so): never switch it to graph mode
+            self.context.facts.add("eager_program")
         for assign in index.nodes(cst.Assign):
             value = assign.value
             if (isinstance(value, cst.Call) and _is_method(value.func, "track_layer")) and value.args:
@@ -374,6 +381,7 @@ class EagerTransform(FamilyTransform):
                     self.imports_to_drop.append((module, name, asname))
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        updated = self.helpers.insert(self, updated)
         if self.changed:
             if self.add_tf_import:
                 self.imports.add("tensorflow", asname=self.tf)
@@ -476,6 +484,10 @@ class EagerTransform(FamilyTransform):
 
     # --- expressions ----------------------------------------------------------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if self.eager and original.attr.value == "value":
+            new = shape_value(self, original, updated)
+            if new is not None:
+                return new
         return self._rename(original, updated)
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
@@ -483,6 +495,12 @@ class EagerTransform(FamilyTransform):
 
     def _rename(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         symbol = self.tfe_symbol(original)
+        if symbol in HELPER_SYMBOLS:  # named, not called (a decorator, an argument): the helper itself
+            parent = self.get_metadata(ParentNodeProvider, original, None)
+            if not (isinstance(parent, cst.Call) and parent.func is original) and not (
+                isinstance(parent, cst.Attribute) and parent.attr is original
+            ):
+                return helper_call(self, symbol, original, updated) or updated
         if symbol in _RENAMES:
             rule, path = _RENAMES[symbol]
             if self.fix(original, rule, f"tfe.{symbol} is tf.{path} in TF 2"):
@@ -506,6 +524,10 @@ class EagerTransform(FamilyTransform):
         summary = self.summary_symbol(func)
         if summary is not None:
             return self._summary_call(summary, original, updated)
+        if self.eager:
+            new = eager_call(self, original, updated)
+            if new is not None:
+                return new
         layer = self.layer_symbol(func)
         if layer is not None and self.eager:
             return self._layer_call(layer, original, updated)
@@ -664,6 +686,13 @@ class EagerTransform(FamilyTransform):
             return self._metric(symbol, original, updated)
         if symbol in ("implicit_gradients", "implicit_value_and_gradients") and id(original) in self.handled:
             return updated
+        if symbol in HELPER_SYMBOLS:
+            new = helper_call(self, symbol, original, updated)
+            if new is not None:
+                return new
+        new = tfe_call(self, symbol, original, updated)
+        if new is not None:
+            return new
         if symbol in _MANUAL:
             rule, message = _MANUAL[symbol]
             self.flag(original, rule, message)
@@ -838,7 +867,7 @@ class EagerTransform(FamilyTransform):
         if first.keyword is not None and first.keyword.value != "logdir":
             return updated
         logdir = first.value
-        if isinstance(logdir, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        if isinstance(logdir, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or is_path(self, logdir):
             if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol} is tf.summary.create_file_writer in TF 2"):
                 return updated.with_changes(func=self._tf("summary.create_file_writer"))
             return updated

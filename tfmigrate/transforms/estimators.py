@@ -24,6 +24,10 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
+from tfmigrate.transforms.model_fn import PREDICTS, ModelCalls, ModelFnPlanner, list_receiver
+from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
+from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
+from tfmigrate.transforms.estimator_flow import combined_optimizers
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
     LEARN_DNN_RATE,
@@ -165,6 +169,7 @@ class Est:
     saves: list[cst.Call] = field(default_factory=list)
     key_matches: bool = True  # the feature columns read the "x" key of numpy_input_fn
     new: cst.Call | None = None  # the tf.estimator constructor written for it
+    custom: object | None = None  # model_fn.Custom: a legacy custom-model estimator converted (TFM114/TFM115)
 
 
 class EstimatorTransform(FamilyTransform):
@@ -204,10 +209,11 @@ class EstimatorTransform(FamilyTransform):
         for assign_target in index.nodes(cst.AssignTarget):
             targets = assign_target.target.elements if isinstance(assign_target.target, (cst.Tuple, cst.List)) else [assign_target.target]
             for target in targets:
-                target = getattr(target, "value", target)
+                target = target.value if isinstance(target, (cst.Element, cst.StarredElement)) else target
                 if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
                     self_targets.append(target)
         self.ests: list[Est] = []
+        self.reported_saves: set[cst.Call] = set()
         self.by_key: dict[tuple, list[Est]] = {}
         self.by_call: dict[cst.Call, Est] = {}
         # 1. constructors (and restore() classmethod calls, once their class has a visible constructor)
@@ -239,6 +245,7 @@ class EstimatorTransform(FamilyTransform):
                         est.fits.append(call)
                     elif call.func.attr.value == "save":
                         est.saves.append(call)
+        self.methods = methods
         # 3. constructors: decide and build
         for est in self.ests:
             if est.source is None:
@@ -249,6 +256,9 @@ class EstimatorTransform(FamilyTransform):
         # 4. methods
         for est, call, method in methods:
             self._plan_method(est, call, method)
+        ModelCalls(self).plan(calls, attrs)  # TFM116 (transforms/model_fn.py)
+        flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
+        flow.unfollowed_calls(self, {call for _, call, _ in methods})  # TFM133
         for attr in attrs:
             if attr.attr.value in ("weights_", "bias_"):
                 est = self._receiver(attr.value)
@@ -361,14 +371,18 @@ class EstimatorTransform(FamilyTransform):
                 return self.by_call[expr]
             if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "fit":  # fit() returned self
                 return self._receiver(expr.func.value, depth + 1)
-            return None
+            return flow.follow_call(self, expr, depth)  # m = build(): the estimator the helper returns
         if isinstance(expr, cst.Name):
             found = self._single_assignment(expr)
             assign = found[1] if found is not None else self._reaching_assignment(expr)
             return self._receiver(assign.value, depth + 1) if assign is not None else None
         if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
             ests = self.by_key.get(("self", expr.attr.value), [])
+            if not ests:  # self.model = build()
+                return flow.self_attribute(self, expr.attr.value, depth)
             return ests[0] if len(ests) == 1 else None
+        if isinstance(expr, cst.Subscript):  # estimators collected in a list: regressors[0].predict(...)
+            return list_receiver(self, expr, depth)
         return None
 
     def _reaching_assignment(self, name: cst.Name) -> cst.Assign | None:
@@ -440,7 +454,7 @@ class EstimatorTransform(FamilyTransform):
             if width is not None:
                 est.width = f"[{width}]"
                 return
-        if self._bound_before(root, est.call):
+        if self._bound_before(root, est.call) or flow.free_name(self, root):
             est.width = f"{_code(x)}.shape[1:]"
             est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
 
@@ -571,6 +585,11 @@ class EstimatorTransform(FamilyTransform):
     def _plan_constructor(self, est: Est) -> None:
         self.pending: list[tuple[cst.CSTNode, cst.CSTNode | None]] = []
         cls, call = est.cls, est.call
+        if cls.target is None and ModelFnPlanner(self).plan(est):  # TFM114/TFM115 (transforms/model_fn.py)
+            return
+        if cls.target is None and cls.era == "learn" and cls.name == "Estimator":
+            est.ok = False  # TFM153 (contrib_learn) reports it
+            return
         if cls.target is None:
             what = "TensorFlowEstimator(model_fn=...)" if cls.era != "learn" else "tf.contrib.learn.Estimator(model_fn=...)"
             self.flag(call, "TFM110", f"{what} with a custom model_fn: rewrite model_fn(features, labels, mode, params) "
@@ -702,7 +721,15 @@ class EstimatorTransform(FamilyTransform):
         for save in est.saves:
             path = save.args[0].value if save.args else None
             if (path is not None and est.model_dir is None and self._statement(save) is not None
-                    and self._known_at_construction(est, path)):
+                    and (self._known_at_construction(est, path) or flow.path_known(self, est, path))):
+                cleared = flow.path_cleared(self, est, save, path)
+                if cleared is not None:  # shutil.rmtree(path) before save(path) would delete model_dir's checkpoints
+                    self.flag(save, "TFM107", f"save({_code(path)}): the program deletes or recreates this path on "
+                              f"line {self._line(cleared)} before saving, so it cannot become model_dir (train() writes "
+                              "its checkpoints there); export after that line by hand: copy the checkpoint files of "
+                              "the estimator's model_dir to the path, or use a model_dir of its own and export_saved_model")
+                    self.reported_saves.add(save)
+                    continue
                 est.model_dir = path
         args: list[cst.Arg] = []
         if cls.dnn:
@@ -775,15 +802,37 @@ class EstimatorTransform(FamilyTransform):
                 self.flag(est.call, "TFM103", f"{cls.name}: convert linear_optimizer/dnn_optimizer/gradient_clip_norm "
                           "by hand to callables returning tf.keras.optimizers.legacy optimizers with the same rates")
                 return
+            # TF 2.15 trains the two parts at Adagrad 0.001 / Ftrl min(0.005, 1/sqrt(n)); contrib.learn at 0.05 / 0.2
+            defaults = combined_optimizers(a, _code)
+            if defaults is None:
+                est.ok = False
+                self.flag(est.call, "TFM103", f"{cls.name}: the legacy Ftrl rate of the linear part is min(0.2, "
+                          "1/sqrt(number of linear_feature_columns)) and that number is not visible here; pass "
+                          "linear_optimizer=lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate=...) and "
+                          "dnn_optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05) by hand")
+                return
+            position = next((i for i, arg in enumerate(args) if arg.keyword and arg.keyword.value == "config"), len(args))
+            args[position:position] = [_kw(k, _expr(v)) for k, v in defaults]
         else:
             if cls.dnn:
                 args.append(_kw("hidden_units", a["hidden_units"]))
             columns = a.get("feature_columns")
-            if columns is None:
-                est.ok = False
-                self.flag(est.call, "TFM102", f"{cls.name} without feature_columns: pass feature_columns by hand")
-                return
-            args.append(_kw("feature_columns", self._columns(est, columns)))
+            if columns is None or (isinstance(columns, cst.Name) and columns.value == "None"):
+                # contrib.learn 0.10/0.11 inferred real-valued columns from the features fit() got: the width
+                # of fit's x, as the skflow rewrite (TFM101) reads it
+                x = flow.fit_data(est)
+                if x is not None:
+                    self._width(est, x)
+                if est.width is None:
+                    est.ok = False
+                    self.flag(est.call, "TFM102", f"{cls.name} without feature_columns (the legacy estimator inferred "
+                              "them from fit's x): the width of x cannot be seen here; pass feature_columns="
+                              '[tf.feature_column.numeric_column("x", shape=[WIDTH])] by hand')
+                    return
+                args.append(_kw("feature_columns", _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", '
+                                                         f'shape={est.width})]')))
+            else:
+                args.append(_kw("feature_columns", self._columns(est, columns)))
             if "model_dir" in a:
                 args.append(_kw("model_dir", a["model_dir"]))
             if cls.classifier and "n_classes" in a:
@@ -839,19 +888,24 @@ class EstimatorTransform(FamilyTransform):
         target = columns
         if isinstance(columns, cst.Name):
             found = self._single_assignment(columns)
-            if found is not None and isinstance(found[1].value, cst.Call):
-                target = found[1].value
+            if found is not None and isinstance(found[1].value, (cst.Call, cst.List)):
+                target = found[1].value  # feature_columns = [real_valued_column("", dimension=4)] (TF's iris tutorial)
         if isinstance(target, cst.List) and len(target.elements) == 1 and isinstance(target.elements[0].value, cst.Call):
             column = target.elements[0].value
             name = self.qualified_name(column.func) or ""
             bound, problems = bind_args(column, ("column_name", "dimension", "default_value", "dtype", "normalizer"))
-            width = _int(bound.get("dimension")) if "dimension" in bound else 1
+            dimension = bound.get("dimension")
+            width = _int(dimension) if dimension is not None else 1
+            if width is None and isinstance(dimension, (cst.Name, cst.Attribute)):
+                width = _code(dimension)  # dimension=n_features: the same value, read where the column is built
             if (name.endswith("layers.real_valued_column") and _string(bound.get("column_name")) == ""
                     and not problems and set(bound) <= {"column_name", "dimension"} and width is not None):
                 # the legacy fit(x) fed x under the key "", which only a column named "" reads
                 new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape=[{width}])]')
                 if target is columns:
                     return new
+                self.pending.append((column, new.elements[0].value))  # the column in its own assignment
+                return columns
         if isinstance(target, cst.Call):
             name = self.qualified_name(target.func) or ""
             if name.endswith("infer_real_valued_columns_from_input") and target.args:
@@ -907,7 +961,11 @@ class EstimatorTransform(FamilyTransform):
 
     def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
                   train: bool, classifier: bool = False) -> cst.Call:
-        if self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
+        if getattr(self, "_raw_x", False):  # a custom model_fn reads the data as fit() got it (transforms/model_fn.py)
+            args = [_kw("x", x if self._is_dict(x) else self._as_array(x))]
+            if batch is None:  # the legacy evaluate/predict fed x as one batch (DataFeeder: batch_size=len(x))
+                batch = _expr(f"len({_code(x)})")
+        elif self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
             args = [_kw("x", x)]
         else:
             args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
@@ -979,6 +1037,12 @@ class EstimatorTransform(FamilyTransform):
         if not isinstance(call.func, cst.Attribute):
             return
         legacy_tfx = est.cls.era != "learn"
+        self._raw_x = est.custom is not None  # a custom model_fn reads the features as fit() got them
+        if est.custom is not None and method in PREDICTS:
+            ModelFnPlanner(self).plan_predict(est, call, method)
+            return
+        if est.custom is not None and method in ("get_variable_names", "get_variable_value"):
+            return  # the model_fn's own variables: the same names in tf.estimator
         if method == "fit":
             self._plan_fit(est, base, call, legacy_tfx)
         elif method == "evaluate":
@@ -993,7 +1057,7 @@ class EstimatorTransform(FamilyTransform):
                             "model_dir during train(); the path is the estimator's model_dir, the call is removed"):
                     self.remove.add(stmt)
                     self.changed = True
-            else:
+            elif call not in self.reported_saves:
                 self.flag(call, "TFM107", "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
                           "during train(). Pass model_dir=path to the constructor (the path must be known there) and "
                           "remove this call")
@@ -1048,6 +1112,12 @@ class EstimatorTransform(FamilyTransform):
             else:
                 self.flag(call, "TFM104", "fit() without data: rewrite as train(input_fn=..., steps=...)")
                 return
+            monitors = None
+            if "monitors" in bound and self._allowed(call, MONITORS_RULE):  # TFM130, transforms/estimator_monitors.py
+                monitors = MonitorConverter(self, est, call)
+                hooks = monitors.hooks(bound["monitors"])
+                bound["monitors"] = hooks if hooks is not None else bound["monitors"]
+                monitors = monitors if hooks is not None else False
             for old, new in (("steps", "steps"), ("max_steps", "max_steps"), ("monitors", "hooks")):
                 if old in bound:
                     new_args.append(_kw(new, bound[old]))
@@ -1058,7 +1128,12 @@ class EstimatorTransform(FamilyTransform):
             note = "; without batch_size the legacy fit fed the whole data set as one batch: batch_size=len(x)"
         if self.fix(call, "TFM104", f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
             self._apply(call, _layout(call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args)))
-            if "monitors" in bound:
+            if not legacy_tfx and monitors:
+                if self.fix(call, MONITORS_RULE, "fit(monitors=[...]) -> train(hooks=[...]): " + "; ".join(monitors.notes)):
+                    self.remove.update(monitors.removals)
+            elif not legacy_tfx and monitors is False:
+                pass  # TFM130 said what to do by hand
+            elif "monitors" in bound:
                 self.flag(call, "TFM104", "monitors= became hooks=: contrib.learn monitors must be rewritten as "
                           "tf.estimator.SessionRunHook / tf.compat.v1.train hooks")
 
@@ -1117,6 +1192,8 @@ class EstimatorTransform(FamilyTransform):
                                             args=[_kw("input_fn", input_fn)]), limit=80, nested=False)
         iterable = bound.get("as_iterable")
         lazy = iterable is not None and isinstance(iterable, cst.Name) and iterable.value == "True"
+        if iterable is None and not legacy_tfx and flow.consumed_lazily(self, call):
+            lazy = True  # next(clf.predict(x)): only the 1.x generator (as_iterable=True default) allows it
         if iterable is not None and not (isinstance(iterable, cst.Name) and iterable.value in ("True", "False")):
             self.flag(call, "TFM106", f"{method}(as_iterable=...): not a literal; rewrite by hand")
             return
@@ -1177,6 +1254,9 @@ class EstimatorTransform(FamilyTransform):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._replacement(original, updated)
 
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.CSTNode:
+        return self._replacement(original, updated)  # a legacy model_fn rewritten (transforms/model_fn.py)
+
     def _replacement(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
         new = self.replace.get(original)
         if new is None:
@@ -1213,7 +1293,11 @@ class EstimatorTransform(FamilyTransform):
         body, comments = self._drop_removed(original.body, updated.body)
         return updated.with_changes(body=body or [cst.SimpleStatementLine([cst.Pass()])], footer=[*comments, *updated.footer])
 
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._replacement(original, updated) if self.replace else updated
+
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        updated = estimator_sklearn.add_adapter(self, updated)  # TFM132, when a pipeline step was wrapped
         if not self.remove:
             return updated
         body, comments = self._drop_removed(original.body, updated.body)

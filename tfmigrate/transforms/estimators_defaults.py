@@ -69,7 +69,8 @@ SKFLOW = {
         _skflow("TensorFlowClassifier", "LinearClassifier", False, True),
         _skflow("TensorFlowLinearRegressor", "LinearRegressor", False, False),
         _skflow("TensorFlowRegressor", "LinearRegressor", False, False),
-        LegacyClass("TensorFlowEstimator", "skflow", None, ("model_fn", "n_classes")),
+        LegacyClass("TensorFlowEstimator", "skflow", None, ("model_fn", "n_classes") + _SKFLOW_TAIL,
+                    dict(_SKFLOW_DEFAULTS), dnn=False),
     )
 }
 LEARN08 = {
@@ -81,7 +82,11 @@ LEARN08 = {
         _l08("TensorFlowClassifier", "LinearClassifier", False, True),
         _l08("TensorFlowLinearRegressor", "LinearRegressor", False, False),
         _l08("TensorFlowRegressor", "LinearRegressor", False, False),
-        LegacyClass("TensorFlowEstimator", "learn08", None, ("model_fn", "n_classes")),
+        # TF 0.8 estimators/base.py: __init__(model_fn, n_classes, batch_size=32, steps=200, optimizer="Adagrad",
+        # learning_rate=0.1, clip_gradients=5.0, class_weight=None, continue_training=False, config=None, verbose=1)
+        LegacyClass("TensorFlowEstimator", "learn08", None,
+                    ("model_fn", "n_classes", "batch_size", "steps", "optimizer", "learning_rate", "clip_gradients",
+                     "class_weight", "continue_training", "config", "verbose"), dict(_L08_DEFAULTS), dnn=False),
     )
 }
 LEARN = {
@@ -132,7 +137,12 @@ LEARN = {
     )
 }
 LEARN.update({k: v for k, v in LEARN08.items()})
-# tf.contrib.learn.Estimator(model_fn=...) belongs to TFM153 (contrib_learn.toml).
+# tf.contrib.learn.Estimator(model_fn=...): a legacy model_fn contract is TFM114 (transforms/model_fn.py); a
+# model_fn that already returns EstimatorSpec/ModelFnOps by the new argument names belongs to TFM153.
+LEARN["Estimator"] = LegacyClass(
+    "Estimator", "learn", None, ("model_fn", "model_dir", "config", "params", "feature_engineering_fn"),
+    classifier=False, dnn=False,
+)
 
 # contrib.learn 0.9-1.x DNN: optimizer None or a name is built at this rate (dnn.py _LEARNING_RATE).
 LEARN_DNN_RATE = "0.05"

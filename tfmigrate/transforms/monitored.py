@@ -23,7 +23,8 @@ session (the safe minimum) and a finding says how to finish by hand.
 Rules: TFM301 (canonical loop -> Estimator), TFM302 (the loop that does not fit: manual steps),
 TFM303 (hooks -> ``tf.estimator.*``), TFM304 (ClusterSpec/Server/master/is_chief -> TF_CONFIG),
 TFM305 (TF1-only ``tf.data.Dataset`` attributes -> ``tf.compat.v1.data`` functions), TFM306 (v1
-``tf.summary`` ops in graph code -> ``tf.compat.v1.summary``; ``tf.contrib.summary`` is TFM413's).
+``tf.summary`` ops in graph code -> ``tf.compat.v1.summary``; ``tf.contrib.summary`` is TFM413's),
+TFM307 (``tf.device(<device function>)`` -> ``tf.compat.v1.device``: transforms/device_functions.py).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, expression
+from tfmigrate.transforms.device_functions import DEVICE, device_call
 
 
 def _tf1(*names: str) -> frozenset[str]:
@@ -1100,6 +1102,8 @@ class MonitoredSessionTransform(FamilyTransform):
         if name in MTS:
             self._session_findings(original)
             return updated
+        if name in DEVICE:
+            return device_call(self, original, updated)
         if name in DISTRIBUTED:
             self.flag(original, "TFM304", f"{name.replace('tensorflow', 'tf')} sets up a cluster by hand: {TF_CONFIG_HELP}")
             return updated

@@ -56,6 +56,8 @@ GRAPH_ONLY = frozenset(
         "train.Scaffold",
         "train.start_queue_runners",
         "train.import_meta_graph",
+        "summary.FileWriter",  # "v1.summary.FileWriter is not compatible with eager execution"
+        "summary.merge_all",  # returns None under eager execution: sess.run(None) fails
     }
 )
 DISABLES = frozenset(
@@ -71,6 +73,17 @@ ENABLES = frozenset(
     for name in ("enable_eager_execution", "enable_v2_behavior")
 )
 GRAPH_CLASSES = frozenset({f"{TF}.Graph", f"{TF}.compat.v1.Graph"})
+SKFLOW = "skflow"
+PRIVATE_KERAS = ("python", "keras")  # tensorflow.python.keras: TF's private Keras, gone from 2.15
+# Members of tf.compat.v1.GraphKeys in TF 2.15 (the table does not list class members; checked by a test).
+GRAPH_KEYS = frozenset({
+    "ACTIVATIONS", "ASSET_FILEPATHS", "BIASES", "CONCATENATED_VARIABLES", "COND_CONTEXT", "EVAL_STEP",
+    "GLOBAL_STEP", "GLOBAL_VARIABLES", "INIT_OP", "LOCAL_INIT_OP", "LOCAL_RESOURCES", "LOCAL_VARIABLES",
+    "LOSSES", "METRIC_VARIABLES", "MODEL_VARIABLES", "MOVING_AVERAGE_VARIABLES", "QUEUE_RUNNERS",
+    "READY_FOR_LOCAL_INIT_OP", "READY_OP", "REGULARIZATION_LOSSES", "RESOURCES", "SAVEABLE_OBJECTS",
+    "SAVERS", "SUMMARIES", "SUMMARY_OP", "TABLE_INITIALIZERS", "TRAINABLE_RESOURCE_VARIABLES",
+    "TRAINABLE_VARIABLES", "TRAIN_OP", "UPDATE_OPS", "VARIABLES", "WEIGHTS", "WHILE_CONTEXT",
+})
 
 
 class Names:
@@ -101,14 +114,34 @@ class Names:
         if not rel:
             return V2
         parts = rel.split(".")
+        if tuple(parts[:2]) == PRIVATE_KERAS:
+            return UNKNOWN  # TF 2.15 has no tensorflow.python.keras
+        if "GraphKeys" in parts[:-1] and parts[parts.index("GraphKeys") + 1] not in GRAPH_KEYS:
+            return UNKNOWN  # a collection key TF 2.15's tf.compat.v1.GraphKeys lacks
         if self._resolves(self.v2_root, parts):
             return V2
         if self._resolves(self.v1_root, parts):
             return V1
-        if parts[0] in PRIVATE or parts[1:2] == ["python"] or any(p.startswith("_") for p in parts):
+        if parts[0] in PRIVATE or parts[1:2] == ["python"] or any(p.startswith("__") for p in parts):
             # private (tensorflow[.lite].python.*, tf.__internal__.*): not in the public table, unchecked
             return V2
+        if any(p.startswith("_") for p in parts) and not self._module_part(parts):
+            return V2  # `_private` of something the table does not list as a module: unchecked
         return UNKNOWN
+
+    def _module_part(self, parts: list[str]) -> bool:
+        """Is the name before the first `_private` part a module of TF 2.15's tf or tf.compat.v1?
+        (Then the private name is not there: the API modules export public names only.)"""
+        first = next(i for i, p in enumerate(parts) if p.startswith("_"))
+        for root in (self.v2_root, self.v1_root):
+            node = self.modules[root]
+            for part in parts[:first]:
+                node = self.modules.get(node.get(part) or "", None) if isinstance(node, dict) else None
+                if node is None:
+                    break
+            else:
+                return True
+        return False
 
     def changed_in_v2(self, rel: str) -> bool:
         """A name 2.15 keeps, but whose 2.x object behaves differently (tf_upgrade_v2 pins it to v1)."""
@@ -118,6 +151,20 @@ class Names:
         return any(".".join(parts[:i]) in self.semantics for i in range(1, len(parts)))
 
     def replacement(self, rel: str) -> str | None:
+        if rel == "nn.seq2seq" or rel.startswith("nn.seq2seq."):
+            return (
+                "no TF 2.15 equivalent: tf.nn.seq2seq became tf.contrib.legacy_seq2seq in TF 1.0, which TF 2.0 removed; "
+                "port the model to tf.keras layers (tf.keras.layers.RNN/LSTM, Attention) or TensorFlow Addons seq2seq"
+            )
+        if rel == "models.rnn" or rel.startswith("models.rnn."):
+            return (
+                "no TF 2.15 equivalent: tensorflow.models.rnn (TF 0.5-0.8) became tf.nn.rnn_cell and tf.nn.rnn; use "
+                "tf.compat.v1.nn.rnn_cell.* (state_is_tuple=False keeps the old concatenated LSTM state) and "
+                "tf.compat.v1.nn.static_rnn"
+            )
+        if tuple(rel.split(".")[:2]) == PRIVATE_KERAS:
+            public = rel[len("python.") :]
+            return f"tf.{public}" if self.status(public) == V2 else "see tf.keras (Keras 2.15) for the public API"
         for prefix in ("compat.v1.", "compat.v2."):
             if rel.startswith(prefix):
                 rel = rel[len(prefix) :]
@@ -200,6 +247,8 @@ class CompatV1Renames(FamilyTransform):
 
     # --- module-level bindings ----------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
+        if "eager_program" in self.context.facts:  # its enable_eager_execution call went with TFM401
+            self.eager_program = True
         for statement in node.body:
             if not isinstance(statement, cst.SimpleStatementLine):
                 continue
@@ -236,6 +285,9 @@ class CompatV1Renames(FamilyTransform):
         aliases = list(updated.names)
         changed = False
         for i, alias in enumerate(original.names):
+            if _is_skflow(full_name(alias.name)):
+                self._flag_skflow(alias, full_name(alias.name))
+                continue
             rel = tf_rel(full_name(alias.name))
             if not rel:
                 continue
@@ -255,6 +307,9 @@ class CompatV1Renames(FamilyTransform):
     def _plan_import_from(self, node: cst.ImportFrom) -> tuple[list[int], str | None]:
         """Indexes of the names that move to ``tf.compat.v1`` (reporting as it goes)."""
         if node.relative or node.module is None:
+            return [], None
+        if _is_skflow(full_name(node.module)):
+            self._flag_skflow(node, full_name(node.module))
             return [], None
         module_rel = tf_rel(full_name(node.module))
         if module_rel is None:
@@ -389,8 +444,11 @@ class CompatV1Renames(FamilyTransform):
     def _reference(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if self.in_import:
             return updated
-        rel = tf_rel(self.qualified_name(original))
+        qualified = self.qualified_name(original)
+        rel = tf_rel(qualified)
         if rel is None:
+            if _is_skflow(qualified):
+                self._flag_skflow(original, qualified)
             return updated
         if self.first_tf_statement is None:
             self.first_tf_statement = self._top_level(original)
@@ -465,6 +523,8 @@ class CompatV1Renames(FamilyTransform):
 
     def _note_graph_use(self, node: cst.CSTNode, rel: str) -> None:
         key = rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel
+        if key == "train.Saver" and _given_var_list(self.get_metadata(ParentNodeProvider, node, None), node):
+            return  # a Saver given its variables works under eager execution too (tfe.Saver was one: TFM421)
         if key in GRAPH_ONLY:
             self.graph_mode = True  # a TF1 graph-mode program (inside a Graph block or not)
         if len(self.graph_uses) >= 64 or self.graph_depth:
@@ -490,6 +550,15 @@ class CompatV1Renames(FamilyTransform):
     # --- messages ------------------------------------------------------------------------------
     def _rename_message(self, rel: str) -> str:
         return f"{shown(rel)} does not exist in TensorFlow 2.15: use tf.compat.v1.{rel}"
+
+    def _flag_skflow(self, node: cst.CSTNode, name: str | None) -> None:
+        self.flag(
+            node,
+            "TFM503",
+            f"{name} does not exist for TensorFlow 2.15 (skflow became tf.contrib.learn in TF 0.9, which TF 2.0 "
+            "removed): the TFM1 rules move its canned estimators to tf.estimator; port the rest "
+            "(models, ops, preprocessing, monitors) to tf.estimator / tf.keras by hand",
+        )
 
     def _flag_unknown(self, node: cst.CSTNode, rel: str) -> None:
         hint = self.names.replacement(rel)
@@ -585,6 +654,19 @@ class _Replace(cst.CSTTransformer):
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
         return self.replace.get(id(original), updated)
+
+
+def _is_skflow(name: str | None) -> bool:
+    return name is not None and (name == SKFLOW or name.startswith(SKFLOW + "."))
+
+
+def _given_var_list(call: cst.CSTNode | None, func: cst.CSTNode) -> bool:
+    """``Saver(var_list=...)``: the call names its variables (the form that also runs eagerly)."""
+    return (
+        isinstance(call, cst.Call)
+        and call.func is func
+        and any(a.keyword is not None and a.keyword.value == "var_list" for a in call.args)
+    )
 
 
 def _is_import_statement(statement: cst.CSTNode) -> bool:

@@ -1,0 +1,93 @@
+"""TFM503 reports every name TF 2.15 lacks that no other rule fixed or reported: skflow, the
+private tensorflow.python.keras, GraphKeys members, private names of public modules."""
+
+import pytest
+
+from tfmigrate.codemod.engine import rewrite_source
+from tfmigrate.codemod.rule import load_catalog
+
+ALL_RULES = load_catalog().selected(None)
+
+
+def _manual(source: str) -> list[tuple[int, str, str]]:
+    result = rewrite_source(source.encode(), ALL_RULES)
+    return [(f.line, f.rule, f.message) for f in result.findings if not f.fixable]
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("m = skflow.io.extract_pandas_data(frame)", "skflow.io.extract_pandas_data"),
+        ("o = skflow.ops.dnn(x, [10])", "skflow.ops.dnn"),
+        ("v = monitors.ValidationMonitor(x, y)", "skflow.monitors.ValidationMonitor"),
+        ("k = tf.get_collection(tf.GraphKeys.SUMMARY_COLLECTION)", "tf.GraphKeys.SUMMARY_COLLECTION"),
+        ("tf.logging._logger.setLevel(10)", "tf.logging._logger"),
+        ("layer = base_layer.Layer()", "tf.python.keras.engine.base_layer"),
+    ],
+)
+def test_names_tf215_lacks_are_reported_on_their_line(line, name):
+    source = (
+        "import skflow\nfrom skflow import monitors\nimport tensorflow as tf\n"
+        "from tensorflow.python.keras.engine import base_layer\n\n" + line + "\n"
+    )
+    found = _manual(source)
+    assert any(n == 6 and rule == "TFM503" and name in message for n, rule, message in found), found
+    assert any(n == 1 and rule == "TFM503" for n, rule, _ in found)  # `import skflow` itself fails
+
+
+def test_a_name_a_specific_rule_reports_is_not_reported_twice():
+    # skflow's VocabularyProcessor has its own rule (TFM117, the replacement spelled out)
+    source = "import skflow\n\np = skflow.preprocessing.text.VocabularyProcessor(10)\n"
+    found = _manual(source)
+    assert [(n, rule) for n, rule, _ in found if n == 3] == [(3, "TFM117")], found
+
+
+def test_names_tf215_has_are_not_reported():
+    source = (
+        "import tensorflow as tf\n"
+        "k = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)\n"
+        "v = tf.__version__\n"
+        "tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)\n"
+    )
+    assert _manual(source) == []
+
+
+def test_private_keras_import_becomes_public_where_tf215_has_the_name():
+    source = "from tensorflow.python.keras.utils import to_categorical\ny = to_categorical([1, 2], 3)\n"
+    result = rewrite_source(source.encode(), ALL_RULES)
+    assert result.new.decode() == source.replace("tensorflow.python.keras", "tensorflow.keras")
+    assert [f.rule for f in result.findings] == ["TFM547"]
+
+
+@pytest.mark.slow
+def test_public_keras_rewrite_runs_on_tf215(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    source = (
+        "from tensorflow.python.keras.utils import to_categorical\n"
+        "import tensorflow.python.keras.layers as layers\n"
+        "assert to_categorical([1, 2], 3).tolist() == [[0, 1, 0], [0, 0, 1]]\n"
+        "assert layers.Dense(2).units == 2\nprint('KERAS-OK')\n"
+    )
+    new = rewrite_source(source.encode(), ALL_RULES).new
+    script = tmp_path / "k.py"
+    script.write_bytes(new)
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=300)
+    assert "KERAS-OK" in proc.stdout, proc.stderr[-2000:]
+
+
+def test_private_keras_backend_names_go_where_tf215_has_them_in_one_run():
+    source = (
+        "from tensorflow.python.keras import backend as K\nimport tensorflow as tf\n"
+        "K.set_session(tf.Session())\nx = K.floatx()\n"
+    )
+    result = rewrite_source(source.encode(), ALL_RULES)
+    new = result.new.decode()
+    assert "from tensorflow.keras import backend as K" in new
+    assert "tf.compat.v1.keras.backend.set_session(tf.compat.v1.Session())" in new  # only tf.compat.v1 has it
+    assert "x = K.floatx()" in new
+    assert not [f for f in result.findings if not f.fixable]
+    assert rewrite_source(result.new, ALL_RULES).new == result.new

@@ -1,0 +1,1028 @@
+"""TFM114/TFM115: the legacy custom-model contract -> ``tf.estimator.Estimator`` (TF 2.15).
+
+Called by the TFM1 transform (``estimators.py``) for the two legacy estimators that take a
+``model_fn`` of their own, and rewrites the model function in place:
+
+- ``tf.contrib.learn.Estimator(model_fn=f)`` (TFM114): ``f(features, targets[, mode][, params]
+  [, config])`` returning ``(predictions, loss, train_op)`` or ``ModelFnOps``. The legacy Estimator
+  passed the first two by position and the others by name (``_call_model_fn``), wrapped a tuple
+  into ``ModelFnOps(mode, predictions, loss, train_op)``, and in ``predict()`` built the model with
+  placeholders shaped like the labels of the last ``fit()`` (``_get_predict_ops``).
+- skflow / TF Learn 0.8 ``TensorFlowEstimator(model_fn, n_classes, ...)`` (TFM115): ``f(X, y)``
+  returning ``(predictions, loss)``; the estimator trained it with ``optimize_loss(loss,
+  global_step, learning_rate, optimizer, clip_gradients)`` grouped with the ``update_ops``, fed
+  ``y`` one-hot (``n_classes`` columns, ``y``'s dtype) when ``n_classes > 1``, and built the graph
+  once, at the first ``fit()`` (so values the model function read then are the ones it keeps).
+
+tf.estimator calls ``model_fn(features, labels, mode, params, config)`` by name, wants an
+``EstimatorSpec``, passes ``labels=None`` to ``predict()`` and builds the graph again for every
+``train/evaluate/predict``. The rewrite gives the function that signature, binds the legacy names
+to the new ones in its first lines, writes the label placeholder ``predict()`` used (its dtype and
+shape come from ``params["fit_labels"]``, an empty slice of the labels given to ``fit``), and
+returns ``tf.estimator.EstimatorSpec``. Whatever cannot be shown to keep the legacy behaviour is
+left as it is with a finding.
+
+Legacy sources read: tensorflow/contrib/learn/python/learn/estimators/estimator.py (TF 1.0),
+tensorflow/contrib/learn/python/learn/estimators/base.py (TF 0.8) and io/data_feeder.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import libcst as cst
+
+from tfmigrate.codemod.tree import expression
+
+LEARN_ESTIMATOR_ORDER = ("model_fn", "model_dir", "config", "params", "feature_engineering_fn")
+NAMED_ARGS = ("mode", "params", "config")  # passed by name to a legacy model_fn that declares them
+# optimizer names of optimize_loss (OPTIMIZER_CLS_NAMES) -> the TF1 class TF 2.15 still has
+OPTIMIZER_CLASSES = {
+    "SGD": "GradientDescentOptimizer",
+    "Adagrad": "AdagradOptimizer",
+    "Adam": "AdamOptimizer",
+    "Ftrl": "FtrlOptimizer",
+    "RMSProp": "RMSPropOptimizer",
+}
+# models returning (predictions, loss) (tensorflow/contrib/learn/python/learn/models.py)
+PAIR_MODELS = {
+    "linear_regression", "logistic_regression", "linear_regression_zero_init", "logistic_regression_zero_init",
+}
+# TensorFlowEstimator arguments with no tf.estimator.Estimator place (tf_random_seed, max_to_keep,
+# keep_checkpoint_every_n_hours and config go to its RunConfig, as for the canned estimators)
+TFX_LOST = ("class_weight", "num_cores", "early_stopping_rounds")
+PREDICTS = ("predict", "predict_proba")
+FIT_LABELS = "fit_labels"
+# names the rewrite writes into a model function: refused when the function binds them already
+_TFX_LOCALS = ("legacy_predictions", "legacy_loss", "legacy_optimizer", "legacy_gradients", "legacy_variables",
+               "train_op")
+
+
+@dataclass
+class Custom:
+    """A legacy custom-model estimator the rewrite converts."""
+
+    kind: str  # "learn" | "tfx"
+    fn: cst.FunctionDef
+    n_classes: int = 0
+    tensor_predictions: bool = False  # every return's predictions is provably a tensor, not a dict
+    batch_size: cst.BaseExpression | None = None
+
+
+def _code(node: cst.CSTNode) -> str:
+    return cst.Module(body=[]).code_for_node(node)
+
+
+def _is_none(node: cst.CSTNode | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _statement(code: str) -> cst.BaseStatement:
+    return cst.parse_statement(code)
+
+
+class ModelFnPlanner:
+    """Plans one legacy custom-model estimator on the TFM1 transform ``t`` (its helpers and plan tables)."""
+
+    def __init__(self, t) -> None:
+        self.t = t
+
+    # --- finding the model function -----------------------------------------------------------
+    def function(self, value: cst.BaseExpression | None) -> cst.FunctionDef | None:
+        if not isinstance(value, cst.Name):
+            return None
+        scope = self.t.scopes.scope_of(value)
+        assignments = list(scope[value.value]) if scope is not None else []
+        if len(assignments) != 1:
+            return None
+        node = getattr(assignments[0], "node", None)
+        return node if isinstance(node, cst.FunctionDef) else None
+
+    def returns(self, fn: cst.FunctionDef) -> list[cst.Return]:
+        out: list[cst.Return] = []
+
+        def walk(node: cst.CSTNode) -> None:
+            for child in node.children:
+                if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                if isinstance(child, cst.Return):
+                    out.append(child)
+                walk(child)
+
+        walk(fn.body)
+        return out
+
+    def _names_bound(self, fn: cst.FunctionDef) -> set[str]:
+        names: set[str] = set()
+
+        def walk(node: cst.CSTNode) -> None:
+            for child in node.children:
+                if isinstance(child, cst.Name):
+                    names.add(child.value)
+                walk(child)
+
+        walk(fn)
+        return names
+
+    def _shadowed(self, fn: cst.FunctionDef, legacy: list[str], new: list[str]) -> list[str]:
+        """New parameter names the body reads from outside (a global ``mode`` would be shadowed)."""
+        assigned: set[str] = set(legacy)
+
+        def targets(node: cst.CSTNode) -> None:
+            if isinstance(node, cst.Name):
+                assigned.add(node.value)
+            elif isinstance(node, (cst.Tuple, cst.List)):
+                for element in node.elements:
+                    targets(element.value)
+            elif isinstance(node, cst.StarredElement):
+                targets(node.value)
+
+        def walk(node: cst.CSTNode) -> None:
+            for child in node.children:
+                if isinstance(child, cst.AssignTarget):
+                    targets(child.target)
+                elif isinstance(child, (cst.AugAssign, cst.AnnAssign)):
+                    targets(child.target)
+                elif isinstance(child, (cst.For, cst.CompFor)):
+                    targets(child.target)
+                elif isinstance(child, cst.AsName):
+                    targets(child.name)
+                walk(child)
+
+        walk(fn.body)
+        return [n for n in new if n not in assigned and n in _reads(fn.body)]
+
+    def _legacy_name(self, node: cst.CSTNode) -> str:
+        name = self.t.qualified_name(node) or ""
+        for middle in (".python.learn.models.", ".models."):
+            if name.startswith("tensorflow.contrib.learn") and middle in name:
+                return "models." + name.rpartition(".")[2]
+        if name.startswith(("skflow.models.", "tensorflow.contrib.skflow.")) and ".models." in name:
+            return "models." + name.rpartition(".")[2]
+        return name
+
+    # --- the labels predict() was built with ------------------------------------------------------
+    def _fit_labels(self, est) -> tuple[cst.BaseExpression | None, str | None]:
+        """``np.asarray(y)[:0]`` for the labels of the estimator's fit(), when known at construction."""
+        t = self.t
+        ys = []
+        for fit in est.fits:
+            if est.cls.era == "learn":
+                bound, _ = t_bind(fit, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
+            else:
+                bound, _ = t_bind(fit, ("x", "y", "monitor", "logdir"))
+                for arg in fit.args:
+                    if arg.keyword and arg.keyword.value == "X":
+                        bound["x"] = arg.value
+            if "y" not in bound or _is_none(bound["y"]):
+                return None, "fit() gets no labels y= (an input_fn): the labels predict() needs are not known"
+            ys.append(bound["y"])
+        if not ys:
+            return None, "the estimator is never fit() here, so the labels predict() needs are not known"
+        first = _code(ys[0])
+        if any(_code(y) != first for y in ys):
+            return None, "fit() is called with different labels"
+        y = ys[0]
+        root = y
+        while isinstance(root, (cst.Attribute, cst.Subscript)):
+            root = root.value
+        if not isinstance(root, cst.Name) or not t._bound_before(root, est.call):
+            return None, (f"the labels {first} of fit() are not known where the estimator is built, so "
+                          "params cannot carry them to predict()")
+        t.need_np = True
+        return expression(f"np.asarray({first})[:0]"), None
+
+    # --- entry point ----------------------------------------------------------------------------------
+    def plan(self, est) -> bool:
+        """True when this module dealt with ``est`` (converted it, or flagged why not)."""
+        if est.cls.era == "learn":
+            return self._plan_learn(est)
+        return self._plan_tfx(est)
+
+    def _refuse(self, est, rule: str, message: str) -> bool:
+        if not self.t.enabled(rule):
+            return False  # the general finding (TFM110 / TFM153) then says what to do
+        est.ok = False
+        self.t.flag(est.call, rule, message)
+        return True
+
+    # --- TFM114: tf.contrib.learn.Estimator(model_fn=...) -----------------------------------------
+    def _plan_learn(self, est) -> bool:
+        t, a = self.t, est.args
+        fn = self.function(a.get("model_fn"))
+        if fn is None:
+            return False  # TFM153 says what to do
+        p = fn.params
+        if p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None or p.posonly_params or p.kwonly_params:
+            return False
+        names = [param.name.value for param in p.params]
+        if len(names) < 2 or any(n not in NAMED_ARGS for n in names[2:]):
+            return False
+        if any(param.default is not None for param in p.params[:2]):
+            return False
+        rets = self.returns(fn)
+        kinds = []
+        for ret in rets:
+            value = ret.value
+            if isinstance(value, cst.Tuple) and len(value.elements) == 3 and not any(
+                isinstance(e, cst.StarredElement) for e in value.elements
+            ):
+                kinds.append("tuple")
+            elif isinstance(value, cst.Call) and (t.qualified_name(value.func) or "") == "tensorflow.estimator.EstimatorSpec":
+                kinds.append("spec")
+            elif isinstance(value, cst.Call) and (t.qualified_name(value.func) or "").endswith(
+                ("learn.ModelFnOps", "model_fn.ModelFnOps")
+            ) and self._model_fn_ops_ok(value):
+                kinds.append("ops")
+            else:
+                kinds.append("other")
+        if not rets or "other" in kinds:
+            if "tuple" not in kinds and names[:2] == ["features", "labels"]:
+                return False
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} must return "
+                                "(predictions, loss, train_op) or ModelFnOps(...) written out in every return "
+                                "statement to be converted; make it return tf.estimator.EstimatorSpec(mode, "
+                                "predictions=..., loss=..., train_op=...) and take (features, labels, mode, params)")
+        if "tuple" not in kinds and names[:2] == ["features", "labels"]:
+            return False  # the tf.estimator contract already (ModelFnOps returns are TFM152's): TFM153
+        if "feature_engineering_fn" in a and not _is_none(a["feature_engineering_fn"]):
+            return self._refuse(est, "TFM114", "tf.contrib.learn.Estimator(feature_engineering_fn=...): call it at "
+                                "the top of model_fn (features, labels = feature_engineering_fn(features, labels)) "
+                                "and drop the argument")
+        if "params" in a and not _is_none(a["params"]) and "params" not in names:
+            return False  # legacy raised ValueError; TFM153 says so
+        shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params", "config"])
+        if shadowed:
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} reads "
+                                f"{', '.join(shadowed)} from outside; tf.estimator passes arguments by those names, "
+                                "so rename that variable first")
+        wrapper = self._wrapper(est)
+        if wrapper is not None:
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator wrapped in {wrapper}: its fit/predict "
+                                "calls go through the wrapper, so the labels predict() needs cannot be followed; "
+                                "unwrap it first (TFM155) and run tfmigrate again")
+        needs_labels = any(m in PREDICTS for m in self._methods(est))
+        spec = None
+        if needs_labels:
+            spec, why = self._fit_labels(est)
+            if spec is None:
+                return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: predict() built model_fn "
+                                    f"{fn.name.value} with placeholders shaped like fit()'s labels, tf.estimator "
+                                    f"passes labels=None; {why}. Pass params={{'{FIT_LABELS}': <labels>[:0]}} and "
+                                    "build the placeholder in model_fn when labels is None")
+        # predict(as_iterable=False) returned an array for tensor predictions, a dict of arrays for a dict
+        tensor_predictions = all(
+            _tensor_expression(fn, r.value.elements[0].value) for r, k in zip(rets, kinds) if k == "tuple"
+        ) and all(k == "tuple" for k in kinds)
+        if not t._allowed(est.call, "TFM114"):
+            est.ok = False
+            return True
+        custom = Custom("learn", fn, tensor_predictions=tensor_predictions)
+        plans = {r: self._spec_return(r) for r, k in zip(rets, kinds) if k == "tuple"}
+        plans.update({r: self._ops_return(r) for r, k in zip(rets, kinds) if k == "ops"})
+        new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns=plans)
+        args = [t_kw("model_fn", a["model_fn"])]
+        for name in ("model_dir", "config"):
+            if name in a and not _is_none(a[name]):
+                args.append(t_kw(name, a[name]))
+        params = self._params(a.get("params"), spec)
+        if params is not None:
+            args.append(t_kw("params", params))
+        new = t_layout(t_call("tf.estimator.Estimator", args))
+        if not self._same_plan(fn, new_fn):
+            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} is shared with "
+                                "another estimator that needs it rewritten differently; give each its own function")
+        message = (f"tf.contrib.learn.Estimator(model_fn={fn.name.value}) -> tf.estimator.Estimator: "
+                   f"{fn.name.value} takes (features, labels, mode, ...) by name and returns "
+                   "tf.estimator.EstimatorSpec (the legacy Estimator wrapped its (predictions, loss, train_op) "
+                   "the same way)")
+        if spec is not None:
+            message += (f"; predict() builds it with a labels placeholder shaped like fit()'s labels, as the "
+                        f"legacy Estimator did (params['{FIT_LABELS}'])")
+        if t.fix(est.call, "TFM114", message):
+            t._apply(est.call, new)
+            t.replace[fn] = new_fn
+            est.new = new
+            est.custom = custom
+            est.cls = replace(est.cls, classifier=False)  # labels are fed as they are (no int cast)
+        else:
+            est.ok = False
+        return True
+
+    def _ops_return(self, ret: cst.Return) -> cst.Return:
+        """``return ModelFnOps(...)`` -> ``return tf.estimator.EstimatorSpec(...)`` (the same arguments, by keyword
+        where they were positional: TFM152's mapping)."""
+        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, bind, join_args, _kw as kw
+
+        call = ret.value
+        args = [a if a.keyword is not None else kw(a, k) for k, a in bind(call, MODEL_FN_OPS_ORDER)
+                if k in MODEL_FN_OPS_KEEP]  # output_alternatives=None and the like have no EstimatorSpec place
+        return ret.with_changes(value=call.with_changes(func=expression("tf.estimator.EstimatorSpec"),
+                                                        args=join_args(args)))
+
+    def _model_fn_ops_ok(self, call: cst.Call) -> bool:
+        """This ModelFnOps maps onto an EstimatorSpec (no output_alternatives)."""
+        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, Unsupported, bind
+
+        try:
+            bound = bind(call, MODEL_FN_OPS_ORDER)
+        except Unsupported:
+            return False
+        return all(k in MODEL_FN_OPS_KEEP or _is_none(arg.value) for k, arg in bound)
+
+    def _wrapper(self, est) -> str | None:
+        """``SKCompat`` when the estimator is built inside ``SKCompat(...)``."""
+        parent = self.t._parent(est.call)
+        call = self.t._parent(parent) if isinstance(parent, cst.Arg) else None
+        if isinstance(call, cst.Call) and (self.t.qualified_name(call.func) or "").endswith(".SKCompat"):
+            return "SKCompat"
+        return None
+
+    def _iterated(self, call: cst.Call) -> bool:
+        """The result is only iterated (a for loop, a comprehension, list()/tuple()), which reads the same
+        values from the legacy generator and, for tensor predictions, from the legacy array."""
+        parent = self.t._parent(call)
+        if isinstance(parent, (cst.For, cst.CompFor)) and parent.iter is call:
+            return True
+        if isinstance(parent, cst.Arg) and parent.keyword is None and not parent.star:
+            outer = self.t._parent(parent)
+            return (isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name)
+                    and outer.func.value in ("list", "tuple") and len(outer.args) == 1 and self.t.is_builtin(outer.func))
+        return False
+
+    def _same_plan(self, fn: cst.FunctionDef, new_fn: cst.FunctionDef) -> bool:
+        """A model function shared by several estimators gets one rewrite: theirs must agree."""
+        prior = self.t.replace.get(fn)
+        return prior is None or _code(prior) == _code(new_fn)
+
+    def _methods(self, est) -> list[str]:
+        return [method for owner, _, method in self.t.methods if owner is est]
+
+    def _params(self, given: cst.BaseExpression | None, spec: cst.BaseExpression | None) -> cst.BaseExpression | None:
+        if spec is None:
+            return None if given is None or _is_none(given) else given
+        if given is None or _is_none(given):
+            return expression(f'{{"{FIT_LABELS}": {_code(spec)}}}')
+        return expression(f"dict({_code(given)}, {FIT_LABELS}={_code(spec)})")
+
+    def _spec_return(self, ret: cst.Return) -> list[cst.BaseStatement] | cst.Return:
+        elements = [e.value for e in ret.value.elements]
+        call = expression("tf.estimator.EstimatorSpec(mode, predictions=P, loss=L, train_op=T)")
+        args = list(call.args)
+        args = [args[0]] + [arg.with_changes(value=v) for arg, v in zip(args[1:], elements)]
+        return ret.with_changes(value=call.with_changes(args=args),
+                                whitespace_after_return=cst.SimpleWhitespace(" "))
+
+    # --- the function itself ----------------------------------------------------------------------
+    def _rewrite_fn(self, fn: cst.FunctionDef, names: list[str], placeholder: bool, one_hot: int | None,
+                    returns: dict, keyword_only: list[str] | None = None) -> cst.FunctionDef:
+        features, labels = names[0], names[1]
+        new_names = ["features", "labels", "mode"]
+        if placeholder or "params" in names:
+            new_names.append("params")
+        if "config" in names:
+            new_names.append("config")
+        params = [cst.Param(cst.Name(n)) for n in new_names]
+        kwonly = [cst.Param(cst.Name(n), default=cst.Name(n), equal=cst.AssignEqual(
+            whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")))
+            for n in (keyword_only or [])]
+        new_params = fn.params.with_changes(
+            params=[p.with_changes(comma=cst.MaybeSentinel.DEFAULT) for p in params],
+            kwonly_params=kwonly,
+            star_arg=cst.ParamStar() if kwonly else cst.MaybeSentinel.DEFAULT,
+        )
+        prologue: list[str] = []
+        if placeholder:
+            prologue.append(
+                "if labels is None:  # predict(): the legacy estimator built the model with a placeholder like "
+                "fit()'s labels\n"
+                f"    labels = tf.compat.v1.placeholder(params[\"{FIT_LABELS}\"].dtype, (None,) + "
+                f"params[\"{FIT_LABELS}\"].shape[1:])\n"
+            )
+        if one_hot is not None and one_hot > 1:
+            prologue.append(f"{labels} = tf.one_hot(tf.cast(labels, tf.int64), {one_hot}, dtype=labels.dtype)  "
+                            "# the legacy data feeder fed y one-hot\n")
+            if features != "features":
+                prologue.append(f"{features} = features\n")
+        else:
+            pairs = [(old, new) for old, new in ((features, "features"), (labels, "labels")) if old != new]
+            if pairs:
+                prologue.append(", ".join(o for o, _ in pairs) + " = " + ", ".join(n for _, n in pairs) + "\n")
+        body = fn.body
+        assert isinstance(body, cst.IndentedBlock)
+        statements = list(body.body)
+        start = 1 if statements and _is_docstring(statements[0]) else 0
+        head = [_statement(code) for code in prologue]
+        rest = [_ReturnSwap(returns).visit_statement(s) for s in statements[start:]]
+        flat = []
+        for s in rest:
+            flat.extend(s if isinstance(s, list) else [s])
+        new_body = body.with_changes(body=[*statements[:start], *head, *flat])
+        return fn.with_changes(params=new_params, body=new_body)
+
+    # --- TFM115: skflow / TF Learn 0.8 TensorFlowEstimator(model_fn, n_classes, ...) -----------------
+    def _plan_tfx(self, est) -> bool:
+        t, a, cls = self.t, est.args, est.cls
+        what = f"{cls.name}(model_fn=...)"
+        fn = self.function(a.get("model_fn"))
+        if fn is None:
+            return False
+        p = fn.params
+        names = [param.name.value for param in p.params]
+        if (len(names) != 2 or p.star_arg is not cst.MaybeSentinel.DEFAULT or p.star_kwarg is not None
+                or p.posonly_params or p.kwonly_params or any(param.default is not None for param in p.params)):
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} must take (X, y) to be converted")
+        rets = self.returns(fn)
+        for ret in rets:
+            value = ret.value
+            pair = isinstance(value, cst.Tuple) and len(value.elements) == 2 and not any(
+                isinstance(e, cst.StarredElement) for e in value.elements)
+            model = isinstance(value, cst.Call) and self._legacy_name(value.func).startswith("models.") and \
+                self._legacy_name(value.func)[len("models."):] in PAIR_MODELS
+            if not (pair or model):
+                return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} must return (predictions, "
+                                    "loss) or learn.models.<linear|logistic>_regression(...) in every return "
+                                    "statement to be converted")
+        if not rets:
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} returns nothing")
+        n = a.get("n_classes")
+        n_classes = int(n.value) if isinstance(n, cst.Integer) else (0 if _is_none(n) else None)
+        if n_classes is None:
+            return self._refuse(est, "TFM115", f"{what}: n_classes must be a literal number (it decides whether "
+                                "y was fed one-hot)")
+        lost = [k for k in TFX_LOST if k in a and not _is_none(a[k])]
+        if "tf_master" in a and not (isinstance(a["tf_master"], cst.SimpleString) and a["tf_master"].evaluated_value == ""):
+            lost.append("tf_master")
+        if "continue_training" in a and not (isinstance(a["continue_training"], cst.Name)
+                                             and a["continue_training"].value == "False"):
+            lost.append("continue_training")
+        if lost:
+            return self._refuse(est, "TFM115", f"{what}: {', '.join(lost)} has no automatic tf.estimator "
+                                "equivalent here; convert the estimator by hand")
+        defaults = cls.defaults
+        optimizer = a.get("optimizer", expression(defaults["optimizer"]))
+        name = optimizer.evaluated_value if isinstance(optimizer, cst.SimpleString) else None
+        rate = a.get("learning_rate", expression(defaults["learning_rate"]))
+        if name not in OPTIMIZER_CLASSES or not t._is_number(rate):
+            return self._refuse(est, "TFM115", f"{what}: optimizer={_code(optimizer)}, learning_rate={_code(rate)}: "
+                                "only an optimizer name (SGD, Adagrad, Adam, Ftrl, RMSProp) and a constant rate are "
+                                "converted; build the train_op with a tf.compat.v1.train optimizer by hand")
+        # TF 0.8 passed clip_gradients=5.0 to optimize_loss; skflow's TensorFlowTrainer(loss, global_step, optimizer,
+        # learning_rate, clip_gradients=5.0) clipped the global norm at 5.0 too (skflow/trainer.py)
+        clip = a.get("clip_gradients", expression(defaults.get("clip_gradients", "5.0")))
+        if clip is not None and not (_is_none(clip) or t._is_number(clip)):
+            return self._refuse(est, "TFM115", f"{what}: clip_gradients={_code(clip)} is not a number")
+        if len(est.fits) > 1:
+            return self._refuse(est, "TFM115", f"{what} is fit more than once: the legacy estimator started "
+                                "from scratch on every fit(), tf.estimator continues from model_dir; convert by hand")
+        shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params"])
+        if shadowed:
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} reads {', '.join(shadowed)} from "
+                                "outside; tf.estimator passes arguments by those names, so rename that variable first")
+        bound_names = self._names_bound(fn)
+        clash = [n for n in _TFX_LOCALS if n in bound_names]
+        if clash:
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} already uses {', '.join(clash)}")
+        spec, why = self._fit_labels(est)
+        if spec is None:
+            return self._refuse(est, "TFM115", f"{what}: tf.estimator builds the model again in predict() with "
+                                f"labels=None; {why}")
+        if not t._allowed(est.call, "TFM115"):
+            est.ok = False
+            return True
+        keyword_only = self._loop_names(fn)
+        optimizer_code = f"tf.compat.v1.train.{OPTIMIZER_CLASSES[name]}(learning_rate={_code(rate)})"
+        clip_code = None if clip is None or _is_none(clip) else _code(clip)
+        new_fn = self._rewrite_fn(fn, names, True, one_hot=n_classes, keyword_only=keyword_only, returns={
+            r: self._tfx_return(r, optimizer_code, clip_code) for r in rets
+        })
+        if not self._same_plan(fn, new_fn):
+            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} is shared with another estimator "
+                                "that needs it rewritten differently; give each its own function")
+        batch = a.get("batch_size", expression(defaults["batch_size"]))
+        args = [t_kw("model_fn", a["model_fn"])]
+        for save in est.saves:  # the path given to save() is the model_dir, as for the canned estimators
+            path = save.args[0].value if save.args else None
+            if (path is not None and est.model_dir is None and t._statement(save) is not None
+                    and t._known_at_construction(est, path)):
+                est.model_dir = path
+        if est.model_dir is not None:
+            args.append(t_kw("model_dir", est.model_dir))
+        config = t._config(est)  # the legacy seed (42) and checkpoint settings
+        if config is not None:
+            args.append(t_kw("config", config))
+        args.append(t_kw("params", self._params(None, spec)))
+        new = t_layout(t_call("tf.estimator.Estimator", args))
+        message = (f"{cls.name}(model_fn={fn.name.value}) -> tf.estimator.Estimator: {fn.name.value} takes "
+                   "(features, labels, mode, params) and returns tf.estimator.EstimatorSpec with the legacy "
+                   f"train_op ({optimizer_code}"
+                   + (f", gradients clipped to a global norm of {clip_code}" if clip_code else "")
+                   + ", update_ops grouped)"
+                   + (f"; y fed one-hot ({n_classes} columns, y's dtype) as the legacy data feeder did"
+                      if n_classes > 1 else "")
+                   + "; predict() builds it with a labels placeholder shaped like fit()'s labels (params)"
+                   + ("; the legacy graph seed is written out (RunConfig(tf_random_seed=...))" if config is not None
+                      and "config" not in a else "")
+                   + ("; verbose is dropped (tf.estimator logs through tf.compat.v1.logging)" if "verbose" in a else "")
+                   + (f"; {', '.join(keyword_only)} bound when the function is defined (the legacy estimator "
+                      "built its graph once, at fit())" if keyword_only else ""))
+        if t.fix(est.call, "TFM115", message):
+            t._apply(est.call, new)
+            t.replace[fn] = new_fn
+            est.new = new
+            est.custom = Custom("tfx", fn, n_classes=n_classes, batch_size=batch)
+            est.cls = replace(est.cls, classifier=False)  # labels are fed as they are; the one-hot is in model_fn
+        else:
+            est.ok = False
+        return True
+
+    def _loop_names(self, fn: cst.FunctionDef) -> list[str]:
+        """Targets of the for loops around ``fn`` that its body reads (late-bound closure variables)."""
+        t = self.t
+        targets: list[str] = []
+        node = t._parent(fn)
+        while node is not None and not isinstance(node, (cst.Module, cst.FunctionDef, cst.ClassDef)):
+            if isinstance(node, cst.For):
+                for name in _target_names(node.target):
+                    targets.append(name)
+            node = t._parent(node)
+        if not targets:
+            return []
+        used = _reads(fn.body)
+        params = {p.name.value for p in fn.params.params}
+        return [n for n in dict.fromkeys(targets) if n in used and n not in params]
+
+    def _tfx_return(self, ret: cst.Return, optimizer: str, clip: str | None) -> list[cst.BaseStatement]:
+        value = _code(ret.value)
+        lines = [
+            f"legacy_predictions, legacy_loss = {value}",
+            f"legacy_optimizer = {optimizer}",
+        ]
+        if clip is not None:
+            lines += [
+                "legacy_gradients, legacy_variables = zip(*legacy_optimizer.compute_gradients(legacy_loss))",
+                f"legacy_gradients, _ = tf.clip_by_global_norm(legacy_gradients, {clip})",
+                "train_op = legacy_optimizer.apply_gradients(zip(legacy_gradients, legacy_variables), "
+                "global_step=tf.compat.v1.train.get_global_step())",
+            ]
+        else:
+            lines.append("train_op = legacy_optimizer.minimize(legacy_loss, "
+                         "global_step=tf.compat.v1.train.get_global_step())")
+        lines += [
+            "train_op = tf.group(train_op, *tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS))",
+            "return tf.estimator.EstimatorSpec(mode, predictions=legacy_predictions, loss=legacy_loss, "
+            "train_op=train_op)",
+        ]
+        statements = [_statement(line + "\n") for line in lines]
+        # keep the original value node (plans made for its calls are swapped in later)
+        first = statements[0]
+        assign = first.body[0].with_changes(value=ret.value)
+        statements[0] = first.with_changes(body=[assign])
+        return statements
+
+    # --- methods ------------------------------------------------------------------------------------
+    def plan_predict(self, est, call: cst.Call, method: str) -> None:
+        t = self.t
+        custom: Custom = est.custom
+        if custom.kind == "learn":
+            bound, problems = t_bind(call, ("x", "input_fn", "batch_size", "outputs", "as_iterable"))
+        else:
+            bound, problems = t_bind(call, ("x", "axis", "batch_size") if method == "predict" else ("x", "batch_size"))
+            for arg in call.args:
+                if arg.keyword and arg.keyword.value == "X":
+                    bound["x"] = arg.value
+                    problems = [p for p in problems if p != "X="]
+        bound = {k: v for k, v in bound.items() if not _is_none(v)}
+        rule = "TFM114" if custom.kind == "learn" else "TFM115"
+        if problems:
+            t.flag(call, rule, f"{method}(): cannot map {', '.join(problems)}; call predict(input_fn=...) by hand")
+            return
+        if "input_fn" in bound:
+            input_fn = bound["input_fn"]
+        elif "x" in bound:
+            x = bound["x"]
+            batch = bound.get("batch_size")
+            if batch is None:
+                batch = custom.batch_size if custom.kind == "tfx" else expression(f"len({_code(x)})")
+            input_fn = t_call(NUMPY_INPUT_FN(), [t_kw("x", t._as_array(x)), t_kw("batch_size", batch),
+                                                 t_kw("shuffle", expression("False")),
+                                                 t_kw("num_epochs", expression("1"))])
+        else:
+            return
+        args = [t_kw("input_fn", input_fn)]
+        if "outputs" in bound:
+            args.append(t_kw("predict_keys", bound["outputs"]))
+        predict = t_layout(call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),
+                                             args=t_call("f", args).args), limit=80, nested=False)
+        if custom.kind == "learn":
+            iterable = bound.get("as_iterable")
+            if iterable is None and not self._iterated(call):
+                t.flag(call, rule, f"{method}() without as_iterable: TF 1.x returned a generator, TF 0.10-0.11 an "
+                       "array (a dict of arrays for dict predictions); pass as_iterable=True or False as your "
+                       "TensorFlow version did and run tfmigrate again")
+                return
+            lazy = iterable is None or (isinstance(iterable, cst.Name) and iterable.value == "True")
+            if not lazy and not (isinstance(iterable, cst.Name) and iterable.value == "False"):
+                t.flag(call, rule, f"{method}(as_iterable={_code(iterable)}): not a literal; rewrite by hand")
+                return
+            if lazy:
+                new = predict
+                note = ("a generator of the model_fn's predictions (dicts when it returns a dict), as the legacy "
+                        "predict(as_iterable=True) returned" + ("" if iterable is not None else
+                                                                 " (the TF 1.x default; the result is only iterated)"))
+            elif not custom.tensor_predictions:
+                t.flag(call, rule, f"{method}(as_iterable=False) returned an array, or a dict of arrays when model_fn "
+                       "returns a dict of predictions (not provably a tensor here); tf.estimator's predict() yields "
+                       "one value or dict per example: collect them by hand")
+                return
+            else:
+                new = expression("np.array(list(PREDICT))")
+                t.need_np = True
+                note = "an array, as the legacy predict(as_iterable=False) returned"
+        else:
+            axis = bound.get("axis")
+            if method == "predict" and custom.n_classes > 1:
+                if axis is not None and not isinstance(axis, cst.Integer):
+                    t.flag(call, rule, f"{method}(axis={_code(axis)}): not a literal; rewrite by hand")
+                    return
+                shift = (int(axis.value) if axis is not None else 1) - 1
+                new = expression(f"np.array([np.argmax(p, axis={shift}) for p in PREDICT])")
+                note = "the argmax of each prediction, as the legacy classifier's predict() returned"
+            else:
+                new = expression("np.array(list(PREDICT))")
+                note = "an array of the model_fn's predictions, as the legacy predict() returned"
+            new = _substitute(new, predict)
+            t.need_np = True
+        if custom.kind == "learn" and new is not predict:
+            new = _substitute(new, predict)
+        if t.fix(call, rule, f"{method}(x) -> predict(input_fn=numpy_input_fn(x, shuffle=False, num_epochs=1)) "
+                 f"read as {note}"):
+            t._apply(call, new)
+
+
+def _substitute(tree: cst.BaseExpression, node: cst.BaseExpression) -> cst.BaseExpression:
+    class Swap(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            return node if original.value == "PREDICT" else updated
+
+    return tree.visit(Swap())
+
+
+def _tensor_expression(fn: cst.FunctionDef, value: cst.BaseExpression, depth: int = 0) -> bool:
+    """``value`` (a model_fn's predictions) is a tensor expression, never a dict: a call, an operation, a
+    subscript, or a name every assignment of which in ``fn`` is one."""
+    if isinstance(value, (cst.Dict, cst.DictComp)):
+        return False
+    if isinstance(value, cst.Call):
+        return not (isinstance(value.func, cst.Name) and value.func.value == "dict")
+    if isinstance(value, (cst.BinaryOperation, cst.UnaryOperation, cst.Subscript)):
+        return True
+    if isinstance(value, cst.Name) and depth < 4:
+        values = []
+
+        def walk(node: cst.CSTNode) -> None:
+            for child in node.children:
+                if isinstance(child, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+                    continue
+                if isinstance(child, cst.Assign):
+                    for target in child.targets:
+                        if isinstance(target.target, cst.Name) and target.target.value == value.value:
+                            values.append(child.value)
+                        elif value.value in _target_names(target.target):
+                            values.append(None)  # unpacked: unknown
+                elif isinstance(child, (cst.AugAssign, cst.AnnAssign, cst.For, cst.With, cst.CompFor)):
+                    names = _target_names(getattr(child, "target", None)) if hasattr(child, "target") else []
+                    if value.value in names:
+                        values.append(None)
+                walk(child)
+
+        walk(fn.body)
+        names = {p.name.value for p in fn.params.params}
+        return bool(values) and value.value not in names and all(
+            v is not None and _tensor_expression(fn, v, depth + 1) for v in values
+        )
+    return False
+
+
+def _reads(node: cst.CSTNode) -> set[str]:
+    """Names read as variables under ``node`` (not attribute names, keywords or parameters)."""
+    out: set[str] = set()
+
+    def walk(n: cst.CSTNode) -> None:
+        for child in n.children:
+            if isinstance(n, cst.Attribute) and child is n.attr:
+                continue
+            if isinstance(n, cst.Arg) and child is n.keyword:
+                continue
+            if isinstance(n, cst.Param) and child is n.name:
+                continue
+            if isinstance(child, cst.Name):
+                out.add(child.value)
+            walk(child)
+
+    walk(node)
+    return out
+
+
+def _target_names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        out = []
+        for element in target.elements:
+            out += _target_names(element.value)
+        return out
+    return []
+
+
+def _is_docstring(statement: cst.CSTNode) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+class _ReturnSwap:
+    """Replaces the planned return statements of one function (not of nested functions)."""
+
+    def __init__(self, plans: dict) -> None:
+        self.plans = plans
+
+    def visit_statement(self, statement: cst.BaseStatement):
+        if isinstance(statement, cst.SimpleStatementLine):
+            if len(statement.body) == 1 and statement.body[0] in self.plans:
+                new = self.plans[statement.body[0]]
+                if isinstance(new, list):
+                    new = list(new)
+                    new[0] = new[0].with_changes(leading_lines=statement.leading_lines)
+                    last = new[-1]
+                    new[-1] = last.with_changes(trailing_whitespace=statement.trailing_whitespace)
+                    return new
+                return statement.with_changes(body=[new])
+            if any(node in self.plans for node in statement.body):
+                raise ValueError("a return statement shares its line with other statements")
+            return statement
+        if isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            return statement
+        return self._compound(statement)
+
+    def _compound(self, node: cst.CSTNode):
+        changes = {}
+        for attr in ("body", "orelse", "finalbody", "handlers"):
+            value = getattr(node, attr, None)
+            if value is None:
+                continue
+            if isinstance(value, (list, tuple)):
+                changes[attr] = [self._compound(v) for v in value]
+            elif isinstance(value, cst.IndentedBlock):
+                flat = []
+                for s in value.body:
+                    out = self.visit_statement(s)
+                    flat.extend(out if isinstance(out, list) else [out])
+                changes[attr] = value.with_changes(body=flat)
+            elif isinstance(value, cst.CSTNode):
+                changes[attr] = self._compound(value)
+        return node.with_changes(**changes) if changes else node
+
+
+# helpers of the TFM1 transform, imported lazily (estimators.py imports this module)
+def t_bind(call, params):
+    from tfmigrate.transforms.estimators import bind_args
+
+    return bind_args(call, params)
+
+
+def t_kw(name, value):
+    from tfmigrate.transforms.estimators import _kw
+
+    return _kw(name, value)
+
+
+def t_call(func, args):
+    from tfmigrate.transforms.estimators import _call
+
+    return _call(func, args)
+
+
+def t_layout(call, **kwargs):
+    from tfmigrate.transforms.estimators import _layout
+
+    return _layout(call, **kwargs)
+
+
+def NUMPY_INPUT_FN() -> str:
+    from tfmigrate.transforms.estimators import NUMPY_INPUT_FN as name
+
+    return name
+
+
+# --- TFM116: learn.models.* / learn.ops.* / learn.tf -------------------------------------------------
+MODEL_ORDERS = {
+    "linear_regression": ("x", "y", "init_mean", "init_stddev"),
+    "logistic_regression": ("x", "y", "class_weight", "init_mean", "init_stddev"),
+    "linear_regression_zero_init": ("x", "y"),
+    "logistic_regression_zero_init": ("x", "y"),
+}
+CATEGORICAL_ORDER = ("tensor_in", "n_classes", "embedding_size", "name")
+# tensorflow/contrib/learn/python/learn/preprocessing/{text,categorical}.py (TF 1.x): what TF 2.15 lacks and
+# what to do. tf.keras.layers.TextVectorization / StringLookup number a vocabulary by frequency and keep 0 for
+# padding and 1 for out-of-vocabulary items; the legacy processors numbered items by first appearance with 0 for
+# both, so the ids, the vocabulary size and any embedding trained on them differ: never a silent swap.
+PROCESSORS = {
+    "VocabularyProcessor": (
+        "TensorFlow 2.15 has no equivalent with the same ids. The legacy processor split documents with the regex "
+        r"[A-Z]{2,}(?![a-z])|[A-Z][a-z]+(?=[A-Z])|['\w\-]+, numbered words by first appearance from 1 (0 = "
+        "padding and unknown words), cut or padded every document to max_document_length and counted <UNK> in "
+        "len(vocabulary_). Either retrain with tf.keras.layers.TextVectorization(max_tokens=..., "
+        "output_sequence_length=max_document_length, standardize=None, split=<that regex as a callable>) "
+        "(frequency-ordered ids, 0 = padding, 1 = unknown; vocabulary_size() replaces len(vocabulary_)), or keep "
+        "the legacy class's code (tensorflow/contrib/learn/python/learn/preprocessing/text.py, Apache-2.0) in "
+        "your project"
+    ),
+    "ByteProcessor": (
+        "TensorFlow 2.15 has no equivalent. transform(docs) yielded each document's UTF-8 bytes as uint8 ids, cut "
+        "or padded with 0 to n = max_document_length: (np.pad(b, (0, n - len(b))) for b in "
+        "(np.frombuffer(d.encode('utf-8')[:n], dtype=np.uint8) for d in docs)); reverse() decoded them"
+    ),
+    "CategoricalProcessor": (
+        "TensorFlow 2.15 has no equivalent with the same ids. It numbered categories of each column by first "
+        "appearance from 1 (0 = unknown, NaN = unknown; min_frequency dropped rare ones); "
+        "tf.keras.layers.StringLookup orders by frequency and keeps 1 for unknown: retrain with it, or keep the "
+        "legacy class's code (tensorflow/contrib/learn/python/learn/preprocessing/categorical.py) in your project"
+    ),
+}
+PROCESSORS["CategoricalVocabulary"] = PROCESSORS["CategoricalProcessor"]
+AUTOENCODER = (
+    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent. Its model (TF Learn 0.8 estimators/autoencoder.py) "
+    "was an encoder of layers over hidden_units with activation (ReLU), a decoder over the reversed hidden_units "
+    "(autoencoder_ops.dnn_autoencoder, with add_noise and dropout when given) and models.linear_regression from "
+    "the decoder back to X (the reconstruction, mean squared error); it trained with the TensorFlowEstimator "
+    "defaults (Adagrad at 0.1, gradients clipped to a global norm of 5.0, batches of 32, 200 steps) and "
+    "fit_transform(X) / transform(X) returned that model's predictions. Write that model_fn for "
+    "tf.estimator.Estimator (tf.compat.v1.layers.dense per layer, TFM116 for linear_regression, TFM115's "
+    "train_op) and read transform(X) as np.array(list(estimator.predict(input_fn="
+    "tf.compat.v1.estimator.inputs.numpy_input_fn(X, batch_size=32, shuffle=False, num_epochs=1))))"
+)
+
+
+def _legacy_member(name: str) -> tuple[str, str] | None:
+    """``tensorflow.contrib.learn.python.learn.models.linear_regression`` -> ("models", "linear_regression")."""
+    for root in ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.", "skflow."):
+        if name.startswith(root):
+            parts = [p for p in name[len(root):].split(".") if p not in ("python", "learn")]
+            if len(parts) >= 2 and parts[0] in ("models", "ops", "preprocessing"):
+                return parts[0], parts[-1]
+            if parts and parts[-1] == "TensorFlowDNNAutoencoder":
+                return "estimators", parts[-1]
+            return None
+    return None
+
+
+def _simple(node: cst.BaseExpression) -> bool:
+    """Evaluating ``node`` twice reads the same thing and builds nothing."""
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return isinstance(node, cst.Name)
+
+
+class ModelCalls:
+    """Plans TFM116 on the TFM1 transform ``t``: the legacy ``learn.models`` / ``learn.ops`` subgraphs
+    written with TF 2.15 names (``tf.compat.v1.layers.dense``, ``tf.compat.v1.losses``,
+    ``tf.compat.v1.get_variable``), with the legacy initializers, losses and scope names."""
+
+    def __init__(self, t) -> None:
+        self.t = t
+
+    def plan(self, calls: list[cst.Call], attrs: list[cst.Attribute]) -> None:
+        for call in calls:
+            name = self.t.qualified_name(call.func) or ""
+            member = _legacy_member(name)
+            if member is None:
+                continue
+            kind, last = member
+            if kind == "models" and last in MODEL_ORDERS:
+                self._model(call, last, skflow=name.startswith("skflow."))
+            elif kind == "ops" and last == "categorical_variable":
+                self._categorical(call)
+            elif kind == "preprocessing" and last in PROCESSORS:
+                self.t.flag(call, "TFM117", f"learn.preprocessing.{last}: {PROCESSORS[last]}")
+            elif kind == "estimators":
+                self.t.flag(call, "TFM118", AUTOENCODER)
+        for attr in attrs:
+            name = self.t.qualified_name(attr) or ""
+            if name.startswith("tensorflow.contrib.learn.tf.") and name.count(".") == 4:
+                parent = self.t._parent(attr)
+                if isinstance(parent, cst.Attribute) and parent.value is attr:
+                    continue
+                new = expression(f"tf.{attr.attr.value}")
+                if self.t.fix(attr, "TFM116", f"tf.contrib.learn.tf is the tensorflow module: tf.{attr.attr.value}"):
+                    self.t._apply(attr, new)
+
+    def _model(self, call: cst.Call, last: str, skflow: bool = False) -> None:
+        t = self.t
+        bound, problems = t_bind(call, MODEL_ORDERS[last])
+        what = f"learn.models.{last}"
+        if problems or "x" not in bound or "y" not in bound:
+            t.flag(call, "TFM116", f"{what}: cannot map {', '.join(problems) or 'the arguments'}; rewrite it with "
+                   "tf.compat.v1.layers.dense and tf.compat.v1.losses by hand")
+            return
+        if "class_weight" in bound and not _is_none(bound["class_weight"]):
+            t.flag(call, "TFM116", f"{what}(class_weight=...): multiply the logits by the class weights and use "
+                   "tf.compat.v1.losses.softmax_cross_entropy by hand")
+            return
+        x, y = "LEGACYX", bound["y"]
+        if not _simple(y):
+            t.flag(call, "TFM116", f"{what}: assign y ({_code(y)}) to a name first and run tfmigrate again (the "
+                   "rewrite reads it twice)")
+            return
+        y = _code(y)
+        mean = "0.0" if last.endswith("_zero_init") else (
+            _code(bound["init_mean"]) if "init_mean" in bound and not _is_none(bound["init_mean"]) else None)
+        std = "0.0" if last.endswith("_zero_init") else _code(bound.get("init_stddev", expression("1.0")))
+        if mean is None and skflow:  # skflow ran on TF 0.6-0.7: get_variable's default was uniform_unit_scaling
+            unit = "tf.compat.v1.uniform_unit_scaling_initializer()"
+            init = f"kernel_initializer={unit}, bias_initializer={unit}"
+            init_note = "skflow's get_variable default initializer (uniform_unit_scaling, TF 0.x) for weights and bias"
+        elif mean is None:
+            init = "bias_initializer=tf.compat.v1.glorot_uniform_initializer()"
+            init_note = ("the legacy get_variable default initializer for weights and bias (glorot_uniform since "
+                         "TF 1.0; TF 0.x used uniform_unit_scaling)")
+        else:
+            normal = f"tf.compat.v1.random_normal_initializer({mean}, {std})"
+            init = f"kernel_initializer={normal}, bias_initializer={normal}"
+            init_note = f"weights and bias drawn from random_normal({mean}, {std}) as before"
+        scope = "logistic_regression" if last.startswith("logistic") else "linear_regression"
+        if scope == "logistic_regression":
+            code = (f"(lambda logits: (tf.nn.softmax(logits), tf.compat.v1.losses.softmax_cross_entropy({y}, logits)))"
+                    f"(tf.compat.v1.layers.dense({x}, {y}.shape[-1], {init}, name=\"{scope}\"))")
+            loss_note = "softmax cross entropy averaged over the batch"
+        else:
+            code = (f"(lambda predictions: (predictions, tf.compat.v1.losses.mean_squared_error({y}, predictions)))"
+                    f"((lambda outputs: tf.squeeze(outputs, [1]) if len({y}.shape) == 1 else outputs)"
+                    f"(tf.compat.v1.layers.dense({x}, 1 if len({y}.shape) == 1 else {y}.shape[1], {init}, "
+                    f"name=\"{scope}\")))")
+            loss_note = "mean squared error averaged over all values, a 1-D y squeezes the predictions"
+        new = t_layout(expression(code))
+        if t.fix(call, "TFM116", f"{what} -> (predictions, loss) from tf.compat.v1.layers.dense (scope "
+                 f"'{scope}'; {init_note}) and tf.compat.v1.losses ({loss_note}); the legacy variables were "
+                 f"{scope}/weights and {scope}/bias, now {scope}/kernel and {scope}/bias"):
+            t._apply(call, _put(new, "LEGACYX", bound["x"]))
+
+    def _categorical(self, call: cst.Call) -> None:
+        t = self.t
+        bound, problems = t_bind(call, CATEGORICAL_ORDER)
+        if problems or set(bound) != set(CATEGORICAL_ORDER) or not isinstance(bound["name"], cst.SimpleString):
+            t.flag(call, "TFM116", "learn.ops.categorical_variable: pass tensor_in, n_classes, embedding_size and a "
+                   "literal name; it is tf.nn.embedding_lookup(tf.compat.v1.get_variable('<name>/<name>_embeddings', "
+                   "[n_classes, embedding_size]), tensor_in)")
+            return
+        name = bound["name"].evaluated_value
+        code = (f"tf.nn.embedding_lookup(tf.compat.v1.get_variable(\"{name}/{name}_embeddings\", "
+                f"[{_code(bound['n_classes'])}, {_code(bound['embedding_size'])}]), LEGACYX)")
+        if t.fix(call, "TFM116", "learn.ops.categorical_variable -> tf.nn.embedding_lookup over "
+                 f"tf.compat.v1.get_variable('{name}/{name}_embeddings', [n_classes, embedding_size]) (the legacy "
+                 "variable name and default initializer)"):
+            new = expression(code)
+            t._apply(call, _put(t_layout(new), "LEGACYX", bound["tensor_in"]))
+
+
+def _put(tree: cst.BaseExpression, name: str, node: cst.BaseExpression) -> cst.BaseExpression:
+    """``tree`` with the original node ``node`` where the placeholder ``name`` was written (once), so
+    plans made for the user's argument (and its own legacy calls) still apply to it."""
+
+    class Swap(cst.CSTTransformer):
+        def leave_Name(self, original, updated):
+            return node if original.value == name else updated
+
+    return tree.visit(Swap())
+
+
+def list_receiver(t, expr: cst.Subscript, depth: int):
+    """The estimator ``items[i]`` holds: ``items`` is bound once to ``[]`` and read only by
+    ``items.append(e)`` calls (each ``e`` the same legacy estimator binding) and ``items[...]`` reads."""
+    base = expr.value
+    if not isinstance(base, cst.Name):
+        return None
+    return list_holds(t, base, depth)
+
+
+def list_holds(t, base: cst.Name, depth: int):
+    """The one estimator binding the list named ``base`` collects (see :func:`list_receiver`)."""
+    found = t._single_assignment(base)
+    if found is None or not isinstance(found[1].value, cst.List) or found[1].value.elements:
+        return None
+    assignment = found[0]
+    est = None
+    for access in assignment.references:
+        node = access.node
+        parent = t._parent(node)
+        if isinstance(parent, cst.Subscript) and parent.value is node:
+            continue
+        call = t._parent(parent) if isinstance(parent, cst.Attribute) else None
+        if not (isinstance(parent, cst.Attribute) and parent.attr.value == "append" and isinstance(call, cst.Call)
+                and call.func is parent and len(call.args) == 1 and call.args[0].keyword is None):
+            return None
+        item = t._receiver(call.args[0].value, depth + 1)
+        if item is None or (est is not None and item is not est):
+            return None
+        est = item
+    return est
