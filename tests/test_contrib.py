@@ -653,3 +653,27 @@ def test_seq2seq_sequence_loss_with_many_positionals_is_reported():
     code = "import tensorflow as tf\nl = tf.contrib.seq2seq.sequence_loss(a, b, c, True, True, f)\n"
     new, rules, _ = rewrite(code, TFM6)
     assert new == code and rules == {"TFM609"}
+
+
+def test_plain_import_of_a_contrib_module_becomes_import_tensorflow_once():
+    code = """\
+    import tensorflow.contrib.slim
+    import tensorflow.contrib.rnn
+    v = tensorflow.Variable(1.0)
+    net = tensorflow.contrib.slim.conv2d(x, 3, [3, 3])
+    cell = tensorflow.contrib.rnn.GRUCell(3)
+    """
+    new, rules, _ = rewrite(code, TFM6)
+    assert new == textwrap.dedent(
+        """\
+        import tensorflow
+        import tf_slim
+
+        v = tensorflow.Variable(1.0)
+        net = tf_slim.conv2d(x, 3, [3, 3])
+        cell = tensorflow.compat.v1.nn.rnn_cell.GRUCell(3)
+        """
+    )
+    assert rewrite(new, TFM6)[0] == new
+    new, _, _ = rewrite("import tensorflow as tf\nimport tensorflow.contrib.rnn, os\ncell = tf.contrib.rnn.GRUCell(3)\n", TFM6)
+    assert new == "import tensorflow as tf\nimport os\ncell = tf.compat.v1.nn.rnn_cell.GRUCell(3)\n"

@@ -33,6 +33,8 @@ from tfmigrate.transforms.contrib_vendored import NEEDS, helper_name, helper_sou
 
 CONTRIB = "tensorflow.contrib"
 _SCOPED = ("layers", "framework", "rnn", "losses", "metrics", "legacy_seq2seq", "seq2seq")
+# the contrib packages this family rewrites (others: learn, eager, summary, and the feature columns)
+_OURS = frozenset({*_SCOPED, "slim", "tensorboard", *(name.split(".")[0] for name in T.RENAMES)})
 SLIM_NOTE = "needs the tf-slim package (pip install tf-slim; 1.1.0 runs on TF 2.15)"
 
 
@@ -110,6 +112,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
         self._need_tf = False
         self._in_place: set[int] = set()  # ids of ImportAlias / Import(From) rewritten in place
         self._in_place_names: set[str] = set()  # local names those imports bind
+        self._plain_tf_import = False  # the module has (or now has) a top-level `import tensorflow`
         self._helpers: list[str] = []  # vendored legacy_seq2seq functions, in first-use order
         self._handlers: dict[str, Callable[[str, cst.Call, cst.Call], cst.BaseExpression | None]] = {
             "layers.xavier_initializer": self._xavier,
@@ -145,8 +148,12 @@ class ContribTransform(CallRewrites, FamilyTransform):
         for stmt in module.body:
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Import):
                 for alias in stmt.body[0].names:
-                    if code(alias.name) == "tensorflow":
+                    name = code(alias.name)
+                    if name == "tensorflow":
                         aliases.append(alias.asname.name.value if alias.asname else "tensorflow")
+                        self._plain_tf_import = self._plain_tf_import or alias.asname is None
+                    elif name.startswith("tensorflow.") and alias.asname is None:
+                        aliases.append("tensorflow")  # `import tensorflow.contrib.rnn` binds tensorflow too
         if aliases:
             name = aliases[0]
             if name == "tensorflow" or self.index.module_binding_count(name) in (1, None):
@@ -187,18 +194,34 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         return False
 
-    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import | cst.RemovalSentinel:
         aliases = list(updated.names)
         changed = False
         for i, alias in enumerate(original.names):
+            rel = contrib_rel(dotted_name(alias.name)) or ""
+            if alias.asname is None and rel.split(".")[0] in _OURS:
+                # `import tensorflow.contrib.rnn` binds `tensorflow` and fails on TF 2.15: the names read
+                # through it are rewritten one by one, the import keeps binding `tensorflow`
+                message = f"import tensorflow.contrib.{rel} fails on TF 2.15 (no tensorflow.contrib): import tensorflow"
+                if self.fix(alias, "TFM601", message):
+                    aliases[i] = None if self._plain_tf_import else aliases[i].with_changes(name=cst.Name("tensorflow"))
+                    self._plain_tf_import = changed = True
+                    self.imports.remove("tensorflow")  # when nothing reads it any more
+                continue
             if id(alias) not in self._in_place:
                 continue
-            rel = contrib_rel(dotted_name(alias.name)) or ""
             target = T.MODULES[rel]
             if self.fix(alias, self._module_rule(rel), self._module_message(rel)):
                 aliases[i] = aliases[i].with_changes(name=expression(target))
                 changed = True
-        return updated.with_changes(names=aliases) if changed else updated
+        if not changed:
+            return updated
+        kept = [a for a in aliases if a is not None]
+        if not kept:
+            return cst.RemoveFromParent()
+        if kept[-1] is not aliases[-1]:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(names=kept)
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement:
         if id(original) not in self._in_place:
