@@ -677,3 +677,36 @@ def test_plain_import_of_a_contrib_module_becomes_import_tensorflow_once():
     assert rewrite(new, TFM6)[0] == new
     new, _, _ = rewrite("import tensorflow as tf\nimport tensorflow.contrib.rnn, os\ncell = tf.contrib.rnn.GRUCell(3)\n", TFM6)
     assert new == "import tensorflow as tf\nimport os\ncell = tf.compat.v1.nn.rnn_cell.GRUCell(3)\n"
+
+
+LEGACY_BOW = """\
+import json
+import numpy as np
+import tensorflow as tf
+
+tf.compat.v1.disable_eager_execution()
+ids = tf.constant([[1, 2, 0, 0], [3, 3, 1, 0], [0, 0, 0, 0]], tf.int64)
+init = tf.compat.v1.constant_initializer(np.arange(12, dtype=np.float32).reshape(4, 3))
+bow = tf.contrib.layers.bow_encoder(ids, vocab_size=4, embed_dim=3, initializer=init)
+dense = tf.contrib.layers.bow_encoder(ids, 4, 3, False, init, scope="dense_bow")
+model_vars = [v.op.name for v in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.MODEL_VARIABLES)]
+with tf.compat.v1.Session() as sess:
+    sess.run(tf.compat.v1.global_variables_initializer())
+    a, b = sess.run([bow, dense])
+print(json.dumps({"sparse": a.tolist(), "dense": b.tolist(), "vars": model_vars}))
+"""
+
+
+@pytest.mark.slow
+def test_bow_encoder_copy_averages_the_ids_like_the_legacy_code():
+    new, rules, result = rewrite(LEGACY_BOW, TFM6)
+    assert rules == {"TFM608"} and not uses_contrib(new)
+    out = run_tf(new)
+    emb = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]
+    mean = lambda rows: [sum(emb[r][k] for r in rows) / len(rows) for k in range(3)]  # noqa: E731
+    # sparse lookup: the mean over the ids that are not 0; a row with none gets embedding 0 (default_id=0)
+    flat = lambda rows: [x for row in rows for x in row]  # noqa: E731
+    assert flat(out["sparse"]) == pytest.approx(flat([mean([1, 2]), mean([3, 3, 1]), emb[0]]))
+    # sparse_lookup=False: the mean over every position, padding included
+    assert flat(out["dense"]) == pytest.approx(flat([mean([1, 2, 0, 0]), mean([3, 3, 1, 0]), mean([0, 0, 0, 0])]))
+    assert out["vars"] == ["bow_encoder/embeddings", "dense_bow/embeddings"]

@@ -366,6 +366,12 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 f"Addons): its TF 1.15 code is copied into this module as {helper_name(name)} (the same weighted "
                 "mean cross-entropy)"
             )
+        elif name == "bow_encoder":
+            message = (
+                f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "
+                f"{helper_name(name)} (the same bow_encoder/embeddings model variable; the sparse lookup is "
+                "tf.compat.v1.nn.safe_embedding_lookup_sparse, the core copy of contrib's)"
+            )
         elif name == "embed_sequence":
             message = (
                 f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "

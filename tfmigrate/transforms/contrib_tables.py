@@ -246,6 +246,7 @@ VENDORED: dict[str, str] = {
     "slim.optimize_loss": "optimize_loss",
     "layers.embed_sequence": "embed_sequence",  # in neither TF 2.15 nor tf-slim
     "seq2seq.sequence_loss": "seq2seq_sequence_loss",  # (tfa.seq2seq.sequence_loss: not installable here)
+    "layers.bow_encoder": "bow_encoder",  # in neither TF 2.15 nor tf-slim
 }
 # optimize_loss arguments the copy leaves out (legacy positions 4 and 5)
 OPTIMIZE_LOSS_UNSUPPORTED = {"gradient_noise_scale": 4, "gradient_multipliers": 5}
@@ -291,13 +292,6 @@ MANUAL: dict[str, str] = {
         "tf.contrib.layers.embed_sequence(..., unique=...) looked each id up once (embedding_lookup_unique): "
         "tfmigrate copies embed_sequence only for unique=False; write tf.unique + tf.nn.embedding_lookup + "
         "tf.gather, or pass unique=False"
-    ),
-    "layers.bow_encoder": (
-        "tf.contrib.layers.bow_encoder is in neither TF 2.15 nor tf-slim: for sparse_lookup=False write "
-        "tf.reduce_mean(tf.nn.embedding_lookup(embeddings, ids), axis=1) with embeddings = "
-        "tf.compat.v1.get_variable('embeddings', [vocab_size, embed_dim]) in tf.compat.v1.variable_scope(scope, "
-        "'bow_encoder'); the default sparse_lookup=True is tf.compat.v1.nn.safe_embedding_lookup_sparse([embeddings], "
-        "sparse ids without 0s, combiner='mean', default_id=0)"
     ),
     "training.HParams": (
         "tf.contrib.training.HParams has no TF 2.15 equivalent: use a dict, argparse.Namespace or "

@@ -19,6 +19,7 @@ NAMES = {
     "optimize_loss": "legacy_optimize_loss",
     "embed_sequence": "legacy_embed_sequence",
     "seq2seq_sequence_loss": "seq2seq_sequence_loss",
+    "bow_encoder": "legacy_bow_encoder",
 }
 # helpers a helper calls
 NEEDS = {"sequence_loss": ("sequence_loss_by_example",)}
@@ -133,6 +134,39 @@ _SOURCES = {
                 total_count = {tf}.cast({tf}.math.count_nonzero(weights, axis=reduce_axis), dtype=crossent.dtype)
                 crossent = {tf}.math.divide_no_nan(crossent, total_count)
         return crossent
+''',
+    "bow_encoder": '''def legacy_bow_encoder(
+    ids, vocab_size, embed_dim, sparse_lookup=True, initializer=None, regularizer=None, trainable=True, scope=None,
+    reuse=None,
+):
+    """tf.contrib.layers.bow_encoder of TF 1.15 (Apache 2.0), copied by tfmigrate."""
+    if not vocab_size or not embed_dim:
+        raise ValueError("Must specify vocab size and embedding dimension")
+    with {tf}.compat.v1.variable_scope(scope, "bow_encoder", [ids], reuse=reuse):
+        embeddings = {tf}.compat.v1.get_variable(
+            "embeddings", shape=[vocab_size, embed_dim], initializer=initializer, regularizer=regularizer,
+            trainable=trainable,
+            collections=[{tf}.compat.v1.GraphKeys.GLOBAL_VARIABLES, {tf}.compat.v1.GraphKeys.MODEL_VARIABLES],
+        )
+        if sparse_lookup:
+            if isinstance(ids, {tf}.SparseTensor):
+                sparse_ids = ids
+            else:  # dense_to_sparse_tensor: the cells that are not 0 (or "")
+                with {tf}.compat.v1.name_scope("DenseToSparseTensor"):
+                    ids = {tf}.convert_to_tensor(ids)
+                    ignore = {tf}.cast("" if ids.dtype == {tf}.string else 0, ids.dtype, name="ignore_value")
+                    indices = {tf}.where({tf}.not_equal(ids, ignore), name="indices")
+                    sparse_ids = {tf}.SparseTensor(
+                        indices=indices,
+                        values={tf}.gather_nd(ids, indices, name="values"),
+                        dense_shape={tf}.shape(ids, out_type={tf}.int64, name="dense_shape"),
+                    )
+            return {tf}.compat.v1.nn.safe_embedding_lookup_sparse(
+                [embeddings], sparse_ids, combiner="mean", default_id=0
+            )
+        if isinstance(ids, {tf}.SparseTensor):
+            raise TypeError("ids are expected to be dense Tensor, got: %s" % ids)
+        return {tf}.reduce_mean({tf}.nn.embedding_lookup(embeddings, ids), axis=1)
 ''',
     "embed_sequence": '''def legacy_embed_sequence(
     ids, vocab_size=None, embed_dim=None, unique=False, initializer=None, regularizer=None, trainable=True,
