@@ -242,7 +242,7 @@ class FamilyTransform(cst.CSTTransformer):
                 head = name.partition(".")[0]
                 if index.binds_by_import(head):
                     if _in_import(parent, index):
-                        found = self._imported_name(node)
+                        found = None  # a name in an import statement is bound there, not read (libcst: no name)
                     elif index.resolvable(head):
                         found = index.qualified_name(name)
                     else:

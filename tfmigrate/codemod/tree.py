@@ -218,6 +218,21 @@ def _target_names(target: cst.CSTNode) -> Iterator[str]:
     return (name.value for name in target_names(target))
 
 
+def _bound_names(node: cst.CSTNode) -> Iterator[str]:
+    """The names a binding node (an assignment target, a def, a parameter, ``as x`` outside an
+    import...) binds."""
+    if type(node) is cst.AsName:
+        yield from _target_names(node.name)
+        return
+    for field in _BINDERS[type(node)]:
+        value = getattr(node, field)
+        for target in value if type(value) in _SEQUENCES else (value,):
+            if type(target) is cst.NameItem:
+                target = target.name
+            if is_node(type(target)):
+                yield from _target_names(target)
+
+
 def attribute_or_keyword(name: cst.CSTNode, parent: cst.CSTNode | None) -> bool:
     """``x.name`` or ``f(name=...)``: a Name that reads no variable."""
     kind = type(parent)  # exact types: isinstance with libcst's (ABC) classes is slow, and this is hot
@@ -277,17 +292,8 @@ class TreeIndex:
                 same.append(node)
             if kind is cst.Import or kind is cst.ImportFrom:
                 index._add_import(node, parents)
-            elif kind in _BINDERS:
-                for field in _BINDERS[kind]:
-                    value = getattr(node, field)
-                    targets = value if type(value) in _SEQUENCES else (value,)
-                    for target in targets:
-                        if type(target) is cst.NameItem:
-                            target = target.name
-                        if is_node(type(target)):
-                            index.other_bindings.update(_target_names(target))
-            elif kind is cst.AsName and type(parents.get(node)) is not cst.ImportAlias:
-                index.other_bindings.update(_target_names(node.name))
+            elif kind in _BINDERS or (kind is cst.AsName and type(parents.get(node)) is not cst.ImportAlias):
+                index.other_bindings.update(_bound_names(node))
             found: list[cst.CSTNode] = []
             fields = fields_of.get(kind)
             if fields is None:
@@ -497,21 +503,11 @@ class TreeIndex:
     def _binding_counts(self) -> dict[str, int]:
         """How many times each name is bound anywhere in the module (any scope), imports aside."""
         counts: dict[str, int] = {}
-        for kind, fields in _BINDERS.items():
-            for node in self._by_type.get(kind, ()):
-                for field in fields:
-                    value = getattr(node, field)
-                    targets = value if type(value) in _SEQUENCES else (value,)
-                    for target in targets:
-                        if type(target) is cst.NameItem:
-                            target = target.name
-                        if is_node(type(target)):
-                            for bound in _target_names(target):
-                                counts[bound] = counts.get(bound, 0) + 1
-        for node in self._by_type.get(cst.AsName, ()):
-            if type(self.parents.get(node)) is not cst.ImportAlias:
-                for bound in _target_names(node.name):
-                    counts[bound] = counts.get(bound, 0) + 1
+        binders = [node for kind in _BINDERS for node in self._by_type.get(kind, ())]
+        binders += [n for n in self._by_type.get(cst.AsName, ()) if type(self.parents.get(n)) is not cst.ImportAlias]
+        for node in binders:
+            for bound in _bound_names(node):
+                counts[bound] = counts.get(bound, 0) + 1
         return counts
 
     def binds_by_import(self, head: str) -> bool:
