@@ -710,3 +710,22 @@ def test_bow_encoder_copy_averages_the_ids_like_the_legacy_code():
     # sparse_lookup=False: the mean over every position, padding included
     assert flat(out["dense"]) == pytest.approx(flat([mean([1, 2, 0, 0]), mean([3, 3, 1, 0]), mean([0, 0, 0, 0])]))
     assert out["vars"] == ["bow_encoder/embeddings", "dense_bow/embeddings"]
+
+
+def test_unused_contrib_imports_of_ours_go_and_others_stay():
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib import layers
+    from tensorflow.contrib import learn
+    import tensorflow.contrib.rnn as rnn
+    w = tf.contrib.layers.xavier_initializer()
+    """
+    new, rules, result = rewrite(code, TFM6)
+    assert new == textwrap.dedent(
+        """\
+        import tensorflow as tf
+        from tensorflow.contrib import learn
+        w = tf.compat.v1.glorot_uniform_initializer()
+        """
+    )
+    assert {(f.rule, f.line) for f in result.findings} == {("TFM601", 2), ("TFM601", 4), ("TFM602", 5)}

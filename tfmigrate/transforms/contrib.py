@@ -141,6 +141,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._tf = self._tensorflow_alias(node)
         self._plan_imports()
+        self._drop_unused_imports()
         return True
 
     def _tensorflow_alias(self, module: cst.Module) -> str:
@@ -187,6 +188,27 @@ class ContribTransform(CallRewrites, FamilyTransform):
             if id(statement) in self._in_place:
                 for alias in statement.names:
                     self._in_place_names.add(alias.evaluated_alias or dotted_name(alias.name) or "")
+
+    def _drop_unused_imports(self) -> None:
+        """An import of a contrib package of ours that nothing reads only fails on TF 2.15: it goes."""
+        read = self.index.read_names()
+        for binding in self.index.imports:
+            statement, alias = binding.statement, binding.alias
+            rel = contrib_rel(binding.target)
+            if rel is None or rel.split(".")[0] not in _OURS or binding.name in read:
+                continue
+            if id(alias) in self._in_place or id(statement) in self._in_place:
+                continue
+            asname = alias.asname.name.value if alias.asname is not None else None  # type: ignore[union-attr]
+            if isinstance(statement, cst.Import):
+                if asname is None:
+                    continue  # `import tensorflow.contrib.x` binds tensorflow: leave_Import's
+                removal = (dotted_name(alias.name) or "", None, asname)
+            else:
+                removal = (dotted_name(statement.module) or "", dotted_name(alias.name), asname)
+            message = f"tensorflow.contrib.{rel} is imported but never used, and the import fails on TF 2.15: removed"
+            if self.fix(alias, "TFM601", message):
+                self.imports.remove(*removal)
 
     def visit_Import(self, node: cst.Import) -> bool:
         return False
