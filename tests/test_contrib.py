@@ -729,3 +729,20 @@ def test_unused_contrib_imports_of_ours_go_and_others_stay():
         """
     )
     assert {(f.rule, f.line) for f in result.findings} == {("TFM601", 2), ("TFM601", 4), ("TFM602", 5)}
+
+
+def test_contrib_packages_with_no_successor_name_what_to_use():
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib.tensor_forest.python import tensor_forest
+    from tensorflow.contrib.factorization import KMeans
+    graph = tensor_forest.RandomForestGraphs(params)
+    kmeans = KMeans(inputs=X, num_clusters=25)
+    est = tf.contrib.boosted_trees.estimator_batch.estimator.GradientBoostedDecisionTreeClassifier(config)
+    """
+    new, rules, result = rewrite(code)
+    assert new == textwrap.dedent(code)
+    by_line = {f.line: (f.rule, f.message) for f in result.findings if f.line >= 4}
+    assert by_line[4][0] == by_line[5][0] == by_line[6][0] == "TFM609"
+    assert "tfdf.keras.RandomForestModel" in by_line[4][1] and "estimator.experimental.KMeans" in by_line[5][1]
+    assert "GradientBoostedTreesModel" in by_line[6][1]

@@ -33,8 +33,10 @@ from tfmigrate.transforms.contrib_vendored import NEEDS, helper_name, helper_sou
 
 CONTRIB = "tensorflow.contrib"
 _SCOPED = ("layers", "framework", "rnn", "losses", "metrics", "legacy_seq2seq", "seq2seq")
+# packages reported whole, however deep the name (tensor_forest.python.tensor_forest.RandomForestGraphs)
+_WHOLE_PACKAGES = frozenset({"boosted_trees", "tensor_forest", "factorization"})
 # the contrib packages this family rewrites (others: learn, eager, summary, and the feature columns)
-_OURS = frozenset({*_SCOPED, "slim", "tensorboard", *(name.split(".")[0] for name in T.RENAMES)})
+_OURS = frozenset({*_SCOPED, "slim", "tensorboard", *(name.split(".")[0] for name in T.RENAMES), *_WHOLE_PACKAGES})
 SLIM_NOTE = "needs the tf-slim package (pip install tf-slim; 1.1.0 runs on TF 2.15)"
 
 
@@ -98,8 +100,8 @@ def manual_message(rel: str) -> str | None:
     if rel.startswith("slim.nets"):
         return T.MANUAL["slim.nets*"]
     key = f"{package}.*"
-    if name and "." not in name and key in T.MANUAL:
-        return T.MANUAL[key].format(name=name)
+    if name and key in T.MANUAL and ("." not in name or package in _WHOLE_PACKAGES):
+        return T.MANUAL[key].format(name=name.rpartition(".")[2])
     return None
 
 

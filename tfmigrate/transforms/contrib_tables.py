@@ -297,6 +297,20 @@ MANUAL: dict[str, str] = {
         "tf.contrib.training.HParams has no TF 2.15 equivalent: use a dict, argparse.Namespace or "
         "types.SimpleNamespace (HParams.parse/values have no twin), or copy hparam.py from TF 1.15"
     ),
+    "boosted_trees.*": (
+        "tf.contrib.boosted_trees ({name}) is gone and TF 2.15's tf.estimator has no boosted-trees estimators "
+        "any more: use TensorFlow Decision Forests (tfdf.keras.GradientBoostedTreesModel) or scikit-learn / "
+        "XGBoost, and retrain (the legacy checkpoints do not carry over)"
+    ),
+    "tensor_forest.*": (
+        "tf.contrib.tensor_forest ({name}) has no TF 2.15 equivalent: use TensorFlow Decision Forests "
+        "(tfdf.keras.RandomForestModel) or scikit-learn's RandomForestClassifier/Regressor, and retrain"
+    ),
+    "factorization.*": (
+        "tf.contrib.factorization ({name}) has no TF 2.15 equivalent: for k-means, "
+        "tf.compat.v1.estimator.experimental.KMeans (an Estimator: input_fn, train/predict) or scikit-learn's "
+        "KMeans; WALS and GMM have no successor in TF"
+    ),
     "distributions.*": (
         "tf.contrib.distributions.{name} lives on in TensorFlow Probability: tfp.distributions.{name} "
         "(pip install tensorflow-probability==0.23, the release for TF 2.15); check the argument names"
