@@ -22,13 +22,14 @@ def _manual(source: str) -> list[tuple[int, str, str]]:
         ("v = monitors.ValidationMonitor(x, y)", "skflow.monitors.ValidationMonitor"),
         ("k = tf.get_collection(tf.GraphKeys.SUMMARY_COLLECTION)", "tf.GraphKeys.SUMMARY_COLLECTION"),
         ("tf.logging._logger.setLevel(10)", "tf.logging._logger"),
-        ("layer = base_layer.Layer()", "tf.python.keras.engine.base_layer"),
+        ("out = seq2seq.basic_rnn_seq2seq(a, b, c)", "tf.python.ops.seq2seq"),
+        ("m = KerasClassifier(build_fn=make)", "tf.python.keras.wrappers.scikit_learn"),
     ],
 )
 def test_names_tf215_lacks_are_reported_on_their_line(line, name):
     source = (
         "import skflow\nfrom skflow import monitors\nimport tensorflow as tf\n"
-        "from tensorflow.python.keras.engine import base_layer\n\n" + line + "\n"
+        "from tensorflow.python.ops import seq2seq\nfrom tensorflow.python.keras.wrappers.scikit_learn import KerasClassifier\n" + line + "\n"
     )
     found = _manual(source)
     assert any(n == 6 and rule == "TFM503" and name in message for n, rule, message in found), found
@@ -45,6 +46,9 @@ def test_a_name_a_specific_rule_reports_is_not_reported_twice():
 def test_names_tf215_has_are_not_reported():
     source = (
         "import tensorflow as tf\n"
+        "from tensorflow.python.ops import rnn_cell\nfrom tensorflow.python.framework import ops\n"
+        "from tensorflow.core.framework import graph_pb2\nfrom tensorflow.python.keras.engine import base_layer\n"
+        "cell = rnn_cell.BasicLSTMCell(3)\nt = ops.Tensor\n"
         "k = tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.TRAINABLE_VARIABLES)\n"
         "v = tf.__version__\n"
         "tf.compat.v1.logging.set_verbosity(tf.compat.v1.logging.INFO)\n"
@@ -91,3 +95,17 @@ def test_private_keras_backend_names_go_where_tf215_has_them_in_one_run():
     assert "x = K.floatx()" in new
     assert not [f for f in result.findings if not f.fixable]
     assert rewrite_source(result.new, ALL_RULES).new == result.new
+
+
+@pytest.mark.slow
+def test_private_module_table_is_what_the_generator_makes(tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tfmigrate.transforms import renames
+
+    out = tmp_path / "private.json"
+    repo = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, str(repo / "tools" / "gen_tf_private.py"), "--out", str(out)], check=True)
+    assert out.read_bytes() == renames.PRIVATE_FILE.read_bytes(), "tf215_private.json is stale: run tools/gen_tf_private.py"

@@ -120,7 +120,9 @@ with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0"
     train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
 print("placed on", step.device)
 hooks = [tf.train.StopAtStepHook(last_step=5)]
-with tf.train.MonitoredTrainingSession(master=server.target, is_chief=True, checkpoint_dir=sys.argv[3], hooks=hooks) as sess:
+with tf.train.MonitoredTrainingSession(
+    master=server.target, is_chief=True, checkpoint_dir=sys.argv[3], hooks=hooks
+) as sess:
     while not sess.should_stop():
         sess.run(train_op, {tf_x: x, tf_y: y})
 print("done")

@@ -32,7 +32,7 @@ import numpy as np
 import tensorflow as tf
 import tensorflow.contrib.eager as tfe
 
-tfe.enable_eager_execution()
+tfe.enable_eager_execution(config=tf.ConfigProto(allow_soft_placement=True))
 w = tfe.Variable(np.array([[1.0], [2.0]], dtype=np.float32), name="w")
 x = tf.constant([[1.0, 1.0], [2.0, 0.5]])
 
@@ -65,6 +65,24 @@ value, (dy_only,) = tfe.value_and_gradients_function(f, params=["y"])(3.0, 2.0)
 RESULT["value_dy"] = [float(value), float(dy_only)]
 RESULT["second"] = float(tfe.gradients_function(lambda x: grad_f(x, 1.0)[0])(3.0)[0])
 RESULT["upstream"] = float(tfe.gradients_function(f, [0])(3.0, 2.0, dy=10.0)[0])
+dense = tfe.make_template("dense", lambda v: tf.layers.dense(v, 3))
+RESULT["soft_placement"] = tf.config.get_soft_device_placement()
+lr = tfe.Variable(1.0, name="lr")
+sgd = tf.train.GradientDescentOptimizer(lr)
+v = tfe.Variable(0.0, name="v")
+
+
+def sgd_step():
+    with tfe.GradientTape() as tape:
+        out = v * 1.0
+    sgd.apply_gradients([(tape.gradient(out, v), v)])
+
+
+sgd_step()
+lr.assign(0.25)
+sgd_step()
+RESULT["lr_variable"] = float(v.numpy())
+RESULT["template"] = [bool(tf.reduce_all(dense(x) == dense(x))), len(dense.variables), tfe.in_graph_mode()]
 """
 
 CHECKPOINT = """\
@@ -86,7 +104,8 @@ def main(_):
         grads = tape.gradient(loss, layer.trainable_weights)
         optimizer.apply_gradients(zip(grads, layer.trainable_weights))
     RESULT.setdefault("runs", []).append(
-        {"lr": float(learning_rate.numpy()), "bias": layer.bias.numpy().tolist()}
+        {"lr": float(learning_rate.numpy()), "bias": layer.bias.numpy().tolist(),
+         "optimizer_variables": len(tfe.get_optimizer_variables(optimizer))}
     )
     learning_rate.assign(learning_rate / 4.0)
     tfe.Saver(layer.trainable_weights + [learning_rate]).save(os.path.join(logdir, "ckpt"))
@@ -140,7 +159,9 @@ def test_decorator_value_and_gradients_rewrite():
     assert "reduction_indices" not in out and "keep_dims" not in out and "dimension=" not in out
     assert "tf.nn.dropout(ones, rate=1 - 0.9)" in out and "tf.nn.dropout(ones, rate=1 - 0.2)" in out
     assert "disable_eager_execution" not in out
-    assert {"TFM417", "TFM419", "TFM420", "TFM424", "TFM425"} <= set(rules)
+    assert {"TFM417", "TFM419", "TFM420", "TFM424", "TFM425", "TFM426", "TFM427"} <= set(rules)
+    assert "tf.compat.v1.enable_eager_execution(config=tf.compat.v1.ConfigProto(allow_soft_placement=True))" in out
+    assert "sgd = tf.keras.optimizers.legacy.SGD(learning_rate=lr)" in out
 
 
 def test_checkpoint_program_stays_eager_and_has_no_contrib():
@@ -202,12 +223,16 @@ def test_migrated_eager_programs_run_on_tf215(tmp_path):
     assert g["value_dy"] == [18.0, 9.0]
     assert g["second"] == 2.0, "gradient functions nest (second derivative)"
     assert g["upstream"] == 120.0, "dy= scales the gradient"
+    assert g["soft_placement"] is True
+    assert g["lr_variable"] == -1.25, "the optimizer reads its tf.Variable learning rate at every step, as tf.train did"
+    assert g["template"] == [True, 2, False], "make_template shares its variables; eager, not graph mode"
 
     first, second = results["checkpoint"]["runs"]
     assert first["lr"] == 20.0
     assert second["lr"] == 5.0, "the second run restored the learning rate the first one saved"
     assert second["bias"] != [0.0, 0.0], "the second run restored the trained bias"
     assert (tmp_path / "ckpt" / "checkpoint").exists()
+    assert first["optimizer_variables"] >= 1, "optimizer.variables() of the Keras optimizer"
 
     c = results["cudnn"]
     assert c["lstm"] == [[5, 3, 6], [2, 3, 6], [2, 3, 6]]

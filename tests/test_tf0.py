@@ -42,6 +42,7 @@ width = logits.get_shape()[1].value
 w = tf.get_variable("w", [3], initializer=tf.zeros_initializer)
 sp = tf.SparseTensor(indices=[[0, 1]], values=[5.0], shape=[2, 3])
 dense = tf.sparse_tensor_to_dense(sp)
+resized = tf.image.resize_images(tf.ones([1, 8, 8, 3]), 4, 6, 1)
 tf.scalar_summary("xent", tf.reduce_mean(xent))
 tf.histogram_summary("w", w)
 merged = tf.merge_all_summaries()
@@ -59,6 +60,7 @@ with tf.Session() as sess:
     writer.add_summary(out[-1], 0)
     writer.close()
     losses = sess.run([nce, sampled])
+    resized_shape = sess.run(resized).shape
 '''
 
 CHECK = '''
@@ -83,6 +85,7 @@ assert width == 3 and np.allclose(out[9], 0.0)
 assert out[10][0, 1] == 5.0 and out[10].shape == (2, 3)
 assert isinstance(out[11], bytes) and len(out[11]) > 0  # merged summaries were recorded
 assert os.listdir(LOGDIR)
+assert resized_shape == (1, 4, 6, 3), resized_shape  # new_height=4, new_width=6, nearest neighbour
 assert losses[0].shape == (4,) and losses[1].shape == (4,) and np.all(losses[0] > 0)  # inputs, labels as in TF 0.x
 print("TF0-OK")
 '''
@@ -115,7 +118,8 @@ def test_tables_agree_with_tensorflow_215(tmp_path):
     """Every new keyword exists in the TF 2.15 function it is written for; every legacy keyword
     list names parameters of the function the call ends up with; GraphKeys as in TF 2.15."""
     table = {
-        "keywords": {rel: sorted(set(m.values())) for rel, m in tf0.KEYWORDS.items()},
+        "keywords": {rel: (tf0.target_of(tf0.RENAMED.get(rel, rel)), sorted(set(m.values())))
+                     for rel, m in tf0.KEYWORDS.items()},
         "order": {rel: (tf0.LEGACY_TARGET.get(rel) or tf0.target_of(tf0.RENAMED.get(rel, rel)), params)
                   for rel, params in tf0.ORDER.items()},
     }
@@ -126,9 +130,7 @@ def test_tables_agree_with_tensorflow_215(tmp_path):
         "def params(rel):\n    obj = get(rel)\n"
         "    return set(inspect.signature(obj).parameters)\n"
         "t = json.load(open(sys.argv[1]))\nbad = []\n"
-        "for rel, new in t['keywords'].items():\n"
-        "    target = rel if rel != 'batch_matmul' else 'matmul'\n"
-        "    target = 'compat.v1.' + target if target == 'SparseTensorValue' else target\n"
+        "for rel, (target, new) in t['keywords'].items():\n"
         "    missing = set(new) - params(target)\n"
         "    if missing: bad.append((rel, sorted(missing)))\n"
         "for rel, (target, ps) in t['order'].items():\n"
@@ -140,6 +142,7 @@ def test_tables_agree_with_tensorflow_215(tmp_path):
     data = tmp_path / "table.json"
     data.write_text(json.dumps(table))
     proc = _run(probe.read_text().replace("sys.argv[1]", repr(str(data))), tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
     found = json.loads(proc.stdout.strip().splitlines()[-1])
     assert found["bad"] == []
     assert found["keys"] == sorted(GRAPH_KEYS)

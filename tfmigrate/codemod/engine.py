@@ -200,12 +200,13 @@ def rewrite_source(
     resolved them; still relevant, that pass reported them again). Lines are given in the original
     and in the new text. Raises :class:`SourceError` on bad input."""
     catalog = catalog or load_catalog()
-    original_code, code, new, staged, encoding = _one_pass(data, enabled, path, catalog)
+    facts: set[str] = set()  # what a family learned about the module, for later families and passes (Context.facts)
+    original_code, code, new, staged, encoding = _one_pass(data, enabled, path, catalog, facts=facts)
     passes = [(code, staged)]
     for _ in range(MAX_PASSES - 1):
         if new == data or not any(f.fixable for f, _ in staged):
             break
-        _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog, checked=True)
+        _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog, checked=True, facts=facts)
         passes.append((next_code, staged))
         if next_new == new:
             break
@@ -254,7 +255,12 @@ def _once(staged: list[tuple[RawFinding, str]], original_code: str) -> list[tupl
 
 
 def _one_pass(
-    data: bytes, enabled: frozenset[str], path: str, catalog: Catalog, checked: bool = False
+    data: bytes,
+    enabled: frozenset[str],
+    path: str,
+    catalog: Catalog,
+    checked: bool = False,
+    facts: set[str] | None = None,
 ) -> tuple[str, str, bytes, list[tuple[RawFinding, str]], str]:
     """One run of the families: (original text, new text, new bytes, findings with the text each
     was reported on, encoding). ``checked``: the input is a previous pass's output, which Python's
@@ -273,7 +279,7 @@ def _one_pass(
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
     indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
-    facts: set[str] = set()  # what a family learned about the module for the later ones (Context.facts)
+    facts = set() if facts is None else facts
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):

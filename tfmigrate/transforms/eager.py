@@ -9,6 +9,11 @@ Most rules apply only in an *eager module*: one that references ``tf.contrib.eag
 ``enable_eager_execution``. In graph-mode TF1 code the same names (``tf.layers.Dense``,
 ``tf.train.AdamOptimizer``) keep their TF1 meaning and are left to the renames family (TFM5),
 which maps them onto ``tf.compat.v1`` without changing variable names or behaviour.
+
+Concerns kept in their own modules: ``eager_calls.py`` (TFM418-TFM420, TFM425: ``tfe.run``, TF 1.x
+``keep_prob``/keywords/``Dimension.value`` in eager modules), ``eager_helpers.py`` (TFM417, TFM421,
+TFM422, TFM424: TF 2 code written into the module for tfe functions that have no TF 2 name) and
+``eager_rnn.py`` (TFM423: cuDNN RNN layers).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
-from tfmigrate.transforms.eager_calls import eager_call, is_path, shape_value, tfe_call
+from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, holds_variable, is_path, shape_value, tfe_call
 from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 
 _TFE_PREFIXES = (
@@ -40,6 +45,8 @@ _RENAMES = {
     "py_func": ("TFM416", "py_function"),
     "custom_gradient": ("TFM416", "custom_gradient"),
     "Checkpoint": ("TFM414", "train.Checkpoint"),
+    "make_template": ("TFM426", "compat.v1.make_template"),  # shares variables in TF 2 eager code too
+    "TensorSpec": ("TFM426", "TensorSpec"),
 }
 # tfe names that have no mechanical TF 2 form: tfe symbol -> (rule, what to write instead)
 _MANUAL = {
@@ -513,6 +520,9 @@ class EagerTransform(FamilyTransform):
         if symbol is not None:
             return self._tfe_call(symbol, original, updated)
         if self.is_enable_eager(func) and id(original) not in self.handled:
+            new = enable_with_config(self, original, updated)
+            if new is not None:
+                return new
             self.flag(
                 original,
                 "TFM401",
@@ -670,6 +680,9 @@ class EagerTransform(FamilyTransform):
                 )
             return updated
         if symbol == "enable_eager_execution":
+            new = enable_with_config(self, original, updated) if id(original) not in self.handled else None
+            if new is not None:
+                return new
             if id(original) not in self.handled:
                 self.flag(
                     original,
@@ -805,16 +818,22 @@ class EagerTransform(FamilyTransform):
         if any(k in given and not _is_name(given[k], "False") for k in dropped):
             self.flag(original, "TFM412", f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
             return updated
+        # A hyperparameter held in a tf.Variable (`lr = tfe.Variable(20.0)`, later `lr.assign(lr / 4)`) was read at
+        # every step by tf.train; the new Keras optimizers copy it once, tf.keras.optimizers.legacy reads it.
+        variable = [a.value for a in original.args if holds_variable(self, a.value)]
+        keras_path = f"keras.optimizers.legacy.{keras}" if variable else f"keras.optimizers.{keras}"
         if not self.fix(
             original,
             "TFM412",
-            f"tf.train.{name} in eager code is tf.keras.optimizers.{keras} in TF 2 (legacy defaults written where Keras "
-            "differs; its slot variables have other checkpoint keys)",
+            f"tf.train.{name} in eager code is tf.{keras_path} in TF 2 (legacy defaults written where Keras "
+            "differs; its slot variables have other checkpoint keys"
+            + ("; the legacy Keras class because a hyperparameter is a tf.Variable, which it reads at every step "
+               "as tf.train did, where the new class copies it once)" if variable else ")"),
         ):
             return updated
         args = _rekey(original, updated, params, renames, 0, drop=dropped)
         args += [_kw(renames.get(k, k), expression(v)) for k, v in defaults.items() if k not in given]
-        return updated.with_changes(func=self._tf(f"keras.optimizers.{keras}"), args=_with_commas(args))
+        return updated.with_changes(func=self._tf(keras_path), args=_with_commas(args))
 
     # --- tf.contrib.summary ---------------------------------------------------------------------
     def _summary_call(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

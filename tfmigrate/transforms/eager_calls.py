@@ -1,4 +1,4 @@
-"""TFM418-TFM420, TFM425: code in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
+"""TFM418-TFM420, TFM425-TFM427: code in eager modules whose TF 1.x form TF 2.15 reads differently or refuses.
 
 An *eager module* (one that imports ``tf.contrib.eager`` or calls ``enable_eager_execution``) is
 TF 1.x code for certain: those names existed only in TF 1.x. Its calls of TF ops therefore have
@@ -14,6 +14,11 @@ does in graph code:
   (``reduction_indices``, ``keep_dims``, ``dimension``, ``dim``, ``squeeze_dims``, ``seq_dim``,
   ``batch_dim``): the TF 2 keyword of the same meaning (signatures compared in TF 2.15.1 between
   ``tf.compat.v1.X`` and ``tf.X``).
+- TFM426: ``tfe.get_optimizer_variables(opt)`` is ``opt.variables()``, ``tfe.in_graph_mode()`` is
+  ``not tf.executing_eagerly()`` (``tfe.make_template`` and ``tfe.TensorSpec``, plain renames, are in
+  eager.py's rename table).
+- TFM427: ``enable_eager_execution(config=...)`` is kept as ``tf.compat.v1.enable_eager_execution``,
+  which still applies the session config to the eager context in TF 2.15.
 - TFM425: ``x.shape[i].value`` / ``x.get_shape()[i].value``: a TF 1.x shape's entries were
   ``Dimension`` objects; TF 2's are ``int`` (or ``None``, which ``Dimension.value`` also gave), so
   ``.value`` raises AttributeError and is dropped.
@@ -54,8 +59,12 @@ KEYWORD_RENAMES.update(
 _DROPOUT_PARAMS = ("x", "keep_prob", "noise_shape", "seed", "name")
 
 
-def tfe_call(transform: EagerTransform, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
-    """TFM418 on ``tfe.<symbol>(...)``; None when it is not this module's call."""
+def tfe_call(
+    transform: EagerTransform, symbol: str, original: cst.Call, updated: cst.Call
+) -> cst.BaseExpression | None:
+    """TFM418/TFM426 on ``tfe.<symbol>(...)``; None when it is not this module's call."""
+    if symbol in ("get_optimizer_variables", "in_graph_mode"):
+        return _tfe_other(transform, symbol, original, updated)
     if symbol != "run" or any(a.star for a in original.args) or len(original.args) > 2:
         return None
     if not transform.fix(
@@ -67,6 +76,55 @@ def tfe_call(transform: EagerTransform, symbol: str, original: cst.Call, updated
         return None
     transform.changed = True
     return updated.with_changes(func=transform._tf("compat.v1.app.run"))
+
+
+def enable_with_config(
+    transform: EagerTransform, original: cst.Call, updated: cst.Call
+) -> cst.BaseExpression | None:
+    """TFM427: ``enable_eager_execution(config=...)`` -> ``tf.compat.v1.enable_eager_execution(config=...)``."""
+    if len(original.args) != 1 or original.args[0].star:
+        return None
+    arg = original.args[0]
+    if arg.keyword is not None and arg.keyword.value != "config":
+        return None  # device_policy / execution_mode: TFM401 reports them
+    if not transform.fix(
+        original,
+        "TFM427",
+        "enable_eager_execution(config=...) applied a session config (soft placement, GPU memory growth, threads) "
+        "to eager execution; TF 2.15's tf.compat.v1.enable_eager_execution does the same at program start",
+    ):
+        return None
+    transform.changed = True
+    return updated.with_changes(func=transform._tf("compat.v1.enable_eager_execution"))
+
+
+def _tfe_other(
+    transform: EagerTransform, symbol: str, original: cst.Call, updated: cst.Call
+) -> cst.BaseExpression | None:
+    if symbol == "get_optimizer_variables":
+        if len(original.args) != 1 or original.args[0].keyword is not None or original.args[0].star:
+            return None
+        if not transform.fix(
+            original,
+            "TFM426",
+            "tfe.get_optimizer_variables(optimizer) was optimizer.variables(): written out (Keras optimizers have it too)",
+        ):
+            return None
+        transform.changed = True
+        receiver = updated.args[0].value
+        if not isinstance(receiver, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) and not receiver.lpar:
+            receiver = receiver.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("variables")))
+    if original.args or not transform.fix(
+        original, "TFM426", "tfe.in_graph_mode() was `not tf.executing_eagerly()`: written out"
+    ):
+        return None
+    return cst.UnaryOperation(
+        operator=cst.Not(),
+        expression=cst.Call(func=transform._tf("executing_eagerly")),
+        lpar=[cst.LeftParen()],
+        rpar=[cst.RightParen()],
+    )
 
 
 def eager_call(transform: EagerTransform, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
@@ -139,7 +197,9 @@ def _dropout(transform: EagerTransform, original: cst.Call, updated: cst.Call) -
                 value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
             rate = cst.BinaryOperation(
                 left=cst.Integer("1"),
-                operator=cst.Subtract(whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")),
+                operator=cst.Subtract(
+                    whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" ")
+                ),
                 right=value,
             )
             arg = arg.with_changes(keyword=cst.Name("rate"), value=rate, equal=_equal())
@@ -173,11 +233,15 @@ def is_path(transform: EagerTransform, node: cst.BaseExpression) -> bool:
             return True
         return isinstance(func, cst.Attribute) and func.attr.value == "format" and isinstance(func.value, _STRINGS)
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Modulo, cst.Add)):
-        return isinstance(node.left, _STRINGS) or (isinstance(node.operator, cst.Add) and isinstance(node.right, _STRINGS))
+        if isinstance(node.left, _STRINGS):
+            return True
+        return isinstance(node.operator, cst.Add) and isinstance(node.right, _STRINGS)
     return False
 
 
-def shape_value(transform: EagerTransform, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression | None:
+def shape_value(
+    transform: EagerTransform, original: cst.Attribute, updated: cst.Attribute
+) -> cst.BaseExpression | None:
     """TFM425: ``<x>.shape[i].value`` -> ``<x>.shape[i]`` (and ``get_shape()``); None when not that."""
     if original.attr.value != "value" or not isinstance(original.value, cst.Subscript):
         return None
@@ -203,3 +267,37 @@ def shape_value(transform: EagerTransform, original: cst.Attribute, updated: cst
         return None
     transform.changed = True
     return updated.value.with_changes(lpar=updated.lpar, rpar=updated.rpar)
+
+
+_VARIABLE_FACTORIES = frozenset(
+    {
+        "tensorflow.Variable",
+        "tensorflow.compat.v1.Variable",
+        "tensorflow.get_variable",
+        "tensorflow.compat.v1.get_variable",
+        "tensorflow.contrib.eager.Variable",
+        "tensorflow.contrib.eager.python.tfe.Variable",
+    }
+)
+
+
+def holds_variable(transform: EagerTransform, node: cst.BaseExpression) -> bool:
+    """Is ``node`` a tf.Variable: a ``tf.Variable(...)`` call, or a name every binding of which is one?"""
+    if isinstance(node, cst.Call):
+        func = node.func
+        return isinstance(func, (cst.Name, cst.Attribute)) and transform.qualified_name(func) in _VARIABLE_FACTORIES
+    if not isinstance(node, cst.Name):
+        return False
+    scope = transform.scopes.scope_of(node)
+    assignments = scope[node.value] if scope is not None else []
+    if not assignments:
+        return False
+    parents = transform.index.parents
+    for assignment in assignments:
+        target = parents.get(assignment.node) if assignment.node is not None else None
+        assign = parents.get(target) if isinstance(target, cst.AssignTarget) else None
+        if not (isinstance(assign, cst.Assign) and len(assign.targets) == 1 and isinstance(assign.value, cst.Call)):
+            return False
+        if not holds_variable(transform, assign.value):
+            return False
+    return True

@@ -62,7 +62,7 @@ class {name}({tf}.keras.layers.Layer):
     ):
         super().__init__(dtype=dtype, name=name)
         if input_mode != "linear_input" or direction != "unidirectional":
-            raise ValueError("input_mode={{!r}}, direction={{!r}}: port this layer by hand".format(input_mode, direction))
+            raise ValueError("input_mode=%r, direction=%r: port this layer by hand" % (input_mode, direction))
         self.num_layers, self.num_units, self.dropout, self.seed = num_layers, num_units, dropout, seed
         kernel = kernel_initializer or "glorot_uniform"
         self.rnn_layers = [
@@ -98,7 +98,9 @@ def cudnn_class(qname: str) -> str | None:
     return None
 
 
-def cudnn_call(transform: EagerTransform, legacy: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
+def cudnn_call(
+    transform: EagerTransform, legacy: str, original: cst.Call, updated: cst.Call
+) -> cst.BaseExpression | None:
     """TFM423 on ``CudnnLSTM(...)`` / ``CudnnGRU(...)`` in an eager module; None when left alone."""
     if any(a.star for a in original.args) or len(original.args) > len(_PARAMS):
         return None

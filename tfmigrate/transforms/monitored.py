@@ -1105,7 +1105,8 @@ class MonitoredSessionTransform(FamilyTransform):
         if name in DEVICE:
             return device_call(self, original, updated)
         if name in DISTRIBUTED:
-            self.flag(original, "TFM304", f"{name.replace('tensorflow', 'tf')} sets up a cluster by hand: {TF_CONFIG_HELP}")
+            shown = name.replace("tensorflow.compat.v1.", "tf.").replace("tensorflow.", "tf.")  # one text per place, every pass
+            self.flag(original, "TFM304", f"{shown} sets up a cluster by hand: {TF_CONFIG_HELP}")
             return updated
         if name and name.startswith("tensorflow.summary.") and name.rsplit(".", 1)[1] in V1_SUMMARY_OPS:
             return self._v1_summary(original, updated, name.rsplit(".", 1)[1])

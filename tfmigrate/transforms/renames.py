@@ -35,6 +35,7 @@ from tfmigrate.codemod.tree import full_name
 from tfmigrate.codemod.walk import transform
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "tf215_names.json"
+PRIVATE_FILE = DATA_FILE.with_name("tf215_private.json")  # tools/gen_tf_private.py
 TF = "tensorflow"
 
 V2, V1, UNKNOWN = "v2", "v1", "unknown"
@@ -74,7 +75,7 @@ ENABLES = frozenset(
 )
 GRAPH_CLASSES = frozenset({f"{TF}.Graph", f"{TF}.compat.v1.Graph"})
 SKFLOW = "skflow"
-PRIVATE_KERAS = ("python", "keras")  # tensorflow.python.keras: TF's private Keras, gone from 2.15
+PRIVATE_KERAS = ("python", "keras")  # tensorflow.python.keras: TF's private Keras (a leftover in 2.15)
 # Members of tf.compat.v1.GraphKeys in TF 2.15 (the table does not list class members; checked by a test).
 GRAPH_KEYS = frozenset({
     "ACTIVATIONS", "ASSET_FILEPATHS", "BIASES", "CONCATENATED_VARIABLES", "COND_CONTEXT", "EVAL_STEP",
@@ -114,17 +115,17 @@ class Names:
         if not rel:
             return V2
         parts = rel.split(".")
-        if tuple(parts[:2]) == PRIVATE_KERAS:
-            return UNKNOWN  # TF 2.15 has no tensorflow.python.keras
         if "GraphKeys" in parts[:-1] and parts[parts.index("GraphKeys") + 1] not in GRAPH_KEYS:
             return UNKNOWN  # a collection key TF 2.15's tf.compat.v1.GraphKeys lacks
         if self._resolves(self.v2_root, parts):
             return V2
         if self._resolves(self.v1_root, parts):
             return V1
-        if parts[0] in PRIVATE or parts[1:2] == ["python"] or any(p.startswith("__") for p in parts):
-            # private (tensorflow[.lite].python.*, tf.__internal__.*): not in the public table, unchecked
-            return V2
+        if parts[0] in PRIVATE or parts[1:2] == ["python"]:
+            # private (tensorflow[.lite].python.*): TF 2.15's implementation modules
+            return V2 if private_exists(parts) else UNKNOWN
+        if any(p.startswith("__") for p in parts):
+            return V2  # tf.__internal__.*, tf.__version__: not in the public table, unchecked
         if any(p.startswith("_") for p in parts) and not self._module_part(parts):
             return V2  # `_private` of something the table does not list as a module: unchecked
         return UNKNOWN
@@ -176,6 +177,33 @@ class Names:
             if hint:
                 return hint
         return None
+
+
+@cache
+def _private() -> tuple[frozenset[str], dict[str, frozenset[str]]]:
+    with PRIVATE_FILE.open("rb") as handle:
+        data = json.load(handle)
+    return frozenset(data["modules"]), {k: frozenset(v) for k, v in data["packages"].items()}
+
+
+def private_exists(parts: list[str]) -> bool:
+    """Does ``tensorflow.<parts>`` (a private implementation module path) exist in TF 2.15? A name
+    that is neither a module nor bound by its package's ``__init__`` does not; what follows a plain
+    module (an attribute of it) is not checked."""
+    modules, packages = _private()
+    name = TF
+    for part in parts:
+        candidate = f"{name}.{part}"
+        if candidate in modules:
+            name = candidate
+            continue
+        if name == TF:
+            return False  # tensorflow.<tree> itself is a module of the table
+        bound = packages.get(name)
+        if bound is None:
+            return True  # an attribute of a plain module: not checked
+        return "*" in bound or part in bound
+    return True
 
 
 @cache

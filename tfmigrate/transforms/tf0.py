@@ -13,8 +13,8 @@ what is left to ``tf.compat.v1``:
   written where they exist in TF 2.15 (``tf.compat.v1`` when 2.x lacks them or changed them: 0.x
   code is graph code).
 - TFM541 (fix): functions whose positional order changed (``tf.concat(0, values)``,
-  ``tf.split(axis, n, value)``, ``tf.op_scope``, ``tf.svd``): the legacy call becomes a keyword
-  call in the legacy meaning.
+  ``tf.split(axis, n, value)``, ``tf.op_scope``, ``tf.svd``, ``tf.image.resize_images(images, h, w)``):
+  the legacy call becomes a keyword call in the legacy meaning.
 - TFM542 (fix): the cross-entropy and sampled losses whose argument order changed (``logits,
   labels`` first in 0.x; ``inputs, labels`` of ``nce_loss``): keyword calls, legacy meaning.
 - TFM543 (fix): keyword renames (``reduction_indices`` -> ``axis``, ``keep_dims`` -> ``keepdims``,
@@ -23,8 +23,8 @@ what is left to ``tf.compat.v1``:
 - TFM545 (fix): ``tf.zeros_initializer`` / ``tf.ones_initializer`` passed uncalled (0.x functions,
   classes since 1.0) are called.
 - TFM546 (fix): ``x.get_shape()[i].value`` (TF1 ``Dimension``) -> ``tf.compat.dimension_value(...)``.
-- TFM547 (fix): private ``tensorflow.python.keras.*`` imports (gone from 2.15) -> public
-  ``tensorflow.keras.*`` where TF 2.15 has the name.
+- TFM547 (fix): private ``tensorflow.python.keras.*`` imports (a partial leftover in 2.15, not the
+  Keras behind ``tf.keras``) -> public ``tensorflow.keras.*`` where TF 2.15 has the name.
 
 Legacy order is decided from the call itself where it can be (``tf.concat(1, [a, b])``: an int
 literal is no list of tensors), else from the module: a module that uses a name TF 1.0 removed is
@@ -43,7 +43,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name
 from tfmigrate.codemod.walk import transform
-from tfmigrate.transforms.renames import TF, UNKNOWN, V1, V2, base_name, dotted, names, replace_base, tf_rel
+from tfmigrate.transforms.renames import TF, V1, V2, base_name, dotted, names, tf_rel
 
 # TF 0.x name -> TF 1.0 name: tf_upgrade.py (r1.0) symbol_renames, and the 1.0 release notes (rnn).
 # A target written with `compat.v1.` is used as it is; others go where TF 2.15 has them.
@@ -182,6 +182,8 @@ LEGACY_KEYWORDS = {
     "split": frozenset({"split_dim", "num_split", "value"}),
     **dict.fromkeys(SENTINEL, frozenset({"labels", "targets"})),  # f(logits, labels=...): 0.x
 }
+# TF 0.x image.resize_images(images, new_height, new_width, method); since: (images, size, method).
+RESIZE = "image.resize_images"
 UNCALLED_INITIALIZERS = frozenset({"zeros_initializer", "ones_initializer"})
 SHAPE_ATTRS = frozenset({"shape", "dims"})
 PRIVATE_KERAS = "python.keras"
@@ -220,6 +222,28 @@ def _bools(node: cst.BaseExpression) -> list[bool] | None:
             return None
         out.append(value.value == "True")
     return out
+
+
+def _role(node: cst.BaseExpression) -> str | None:
+    """``"logits"`` or ``"labels"`` when the argument's own name says which it is (``y_logits``, ``self.labels``)."""
+    if isinstance(node, cst.Attribute):
+        node = node.attr
+    if not isinstance(node, cst.Name):
+        return None
+    name = node.value.lower()
+    found = {role for role, words in (("logits", ("logit",)), ("labels", ("label", "target"))) if any(w in name for w in words)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _named_order(call: cst.Call) -> bool | None:
+    """Positional (a, b) of a cross-entropy: True when the names say (logits, labels), False for
+    (labels, logits), None when they do not tell."""
+    first, second = (_role(a.value) for a in _positional(call)[:2])
+    if first == "logits" or second == "labels":
+        return first != "labels" and second != "logits"  # contradicting names tell nothing
+    if first == "labels" or second == "logits":
+        return False
+    return None
 
 
 def _positional(call: cst.Call) -> list[cst.Arg]:
@@ -322,8 +346,8 @@ class Tf0Api(FamilyTransform):
 
     def _keras_message(self, public: str) -> str:
         return (
-            f"tensorflow.python.keras is TensorFlow's private copy of Keras, gone from TF 2.15: "
-            f"use the public tensorflow.{public}"
+            f"tensorflow.python.keras is TensorFlow's private copy of Keras (in TF 2.15 a leftover that lacks much "
+            f"of the API and is not the Keras behind tf.keras): use the public tensorflow.{public}"
         )
 
     # --- references ----------------------------------------------------------------------------
@@ -349,7 +373,7 @@ class Tf0Api(FamilyTransform):
         rel = tf_rel(self.qualified_name(original))
         if not rel:
             return updated
-        if rel.startswith("compat.v1.") or self.names.status(rel) == V1:
+        if self.names.status(rel) == V1:  # (not tf.compat.v1.*: TF 1.13+ code, or what tfmigrate wrote)
             self.tf1 = True
         if rel in UNCALLED_INITIALIZERS and type(parent) is cst.Arg and parent.value is original:
             message = (
@@ -450,6 +474,8 @@ class Tf0Api(FamilyTransform):
         updated = self._keywords(original, updated, rel)
         if rel == "reverse":
             return self._reverse(original, updated)
+        if rel == RESIZE:
+            return self._resize(original, updated)
         if rel not in ORDER:
             return updated
         positional = _positional(original)
@@ -507,11 +533,20 @@ class Tf0Api(FamilyTransform):
 
     def _decide(self, call: cst.Call, placed: cst.Call, rel: str, rule: str) -> None:
         if rel in SENTINEL:
-            legacy = self.tf1  # TF 1.x required keywords: positional is TF 0.x in TF1 code
+            legacy = self.tf1 or _named_order(call)  # TF 1.x required keywords: positional is TF 0.x in TF1 code
+            if legacy is None:
+                self.flag(
+                    call,
+                    rule,
+                    f"tf.{rel} with positional arguments: TF 0.x read them as (logits, labels), TF 2.15 reads "
+                    f"(labels, logits), and nothing here says which this is: write logits=..., labels=...",
+                )
+                return
         else:
             legacy = self.tf0
         if legacy:
-            self.replace[id(placed)] = lambda updated, call=call, rel=rel, rule=rule: self._legacy_keywords(call, updated, rel, rule)
+            build = self._legacy_resize if rel == RESIZE else self._legacy_keywords
+            self.replace[id(placed)] = lambda updated, call=call, rel=rel, rule=rule: build(call, updated, rel, rule)
 
     def _legacy_keywords(self, original: cst.Call, updated: cst.Call, rel: str, rule: str) -> cst.Call:
         params = ORDER[rel]
@@ -538,6 +573,57 @@ class Tf0Api(FamilyTransform):
         if target:
             new = new.with_changes(func=self._spelled(original.func, updated.func, target))
         return new
+
+    def _resize(self, original: cst.Call, updated: cst.Call) -> cst.Call:
+        """TF 0.x ``resize_images(images, new_height, new_width[, method])`` -> ``(images, size=[h, w], method=)``."""
+        keywords = {a.keyword.value for a in original.args if a.keyword is not None}
+        positional = _positional(original)
+        if keywords & {"new_height", "new_width"}:
+            verdict: bool | None = True
+        elif len(positional) < 3 or isinstance(positional[1].value, (cst.List, cst.Tuple)) or "size" in keywords:
+            return updated  # (images, size, method): TF 1.x
+        else:
+            verdict = True if _int_literal(positional[1].value) else None  # a height; a size is never an int
+        if verdict:
+            self.tf0 = self.tf1 = True
+            return self._legacy_resize(original, updated, RESIZE, "TFM541")
+        self.deferred.append((original, updated, RESIZE, "TFM541"))
+        return updated
+
+    def _legacy_resize(self, original: cst.Call, updated: cst.Call, rel: str, rule: str) -> cst.Call:
+        if any(a.star for a in original.args):
+            return updated
+        positional = [i for i, a in enumerate(original.args) if a.keyword is None]
+
+        def where(name: str, index: int) -> int | None:
+            for i, a in enumerate(original.args):
+                if a.keyword is not None and a.keyword.value == name:
+                    return i
+            return positional[index] if len(positional) > index else None
+
+        height, width, method = where("new_height", 1), where("new_width", 2), where("method", 3)
+        if height is None or width is None or len(positional) > 4:
+            return updated
+        message = (
+            "tf.image.resize_images(images, new_height, new_width, method) of TF 0.x takes "
+            "(images, size, method) since: written as size=[new_height, new_width] in its legacy meaning"
+        )
+        if not self.fix(original, rule, message):
+            return updated
+        args = list(updated.args)
+        equal = cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))
+        size = cst.Arg(
+            keyword=cst.Name("size"), equal=equal,
+            value=cst.List([cst.Element(args[height].value), cst.Element(args[width].value)]),
+        )
+        rest = [a for i, a in enumerate(args) if i not in (height, width, method)]
+        new = [rest[0], size]
+        if method is not None:
+            new.append(args[method].with_changes(keyword=cst.Name("method"), equal=equal))
+        new.extend(rest[1:])
+        new = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) if a.comma is cst.MaybeSentinel.DEFAULT or i == len(new) - 1
+               else a for i, a in enumerate(new)]
+        return updated.with_changes(args=new)
 
     def _flag_reverse(self, call: cst.Call) -> None:
         self.flag(

@@ -373,7 +373,9 @@ def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
             if placement is not None and not placement and run_values.run_metadata is not None:
                 for graph in run_values.run_metadata.partition_graphs:
                     for node in graph.node:
-                        if node.op in ("MatMul", "_MklMatMul", "BatchMatMulV2", "_FusedMatMul") and node.device:
+                        # every kernel of a dense layer's matrix product, whatever this CPU's build
+                        # fused or renamed it to (MatMul, _FusedMatMul, _MklMatMul, _MklNativeFusedMatMul...)
+                        if "MatMul" in node.op and node.device:
                             placement[node.name] = node.device
                 placement.setdefault("(none)", "")
             if self.step == total or self.step % max(1, total // 50) == 0:
