@@ -129,6 +129,27 @@ def test_feature_columns_and_learn_are_not_this_familys():
     assert not rules
 
 
+def test_layers_module_shared_with_feature_columns_is_fully_migrated():
+    # contrib_learn (TFM15x) takes the feature columns, this family the rest; then the import goes
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib import layers
+
+    columns = [layers.real_valued_column("x", dimension=4)]
+
+
+    def model_fn(features, labels, mode):
+        net = layers.input_from_feature_columns(features, columns)
+        logits = layers.fully_connected(net, 3, activation_fn=None)
+        return tf.contrib.losses.sparse_softmax_cross_entropy(logits, labels)
+    """
+    new, rules, result = rewrite(code)
+    assert not uses_contrib(new), new
+    assert "tf_slim.fully_connected(net, 3, activation_fn=None)" in new
+    assert {"TFM157", "TFM604", "TFM606"} <= rules
+    assert not [f for f in result.findings if not f.fixable]
+
+
 def test_rnn_cell_positional_ambiguity_left_with_finding():
     new, rules, _ = rewrite("import tensorflow as tf\ncell = tf.contrib.rnn.GRUCell(8, None, tf.tanh)\n", TFM6)
     assert "tf.contrib.rnn.GRUCell" in new and rules == {"TFM609"}
@@ -218,6 +239,7 @@ sparse = tf.contrib.losses.sparse_softmax_cross_entropy(logits, tf.constant([0, 
 mse = losses.mean_squared_error(tf.constant([1.0, 2.0]), tf.constant([1.5, 1.0]), weight=2.0)
 acc, acc_up = metrics.streaming_accuracy(tf.constant([1, 2, 0]), tf.constant([1, 2, 2]))
 rmse, rmse_up = tf.contrib.metrics.streaming_root_mean_squared_error(tf.constant([1.0, 3.0]), tf.constant([2.0, 1.0]))
+fc = layers.fully_connected(tf.constant(np.linspace(-3.0, 3.0, 20).reshape(5, 4), tf.float32), 6)  # ReLU by default
 ref = {
     "xavier": tf_slim.xavier_initializer(seed=3)(shape),
     "xavier_n": tf_slim.xavier_initializer(False, 5)(shape),
@@ -236,10 +258,13 @@ new = {"xavier": xavier, "xavier_n": xavier_n, "he": he, "he_u": he_u, "l2": l2,
 with tf.compat.v1.Session() as sess:
     sess.run(tf.compat.v1.local_variables_initializer())
     sess.run([acc_up, rmse_up, ref_acc_up, ref_rmse_up])
+    sess.run(tf.compat.v1.global_variables_initializer())
     a, b = sess.run([new, ref])
+    fc_out = sess.run(fc)
     m = sess.run([acc, ref_acc, rmse, ref_rmse])
 out = {k: [float(np.abs(a[k] - b[k]).max()), float(np.abs(b[k]).max())] for k in a}
 out["metrics"] = [float(v) for v in m]
+out["fc"] = [float(fc_out.min()), float(fc_out.max())]
 print(json.dumps(out))
 """
 
@@ -257,6 +282,7 @@ def test_initializers_regularizers_losses_metrics_keep_legacy_values():
     for key in ("l2", "l1l2"):
         diff, scale = out[key]
         assert scale > 0 and diff <= 1e-6 * scale, (key, out[key])
+    assert out["fc"][0] == 0.0 and out["fc"][1] > 0.0  # fully_connected kept its ReLU default
     acc, ref_acc, rmse, ref_rmse = out["metrics"]
     assert acc == ref_acc == pytest.approx(2 / 3) and rmse == ref_rmse == pytest.approx((2.5) ** 0.5)
 
@@ -465,3 +491,258 @@ def test_slim_cnn_program_trains_saves_and_restores(tmp_path):
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["last"] < out["first"] and 0.0 <= out["acc"] <= 1.0
     assert out["restored"] and out["n"] >= 8
+
+
+def test_slim_names_broken_on_tf215_are_reported_or_copied_in_every_form():
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib.slim import batch_norm, conv2d
+    from tensorflow.contrib.slim import optimize_loss
+    import tensorflow.contrib.slim as slim
+    net = batch_norm(conv2d(x, 3, [3, 3]))
+    net2 = tf.contrib.layers.batch_norm(net, is_training=True)
+    op = optimize_loss(loss, None, 0.1, "SGD")
+    op2 = slim.optimize_loss(loss, None, 0.1, "SGD")
+    """
+    new, rules, result = rewrite(code, TFM6)
+    manual = {(f.rule, f.line) for f in result.findings if not f.fixable}
+    assert manual == {("TFM609", 5), ("TFM609", 6)}
+    assert "from tf_slim import" not in new  # batch_norm/optimize_loss must not silently become tf-slim's
+    assert new.count("legacy_optimize_loss(loss, None, 0.1") == 2
+
+
+@pytest.mark.slow
+def test_tf_slim_on_tf215_works_where_mapped_and_fails_where_reported():
+    """The premise of TFM606/TFM609: which tf-slim 1.1.0 functions run on TF 2.15 (measured)."""
+    code = textwrap.dedent(
+        f"""
+        import json
+        import tensorflow as tf, tf_slim as slim
+        tf.compat.v1.disable_eager_execution()
+        x = tf.compat.v1.placeholder(tf.float32, [4, 8, 8, 4])
+        v = tf.compat.v1.placeholder(tf.float32, [4, 6])
+        used = {{
+            "fully_connected": lambda: slim.fully_connected(v, 3),
+            "conv2d": lambda: slim.conv2d(x, 4, [3, 3]),
+            "max_pool2d": lambda: slim.max_pool2d(x, [2, 2]),
+            "avg_pool2d": lambda: slim.avg_pool2d(x, [2, 2]),
+            "flatten": lambda: slim.flatten(x),
+            "dropout": lambda: slim.dropout(v, 0.5, is_training=tf.constant(True)),
+            "stack": lambda: slim.stack(v, slim.fully_connected, [3, 4], scope="st"),
+            "repeat": lambda: slim.repeat(x, 2, slim.conv2d, 4, [3, 3], scope="rp"),
+            "legacy_fully_connected": lambda: slim.legacy_fully_connected(v, 3),
+            "layer_norm": lambda: slim.layer_norm(v),
+            "separable_conv2d": lambda: slim.separable_conv2d(x, 4, [3, 3], 1),
+            "conv2d_transpose": lambda: slim.conv2d_transpose(x, 4, [3, 3]),
+            "one_hot_encoding": lambda: slim.one_hot_encoding(tf.constant([1, 2]), 4),
+            "arg_scope": lambda: slim.arg_scope([slim.fully_connected], activation_fn=None).__enter__(),
+            "get_variables_to_restore": lambda: slim.get_variables_to_restore(),
+            "apply_regularization": lambda: slim.apply_regularization(slim.l2_regularizer(0.1), [slim.model_variable("q", [2])]),
+            "summarize_activations": lambda: slim.summarize_activations(),
+            "streaming_auc": lambda: slim.metrics.streaming_auc(tf.constant([0.5]), tf.constant([True])),
+            "hinge_loss": lambda: slim.losses.hinge_loss(tf.constant([[1., 2.]]), tf.constant([[0., 1.]])),
+        }}
+        broken = {{
+            "batch_norm": lambda: slim.batch_norm(v),
+            "batch_norm_4d": lambda: slim.batch_norm(x),
+            "optimize_loss": lambda: slim.optimize_loss(tf.reduce_sum(slim.fully_connected(v, 2, scope="o")),
+                                                        tf.compat.v1.train.get_or_create_global_step(), 0.1, "SGD"),
+            "recompute_grad": lambda: slim.recompute_grad(lambda a: a * 2)(tf.constant([1.0])),
+        }}
+        def ok(fn):
+            try:
+                fn()
+                return True
+            except Exception:
+                return False
+        print(json.dumps({{"used": {{k: ok(f) for k, f in used.items()}}, "broken": {{k: ok(f) for k, f in broken.items()}}}}))
+        """
+    )
+    out = run_tf(code)
+    assert [k for k, works in out["used"].items() if not works] == []
+    assert [k for k, works in out["broken"].items() if works] == []
+    assert {"batch_norm", "recompute_grad"} <= set(T.SLIM_BROKEN) and "slim.optimize_loss" in T.VENDORED
+
+
+def test_a_helper_copied_before_is_not_copied_again():
+    once, _, _ = rewrite("import tensorflow as tf\nl = tf.contrib.legacy_seq2seq.sequence_loss(a, b, c)\n", TFM6)
+    again, rules, _ = rewrite(once + "m = tf.contrib.legacy_seq2seq.sequence_loss(a, b, c)\n", TFM6)
+    assert again.count("def legacy_seq2seq_sequence_loss(") == 1
+    assert again.count("def legacy_seq2seq_sequence_loss_by_example(") == 1
+    assert "m = legacy_seq2seq_sequence_loss(a, b, c)" in again and rules == {"TFM608"}
+    ast.parse(again)
+
+
+def test_multiline_calls_keep_their_layout_and_comments():
+    code = """\
+    import tensorflow as tf
+
+    init = tf.contrib.layers.xavier_initializer(
+        uniform=False,  # normal
+        seed=42,
+    )
+    loss = tf.contrib.losses.softmax_cross_entropy(
+        logits,  # the network's output
+        onehot,
+    )
+    """
+    new, _, _ = rewrite(code, TFM6)
+    assert new == textwrap.dedent(
+        """\
+        import tensorflow as tf
+
+        init = tf.compat.v1.variance_scaling_initializer(
+            scale=1.3 * 0.87962566103423978**2,  # normal
+            mode="fan_avg",
+            distribution="truncated_normal",
+            seed=42,
+        )
+        loss = tf.compat.v1.losses.softmax_cross_entropy(
+            logits=logits,  # the network's output
+            onehot_labels=onehot,
+        )
+        """
+    )
+
+
+LEGACY_CHAR_RNN = """\
+import json
+import numpy as np
+import tensorflow as tf
+
+tf.compat.v1.disable_eager_execution()
+batch, steps, classes, hidden = 2, 5, 4, 6
+X = tf.compat.v1.placeholder(tf.int32, [None, steps])
+Y = tf.compat.v1.placeholder(tf.int32, [None, steps])
+x_one_hot = tf.one_hot(X, classes)
+cell = tf.contrib.rnn.BasicLSTMCell(num_units=hidden, state_is_tuple=True)
+outputs, _ = tf.compat.v1.nn.dynamic_rnn(cell, x_one_hot, dtype=tf.float32)
+X_for_fc = tf.reshape(outputs, [-1, hidden])
+outputs = tf.contrib.layers.fully_connected(inputs=X_for_fc, num_outputs=classes, activation_fn=None)
+outputs = tf.reshape(outputs, [batch, steps, classes])
+weights = tf.ones([batch, steps])
+sequence_loss = tf.contrib.seq2seq.sequence_loss(logits=outputs, targets=Y, weights=weights)
+per_step = tf.contrib.seq2seq.sequence_loss(outputs, Y, weights, False, True)
+loss = tf.reduce_mean(sequence_loss)
+train = tf.compat.v1.train.AdamOptimizer(learning_rate=0.1).minimize(loss)
+reference = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(labels=Y, logits=outputs))
+feed = {X: [[0, 1, 2, 3, 0], [1, 2, 3, 0, 1]], Y: [[1, 2, 3, 0, 1], [2, 3, 0, 1, 2]]}
+with tf.compat.v1.Session() as sess:
+    sess.run(tf.compat.v1.global_variables_initializer())
+    first, ref, steps_loss = sess.run([loss, reference, per_step], feed)
+    for _ in range(50):
+        sess.run(train, feed)
+    last = sess.run(loss, feed)
+print(json.dumps({"first": float(first), "ref": float(ref), "last": float(last), "per_step": [float(v) for v in steps_loss]}))
+"""
+
+
+@pytest.mark.slow
+def test_char_rnn_with_seq2seq_sequence_loss_runs():
+    new, rules, result = rewrite(LEGACY_CHAR_RNN)
+    assert not uses_contrib(new), new
+    assert not [f for f in result.findings if not f.fixable]
+    assert {"TFM601", "TFM606", "TFM608"} <= rules
+    out = run_tf(new)
+    assert out["first"] == pytest.approx(out["ref"], rel=1e-6)  # uniform weights: the mean cross-entropy
+    assert len(out["per_step"]) == 5 and sum(out["per_step"]) / 5 == pytest.approx(out["first"], rel=1e-5)
+    assert out["last"] < out["first"]
+
+
+def test_seq2seq_sequence_loss_with_many_positionals_is_reported():
+    code = "import tensorflow as tf\nl = tf.contrib.seq2seq.sequence_loss(a, b, c, True, True, f)\n"
+    new, rules, _ = rewrite(code, TFM6)
+    assert new == code and rules == {"TFM609"}
+
+
+def test_plain_import_of_a_contrib_module_becomes_import_tensorflow_once():
+    code = """\
+    import tensorflow.contrib.slim
+    import tensorflow.contrib.rnn
+    v = tensorflow.Variable(1.0)
+    net = tensorflow.contrib.slim.conv2d(x, 3, [3, 3])
+    cell = tensorflow.contrib.rnn.GRUCell(3)
+    """
+    new, rules, _ = rewrite(code, TFM6)
+    assert new == textwrap.dedent(
+        """\
+        import tensorflow
+        import tf_slim
+
+        v = tensorflow.Variable(1.0)
+        net = tf_slim.conv2d(x, 3, [3, 3])
+        cell = tensorflow.compat.v1.nn.rnn_cell.GRUCell(3)
+        """
+    )
+    assert rewrite(new, TFM6)[0] == new
+    new, _, _ = rewrite("import tensorflow as tf\nimport tensorflow.contrib.rnn, os\ncell = tf.contrib.rnn.GRUCell(3)\n", TFM6)
+    assert new == "import tensorflow as tf\nimport os\ncell = tf.compat.v1.nn.rnn_cell.GRUCell(3)\n"
+
+
+LEGACY_BOW = """\
+import json
+import numpy as np
+import tensorflow as tf
+
+tf.compat.v1.disable_eager_execution()
+ids = tf.constant([[1, 2, 0, 0], [3, 3, 1, 0], [0, 0, 0, 0]], tf.int64)
+init = tf.compat.v1.constant_initializer(np.arange(12, dtype=np.float32).reshape(4, 3))
+bow = tf.contrib.layers.bow_encoder(ids, vocab_size=4, embed_dim=3, initializer=init)
+dense = tf.contrib.layers.bow_encoder(ids, 4, 3, False, init, scope="dense_bow")
+model_vars = [v.op.name for v in tf.compat.v1.get_collection(tf.compat.v1.GraphKeys.MODEL_VARIABLES)]
+with tf.compat.v1.Session() as sess:
+    sess.run(tf.compat.v1.global_variables_initializer())
+    a, b = sess.run([bow, dense])
+print(json.dumps({"sparse": a.tolist(), "dense": b.tolist(), "vars": model_vars}))
+"""
+
+
+@pytest.mark.slow
+def test_bow_encoder_copy_averages_the_ids_like_the_legacy_code():
+    new, rules, result = rewrite(LEGACY_BOW, TFM6)
+    assert rules == {"TFM608"} and not uses_contrib(new)
+    out = run_tf(new)
+    emb = [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]
+    mean = lambda rows: [sum(emb[r][k] for r in rows) / len(rows) for k in range(3)]  # noqa: E731
+    # sparse lookup: the mean over the ids that are not 0; a row with none gets embedding 0 (default_id=0)
+    flat = lambda rows: [x for row in rows for x in row]  # noqa: E731
+    assert flat(out["sparse"]) == pytest.approx(flat([mean([1, 2]), mean([3, 3, 1]), emb[0]]))
+    # sparse_lookup=False: the mean over every position, padding included
+    assert flat(out["dense"]) == pytest.approx(flat([mean([1, 2, 0, 0]), mean([3, 3, 1, 0]), mean([0, 0, 0, 0])]))
+    assert out["vars"] == ["bow_encoder/embeddings", "dense_bow/embeddings"]
+
+
+def test_unused_contrib_imports_of_ours_go_and_others_stay():
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib import layers
+    from tensorflow.contrib import learn
+    import tensorflow.contrib.rnn as rnn
+    w = tf.contrib.layers.xavier_initializer()
+    """
+    new, rules, result = rewrite(code, TFM6)
+    assert new == textwrap.dedent(
+        """\
+        import tensorflow as tf
+        from tensorflow.contrib import learn
+        w = tf.compat.v1.glorot_uniform_initializer()
+        """
+    )
+    assert {(f.rule, f.line) for f in result.findings} == {("TFM601", 2), ("TFM601", 4), ("TFM602", 5)}
+
+
+def test_contrib_packages_with_no_successor_name_what_to_use():
+    code = """\
+    import tensorflow as tf
+    from tensorflow.contrib.tensor_forest.python import tensor_forest
+    from tensorflow.contrib.factorization import KMeans
+    graph = tensor_forest.RandomForestGraphs(params)
+    kmeans = KMeans(inputs=X, num_clusters=25)
+    est = tf.contrib.boosted_trees.estimator_batch.estimator.GradientBoostedDecisionTreeClassifier(config)
+    """
+    new, rules, result = rewrite(code)
+    assert new == textwrap.dedent(code)
+    by_line = {f.line: (f.rule, f.message) for f in result.findings if f.line >= 4}
+    assert by_line[4][0] == by_line[5][0] == by_line[6][0] == "TFM609"
+    assert "tfdf.keras.RandomForestModel" in by_line[4][1] and "estimator.experimental.KMeans" in by_line[5][1]
+    assert "GradientBoostedTreesModel" in by_line[6][1]

@@ -33,6 +33,10 @@ from tfmigrate.transforms.contrib_vendored import NEEDS, helper_name, helper_sou
 
 CONTRIB = "tensorflow.contrib"
 _SCOPED = ("layers", "framework", "rnn", "losses", "metrics", "legacy_seq2seq", "seq2seq")
+# packages reported whole, however deep the name (tensor_forest.python.tensor_forest.RandomForestGraphs)
+_WHOLE_PACKAGES = frozenset({"boosted_trees", "tensor_forest", "factorization"})
+# the contrib packages this family rewrites (others: learn, eager, summary, and the feature columns)
+_OURS = frozenset({*_SCOPED, "slim", "tensorboard", *(name.split(".")[0] for name in T.RENAMES), *_WHOLE_PACKAGES})
 SLIM_NOTE = "needs the tf-slim package (pip install tf-slim; 1.1.0 runs on TF 2.15)"
 
 
@@ -64,6 +68,15 @@ def _slim_name_ok(module_key: str, rest: str) -> bool:
     return head in T.SLIM_TOP or head in T.SLIM_MODULES
 
 
+def _movable(module_key: str, rest: str) -> bool:
+    """Can ``from <module> import <rest>`` simply name the new module? (Not for what tf-slim lacks,
+    nor for its functions that fail on TF 2.15 or that this family copies instead.)"""
+    head = rest.split(".")[0]
+    return _slim_name_ok(module_key, rest) and not (
+        module_key == "slim" and (head in T.SLIM_BROKEN or f"slim.{head}" in T.VENDORED)
+    )
+
+
 def slim_target(rel: str) -> str | None:
     """The tf_slim name implementing ``rel`` with the TF 1.15 contrib code, if any."""
     package, _, name = rel.partition(".")
@@ -87,8 +100,8 @@ def manual_message(rel: str) -> str | None:
     if rel.startswith("slim.nets"):
         return T.MANUAL["slim.nets*"]
     key = f"{package}.*"
-    if name and "." not in name and key in T.MANUAL:
-        return T.MANUAL[key].format(name=name)
+    if name and key in T.MANUAL and ("." not in name or package in _WHOLE_PACKAGES):
+        return T.MANUAL[key].format(name=name.rpartition(".")[2])
     return None
 
 
@@ -101,6 +114,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
         self._need_tf = False
         self._in_place: set[int] = set()  # ids of ImportAlias / Import(From) rewritten in place
         self._in_place_names: set[str] = set()  # local names those imports bind
+        self._plain_tf_import = False  # the module has (or now has) a top-level `import tensorflow`
         self._helpers: list[str] = []  # vendored legacy_seq2seq functions, in first-use order
         self._handlers: dict[str, Callable[[str, cst.Call, cst.Call], cst.BaseExpression | None]] = {
             "layers.xavier_initializer": self._xavier,
@@ -129,6 +143,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         self._tf = self._tensorflow_alias(node)
         self._plan_imports()
+        self._drop_unused_imports()
         return True
 
     def _tensorflow_alias(self, module: cst.Module) -> str:
@@ -136,8 +151,12 @@ class ContribTransform(CallRewrites, FamilyTransform):
         for stmt in module.body:
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Import):
                 for alias in stmt.body[0].names:
-                    if code(alias.name) == "tensorflow":
+                    name = code(alias.name)
+                    if name == "tensorflow":
                         aliases.append(alias.asname.name.value if alias.asname else "tensorflow")
+                        self._plain_tf_import = self._plain_tf_import or alias.asname is None
+                    elif name.startswith("tensorflow.") and alias.asname is None:
+                        aliases.append("tensorflow")  # `import tensorflow.contrib.rnn` binds tensorflow too
         if aliases:
             name = aliases[0]
             if name == "tensorflow" or self.index.module_binding_count(name) in (1, None):
@@ -166,11 +185,32 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 self._in_place.add(id(statement))  # `from tensorflow.contrib import slim`
             elif module_rel is not None:
                 found = _module_of(module_rel)
-                if found and all(_slim_name_ok(found[0], ".".join(filter(None, [found[1], n]))) for n in names):
+                if found and all(_movable(found[0], ".".join(filter(None, [found[1], n]))) for n in names):
                     self._in_place.add(id(statement))  # `from tensorflow.contrib.slim import arg_scope`
             if id(statement) in self._in_place:
                 for alias in statement.names:
                     self._in_place_names.add(alias.evaluated_alias or dotted_name(alias.name) or "")
+
+    def _drop_unused_imports(self) -> None:
+        """An import of a contrib package of ours that nothing reads only fails on TF 2.15: it goes."""
+        read = self.index.read_names()
+        for binding in self.index.imports:
+            statement, alias = binding.statement, binding.alias
+            rel = contrib_rel(binding.target)
+            if rel is None or rel.split(".")[0] not in _OURS or binding.name in read:
+                continue
+            if id(alias) in self._in_place or id(statement) in self._in_place:
+                continue
+            asname = alias.asname.name.value if alias.asname is not None else None  # type: ignore[union-attr]
+            if isinstance(statement, cst.Import):
+                if asname is None:
+                    continue  # `import tensorflow.contrib.x` binds tensorflow: leave_Import's
+                removal = (dotted_name(alias.name) or "", None, asname)
+            else:
+                removal = (dotted_name(statement.module) or "", dotted_name(alias.name), asname)
+            message = f"tensorflow.contrib.{rel} is imported but never used, and the import fails on TF 2.15: removed"
+            if self.fix(alias, "TFM601", message):
+                self.imports.remove(*removal)
 
     def visit_Import(self, node: cst.Import) -> bool:
         return False
@@ -178,18 +218,34 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
         return False
 
-    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import:
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import | cst.RemovalSentinel:
         aliases = list(updated.names)
         changed = False
         for i, alias in enumerate(original.names):
+            rel = contrib_rel(dotted_name(alias.name)) or ""
+            if alias.asname is None and rel.split(".")[0] in _OURS:
+                # `import tensorflow.contrib.rnn` binds `tensorflow` and fails on TF 2.15: the names read
+                # through it are rewritten one by one, the import keeps binding `tensorflow`
+                message = f"import tensorflow.contrib.{rel} fails on TF 2.15 (no tensorflow.contrib): import tensorflow"
+                if self.fix(alias, "TFM601", message):
+                    aliases[i] = None if self._plain_tf_import else aliases[i].with_changes(name=cst.Name("tensorflow"))
+                    self._plain_tf_import = changed = True
+                    self.imports.remove("tensorflow")  # when nothing reads it any more
+                continue
             if id(alias) not in self._in_place:
                 continue
-            rel = contrib_rel(dotted_name(alias.name)) or ""
             target = T.MODULES[rel]
             if self.fix(alias, self._module_rule(rel), self._module_message(rel)):
                 aliases[i] = aliases[i].with_changes(name=expression(target))
                 changed = True
-        return updated.with_changes(names=aliases) if changed else updated
+        if not changed:
+            return updated
+        kept = [a for a in aliases if a is not None]
+        if not kept:
+            return cst.RemoveFromParent()
+        if kept[-1] is not aliases[-1]:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(names=kept)
 
     def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement:
         if id(original) not in self._in_place:
@@ -300,6 +356,16 @@ class ContribTransform(CallRewrites, FamilyTransform):
             if unique is not False:
                 self.flag(original, "TFM609", T.MANUAL["layers.embed_sequence"])
                 return updated
+        if name == "seq2seq_sequence_loss" and (call is None or any(a.star for a in call.args) or sum(
+            1 for a in call.args if a.keyword is None
+        ) > 5):
+            self.flag(
+                original, "TFM609",
+                f"tf.contrib.{rel}: TF 1.13 put sum_over_timesteps/sum_over_batch before softmax_loss_function, so "
+                "positional arguments after the fifth are ambiguous (and a reference can be called either way): pass "
+                "them by keyword, then tfmigrate copies the TF 1.15 code",
+            )
+            return updated
         if name == "optimize_loss":
             if call is None or any(a.star for a in call.args) or any(
                 (a.keyword is not None and a.keyword.value in T.OPTIMIZE_LOSS_UNSUPPORTED)
@@ -317,6 +383,18 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 f"tf.contrib.{rel} is gone and tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor): its TF 1.15 code is "
                 f"copied into this module as {helper_name(name)} (the same OptimizeLoss/learning_rate variable, "
                 "optimizers by name, clipping, decay and summaries)"
+            )
+        elif name == "seq2seq_sequence_loss":
+            message = (
+                f"tf.contrib.{rel} is gone in TF 2 (tfa.seq2seq.sequence_loss lives in the end-of-life TensorFlow "
+                f"Addons): its TF 1.15 code is copied into this module as {helper_name(name)} (the same weighted "
+                "mean cross-entropy)"
+            )
+        elif name == "bow_encoder":
+            message = (
+                f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "
+                f"{helper_name(name)} (the same bow_encoder/embeddings model variable; the sparse lookup is "
+                "tf.compat.v1.nn.safe_embedding_lookup_sparse, the core copy of contrib's)"
             )
         elif name == "embed_sequence":
             message = (
@@ -346,7 +424,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
             original.value in self._in_place_names or not self.index.binds_by_import(original.value)
         ):
             return updated  # an import rewritten in place, or an alias (`slim = tf.contrib.slim`) rewritten itself
-        if key == "slim" and rel in T.VENDORED and isinstance(original, cst.Attribute):
+        if key == "slim" and rel in T.VENDORED:
             return self._vendored(original, updated, rel, self._call_of(original))
         if key == "slim" and rest in T.SLIM_BROKEN:
             if outermost:
@@ -393,17 +471,19 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self._need_tf:
             self.imports.add("tensorflow", asname=None if self._tf == "tensorflow" else self._tf)
-        if not self._helpers:
+        defined = {s.name.value for s in updated.body if isinstance(s, cst.FunctionDef)}
+        helpers = [name for name in self._helpers if helper_name(name) not in defined]  # a copy made before
+        if not helpers:
             return updated
-        source = "\n\n".join(helper_source(name, self._tf) for name in self._helpers)
-        helpers = list(cst.parse_module(source, config=updated.config_for_parsing).body)
-        helpers[0] = helpers[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
+        source = "\n\n".join(helper_source(name, self._tf) for name in helpers)
+        defs = list(cst.parse_module(source, config=updated.config_for_parsing).body)
+        defs[0] = defs[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
         body = list(updated.body)
         at = _after_imports(body)
         rest = body[at:]
         if rest:
             rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine(), *_strip_blank(rest[0].leading_lines)))
-        return updated.with_changes(body=(*body[:at], *helpers, *rest))
+        return updated.with_changes(body=(*body[:at], *defs, *rest))
 
 
 def _strip_blank(lines) -> tuple:  # type: ignore[no-untyped-def]

@@ -54,8 +54,10 @@ def new_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
     return keyword(cst.Arg(value=value), name)
 
 
-def join_args(args: list[cst.Arg], trailing: bool) -> list[cst.Arg]:
-    """Commas between the args (keeping existing ones and their whitespace)."""
+def join_args(args: list[cst.Arg], trailing: bool, template: cst.Comma | None = None) -> list[cst.Arg]:
+    """Commas between the args (keeping existing ones and their whitespace); an arg that has none gets
+    ``template`` (the call's own separator, so one argument a line stays one argument a line)."""
+    between = template or cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     out = []
     for i, arg in enumerate(args):
         last = i == len(args) - 1
@@ -64,9 +66,14 @@ def join_args(args: list[cst.Arg], trailing: bool) -> list[cst.Arg]:
             if has and not trailing:
                 arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
         elif not has:
-            arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            arg = arg.with_changes(comma=between)
         out.append(arg)
     return out
+
+
+def _has_comment(comma: cst.Comma | cst.MaybeSentinel) -> bool:
+    after = comma.whitespace_after if isinstance(comma, cst.Comma) else None
+    return isinstance(after, cst.ParenthesizedWhitespace) and after.first_line.comment is not None
 
 
 def code(node: cst.CSTNode) -> str:
@@ -110,7 +117,14 @@ class CallRewrites:
 
     def _call(self, updated: cst.Call, func: cst.BaseExpression, args: list[cst.Arg]) -> cst.Call:
         trailing = bool(updated.args) and isinstance(updated.args[-1].comma, cst.Comma)
-        return updated.with_changes(func=func, args=join_args(args, trailing))
+        separators = [a.comma for a in updated.args[:-1] if isinstance(a.comma, cst.Comma)]
+        template = None
+        if separators:
+            after = separators[0].whitespace_after
+            if isinstance(after, cst.ParenthesizedWhitespace):  # a new line: not the comment that ended it
+                after = after.with_changes(first_line=cst.TrailingWhitespace(), empty_lines=())
+            template = cst.Comma(whitespace_after=after)
+        return updated.with_changes(func=func, args=join_args(args, trailing, template))
 
     def _updated_args(self, original: cst.Call, updated: cst.Call, bound: list[tuple[str, cst.Arg]]) -> dict[str, cst.Arg]:
         position = {id(a): i for i, a in enumerate(original.args)}
@@ -144,7 +158,11 @@ class CallRewrites:
             ]
         if not self.fix(original, "TFM602", message):
             return updated
-        return self._call(updated, func, extra + rest)
+        new = extra + rest
+        dropped = args.get("uniform")
+        if new and dropped is not None and _has_comment(dropped.comma):
+            new[0] = new[0].with_changes(comma=dropped.comma)  # the comment on `uniform=...` stays
+        return self._call(updated, func, new)
 
     def _variance_scaling(self, rel: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
         bound = bind(original, T.VARIANCE_SCALING_ORDER)

@@ -245,21 +245,35 @@ VENDORED: dict[str, str] = {
     "layers.optimize_loss": "optimize_loss",  # tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor)
     "slim.optimize_loss": "optimize_loss",
     "layers.embed_sequence": "embed_sequence",  # in neither TF 2.15 nor tf-slim
+    "seq2seq.sequence_loss": "seq2seq_sequence_loss",  # (tfa.seq2seq.sequence_loss: not installable here)
+    "layers.bow_encoder": "bow_encoder",  # in neither TF 2.15 nor tf-slim
 }
 # optimize_loss arguments the copy leaves out (legacy positions 4 and 5)
 OPTIMIZE_LOSS_UNSUPPORTED = {"gradient_noise_scale": 4, "gradient_multipliers": 5}
 
-# --- tf-slim 1.1.0 names that fail on TF 2.15 (they read tensorflow.python.framework.ops.Tensor) -
+# --- tf-slim 1.1.0 names that fail on TF 2.15 (measured: they read tensorflow.python.framework.ops.Tensor,
+# gone from TF's internals, or load tf_keras, which TF 2.15 with Keras 2.15 does not have) ----------
 SLIM_BROKEN: dict[str, str] = {
     "batch_norm": (
         "{name} (tf.contrib.layers / tf-slim batch_norm) fails on TF 2.15 in tf-slim 1.1.0 (it reads "
-        "ops.Tensor, gone from TF's internals) and TF 2.15 has no equal with its defaults: write "
+        "ops.Tensor, gone from TF's internals, and loads tf_keras) and TF 2.15 has no equal with its "
+        "defaults: write "
         "tf.compat.v1.layers.batch_normalization(inputs, momentum=0.999, center=True, scale=False, "
         "epsilon=0.001, training=is_training) (the legacy defaults; keep your own decay/scale/epsilon), "
         "run the ops of tf.compat.v1.GraphKeys.UPDATE_OPS with the train op, and rename checkpoint "
         "variables BatchNorm/* to batch_normalization/* (tfmigrate ckpt convert)"
     ),
+    "recompute_grad": (
+        "{name} fails on TF 2.15 in tf-slim 1.1.0 (it reads ops.Tensor): tf.recompute_grad(fn) recomputes the "
+        "forward pass in the backward pass too, but takes no use_data_dep/tupleize_grads and wants the variables "
+        "fn uses created outside it or through tf.compat.v1.get_variable; check and switch by hand"
+    ),
+    "rev_block": (
+        "{name} (reversible layers) fails on TF 2.15 in tf-slim 1.1.0 (it reads ops.Tensor) and TF 2.15 has no "
+        "equivalent: copy rev_block_lib.py from TF 1.15 and fix its isinstance(x, ops.Tensor) checks to tf.Tensor"
+    ),
 }
+SLIM_BROKEN["RevBlock"] = SLIM_BROKEN["rev_block"]
 
 # --- TFM609: known contrib names with no automatic equivalent: what to do instead --------------
 MANUAL: dict[str, str] = {
@@ -279,16 +293,23 @@ MANUAL: dict[str, str] = {
         "tfmigrate copies embed_sequence only for unique=False; write tf.unique + tf.nn.embedding_lookup + "
         "tf.gather, or pass unique=False"
     ),
-    "layers.bow_encoder": (
-        "tf.contrib.layers.bow_encoder is in neither TF 2.15 nor tf-slim: for sparse_lookup=False write "
-        "tf.reduce_mean(tf.nn.embedding_lookup(embeddings, ids), axis=1) with embeddings = "
-        "tf.compat.v1.get_variable('embeddings', [vocab_size, embed_dim]) in tf.compat.v1.variable_scope(scope, "
-        "'bow_encoder'); the default sparse_lookup=True is tf.compat.v1.nn.safe_embedding_lookup_sparse([embeddings], "
-        "sparse ids without 0s, combiner='mean', default_id=0)"
-    ),
     "training.HParams": (
         "tf.contrib.training.HParams has no TF 2.15 equivalent: use a dict, argparse.Namespace or "
         "types.SimpleNamespace (HParams.parse/values have no twin), or copy hparam.py from TF 1.15"
+    ),
+    "boosted_trees.*": (
+        "tf.contrib.boosted_trees ({name}) is gone and TF 2.15's tf.estimator has no boosted-trees estimators "
+        "any more: use TensorFlow Decision Forests (tfdf.keras.GradientBoostedTreesModel) or scikit-learn / "
+        "XGBoost, and retrain (the legacy checkpoints do not carry over)"
+    ),
+    "tensor_forest.*": (
+        "tf.contrib.tensor_forest ({name}) has no TF 2.15 equivalent: use TensorFlow Decision Forests "
+        "(tfdf.keras.RandomForestModel) or scikit-learn's RandomForestClassifier/Regressor, and retrain"
+    ),
+    "factorization.*": (
+        "tf.contrib.factorization ({name}) has no TF 2.15 equivalent: for k-means, "
+        "tf.compat.v1.estimator.experimental.KMeans (an Estimator: input_fn, train/predict) or scikit-learn's "
+        "KMeans; WALS and GMM have no successor in TF"
     ),
     "distributions.*": (
         "tf.contrib.distributions.{name} lives on in TensorFlow Probability: tfp.distributions.{name} "

@@ -18,6 +18,8 @@ NAMES = {
     "sequence_loss": "legacy_seq2seq_sequence_loss",
     "optimize_loss": "legacy_optimize_loss",
     "embed_sequence": "legacy_embed_sequence",
+    "seq2seq_sequence_loss": "seq2seq_sequence_loss",
+    "bow_encoder": "legacy_bow_encoder",
 }
 # helpers a helper calls
 NEEDS = {"sequence_loss": ("sequence_loss_by_example",)}
@@ -86,6 +88,85 @@ _SOURCES = {
             return cost / {tf}.cast(batch_size, cost.dtype)
         else:
             return cost
+''',
+    "seq2seq_sequence_loss": '''def seq2seq_sequence_loss(
+    logits, targets, weights, average_across_timesteps=True, average_across_batch=True,
+    sum_over_timesteps=False, sum_over_batch=False, softmax_loss_function=None, name=None,
+):
+    """tf.contrib.seq2seq.sequence_loss of TF 1.15 (Apache 2.0), copied by tfmigrate."""
+    if len(logits.get_shape()) != 3:
+        raise ValueError("Logits must be a [batch_size x sequence_length x logits] tensor")
+    if len(targets.get_shape()) != 2:
+        raise ValueError("Targets must be a [batch_size x sequence_length] tensor")
+    if len(weights.get_shape()) != 2:
+        raise ValueError("Weights must be a [batch_size x sequence_length] tensor")
+    if average_across_timesteps and sum_over_timesteps:
+        raise ValueError("average_across_timesteps and sum_over_timesteps cannot be set to True at same time.")
+    if average_across_batch and sum_over_batch:
+        raise ValueError("average_across_batch and sum_over_batch cannot be set to True at same time.")
+    with {tf}.compat.v1.name_scope(name, "sequence_loss", [logits, targets, weights]):
+        num_classes = {tf}.shape(logits)[2]
+        logits_flat = {tf}.reshape(logits, [-1, num_classes])
+        targets = {tf}.reshape(targets, [-1])
+        if softmax_loss_function is None:
+            crossent = {tf}.nn.sparse_softmax_cross_entropy_with_logits(labels=targets, logits=logits_flat)
+        else:
+            crossent = softmax_loss_function(labels=targets, logits=logits_flat)
+        crossent *= {tf}.reshape(weights, [-1])
+        if average_across_timesteps and average_across_batch:
+            crossent = {tf}.reduce_sum(crossent)
+            total_size = {tf}.reduce_sum(weights)
+            crossent = {tf}.math.divide_no_nan(crossent, total_size)
+        elif sum_over_timesteps and sum_over_batch:
+            crossent = {tf}.reduce_sum(crossent)
+            total_count = {tf}.cast({tf}.math.count_nonzero(weights), crossent.dtype)
+            crossent = {tf}.math.divide_no_nan(crossent, total_count)
+        else:
+            crossent = {tf}.reshape(crossent, {tf}.shape(logits)[0:2])
+            if average_across_timesteps or average_across_batch:
+                reduce_axis = [0] if average_across_batch else [1]
+                crossent = {tf}.reduce_sum(crossent, axis=reduce_axis)
+                total_size = {tf}.reduce_sum(weights, axis=reduce_axis)
+                crossent = {tf}.math.divide_no_nan(crossent, total_size)
+            elif sum_over_timesteps or sum_over_batch:
+                reduce_axis = [0] if sum_over_batch else [1]
+                crossent = {tf}.reduce_sum(crossent, axis=reduce_axis)
+                total_count = {tf}.cast({tf}.math.count_nonzero(weights, axis=reduce_axis), dtype=crossent.dtype)
+                crossent = {tf}.math.divide_no_nan(crossent, total_count)
+        return crossent
+''',
+    "bow_encoder": '''def legacy_bow_encoder(
+    ids, vocab_size, embed_dim, sparse_lookup=True, initializer=None, regularizer=None, trainable=True, scope=None,
+    reuse=None,
+):
+    """tf.contrib.layers.bow_encoder of TF 1.15 (Apache 2.0), copied by tfmigrate."""
+    if not vocab_size or not embed_dim:
+        raise ValueError("Must specify vocab size and embedding dimension")
+    with {tf}.compat.v1.variable_scope(scope, "bow_encoder", [ids], reuse=reuse):
+        embeddings = {tf}.compat.v1.get_variable(
+            "embeddings", shape=[vocab_size, embed_dim], initializer=initializer, regularizer=regularizer,
+            trainable=trainable,
+            collections=[{tf}.compat.v1.GraphKeys.GLOBAL_VARIABLES, {tf}.compat.v1.GraphKeys.MODEL_VARIABLES],
+        )
+        if sparse_lookup:
+            if isinstance(ids, {tf}.SparseTensor):
+                sparse_ids = ids
+            else:  # dense_to_sparse_tensor: the cells that are not 0 (or "")
+                with {tf}.compat.v1.name_scope("DenseToSparseTensor"):
+                    ids = {tf}.convert_to_tensor(ids)
+                    ignore = {tf}.cast("" if ids.dtype == {tf}.string else 0, ids.dtype, name="ignore_value")
+                    indices = {tf}.where({tf}.not_equal(ids, ignore), name="indices")
+                    sparse_ids = {tf}.SparseTensor(
+                        indices=indices,
+                        values={tf}.gather_nd(ids, indices, name="values"),
+                        dense_shape={tf}.shape(ids, out_type={tf}.int64, name="dense_shape"),
+                    )
+            return {tf}.compat.v1.nn.safe_embedding_lookup_sparse(
+                [embeddings], sparse_ids, combiner="mean", default_id=0
+            )
+        if isinstance(ids, {tf}.SparseTensor):
+            raise TypeError("ids are expected to be dense Tensor, got: %s" % ids)
+        return {tf}.reduce_mean({tf}.nn.embedding_lookup(embeddings, ids), axis=1)
 ''',
     "embed_sequence": '''def legacy_embed_sequence(
     ids, vocab_size=None, embed_dim=None, unique=False, initializer=None, regularizer=None, trainable=True,
