@@ -14,6 +14,7 @@ import io
 import re
 import tokenize
 import traceback
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -153,7 +154,9 @@ def check_python3(data: bytes, path: str) -> None:
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         raise SourceError(path, f"cannot decode as {encoding}: invalid byte 0x{data[exc.start]:02x}", line, col) from None
     try:
-        compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+        with warnings.catch_warnings():  # the user's invalid escapes and the like are not ours to report
+            warnings.simplefilter("ignore")
+            compile(text, path, "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:
         line = exc.lineno or 1
         raise SourceError(path, f"cannot parse: {exc.msg.rstrip('.')}{_py2_hint(text, line)}", line, exc.offset or 1) from None
@@ -189,6 +192,11 @@ def _libcst_error(path: str, exc: Exception) -> SourceError:
 
 
 MAX_PASSES = 5  # like ruff's fix loop: passes until one changes nothing, at most this many
+# A later pass starts from the previous pass's final tree and positions instead of parsing and
+# generating its text again (a parse and a code generation of every changed file saved).
+# tests/test_fixpoint.py runs every source both ways and compares the results.
+REUSE_TREES = True
+_Tree = tuple[cst.Module, Positions, "TreeIndex | None"]
 
 
 def rewrite_source(
@@ -201,12 +209,13 @@ def rewrite_source(
     and in the new text. Raises :class:`SourceError` on bad input."""
     catalog = catalog or load_catalog()
     facts: set[str] = set()  # what a family learned about the module, for later families and passes (Context.facts)
-    original_code, code, new, staged, encoding = _one_pass(data, enabled, path, catalog, facts=facts)
+    original_code, code, new, staged, encoding, tree = _one_pass(data, enabled, path, catalog, facts=facts)
     passes = [(code, staged)]
     for _ in range(MAX_PASSES - 1):
         if new == data or not any(f.fixable for f, _ in staged):
             break
-        _, next_code, next_new, staged, _ = _one_pass(new, enabled, path, catalog, checked=True, facts=facts)
+        start = tree if REUSE_TREES else None
+        _, next_code, next_new, staged, _, tree = _one_pass(new, enabled, path, catalog, checked=True, facts=facts, start=start)
         passes.append((next_code, staged))
         if next_new == new:
             break
@@ -261,24 +270,29 @@ def _one_pass(
     catalog: Catalog,
     checked: bool = False,
     facts: set[str] | None = None,
-) -> tuple[str, str, bytes, list[tuple[RawFinding, str]], str]:
+    start: _Tree | None = None,
+) -> tuple[str, str, bytes, list[tuple[RawFinding, str]], str, _Tree]:
     """One run of the families: (original text, new text, new bytes, findings with the text each
-    was reported on, encoding). ``checked``: the input is a previous pass's output, which Python's
-    parser has accepted already."""
+    was reported on, encoding, the final tree with its positions and index). ``checked``: the input
+    is a previous pass's output, which Python's parser has accepted already; ``start``: that
+    pass's final tree, whose code ``data`` is (not parsed and generated again)."""
     if not checked:
         check_python3(data, path)
-    try:
-        module = parse_module(data)
-    except Exception as exc:  # what CPython accepts but libcst does not
-        raise _libcst_error(path, exc) from None
-    positions = Positions(module)  # the text and every node's position, from one code generation
+    indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
+    if start is not None:
+        module, positions, indexed = start
+    else:
+        try:
+            module = parse_module(data)
+        except Exception as exc:  # what CPython accepts but libcst does not
+            raise _libcst_error(path, exc) from None
+        positions = Positions(module)  # the text and every node's position, from one code generation
     original_code = positions.code
     staged: list[tuple[RawFinding, str]] = []
     current, current_code, current_bytes = module, original_code, data
     # The wrapper (with the metadata it caches) and the index are shared by the families until
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
-    indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
     facts = set() if facts is None else facts
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
@@ -315,10 +329,14 @@ def _one_pass(
     new_bytes = current_bytes if current is not module else data
     if new_bytes != data:
         try:
-            ast.parse(new_bytes, filename=path)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(new_bytes, filename=path)
         except SyntaxError as exc:  # our bug, never the user's loss
             raise SourceError(path, f"internal error: the rewritten code does not parse ({exc.msg}); file left unchanged", exc.lineno or 0, exc.offset or 0) from None
-    return original_code, current_code, new_bytes, staged, module.encoding
+    if prepared is not None:  # the index of the final tree, made for a family that changed nothing
+        current, indexed = prepared[1].module, prepared[1]
+    return original_code, current_code, new_bytes, staged, module.encoding, (current, positions, indexed)
 
 
 def _prepare(
