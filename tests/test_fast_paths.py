@@ -43,6 +43,12 @@ TRICKY = {
         "import os\ndef h():\n    import os.path\n    return os.path.join, os.sep\n"
         "def lam():\n    import tensorflow as tf\n    return lambda t=tf.float32: tf.zeros([1], t)\n"
     ),
+    "shadowed_builtins": (
+        "import tensorflow as tf\ninput = tf.placeholder(tf.float32)\nprint(input, len(input))\n"
+        "def f(id):\n    return id, type(id), list(map(str, [1]))\ndef g():\n    return id(1), input\n"
+        "class C:\n    max = 3\n    def m(self):\n        return max(1, 2)\n"
+        "sum = [sum for sum in range(3)]\n"
+    ),
     "alias_for_two_modules": "import tensorflow as tf\nif X:\n    import tensorflow.compat.v1 as tf\ntf.placeholder()\n",
     "comments_above_imports": (
         "# one\nimport tensorflow as tf\n# two\nfrom tensorflow import train\nx = 1\ndef f():\n    # three\n"

@@ -219,6 +219,12 @@ class FamilyTransform(cst.CSTTransformer):
                 return False
             if not index.binds_by_import(head) and head not in index.other_bindings:
                 return True
+            scopes = self.scopes  # `input = ...` somewhere: which binding does this read see?
+            if not index.has_star_import and scopes.plain(head) and not scopes.is_binding(node):
+                scope = scopes.scope_of(node)
+                if scope is not None:
+                    seen = scope[head]
+                    return bool(seen) and all(a.node is None for a in seen)  # only the builtin itself
         return any(q.source == QualifiedNameSource.BUILTIN for q in self.qualified_names(node))
 
     def qualified_name(self, node: cst.CSTNode) -> str | None:
