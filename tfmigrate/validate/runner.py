@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -23,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tfmigrate.childproc import module_command
 from tfmigrate.validate.targets import TargetError, check
 
 SCHEMA = 1
@@ -95,7 +95,7 @@ def run_validation(
     }
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tfmigrate.validate._child", json.dumps(config)],
+            module_command("tfmigrate.validate._child", json.dumps(config)),
             stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(),
         )
         fatal: str | None = None
