@@ -133,6 +133,19 @@ def run_with_progress(paths: tuple[Path, ...], options: Any, excludes: tuple[str
         return runner.run(paths, options, excludes, on_progress=tick)
 
 
+def refuse_clobbering(outputs: dict[str, Path | None], inputs: tuple[Path, ...]) -> None:
+    """Exit 2 with one line when an output option names an input of the run (``-o src.py``)."""
+    from tfmigrate.codemod.files import clobbered_input
+
+    for option, output in outputs.items():
+        if output is None:
+            continue
+        why = clobbered_input(output, inputs)
+        if why:
+            click.echo(f"tfmigrate: error: {option} {why}", err=True)
+            sys.exit(2)
+
+
 def emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
@@ -170,6 +183,7 @@ def rewrite(
 
     if show_diff and check:
         raise click.UsageError("--diff and --check are exclusive")
+    refuse_clobbering({"--output": output}, paths or (Path("."),))
     enabled = enabled_rules(split_codes(select), split_codes(ignore))
     mode = "diff" if show_diff else "check" if check else "write"
     # Only --diff and the Markdown report show diffs; making them is a cost on every changed file.

@@ -27,6 +27,9 @@ SKIP_DIRS = frozenset(
 )
 
 
+SOURCE_SUFFIXES = (".py", ".ipynb")
+
+
 class SourceError(Exception):
     """A file could not be read, parsed or written; ``str()`` is the one-line message."""
 
@@ -133,6 +136,25 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
             if (excludes and _excluded(display_path(path), name, excludes)) or ignored(path, False):
                 continue
             yield path
+
+
+def clobbered_input(output: Path, inputs: Iterable[str | Path]) -> str | None:
+    """Why writing a report to ``output`` would destroy an input, or None.
+
+    ``output`` (symlinks resolved) must not be one of the given paths, nor an existing source file
+    (``.py``, ``.ipynb``) inside a given directory: that file is being processed, and a report
+    written over it would replace the code."""
+    real = os.path.realpath(output)
+    for given in inputs:
+        root = os.path.realpath(given)
+        if real == root:
+            return f"{output} is an input of this run; writing the report there would destroy it"
+        if (
+            os.path.isdir(root) and os.path.isfile(real) and real.endswith(SOURCE_SUFFIXES)
+            and os.path.commonpath([root, real]) == root
+        ):
+            return f"{output} is a source file inside {given}; writing the report there would destroy it"
+    return None
 
 
 def read_source(path: Path) -> bytes:

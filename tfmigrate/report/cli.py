@@ -455,8 +455,10 @@ def report(
     Exit 0 nothing left to do, 1 work remains (changes, manual findings, incompatible checkpoints,
     failed validation), 2 errors.
     """
-    from tfmigrate.cli import emit, enabled_rules, run_with_progress, split_codes, split_glob
+    from tfmigrate.cli import emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob
     from tfmigrate.codemod.runner import Options, default_jobs
+
+    refuse_clobbering({"--html": html_out, "--markdown": md_out, "--json": json_out, "--sarif": sarif_out}, (path, *checkpoints))
 
     err = make_console(stderr=True)
 
