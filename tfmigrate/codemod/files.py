@@ -73,8 +73,10 @@ def _excluded(relative: str, name: str, excludes: tuple[str, ...]) -> bool:
 def discover(paths: Iterable[str | Path], excludes: tuple[str, ...] = ()) -> Discovered:
     """Expand files and directories into a sorted list of Python files and notebooks (.ipynb).
 
-    Files named explicitly are always taken. Directories are walked without following symlinks
-    (no loops), honouring ``.gitignore`` files on the way and skipping VCS folders, virtualenvs,
+    Files named explicitly are always taken, but a symlink only when it points inside the current
+    directory. Directories are walked without following symlinked directories (no loops), and a
+    symlinked file is taken only when it points inside the directory given (never a write out of
+    the tree; one line says so otherwise), honouring ``.gitignore`` files on the way and skipping VCS folders, virtualenvs,
     build output and caches.
     """
     found: set[Path] = set()
@@ -86,9 +88,29 @@ def discover(paths: Iterable[str | Path], excludes: tuple[str, ...] = ()) -> Dis
             errors.append(SourceError(str(given), kind))
         elif path.is_dir():
             found.update(_walk(path, excludes, errors))
+        elif path.is_symlink() and not _inside(os.path.realpath(path), os.getcwd()):
+            errors.append(_outside(path, "the current directory"))
         else:
             found.add(path)
-    return Discovered(sorted(found, key=lambda p: p.as_posix()), errors)
+    return Discovered(_one_name_per_file(found), errors)
+
+
+def _inside(real: str, root: str) -> bool:
+    root = os.path.realpath(root)
+    return os.path.commonpath([root, real]) == root
+
+
+def _outside(link: Path, root: str) -> SourceError:
+    return SourceError(display_path(link), f"symlink to {os.path.realpath(link)}, outside {root}: not followed")
+
+
+def _one_name_per_file(found: set[Path]) -> list[Path]:
+    """Sorted, and a file reached both by its own name and through a symlink only once, by its own
+    name (two names for one file would be rewritten twice, or concurrently)."""
+    by_real: dict[str, Path] = {}
+    for path in sorted(found, key=lambda p: (p.is_symlink(), p.as_posix())):
+        by_real.setdefault(os.path.realpath(path), path)
+    return sorted(by_real.values(), key=lambda p: p.as_posix())
 
 
 def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> Iterator[Path]:
@@ -135,6 +157,13 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
             path = here / name
             if (excludes and _excluded(display_path(path), name, excludes)) or ignored(path, False):
                 continue
+            if path.is_symlink():
+                if not path.exists():
+                    errors.append(SourceError(display_path(path), "broken symlink"))
+                    continue
+                if not _inside(os.path.realpath(path), str(root)):
+                    errors.append(_outside(path, display_path(root)))
+                    continue
             yield path
 
 
