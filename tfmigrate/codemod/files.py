@@ -105,12 +105,17 @@ def _outside(link: Path, root: str) -> SourceError:
 
 
 def _one_name_per_file(found: set[Path]) -> list[Path]:
-    """Sorted, and a file reached both by its own name and through a symlink only once, by its own
-    name (two names for one file would be rewritten twice, or concurrently)."""
-    by_real: dict[str, Path] = {}
+    """Sorted, and a file reached by several names (symlinks, hard links) only once, by its own name
+    where one is a symlink (two names for one file would be rewritten twice, or concurrently)."""
+    by_file: dict[object, Path] = {}
     for path in sorted(found, key=lambda p: (p.is_symlink(), p.as_posix())):
-        by_real.setdefault(os.path.realpath(path), path)
-    return sorted(by_real.values(), key=lambda p: p.as_posix())
+        try:
+            st = os.stat(path)
+            key: object = (st.st_dev, st.st_ino)  # hard links too
+        except OSError:
+            key = path  # reported when it is read
+        by_file.setdefault(key, path)
+    return sorted(by_file.values(), key=lambda p: p.as_posix())
 
 
 def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> Iterator[Path]:
@@ -199,31 +204,80 @@ def read_source(path: Path) -> bytes:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step; keeps the mode bits, never half-written.
+    """Replace ``path`` with ``data`` in one step; keeps mode, owner and group, never half-written.
 
-    The new bytes go to a temporary file in the same directory, are flushed to disk and then
-    renamed over the original. Ctrl-C is held back from the moment the temporary file is made
-    until it has replaced the original (or been removed), then delivered: an interrupt leaves
-    the old file or the new one, and no temporary file.
+    The new bytes go to a temporary file in the same directory, are flushed to disk, given the
+    original's owner, group and mode bits and then renamed over the original. Ctrl-C is held back
+    from the moment the temporary file is made until it has replaced the original (or been
+    removed), then delivered: an interrupt leaves the old file or the new one, and no temporary
+    file.
+
+    A rename would give the file a new inode. Where that loses something, the file is rewritten in
+    place instead (see :func:`_write_in_place`): when it has other hard links (they would keep the
+    old content), and when the temporary file cannot be given the original's owner (not running
+    as root, the file owned by someone else).
     """
     target = Path(os.path.realpath(path))  # write through a symlink, keep the link
+    shown = display_path(path)
     try:
-        mode = stat.S_IMODE(os.stat(target).st_mode)
+        st = os.stat(target)
     except FileNotFoundError:
-        raise SourceError(display_path(path), "file vanished before it could be written") from None
+        raise SourceError(shown, "file vanished before it could be written") from None
+    except OSError as exc:
+        raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
     with interrupts_deferred():
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
+        if st.st_nlink > 1:
+            _write_in_place(target, data, shown)
+            return
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
-            os.chmod(tmp, mode)
+                made = os.fstat(handle.fileno())
+            if (made.st_uid, made.st_gid) != (st.st_uid, st.st_gid):
+                try:
+                    os.chown(tmp, st.st_uid, st.st_gid)
+                except PermissionError:  # only root may give a file away: keep the original inode
+                    os.unlink(tmp)
+                    tmp = None
+                    _write_in_place(target, data, shown)
+                    return
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
             os.replace(tmp, target)
         except OSError as exc:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(tmp)
-            raise SourceError(display_path(path), f"cannot write: {exc.strerror or exc}") from None
+            if tmp is not None:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
+            raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
+
+
+def _write_in_place(target: Path, data: bytes, shown: str) -> None:
+    """Overwrite ``target``'s own inode (hard links, owner and mode stay as they are).
+
+    Not a single rename, so a copy of the original bytes is first written and flushed beside it
+    (``.NAME.XXXX.tfmigrate-original``) and removed only once the new bytes are on disk: Ctrl-C is
+    held back throughout (the caller's ``interrupts_deferred``), and after a crash or power loss
+    mid-write that copy holds the original."""
+    backup = None
+    try:
+        with open(target, "rb") as handle:
+            original = handle.read()
+        fd, backup = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate-original", dir=target.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(original)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with open(os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "wb") as handle:
+            handle.write(data)
+            handle.truncate()
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.unlink(backup)
+    except OSError as exc:
+        raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
 
 
 @contextlib.contextmanager
