@@ -60,6 +60,8 @@ def _is_virtualenv(directory: Path) -> bool:
 
 def _gitignore(directory: Path) -> pathspec.PathSpec | None:
     ignore = directory / ".gitignore"
+    if not ignore.is_file():  # absent, or a FIFO that would block
+        return None
     try:
         return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
     except OSError:
@@ -90,6 +92,8 @@ def discover(paths: Iterable[str | Path], excludes: tuple[str, ...] = ()) -> Dis
             found.update(_walk(path, excludes, errors))
         elif path.is_symlink() and not _inside(os.path.realpath(path), os.getcwd()):
             errors.append(_outside(path, "the current directory"))
+        elif (odd := not_regular(path)) is not None:
+            errors.append(odd)
         else:
             found.add(path)
     return Discovered(_one_name_per_file(found), errors)
@@ -169,6 +173,10 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
                 if not _inside(os.path.realpath(path), str(root)):
                     errors.append(_outside(path, display_path(root)))
                     continue
+            odd = not_regular(path)
+            if odd is not None:
+                errors.append(odd)
+                continue
             yield path
 
 
@@ -191,9 +199,36 @@ def clobbered_input(output: Path, inputs: Iterable[str | Path]) -> str | None:
     return None
 
 
-def read_source(path: Path) -> bytes:
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def not_regular(path: Path) -> SourceError | None:
+    """The one-line message for a FIFO, socket or device named like a source (reading one would
+    block or never end), or None for a regular file (or one that cannot be stat'ed: reported
+    when it is read)."""
     try:
-        with open(path, "rb") as handle:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return SourceError(display_path(path), f"{_kind(mode)}, not a regular file: skipped")
+
+
+def read_source(path: Path) -> bytes:
+    """The file's bytes. Opened without blocking (a FIFO would wait for a writer forever) and
+    checked to be a regular file before anything is read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as handle:
+            mode = os.fstat(fd).st_mode
+            if not stat.S_ISREG(mode):
+                raise SourceError(display_path(path), f"{_kind(mode)}, not a regular file: skipped")
             return handle.read()
     except FileNotFoundError:
         raise SourceError(display_path(path), "file vanished before it could be read") from None

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Literal
 
 from tfmigrate.codemod.cache import ResultCache, digest, fingerprint
-from tfmigrate.codemod.files import discover, display_path
+from tfmigrate.codemod.files import SourceError, discover, display_path, read_source
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.report.model import FileResult, Report
 
@@ -62,11 +62,10 @@ def wanted(code: bytes, options: Options) -> bool:
 
 def _read(path: Path) -> bytes | None:
     """The file's bytes for the prefilter and the cache; None when anything is unusual (unreadable,
-    vanished), so that process_file reports it."""
+    vanished, not a regular file), so that process_file reports it."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except OSError:
+        return read_source(path)  # never blocks on a FIFO
+    except SourceError:
         return None
 
 
