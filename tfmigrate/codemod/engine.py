@@ -399,6 +399,30 @@ def unified_diff(path: str, result: SourceResult) -> str:
 
 
 def process_file(path: Path, options: Options) -> FileResult:
+    """One file's result. Whatever goes wrong on this file (a RecursionError on very deep or long
+    code, MemoryError, an error inside libcst) becomes its one-line error, and the run goes on;
+    only Ctrl-C and exit reach the caller."""
+    try:
+        return _process_file(path, options)
+    except Exception as exc:  # noqa: BLE001 - per-file isolation
+        return FileResult(display_path(path), "error", error=f"{display_path(path)}: {_failure(exc)}")
+
+
+def _failure(exc: BaseException) -> str:
+    chain: list[BaseException] = []  # a RecursionError in libcst's code generation surfaces as a
+    seen: BaseException | None = exc  # long chain of later errors raised while it unwinds
+    while seen is not None and len(chain) < 100_000 and all(seen is not e for e in chain[-1:]):
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    if any(isinstance(e, RecursionError) for e in chain):
+        return "cannot process: nested or chained too deeply for Python's recursion limit; the file is left as it was"
+    if any(isinstance(e, MemoryError) for e in chain):
+        return "cannot process: out of memory; the file is left as it was"
+    text = " ".join(str(exc).split())[:200]
+    return f"cannot process: internal error ({type(exc).__name__}{': ' + text if text else ''}); please report it"
+
+
+def _process_file(path: Path, options: Options) -> FileResult:
     shown = display_path(path)
     if path.suffix == ".ipynb":
         return process_notebook(path, options)

@@ -55,7 +55,10 @@ def display_path(path: Path) -> str:
 
 
 def _is_virtualenv(directory: Path) -> bool:
-    return (directory / "pyvenv.cfg").is_file()
+    try:
+        return (directory / "pyvenv.cfg").is_file()
+    except OSError:  # an unreadable directory: os.walk reports it
+        return False
 
 
 def _gitignore(directory: Path) -> pathspec.PathSpec | None:
