@@ -23,7 +23,9 @@ STATUS_STYLE = {"match": "green", "shape_mismatch": "bold red", "dtype_mismatch"
 
 
 def _fail(message: str) -> NoReturn:
-    click.echo("error: " + " ".join(str(message).split()), err=True)  # one line, never wrapped
+    from tfmigrate.report.console import visible
+
+    click.echo("error: " + visible(" ".join(str(message).split())), err=True)  # one line, never wrapped
     sys.exit(2)
 
 
@@ -70,11 +72,15 @@ def inspect(path: str, fmt: str) -> None:
     if fmt == "json":
         click.echo(json.dumps(data, indent=2))
         sys.exit(0)
+    from rich.markup import escape
     from rich.table import Table
 
+    from tfmigrate.report.console import visible_data
+
+    data = visible_data(data)  # names from the file: control characters shown, never sent to the terminal
     out = _console()
-    out.print(f"[bold]{data['checkpoint']}[/]  format {data['format']}, written by "
-              f"[bold]{classify.WRITERS.get(data['writer'], data['writer'])}[/]")
+    out.print(f"[bold]{escape(data['checkpoint'])}[/]  format {escape(str(data['format']))}, written by "
+              f"[bold]{escape(str(classify.WRITERS.get(data['writer'], data['writer'])))}[/]")
     for kind in ("model", "optimizer", "bookkeeping"):
         rows = [v for v in data["variables"] if v["kind"] == kind]
         if not rows:
@@ -86,7 +92,7 @@ def inspect(path: str, fmt: str) -> None:
         table.add_column("shape", overflow="fold")
         table.add_column("bytes", justify="right", no_wrap=True)
         for v in rows:
-            table.add_row(v["name"], v["dtype"], _shape(v["shape"]), _bytes(v["bytes"]))
+            table.add_row(escape(v["name"]), escape(str(v["dtype"])), _shape(v["shape"]), _bytes(v["bytes"]))
         out.print(table)
     sys.exit(0)
 
@@ -98,6 +104,10 @@ STATUS_SHORT = {"match": "ok", "shape_mismatch": "SHAPE", "dtype_mismatch": "DTY
 def _print_diff(data: dict[str, Any], out: Console) -> None:
     from rich.table import Table
     from rich.text import Text
+
+    from tfmigrate.report.console import visible_data
+
+    data = visible_data(data)  # names from the files: control characters shown, never sent to the terminal
 
     style = "bold green" if data["compatible"] else "bold red"
     out.print(Text("compatible" if data["compatible"] else "INCOMPATIBLE", style=style)
@@ -123,7 +133,7 @@ def _print_diff(data: dict[str, Any], out: Console) -> None:
             ck, md = p["checkpoint_name"], p["model_name"]
             name = md or ck if (ck == md or not ck or not md) else f"{md}\n  <- {ck}"
             dtype = "" if p["checkpoint_dtype"] == p["model_dtype"] or None in (p["checkpoint_dtype"], p["model_dtype"]) else " (dtype)"
-            table.add_row(Text(STATUS_SHORT[p["status"]], style=STATUS_STYLE.get(p["status"], "")), name,
+            table.add_row(Text(STATUS_SHORT[p["status"]], style=STATUS_STYLE.get(p["status"], "")), Text(name),
                           _shape(p["checkpoint_shape"]) + (f" {p['checkpoint_dtype']}" if dtype else ""),
                           _shape(p["model_shape"]) + (f" {p['model_dtype']}" if dtype else ""))
         out.print(table)
@@ -167,14 +177,19 @@ def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_op
         from rich.table import Table
         from rich.text import Text
 
+        from rich.markup import escape
+
+        from tfmigrate.report.console import visible_data
+
+        data = visible_data(data)
         out_c = _console()
-        out_c.print(f"[bold]wrote[/] {data['out']} (read back and checked)")
+        out_c.print(f"[bold]wrote[/] {escape(data['out'])} (read back and checked)")
         table = Table(title="carried", title_justify="left", expand=False)
         table.add_column("from", overflow="fold", ratio=1)
         table.add_column("to", overflow="fold", ratio=1)
         table.add_column("how", no_wrap=True)
         for op in data["ops"]:
-            table.add_row(" + ".join(op["src"]), op["new"], op["op"])
+            table.add_row(escape(" + ".join(op["src"])), escape(op["new"]), escape(op["op"]))
         out_c.print(table)
         for old, why in data["not_carried"].items():
             out_c.print(Text("not carried: ", style="yellow") + Text(f"{old}: {why}"))

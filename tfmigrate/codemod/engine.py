@@ -31,6 +31,7 @@ from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
 from tfmigrate.report.model import FileResult, Finding
+from tfmigrate.report.text import visible
 # the options, the prefilter and the parallel run live in runner (no libcst there); re-exported here
 from tfmigrate.codemod.runner import Mode, Options, default_jobs, run, wanted  # noqa: F401
 
@@ -388,7 +389,8 @@ def _not_covered(findings: list[RawFinding], catalog: Catalog) -> list[bool]:
 
 def text_diff(old: str, new: str, name: str, unit: str = "file") -> str:
     """A unified diff as git writes one (``a/NAME``, ``b/NAME``), marking a last line with no newline."""
-    shown = name.lstrip("/")  # a/tmp/x.py, as git writes an absolute path, not a//tmp/x.py
+    shown = visible(name.lstrip("/"))  # a/tmp/x.py, as git writes an absolute path, not a//tmp/x.py; a newline
+    # or ESC in the name is written out (\\n, \\x1b) so that it cannot forge a line
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{shown}", tofile=f"b/{shown}")
     return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of {unit}\n" for line in lines)
 

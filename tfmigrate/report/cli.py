@@ -321,9 +321,10 @@ def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
     from tfmigrate.report import console as view
     from tfmigrate.validate.cli import stages_table, verdict_line
 
+    report = view.visible_report(report)  # names and code from the user's files: control characters shown
     out.print(summary_view(report))
     for note in notes:
-        out.print(f"[dim]note:[/] {escape(note)}", highlight=False)
+        out.print(f"[dim]note:[/] {escape(view.visible(note))}", highlight=False)
     out.print()
     files = [r for r in report.files if r.status in ("changed", "error") or r.findings]
     if files:

@@ -2,14 +2,46 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
 from rich.console import Console
 from rich.markup import escape
 from rich.syntax import Syntax
 from rich.table import Table
 
 from tfmigrate.report.model import Report
+from tfmigrate.report.text import visible, visible_block
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+def visible_data(value: Any) -> Any:
+    """The strings of a JSON-shaped value (a checkpoint or validation result) made visible."""
+    if isinstance(value, str):
+        return visible(value)
+    if isinstance(value, dict):
+        return {visible_data(k): visible_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(visible_data(v) for v in value)
+    return value
+
+
+def visible_report(report: Report) -> Report:
+    """A copy of ``report`` for the terminal: names, messages, errors and diffs made visible."""
+    return replace(
+        report,
+        files=[
+            replace(
+                r, path=visible(r.path), error=visible(r.error) if r.error else r.error,
+                diff=visible_block(r.diff) if r.diff else r.diff,
+                findings=[replace(f, path=visible(f.path), message=visible(f.message)) for f in r.findings],
+            )
+            for r in report.files
+        ],
+        checkpoints=visible_data(report.checkpoints),
+        validations=visible_data(report.validations),
+        errors=[visible(e) for e in report.errors],
+    )
 
 
 def make_console(stderr: bool = False) -> Console:
@@ -21,11 +53,11 @@ def make_console(stderr: bool = False) -> Console:
 def print_errors(report: Report, console: Console) -> None:
     """Files that could not be processed: one line each (always on stderr)."""
     for error in [r.error for r in report.files if r.status == "error"] + report.errors:
-        console.print(f"[bold red]error[/]: {escape(error)}", highlight=False, soft_wrap=True)
+        console.print(f"[bold red]error[/]: {escape(visible(error or ''))}", highlight=False, soft_wrap=True)
 
 
 def print_findings(report: Report, console: Console) -> None:
-    for f in report.findings:
+    for f in visible_report(report).findings:
         tag = "[green]fixed[/]" if f.fixed else ("[blue]fixable[/]" if f.fixable else "[magenta]manual[/]")
         console.print(
             f"[bold]{escape(f.path)}[/]:{f.position}: [{_STYLE.get(f.severity, '')}]{f.rule}[/] {escape(f.message)} ({tag})",
@@ -35,7 +67,7 @@ def print_findings(report: Report, console: Console) -> None:
 
 
 def print_diffs(report: Report, console: Console) -> None:
-    for r in report.files:
+    for r in visible_report(report).files:
         if r.diff:
             if console.is_terminal:
                 console.print(Syntax(r.diff, "diff", theme="ansi_dark", background_color="default"))
