@@ -221,6 +221,8 @@ def rewrite_source(
         if next_new == new:
             break
         code, new = next_code, next_new
+    if new != data:
+        new = _lost_bytes_restored(data, original_code.encode(encoding), new, path)
     staged = _once(_kept(passes), original_code)
     findings, new_findings = _moved(staged, original_code), _moved(staged, code)
     order = sorted(range(len(findings)), key=lambda i: (findings[i].line, findings[i].col))  # stable: rules' order within a place
@@ -232,6 +234,30 @@ def rewrite_source(
         findings=[f for f, k in zip(findings, keep) if k],
         new_findings=[f for f, k in zip(new_findings, keep) if k],
         encoding=encoding,
+    )
+
+
+_TRAILING = b" \t\r\n\x0c"
+
+
+def _lost_bytes_restored(data: bytes, round_trip: bytes, new: bytes, path: str) -> bytes:
+    """``new``, with what libcst dropped from the original put back, or SourceError.
+
+    libcst's parse-and-generate round trip is exact for almost every file, not for a few byte
+    sequences it does not model: whitespace-only lines at the end (``\\n\\n\\n   \\n``), a final lone
+    ``\\r``, a form feed that starts a line of code. At the end of the file they are put back (the
+    rewritten file ends as the original did); anywhere else the file is refused, never written
+    without them."""
+    if round_trip == data:
+        return new
+    tail = data[len(data.rstrip(_TRAILING)):]
+    lost_tail = round_trip[len(round_trip.rstrip(_TRAILING)):]
+    if data[: len(data) - len(tail)] == round_trip[: len(round_trip) - len(lost_tail)] and new.endswith(lost_tail):
+        return new[: len(new) - len(lost_tail)] + tail
+    line = next((i for i, (a, b) in enumerate(zip(data.splitlines(), round_trip.splitlines())) if a != b), 0) + 1
+    raise SourceError(
+        path, "cannot rewrite without losing bytes libcst does not keep (a form feed or other whitespace "
+        "starting a line?); file left unchanged", line, 1,
     )
 
 
