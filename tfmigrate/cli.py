@@ -152,8 +152,9 @@ def emit(text: str, output: Path | None) -> None:
         return
     try:
         output.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise click.FileError(str(output), exc.strerror or str(exc)) from None
+    except OSError as exc:  # exit 2 (an error), not click's 1 (which means "changes needed")
+        click.echo(f"tfmigrate: error: cannot write {output}: {exc.strerror or exc}", err=True)
+        sys.exit(2)
 
 
 @cli.command()

@@ -232,13 +232,35 @@ def read_source(path: Path) -> bytes:
             mode = os.fstat(fd).st_mode
             if not stat.S_ISREG(mode):
                 raise SourceError(display_path(path), f"{_kind(mode)}, not a regular file: skipped")
-            return handle.read()
+            data = handle.read()
     except FileNotFoundError:
         raise SourceError(display_path(path), "file vanished before it could be read") from None
     except IsADirectoryError:
         raise SourceError(display_path(path), "is a directory") from None
     except OSError as exc:
         raise SourceError(display_path(path), f"cannot read: {exc.strerror or exc}") from None
+    wide = _wide_encoding(data)
+    if wide:
+        raise SourceError(display_path(path), f"{wide} encoded: Python source must use an ASCII-compatible encoding (convert it to UTF-8); not processed")
+    return data
+
+
+_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """"UTF-16" or "UTF-32" for a file in one of them (a BOM, or ASCII text with every other or
+    three of four bytes NUL), which neither Python nor tfmigrate reads; else None."""
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name
+    head = data[:64]
+    if len(head) >= 8 and b"\x00" in head:
+        if not head[1::4].strip(b"\x00") and not head[2::4].strip(b"\x00") and (not head[3::4].strip(b"\x00") or not head[0::4].strip(b"\x00")):
+            return "UTF-32"
+        if not head[1::2].strip(b"\x00") or not head[0::2].strip(b"\x00"):
+            return "UTF-16"
+    return None
 
 
 def write_atomic(path: Path, data: bytes) -> None:
