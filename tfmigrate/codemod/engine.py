@@ -312,6 +312,8 @@ def _one_pass(
         try:
             module = parse_module(data)
         except Exception as exc:  # what CPython accepts but libcst does not
+            if interrupted(exc):
+                raise KeyboardInterrupt from None
             raise _libcst_error(path, exc) from None
         positions = Positions(module)  # the text and every node's position, from one code generation
     original_code = positions.code
@@ -337,6 +339,8 @@ def _one_pass(
         except (RecursionError, MemoryError):
             raise SourceError(path, "cannot rewrite: the code is nested too deeply; file left unchanged") from None
         except Exception as exc:  # a bug of ours must cost one file, never the run or the user's code
+            if interrupted(exc):  # Ctrl-C inside libcst's code generation: stop, as for --jobs N
+                raise KeyboardInterrupt from None
             where = traceback.extract_tb(exc.__traceback__)[-1]
             raise SourceError(
                 path,
@@ -433,15 +437,30 @@ def process_file(path: Path, options: Options) -> FileResult:
     try:
         return _process_file(path, options)
     except Exception as exc:  # noqa: BLE001 - per-file isolation
+        if interrupted(exc):
+            raise KeyboardInterrupt from None
         return FileResult(display_path(path), "error", error=f"{display_path(path)}: {_failure(exc)}")
 
 
-def _failure(exc: BaseException) -> str:
-    chain: list[BaseException] = []  # a RecursionError in libcst's code generation surfaces as a
-    seen: BaseException | None = exc  # long chain of later errors raised while it unwinds
+def _chain(exc: BaseException) -> list[BaseException]:
+    """``exc`` and the exceptions it was raised while handling: a RecursionError or a Ctrl-C inside
+    libcst's code generation surfaces as a long chain of later errors raised while it unwinds."""
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
     while seen is not None and len(chain) < 100_000 and all(seen is not e for e in chain[-1:]):
         chain.append(seen)
         seen = seen.__cause__ or seen.__context__
+    return chain
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` was raised while a Ctrl-C (KeyboardInterrupt) unwound: the run must stop as
+    Ctrl-C stops it, not report the file."""
+    return any(isinstance(e, KeyboardInterrupt) for e in _chain(exc))
+
+
+def _failure(exc: BaseException) -> str:
+    chain = _chain(exc)
     if any(isinstance(e, RecursionError) for e in chain):
         return "cannot process: nested or chained too deeply for Python's recursion limit; the file is left as it was"
     if any(isinstance(e, MemoryError) for e in chain):
