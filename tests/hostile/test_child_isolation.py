@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.childproc import module_command
+from tfmigrate.childproc import child_env, module_command
 
 PLANT = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
 
@@ -34,7 +34,7 @@ def test_child_command_imports_nothing_from_the_current_directory(tmp_path: Path
     plant(hostile, marker)
     proc = subprocess.run(
         [*module_command("tfmigrate.childproc")], cwd=hostile, capture_output=True, text=True, timeout=60,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": ":.:relative"},
+        env=child_env({"PATH": "/usr/bin:/bin", "PYTHONPATH": ":.:relative"}),
     )
     assert proc.returncode == 0, proc.stderr
     assert not marker.exists()

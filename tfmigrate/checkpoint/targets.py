@@ -277,9 +277,9 @@ def model_variables_many(specs: list[str], timeout: float = CHILD_TIMEOUT_S) -> 
 def run_child(args: list[str], stdin: str | None = None, timeout: float = CHILD_TIMEOUT_S) -> dict[str, Any]:
     """Run ``python -m tfmigrate.checkpoint._tfchild ARGS`` (isolated, see :mod:`tfmigrate.childproc`);
     its JSON result, or TargetError."""
-    from tfmigrate.childproc import module_command
+    from tfmigrate.childproc import child_env, module_command
 
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+    env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
     try:
         proc = subprocess.run(
             module_command("tfmigrate.checkpoint._tfchild", *args),

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tfmigrate.childproc import child_env as isolated_env
 from tfmigrate.childproc import module_command
 from tfmigrate.validate.targets import TargetError, check
 
@@ -35,9 +36,7 @@ def child_env() -> dict[str, str]:
     env["ABSL_MIN_LOG_LEVEL"] = "3"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("PYTHONHASHSEED", "0")
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
+    return isolated_env(env)  # tfmigrate's own directory first; never the current directory
 
 
 def run_validation(
