@@ -459,6 +459,51 @@ def interrupted(exc: BaseException) -> bool:
     return any(isinstance(e, KeyboardInterrupt) for e in _chain(exc))
 
 
+DEEP_STACK_BYTES = 512 << 20  # a thread stack that holds DEEP_RECURSION_LIMIT frames of libcst's code generation
+DEEP_RECURSION_LIMIT = 12_000
+
+
+def _rewrite_deep(data: bytes, enabled: frozenset[str], path: str, catalog: Catalog) -> SourceResult:
+    """``rewrite_source``; where Python's recursion limit stops it (an if/elif chain of 250 branches,
+    a 500-term ``+`` chain: valid Python, deep trees for libcst), once more in a thread with a large
+    stack and a higher limit. Nothing is written there; Ctrl-C still reaches the caller at once."""
+    try:
+        return rewrite_source(data, enabled, path=path, catalog=catalog)
+    except Exception as exc:  # a RecursionError, or what libcst raised while one unwound
+        if interrupted(exc) or not any(isinstance(e, RecursionError) for e in _chain(exc)):
+            raise
+        if isinstance(exc, SourceError) and exc.message.startswith("cannot parse"):
+            raise  # too deep for CPython's own parser: Python cannot run the file either
+    import sys
+    import threading
+
+    outcome: list[object] = []
+
+    def deep() -> None:
+        try:
+            outcome.append(rewrite_source(data, enabled, path=path, catalog=catalog))
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller's thread
+            outcome.append(exc)
+
+    limit = sys.getrecursionlimit()
+    old_stack = threading.stack_size()
+    try:
+        threading.stack_size(DEEP_STACK_BYTES)
+        worker = threading.Thread(target=deep, name="tfmigrate-deep", daemon=True)
+        sys.setrecursionlimit(max(limit, DEEP_RECURSION_LIMIT))
+        worker.start()
+    finally:
+        threading.stack_size(old_stack)
+    try:
+        worker.join()
+    finally:
+        sys.setrecursionlimit(limit)
+    result = outcome[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result  # type: ignore[return-value]
+
+
 def _failure(exc: BaseException) -> str:
     chain = _chain(exc)
     if any(isinstance(e, RecursionError) for e in chain):
@@ -478,7 +523,7 @@ def _process_file(path: Path, options: Options) -> FileResult:
         data = read_source(path)
         if not wanted(data, options):
             return FileResult(shown, "skipped")
-        result = rewrite_source(data, options.enabled, path=shown, catalog=catalog)
+        result = _rewrite_deep(data, options.enabled, shown, catalog)
         write = options.mode == "write" and result.changed
         if write:
             write_atomic(path, result.new)
@@ -502,7 +547,7 @@ def process_notebook(path: Path, options: Options) -> FileResult:
         if not notebook.is_python or not wanted(code, options):
             return FileResult(shown, "skipped")
         try:
-            result = rewrite_source(code, options.enabled, path=shown, catalog=catalog)
+            result = _rewrite_deep(code, options.enabled, shown, catalog)
         except SourceError as exc:
             raise notebook.error_in_cell(exc) from None
         cells, starts = notebook.split(result.new.decode("utf-8")) if result.changed else ([], notebook.starts)
