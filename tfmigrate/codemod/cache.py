@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from functools import cache
 from pathlib import Path
@@ -30,6 +31,7 @@ from tfmigrate.report.model import FileResult, Finding
 DEFAULT_DIRECTORY = ".tfmigrate_cache"
 FORMAT = 1
 KEEP = 4  # cache files kept (one per tool version and options); older ones are removed
+_CACHE_NAME = re.compile(r"[0-9a-f]{32}\.json")
 _PACKAGE = Path(__file__).resolve().parent.parent
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# This directory is a cache made by tfmigrate.\n"
 
@@ -111,8 +113,10 @@ class ResultCache:
             pass
 
     def _prune(self) -> None:
+        """Remove old cache files: only files named as this class names them (32 hex digits), so a
+        ``--cache-dir`` pointed at a directory of the user's never loses its own ``.json`` files."""
         others = sorted(
-            (p for p in self.directory.glob("*.json") if p != self.file),
+            (p for p in self.directory.glob("*.json") if p != self.file and _CACHE_NAME.fullmatch(p.name) and p.is_file()),
             key=lambda p: p.stat().st_mtime, reverse=True,
         )
         for stale in others[KEEP - 1 :]:
