@@ -59,6 +59,7 @@ class _Refs(cst.CSTVisitor):
         super().__init__()
         self.bindings: dict[str, str] = bindings if bindings is not None else {}
         self.assigned: set[str] = set()  # names bound by `x = tf.contrib.learn`, not by an import
+        self.defined: set[str] = set()  # tensorflow.* names the program assigns itself (tf.model = ...)
         self.collecting = bindings is None
         self.refs: list[tuple[int, str]] = []
         self.in_import = 0
@@ -104,7 +105,13 @@ class _Refs(cst.CSTVisitor):
         self.in_import -= 1
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if not self.collecting or len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+        if not self.collecting:
+            return
+        for target in node.targets:  # `tf.model = Sequential()`: the program adds that name itself
+            added = self.resolve(target.target) if isinstance(target.target, cst.Attribute) else None
+            if added and _rooted(added):
+                self.defined.add(added)
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
         resolved = self.resolve(node.value)
         if resolved:  # learn = tf.contrib.learn
@@ -144,6 +151,8 @@ class _Refs(cst.CSTVisitor):
         return isinstance(parent, cst.AssignTarget) and parent.target is node
 
     def _ref(self, node: cst.CSTNode, name: str) -> None:
+        if any(name == d or name.startswith(d + ".") for d in self.defined):
+            return  # a name the program itself adds to the module (tf.model = ...): not TensorFlow's
         self.refs.append((self.line_of(node), name))
 
 
@@ -158,6 +167,7 @@ def references(path: Path) -> list[tuple[int, str]] | None:
     wrapper.module.visit(collect)
     refs = _Refs(collect.bindings)
     refs.assigned = collect.assigned
+    refs.defined = collect.defined
     refs.line_of = lambda node: positions[node].start.line  # type: ignore[attr-defined]
     wrapper.module.visit(refs)
     return refs.refs

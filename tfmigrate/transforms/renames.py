@@ -469,6 +469,19 @@ class CompatV1Renames(FamilyTransform):
             return updated  # part of a chain (or an attribute name): the chain decides
         return self._reference(original, updated)
 
+    def _added_by_module(self, rel: str) -> bool:
+        """Does the module itself assign ``tf.<rel>`` (or a prefix of it), as in ``tf.model = ...``?"""
+        added = getattr(self, "_added", None)
+        if added is None:
+            added = set()
+            for target in self.index.nodes(cst.AssignTarget):
+                if type(target.target) is cst.Attribute:
+                    name = tf_rel(self.qualified_name(target.target))
+                    if name:
+                        added.add(name)
+            self._added = added
+        return any(rel == name or rel.startswith(name + ".") for name in added)
+
     def _reference(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
         if self.in_import:
             return updated
@@ -486,6 +499,8 @@ class CompatV1Renames(FamilyTransform):
         status = self.names.status(rel)
         if status == UNKNOWN and "." in rel and self._is_store_target(original):
             status = self.names.status(rel.rpartition(".")[0])  # `tf.logging.handler = h` adds a name
+        if status == UNKNOWN and self._added_by_module(rel):
+            return updated  # `tf.model = Sequential()` ... `tf.model.fit(...)`: the program's own name
         if status == UNKNOWN:
             self._flag_unknown(original, rel)
             return updated
