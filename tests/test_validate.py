@@ -253,3 +253,56 @@ def test_a_child_that_runs_too_long_is_stopped(model_file: Path) -> None:
     result = run_validation(f"{model_file}:build", steps=2, timeout=2)
     assert result["exit_code"] == 2 and result["passed"] is False
     assert result["error"] == "the validation child did not finish in 2 s and was stopped"
+
+
+TRAP = ROOT / "samples" / "iris_checkpoint_trap"
+
+
+def _listing(directory: Path) -> list[tuple[str, int, int]]:
+    return sorted((str(p.relative_to(directory)), p.stat().st_size, p.stat().st_mtime_ns) for p in directory.rglob("*"))
+
+
+@pytest.mark.slow
+def test_seed_001_trap_fails_on_the_models_own_model_dir_with_the_remedy() -> None:
+    """[20, 20] layers whose own model_dir (relative, next to the file) holds a [10, 10] checkpoint:
+    the ckpt diff verdict and remedy, before training, and nothing written into that directory."""
+    before = _listing(TRAP / "models")
+    code, result = validate(str(TRAP / "expected.py"), "--steps", "2", "--device", "cpu")
+    assert code == 1, result
+    names = [s["name"] for s in result["stages"]]
+    assert names.index("model_dir checkpoint") < names.index("train")
+    st = stage(result, "model_dir checkpoint")
+    assert st["passed"] is False
+    assert "models/iris" in st["detail"] and "SILENTLY KEEPS" in st["detail"]
+    assert "[4, 10] in the checkpoint, [4, 20] in the model" in st["detail"]
+    assert "Remedy: train in a NEW model_dir" in st["detail"]
+    own = [c for c in result["checkpoints"] if c["checkpoint"].endswith("models/iris/model.ckpt-20")]
+    assert own and own[0]["compatible"] is False
+    assert _listing(TRAP / "models") == before
+    # the text report ends with the verdict and the remedy
+    code, text = validate(str(TRAP / "expected.py"), "--steps", "2", "--device", "cpu", fmt="text")
+    flat = " ".join(text.split())
+    assert code == 1 and "failed on CPU: stage model_dir checkpoint" in flat and "Remedy: train in a NEW model_dir" in flat
+
+
+@pytest.mark.slow
+def test_compatible_own_model_dir_is_said_to_be_so(tmp_path: Path) -> None:
+    """The same checkpoint under a definition that still fits it ([10, 10]), named as the default of the
+    function's model_dir parameter: the stage passes and says so; the directory is only read."""
+    path = tmp_path / "fits.py"
+    path.write_text(textwrap.dedent(f'''
+        import tensorflow as tf
+
+        def build(model_dir={str(TRAP / "models" / "iris")!r}):
+            return tf.estimator.DNNClassifier(
+                feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], hidden_units=[10, 10], n_classes=3,
+                model_dir=model_dir, optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
+                loss_reduction=tf.keras.losses.Reduction.SUM)
+    '''), encoding="utf-8")
+    before = _listing(TRAP / "models")
+    code, result = validate(f"{path}:build", "--steps", "2", "--device", "cpu")
+    assert code == 0, result
+    st = stage(result, "model_dir checkpoint")
+    assert st["passed"] is True and "holds a compatible checkpoint" in st["detail"] and "nothing written there" in st["detail"]
+    assert result["model_dir"] != str(TRAP / "models" / "iris")
+    assert _listing(TRAP / "models") == before

@@ -79,6 +79,7 @@ def load_target(tf, target: str, model_dir: str):
         return as_estimator(tf, obj, directory, where)
 
     first, declared = build(model_dir)
+    declared = declared or getattr(factory, "declared_model_dir", None)
     again = lambda d: build(d)[0]  # noqa: E731
     again.input_fn = getattr(factory, "input_fn", None)
     return first, again, declared
@@ -146,7 +147,12 @@ def as_estimator(tf, obj, model_dir: str, where: str):
         raise CouldNotRun(f"{where} returned {type(obj).__name__}, not a tf.estimator.Estimator, a Keras model or (model_fn, params)")
     declared = getattr(obj, "_tfmigrate_declared_model_dir", None)
     if os.path.realpath(obj.model_dir) != os.path.realpath(model_dir):
-        declared = obj.model_dir
+        import tempfile
+
+        # model_dir=None: TensorFlow made itself a temporary one, not a directory the user names
+        made_by_tf = os.path.dirname(os.path.realpath(obj.model_dir)) == os.path.realpath(tempfile.gettempdir()) \
+            and os.path.basename(obj.model_dir).startswith("tmp")
+        declared = declared or (None if made_by_tf else obj.model_dir)
         # Point the estimator at the validation model_dir (the definition may name its own).
         obj._model_dir = model_dir
         obj._config = obj._config.replace(model_dir=model_dir)
@@ -565,7 +571,8 @@ class Run:
                      else f"{type(est).__name__.removesuffix('V2')} with {len(columns)} feature column(s)" if columns
                      else f"{type(est).__name__.removesuffix('V2')} with a custom model_fn")
              + "; inputs: "
-             + ", ".join(f"{k}: {v}" for k, v in kinds.items()))
+             + ", ".join(f"{k}: {v}" for k, v in kinds.items())
+             + (f"; its own model_dir {declared} holds no checkpoint yet" if declared and not own_model_dir(tf, declared, cfg["target"]) else ""))
 
         def input_fn(repeat: bool = True):
             def fn():
@@ -574,19 +581,25 @@ class Run:
             return fn
 
         # Existing checkpoints the definition points at must fit it before anything trains into them.
+        # The definition's own model_dir is only read (never trained into): TF 2.15 would restore it
+        # silently, whatever its shapes, the first time the user's program runs.
         existing = []
-        if declared and tf.train.latest_checkpoint(declared) and os.path.realpath(declared) != os.path.realpath(model_dir):
-            existing.append(("model_dir checkpoint", declared, False))
+        own = own_model_dir(tf, declared, cfg["target"])
+        if own and os.path.realpath(own) != os.path.realpath(model_dir):
+            existing.append(("model_dir checkpoint", own, False))
         if tf.train.latest_checkpoint(model_dir):
             existing.append(("existing checkpoint", model_dir, True))
         for name, directory, blocks in existing:
-            def check_existing(directory=directory):
+            def check_existing(directory=directory, own=not blocks):
                 result = analyse(tf, tf.train.latest_checkpoint(directory), variables, cfg["target"])
                 emit("checkpoint", analysis=result)
+                where = f"the model's own model_dir {directory}" if own else directory
                 if not result["compatible"]:
                     shapes = any("shape" in str(p.get("status")) for p in result.get("pairs", []))
                     hint = " (TensorFlow 2.15 restores mismatched shapes silently)" if shapes and "silent" not in result["verdict"].lower() else ""
-                    raise StageFailed(f"{directory}: {result['verdict']}{hint}")
+                    raise StageFailed(f"{where}: {result['verdict']}{hint}")
+                if own:
+                    return f"{where} holds a compatible checkpoint (read only, nothing written there): {result['verdict']}"
                 return f"{directory}: {result['verdict']}"
             self.stage(name, check_existing, fatal=blocks)
 
@@ -732,6 +745,26 @@ class Run:
                 return f"{cfg['converted']}: {result['verdict']}"
 
             self.stage("converted checkpoint", converted)
+
+
+def own_model_dir(tf, declared: str | None, target: str) -> str | None:
+    """The directory the definition's own model_dir names, when it holds a checkpoint.
+
+    A relative model_dir is resolved as the program would resolve it (against the working directory);
+    when nothing is there, also against the target file's directory (``python train.py`` is usually run
+    from there), so the trap is caught from wherever ``tfmigrate validate`` is run."""
+    if not declared:
+        return None
+    candidates = [declared]
+    if not os.path.isabs(declared):
+        from tfmigrate.validate import targets
+
+        path, _ = targets.split(target)
+        candidates.append(os.path.join(os.path.dirname(os.path.abspath(path)), declared))
+    for directory in candidates:
+        if os.path.isdir(directory) and tf.train.latest_checkpoint(directory):
+            return directory
+    return None
 
 
 def prepare(tf, np, target: str, model_dir: str, batch: int):

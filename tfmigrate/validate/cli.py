@@ -35,7 +35,9 @@ def verdict_line(result: dict[str, Any]) -> str:
     rate = f", {result['steps_per_second']} steps/s" if result.get("steps_per_second") else ""
     if result.get("passed"):
         return f"[bold green]passed[/] on {device}: {result.get('steps')} steps{rate}, {result.get('seconds', 0):.1f} s"
-    return f"[bold red]failed[/] on {device}: stage {', '.join(failed)}"
+    first = next((s for s in result.get("stages", []) if not s.get("passed")), None)
+    why = f"\n  {escape(str(first['detail']))}" if first and first.get("detail") else ""
+    return f"[bold red]failed[/] on {device}: stage {', '.join(failed)}{why}"
 
 
 class ProgressView:

@@ -75,6 +75,10 @@ def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
     def factory(model_dir: str) -> Any:
         return fn(**{dir_kw: model_dir}) if dir_kw else fn()
 
+    # def build(model_dir="models/iris"): the directory the user's own runs train into
+    default = params[dir_kw].default if dir_kw else None
+    factory.declared_model_dir = default if isinstance(default, (str, os.PathLike)) and str(default) else None  # type: ignore[attr-defined]
+
     # a custom model_fn without feature columns trains on the module's own input function
     factory.input_fn = getattr(module, "train_input_fn", None) or getattr(module, "input_fn", None)  # type: ignore[attr-defined]
     return factory, target
