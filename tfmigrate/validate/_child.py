@@ -63,7 +63,7 @@ def quiet_tensorflow():
 # --------------------------------------------------------------------------- the target
 
 
-def load_target(tf, target: str, model_dir: str):
+def load_target(tf, target: str, model_dir: str, program: bool = False, program_args: list | None = None):
     """Build the estimator TARGET describes, with its checkpoints going to ``model_dir``.
 
     Returns (estimator, factory, declared_model_dir): ``factory(model_dir)`` builds another one from
@@ -71,7 +71,7 @@ def load_target(tf, target: str, model_dir: str):
     """
     from tfmigrate.validate import targets
 
-    factory, where = targets.factory_for(target)
+    factory, where = targets.factory_for(target, program=program, program_args=program_args)
 
     def build(directory: str):
         tf.keras.backend.clear_session()  # each build names its Keras layers as a fresh process would
@@ -79,9 +79,11 @@ def load_target(tf, target: str, model_dir: str):
         return as_estimator(tf, obj, directory, where)
 
     first, declared = build(model_dir)
-    declared = declared or getattr(factory, "declared_model_dir", None)
+    named = getattr(factory, "declared_model_dir", None)
+    declared = declared or (None if named is None or made_by_tf(named) else str(named))
     again = lambda d: build(d)[0]  # noqa: E731
     again.input_fn = getattr(factory, "input_fn", None)
+    again.note = getattr(factory, "note", None)
     return first, again, declared
 
 
@@ -101,7 +103,7 @@ def from_input_fn(tf, np, input_fn, batch: int):
         rows = 0
         for f, y in value.take(64):
             if not isinstance(f, dict):
-                raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() yields a single features tensor; return a dict of features")
+                f = {SINGLE: f}
             for k, v in f.items():
                 feats.setdefault(k, []).append(v.numpy())
             labs.append(y.numpy())
@@ -110,8 +112,8 @@ def from_input_fn(tf, np, input_fn, batch: int):
                 break
         features = {k: np.concatenate(v) for k, v in feats.items()}
         labels = np.concatenate(labs)
-    elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict):
-        features = {k: np.asarray(v) for k, v in value[0].items()}
+    elif isinstance(value, tuple) and len(value) == 2:
+        features = {k: np.asarray(v) for k, v in (value[0] if isinstance(value[0], dict) else {SINGLE: value[0]}).items()}
         labels = np.asarray(value[1])
     else:
         raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() must return a tf.data.Dataset of (features dict, labels) or that pair")
@@ -120,6 +122,22 @@ def from_input_fn(tf, np, input_fn, batch: int):
     kinds = {k: f"from {name}() {list(v.shape[1:])}" for k, v in features.items()}
     kinds["(label)"] = f"from {name}() {list(labels.shape[1:])}"
     return features, labels[:batch], kinds
+
+
+def made_by_tf(directory) -> bool:
+    """model_dir=None: TensorFlow made itself a temporary directory, not one the user names."""
+    import tempfile
+
+    directory = str(directory)
+    return os.path.dirname(os.path.realpath(directory)) == os.path.realpath(tempfile.gettempdir()) \
+        and os.path.basename(directory).startswith("tmp")
+
+
+SINGLE = "(features)"  # an input_fn whose features are one tensor, not a dict
+
+
+def unpack(features: dict):
+    return features[SINGLE] if set(features) == {SINGLE} else dict(features)
 
 
 def as_estimator(tf, obj, model_dir: str, where: str):
@@ -147,12 +165,7 @@ def as_estimator(tf, obj, model_dir: str, where: str):
         raise CouldNotRun(f"{where} returned {type(obj).__name__}, not a tf.estimator.Estimator, a Keras model or (model_fn, params)")
     declared = getattr(obj, "_tfmigrate_declared_model_dir", None)
     if os.path.realpath(obj.model_dir) != os.path.realpath(model_dir):
-        import tempfile
-
-        # model_dir=None: TensorFlow made itself a temporary one, not a directory the user names
-        made_by_tf = os.path.dirname(os.path.realpath(obj.model_dir)) == os.path.realpath(tempfile.gettempdir()) \
-            and os.path.basename(obj.model_dir).startswith("tmp")
-        declared = declared or (None if made_by_tf else obj.model_dir)
+        declared = declared or (None if made_by_tf(obj.model_dir) else obj.model_dir)
         # Point the estimator at the validation model_dir (the definition may name its own).
         obj._model_dir = model_dir
         obj._config = obj._config.replace(model_dir=model_dir)
@@ -425,7 +438,7 @@ def _analyser_variables(estimator, columns, spec: str) -> tuple[dict, list[dict]
 def _own_variables(tf, estimator, features, labels) -> tuple[dict, list[dict]]:
     with tf.Graph().as_default():
         tf.compat.v1.train.get_or_create_global_step()
-        feats = {k: tf.constant(v[:2]) for k, v in features.items()}
+        feats = unpack({k: tf.constant(v[:2]) for k, v in features.items()})
         labs = tf.constant(labels[:2])
         estimator._call_model_fn(feats, labs, tf.estimator.ModeKeys.TRAIN, estimator.config)
         tf.compat.v1.train.get_or_create_global_step()
@@ -556,7 +569,8 @@ class Run:
                 except Exception as exc:  # noqa: BLE001 - one target's problem, reported as one line
                     emit("target-error", target=job["target"], error=str(exc) if isinstance(exc, CouldNotRun) else f"{type(exc).__name__}: {first_line(exc)}")
             return
-        est, factory, declared, columns, features, labels, kinds, variables = prepare(tf, np, cfg["target"], model_dir, batch)
+        est, factory, declared, columns, features, labels, kinds, variables = prepare(
+            tf, np, cfg["target"], model_dir, batch, bool(cfg.get("program")), cfg.get("program_args"))
         gpu_name = ""
         if device == "GPU":
             try:
@@ -572,11 +586,12 @@ class Run:
                      else f"{type(est).__name__.removesuffix('V2')} with a custom model_fn")
              + "; inputs: "
              + ", ".join(f"{k}: {v}" for k, v in kinds.items())
-             + (f"; its own model_dir {declared} holds no checkpoint yet" if declared and not own_model_dir(tf, declared, cfg["target"]) else ""))
+             + (f"; its own model_dir {declared} holds no checkpoint yet" if declared and not own_model_dir(tf, declared, cfg["target"]) else "")
+             + (f"; {factory.note}" if getattr(factory, "note", None) else ""))
 
         def input_fn(repeat: bool = True):
             def fn():
-                ds = tf.data.Dataset.from_tensor_slices((dict(features), labels))
+                ds = tf.data.Dataset.from_tensor_slices((unpack(features), labels))
                 return (ds.repeat() if repeat else ds).batch(min(batch, 32))
             return fn
 
@@ -661,14 +676,32 @@ class Run:
         predict_x = {k: v[: min(batch, 16)] for k, v in features.items()}
 
         def predict_input():
-            return tf.data.Dataset.from_tensor_slices(dict(predict_x)).batch(16)
+            return tf.data.Dataset.from_tensor_slices(unpack(predict_x)).batch(16)
+
+        predict_y = labels[: min(batch, 16)]
+        how = {"what": "predictions"}
 
         def predictions(e, hooks=()):
+            if how["what"] == "evaluation":  # a model_fn without a PREDICT mode: the evaluation loss instead
+                def eval_input():
+                    return tf.data.Dataset.from_tensor_slices((unpack(predict_x), predict_y)).batch(16)
+                import copy
+
+                seeded = copy.copy(e)  # a graph seed, so dropout left on in EVAL draws the same both times
+                seeded._config = e.config.replace(tf_random_seed=e.config.tf_random_seed or 1)
+                got = seeded.evaluate(eval_input, steps=1, hooks=list(hooks))
+                return {"loss": np.asarray(got["loss"])}
             out = list(e.predict(predict_input, hooks=list(hooks), yield_single_examples=False))
+            if not isinstance(out[0], dict):
+                out = [{"predictions": b} for b in out]
             return {k: np.concatenate([b[k] for b in out]) for k in out[0]}
 
         def restore():
-            first = predictions(est)
+            try:
+                first = predictions(est)
+            except Exception:  # noqa: BLE001 - e.g. the model_fn needs labels in every mode
+                how["what"] = "evaluation"
+                first = predictions(est)
             second_est = factory(model_dir)
             restored: dict[str, Any] = {}
             declared_shapes: dict[str, list] = {}
@@ -683,7 +716,7 @@ class Run:
             second = predictions(second_est, [Grab()])
             for key in first:
                 if first[key].shape != second[key].shape or not np.array_equal(first[key], second[key]):
-                    raise StageFailed(f"predictions differ after restore ('{key}')")
+                    raise StageFailed(f"{how['what']} differ after restore ('{key}')")
             reader = tf.train.load_checkpoint(model_dir)
             names = reader.get_variable_to_shape_map()
             compared = 0
@@ -696,7 +729,9 @@ class Run:
                 if saved.dtype != value.dtype or saved.shape != value.shape or saved.tobytes() != value.tobytes():
                     raise StageFailed(f"{name}: restored value is not bit-identical to the checkpoint")
                 compared += 1
-            return f"second estimator: {len(predict_x and next(iter(predict_x.values())))} predictions equal, {compared} variables bit-identical to the checkpoint"
+            n = len(next(iter(predict_x.values())))
+            what = f"{n} predictions equal" if how["what"] == "predictions" else f"evaluation loss on {n} examples equal (the model_fn has no PREDICT mode)"
+            return f"second estimator: {what}, {compared} variables bit-identical to the checkpoint"
 
         self.stage("restore", restore)
 
@@ -767,10 +802,10 @@ def own_model_dir(tf, declared: str | None, target: str) -> str | None:
     return None
 
 
-def prepare(tf, np, target: str, model_dir: str, batch: int):
+def prepare(tf, np, target: str, model_dir: str, batch: int, program: bool = False, program_args: list | None = None):
     """Build TARGET and everything the stages need; CouldNotRun (one line) when it cannot be built."""
     try:
-        est, factory, declared = load_target(tf, target, model_dir)
+        est, factory, declared = load_target(tf, target, model_dir, program, program_args)
         keras = getattr(est, "_tfmigrate_keras", None)
         if keras is not None:
             columns = []

@@ -83,8 +83,12 @@ class ProgressView:
 @click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path), help="Train into DIR instead of a fresh temporary one.")
 @click.option("--checkpoint", type=click.Path(path_type=Path), help="Also analyse this legacy checkpoint (directory or prefix) against the definition.")
 @click.option("--convert", type=click.Path(path_type=Path), help="With --checkpoint: write OLD under the new names into this new directory and check it against the definition.")
+@click.option("--program", is_flag=True, help="Run TARGET (a file.py) itself as __main__ up to its first Estimator.train and validate the estimator it built "
+              "(a file.py whose construction cannot be built statically does this by itself). Its model_dir is only read.")
+@click.option("--args", "program_args", default="", metavar="'FLAGS'", help="The program's own command-line flags (with --program), e.g. --args '--hidden 16'.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None, fmt: str) -> None:
+def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,
+             program: bool, program_args: str, fmt: str) -> None:
     """Train, checkpoint, restore and resume TARGET (file.py:function or a migrated file.py) for real.
 
     Exit 0 passed, 1 a stage failed, 2 could not run.
@@ -92,7 +96,10 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     from tfmigrate.validate.runner import run_validation
 
     err = make_console(stderr=True)
-    kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert)
+    import shlex
+
+    kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert,
+                  program=program, program_args=shlex.split(program_args))
     if err.is_terminal:
         with ProgressView(err) as view:
             result = run_validation(target, on_event=view, **kwargs)

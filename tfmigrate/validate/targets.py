@@ -56,10 +56,27 @@ def _import(path: Path):
     return module
 
 
-def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
+def factory_for(target: str, program: bool = False, program_args: list[str] | None = None) -> tuple[Callable[[str], Any], str]:
+    """``program``: run the file itself as ``__main__`` (with ``program_args`` as its flags) and take the
+    estimator it trains. A plain ``file.py`` whose construction cannot be built statically falls back to
+    that when the file has an ``if __name__ == "__main__":`` block."""
     check(target)
     path, func = split(target)
-    if func is None or func.isdigit():
+    if program:
+        if func is not None:
+            raise TargetError(f"{target}: --program runs the file itself as __main__: give the file only ({path})")
+        return _program_factory(path, program_args or []), target
+    if func is None:
+        try:
+            return _static_factory(target), target
+        except TargetError as exc:
+            if not has_main_block(path):
+                raise TargetError(f"{exc}; or give it an `if __name__ == \"__main__\":` block and validate the program: "
+                                  f"tfmigrate validate --program {path}") from None
+            factory = _program_factory(path, program_args or [])
+            factory.note = f"its construction cannot be built statically ({str(exc).split(': ', 1)[-1]}), so the program ran as __main__"  # type: ignore[attr-defined]
+            return factory, target
+    if func.isdigit():
         return _static_factory(target), target
     module = _import(path)
     fn = getattr(module, func, None)
@@ -100,4 +117,79 @@ def _static_factory(spec: str) -> Callable[[str], Any]:
         except static.StaticError as exc:
             raise TargetError(str(exc)) from None
 
+    return factory
+
+
+def has_main_block(path: Path) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and "__name__" in ast.unparse(node.test) \
+                and "__main__" in ast.unparse(node.test):
+            return True
+    return False
+
+
+class _Trained(BaseException):
+    """Raised at the program's first ``Estimator.train``: the program stops there, nothing trained yet.
+    A BaseException, so the program's own ``except Exception`` does not swallow it."""
+
+    def __init__(self, estimator: Any, input_fn: Any):
+        super().__init__("captured")
+        self.estimator = estimator
+        self.input_fn = input_fn
+
+
+def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
+    """Run PATH as ``__main__`` with ``sys.argv = [PATH, *args]`` (its own flags, defaults otherwise) in
+    the working directory, until its first ``Estimator.train`` (``tf.estimator.train_and_evaluate``
+    trains through it too). That call is not run: the program stops there and the estimator it built,
+    with the input_fn it trains on, is what validation trains, for its own step count, in a scratch
+    model_dir. Nothing is ever written into the model_dir the program names."""
+    import copy
+    import runpy
+
+    import tensorflow_estimator.python.estimator.estimator as est_lib
+
+    def capture(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        raise _Trained(self, input_fn)
+
+    original = est_lib.EstimatorV2.train
+    saved_argv, saved_path, cwd = sys.argv, list(sys.path), os.getcwd()
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.resolve().parent))
+    est_lib.EstimatorV2.train = capture
+    captured: _Trained | None = None
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except _Trained as got:
+        captured = got
+    except SystemExit as exc:
+        raise TargetError(f"{path}: the program exited (sys.exit({exc.code!r})) before it trained a tf.estimator.Estimator"
+                          + (f"; pass its flags with --args" if exc.code not in (0, None) else "")) from None
+    except Exception as exc:  # noqa: BLE001 - the program's own error, one line
+        text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+        raise TargetError(f"{path}: the program raised {type(exc).__name__}: {text[:300]} before it trained a tf.estimator.Estimator") from None
+    finally:
+        est_lib.EstimatorV2.train = original
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        os.chdir(cwd)
+    if captured is None:
+        raise TargetError(f"{path}: the program ran to its end without training a tf.estimator.Estimator "
+                          "(validate checks estimators and Keras models: name a function that returns one: file.py:function)")
+    first = captured.estimator
+
+    def factory(model_dir: str) -> Any:
+        est = copy.copy(first)  # the program's own definition, pointed at model_dir
+        est._model_dir = model_dir
+        est._config = first.config.replace(model_dir=model_dir)
+        return est
+
+    factory.input_fn = captured.input_fn  # type: ignore[attr-defined]
+    factory.declared_model_dir = first.model_dir  # type: ignore[attr-defined]
+    factory.note = "the program ran as __main__ up to its first Estimator.train"  # type: ignore[attr-defined]
     return factory
