@@ -70,6 +70,11 @@ def factory_for(target: str, program: bool = False, program_args: list[str] | No
         try:
             return _static_factory(target), target
         except TargetError as exc:
+            from tfmigrate import targets_static as static
+
+            if not static.find(path.read_bytes(), str(path)):  # no estimator in sight: never run the program blind
+                raise TargetError(f"{exc} (validate trains tf.estimator estimators and compiled Keras models; a program that "
+                                  f"builds one in another module: tfmigrate validate --program {path})") from None
             if not has_main_block(path):
                 raise TargetError(f"{exc}; or give it an `if __name__ == \"__main__\":` block and validate the program: "
                                   f"tfmigrate validate --program {path}") from None
