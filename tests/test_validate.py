@@ -306,3 +306,73 @@ def test_compatible_own_model_dir_is_said_to_be_so(tmp_path: Path) -> None:
     assert st["passed"] is True and "holds a compatible checkpoint" in st["detail"] and "nothing written there" in st["detail"]
     assert result["model_dir"] != str(TRAP / "models" / "iris")
     assert _listing(TRAP / "models") == before
+
+
+PROGRAM = textwrap.dedent(
+    '''
+    """A real program: flags, data and the estimator built inside main(), trained through train_and_evaluate."""
+    import argparse
+    import sys
+
+    import numpy as np
+    import tensorflow as tf
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--model_dir", default="runs/iris")
+        parser.add_argument("--hidden", type=int, default=10)
+        parser.add_argument("--fail", action="store_true")
+        args = parser.parse_args()
+        if args.fail:
+            sys.exit("no data")
+        rng = np.random.RandomState(0)
+        x = rng.normal(size=(32, 4)).astype(np.float32)
+        y = rng.randint(0, 3, size=32)
+
+        def input_fn():
+            return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8)
+
+        est = tf.estimator.DNNClassifier(
+            feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], hidden_units=[args.hidden, args.hidden],
+            n_classes=3, model_dir=args.model_dir,
+            optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05), loss_reduction=tf.keras.losses.Reduction.SUM)
+        tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(input_fn, max_steps=1000), tf.estimator.EvalSpec(input_fn, steps=1))
+        open("after_training.txt", "w").write("the program ran past its training")
+
+
+    if __name__ == "__main__":
+        main()
+    '''
+)
+
+
+@pytest.mark.slow
+def test_program_runs_as_main_with_its_own_flags(tmp_path: Path) -> None:
+    """--program --args: the program's own flags pick the layers and the model_dir; the estimator main()
+    built is what trains (never its own 1000 steps), its model_dir is only read, and the trap is caught."""
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM, encoding="utf-8")
+    own = str(TRAP / "models" / "iris")
+    before = _listing(TRAP / "models")
+    code, result = validate(str(path), "--program", "--args", f"--model_dir {own} --hidden 20", "--steps", "2", "--device", "cpu")
+    assert code == 1, result
+    assert "the program ran as __main__ up to its first Estimator.train" in stage(result, "load")["detail"]
+    assert result["declared_model_dir"] == own
+    st = stage(result, "model_dir checkpoint")
+    assert st["passed"] is False and "[4, 10] in the checkpoint, [4, 20] in the model" in st["detail"]
+    assert stage(result, "train")["passed"] and "2 + 1 = 3" in stage(result, "resume")["detail"]
+    code, result = validate(str(path), "--program", "--args", f"--model_dir {own} --hidden 10", "--steps", "2", "--device", "cpu")
+    assert code == 0, result
+    assert "holds a compatible checkpoint" in stage(result, "model_dir checkpoint")["detail"]
+    assert _listing(TRAP / "models") == before
+    assert not (ROOT / "after_training.txt").exists() and not (ROOT / "runs").exists()
+
+
+@pytest.mark.slow
+def test_program_that_stops_before_training_cannot_run(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM, encoding="utf-8")
+    code, result = validate(str(path), "--program", "--args", "--fail")
+    assert code == 2
+    assert result["error"] == f"{path}: the program exited (sys.exit('no data')) before it trained a tf.estimator.Estimator; pass its flags with --args"
