@@ -223,7 +223,10 @@ def test_custom_model_fn_trains_on_the_modules_input_fn(model_file: Path) -> Non
     assert code == 0, result
     assert stage(result, "load")["detail"].startswith("Estimator with a custom model_fn")
     assert result["inputs"]["x"] == "from train_input_fn() [4]"
-    assert "(e.g. out/" in stage(result, "train")["detail"]
+    train = stage(result, "train")["detail"]
+    assert "(e.g. out/" in train  # a forward kernel, whatever this CPU named it
+    forward, backward, variables = (int(train.split(f" {kind}")[0].rsplit(" ", 1)[-1]) for kind in ("forward op(s)", "backward op(s)", "variable(s)"))
+    assert forward >= 1 and backward >= 1 and variables == 2  # out/kernel, out/bias
     assert all(s["passed"] for s in result["stages"])
 
 
@@ -376,3 +379,26 @@ def test_program_that_stops_before_training_cannot_run(tmp_path: Path) -> None:
     code, result = validate(str(path), "--program", "--args", "--fail")
     assert code == 2
     assert result["error"] == f"{path}: the program exited (sys.exit('no data')) before it trained a tf.estimator.Estimator; pass its flags with --args"
+
+
+def test_dense_placement_follows_name_scopes_not_one_cpus_op_names() -> None:
+    """A build that renames the forward kernel beyond recognition (here `_OneDnnFusedDense`; oneDNN's
+    `_MklNativeFusedMatMul` was the case that broke) still reports the forward pass: the layer's name scope
+    comes from any matrix product in it (here the backward one), then every op under it counts."""
+    from tensorflow.core.framework import graph_pb2
+
+    from tfmigrate.validate._child import dense_placement
+
+    graph = graph_pb2.GraphDef()
+    for name, op in [
+        ("dnn/hiddenlayer_0/kernel", "VarHandleOp"), ("dnn/hiddenlayer_0/Relu", "_OneDnnFusedDense"),
+        ("dnn/hiddenlayer_0/BiasAdd/ReadVariableOp", "ReadVariableOp"),
+        ("training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1", "MatMul"),
+        ("head/losses/Mean", "Mean"), ("global_step", "VarHandleOp"),
+    ]:
+        graph.node.add(name=name, op=op, device="/job:localhost/replica:0/task:0/device:CPU:0")
+    got = dense_placement([graph])
+    assert list(got)[0] == "training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1"
+    assert got["dnn/hiddenlayer_0/Relu"].endswith("CPU:0")
+    assert "(variable) dnn/hiddenlayer_0/kernel" in got and "dnn/hiddenlayer_0/BiasAdd/ReadVariableOp" in got
+    assert "head/losses/Mean" not in got and "global_step" not in got

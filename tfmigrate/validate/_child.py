@@ -371,6 +371,33 @@ def synthesize(np, columns, head, params, batch: int):
 # --------------------------------------------------------------------------- hooks
 
 
+VARIABLE_OPS = ("VarHandleOp", "VariableV2", "Variable", "_VarHandlesOp")
+
+
+def dense_placement(partition_graphs) -> dict[str, str]:
+    """{op name: device} for the dense layers, whatever this CPU's build fused or renamed their kernels to:
+    the name scopes that hold a matrix product (MatMul, _FusedMatMul, _MklMatMul, _MklNativeFusedMatMul...),
+    then every op under those scopes (forward), under ``gradients/SCOPE`` (backward) and their variables."""
+    nodes = [(node.name, node.op, node.device) for graph in partition_graphs for node in graph.node if node.device]
+    scopes = set()
+    for name, op, _ in nodes:
+        if "MatMul" in op and "/" in name:
+            scope = name.rsplit("/", 1)[0]
+            scope = scope.rsplit("gradients/", 1)[-1]  # training/Adagrad/gradients/gradients/dnn/... -> dnn/...
+            if scope.endswith("_grad") or scope.endswith(("/MatMul", "/Tensordot")):  # .../MatMul_grad/MatMul_1
+                scope = scope.rsplit("/", 1)[0] if "/" in scope else ""
+            if scope:
+                scopes.add(scope)
+    out: dict[str, str] = {name: device for name, op, device in nodes if "MatMul" in op}  # the kernels first
+    for name, op, device in nodes:
+        inner = name.rsplit("gradients/", 1)[-1]
+        if "MatMul" in op or any(inner.startswith(scope + "/") for scope in scopes):
+            out[name] = device
+            if op in VARIABLE_OPS:
+                out[f"(variable) {name}"] = device
+    return out
+
+
 def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
     class Progress(tf.estimator.SessionRunHook):
         def begin(self):
@@ -390,12 +417,7 @@ def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
             self.step += 1
             timing[name] = time.perf_counter() - self.started
             if placement is not None and not placement and run_values.run_metadata is not None:
-                for graph in run_values.run_metadata.partition_graphs:
-                    for node in graph.node:
-                        # every kernel of a dense layer's matrix product, whatever this CPU's build
-                        # fused or renamed it to (MatMul, _FusedMatMul, _MklMatMul, _MklNativeFusedMatMul...)
-                        if "MatMul" in node.op and node.device:
-                            placement[node.name] = node.device
+                placement.update(dense_placement(run_values.run_metadata.partition_graphs))
                 placement.setdefault("(none)", "")
             if self.step == total or self.step % max(1, total // 50) == 0:
                 emit("progress", name=name, step=self.step, total=total)
@@ -639,10 +661,14 @@ class Run:
                 raise StageFailed(f"--device {cfg['device']}: the dense layers ran on {', '.join(devices) or 'an unknown device'}, not the GPU")
             rate = steps / max(timing["train"], 1e-9)
             where = ", ".join(devices) or "(no MatMul in this model)"
-            forward = sorted(n for n in dense if not n.startswith("gradients"))
-            sample = (forward or sorted(dense) or [""])[0]
+            variables = [n for n in dense if n.startswith("(variable) ")]
+            ops = [n for n in dense if not n.startswith("(variable) ")]
+            forward = sorted(n for n in ops if "gradients/" not in n)
+            backward = [n for n in ops if "gradients/" in n]
+            sample = ([n for n in ops if "gradients/" not in n] or ops or [""])[0]  # a forward kernel (they come first)
+            counts = f"; {len(forward)} forward op(s), {len(backward)} backward op(s), {len(variables)} variable(s)" if dense else ""
             return (f"{steps} steps, {rate:.1f} steps/s ({wall:.2f} s with graph building); dense layers on {where}"
-                    + (f" (e.g. {sample})" if sample else ""),
+                    + (f" (e.g. {sample})" if sample else "") + counts,
                     {"steps_per_second": round(rate, 2), "dense_device": where})
 
         self.stage("train", train, fatal=True)
