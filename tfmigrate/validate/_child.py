@@ -96,6 +96,46 @@ def from_input_fn(tf, np, input_fn, batch: int):
     except (TypeError, ValueError):
         takes = {}
     kwargs = {k: v for k, v in {"params": {}, "mode": tf.estimator.ModeKeys.TRAIN}.items() if k in takes}
+    try:
+        features, labels = _eager_batches(tf, np, input_fn, kwargs, batch)
+    except CouldNotRun:
+        raise
+    except Exception:  # noqa: BLE001 - graph-only input (queues, placeholders' defaults, v1 iterators): run it in a graph
+        features, labels = _graph_batches(tf, np, input_fn, kwargs, batch)
+    features = {k: v[:batch] for k, v in features.items()}
+    name = getattr(input_fn, "__name__", "input_fn")
+    kinds = {k: f"from {name}() {list(v.shape[1:])}" for k, v in features.items()}
+    kinds["(label)"] = f"from {name}() {list(labels.shape[1:])}"
+    return features, labels[:batch], kinds
+
+
+def _graph_batches(tf, np, input_fn, kwargs, batch: int):
+    """The first batches of an input_fn that only works in a graph (tf.compat.v1.train.shuffle_batch queues...),
+    read in a MonitoredSession (it starts the queue runners and initializes tables)."""
+    with tf.Graph().as_default():
+        value = input_fn(**kwargs)
+        if isinstance(value, tf.data.Dataset):
+            value = tf.compat.v1.data.make_one_shot_iterator(value).get_next()
+        if not (isinstance(value, tuple) and len(value) == 2):
+            raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() must return a tf.data.Dataset of (features, labels) or that pair")
+        f, y = value
+        f = f if isinstance(f, dict) else {SINGLE: f}
+        feats: dict[str, list] = {}
+        labs: list = []
+        rows = 0
+        with tf.compat.v1.train.MonitoredSession() as sess:
+            for _ in range(64):
+                fv, yv = sess.run((f, y))
+                for k, v in fv.items():
+                    feats.setdefault(k, []).append(np.asarray(v))
+                labs.append(np.asarray(yv))
+                rows += len(yv) if np.ndim(yv) else 1
+                if rows >= batch:
+                    break
+    return {k: np.concatenate(v) for k, v in feats.items()}, np.concatenate(labs)
+
+
+def _eager_batches(tf, np, input_fn, kwargs, batch: int):
     value = input_fn(**kwargs)
     if isinstance(value, tf.data.Dataset):
         feats: dict[str, list] = {}
@@ -117,11 +157,7 @@ def from_input_fn(tf, np, input_fn, batch: int):
         labels = np.asarray(value[1])
     else:
         raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() must return a tf.data.Dataset of (features dict, labels) or that pair")
-    features = {k: v[:batch] for k, v in features.items()}
-    name = getattr(input_fn, "__name__", "input_fn")
-    kinds = {k: f"from {name}() {list(v.shape[1:])}" for k, v in features.items()}
-    kinds["(label)"] = f"from {name}() {list(labels.shape[1:])}"
-    return features, labels[:batch], kinds
+    return features, labels
 
 
 def made_by_tf(directory) -> bool:
@@ -708,16 +744,17 @@ class Run:
         how = {"what": "predictions"}
 
         def predictions(e, hooks=()):
+            import copy
+
+            # a graph seed, so dropout a model_fn leaves on outside TRAIN draws the same both times
+            seeded = copy.copy(e)
+            seeded._config = e.config.replace(tf_random_seed=e.config.tf_random_seed or 1)
             if how["what"] == "evaluation":  # a model_fn without a PREDICT mode: the evaluation loss instead
                 def eval_input():
                     return tf.data.Dataset.from_tensor_slices((unpack(predict_x), predict_y)).batch(16)
-                import copy
-
-                seeded = copy.copy(e)  # a graph seed, so dropout left on in EVAL draws the same both times
-                seeded._config = e.config.replace(tf_random_seed=e.config.tf_random_seed or 1)
                 got = seeded.evaluate(eval_input, steps=1, hooks=list(hooks))
                 return {"loss": np.asarray(got["loss"])}
-            out = list(e.predict(predict_input, hooks=list(hooks), yield_single_examples=False))
+            out = list(seeded.predict(predict_input, hooks=list(hooks), yield_single_examples=False))
             if not isinstance(out[0], dict):
                 out = [{"predictions": b} for b in out]
             return {k: np.concatenate([b[k] for b in out]) for k in out[0]}

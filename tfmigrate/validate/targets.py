@@ -75,9 +75,7 @@ def factory_for(target: str, program: bool = False, program_args: list[str] | No
             if not static.find(path.read_bytes(), str(path)):  # no estimator in sight: never run the program blind
                 raise TargetError(f"{exc} (validate trains tf.estimator estimators and compiled Keras models; a program that "
                                   f"builds one in another module: tfmigrate validate --program {path})") from None
-            if not has_main_block(path):
-                raise TargetError(f"{exc}; or give it an `if __name__ == \"__main__\":` block and validate the program: "
-                                  f"tfmigrate validate --program {path}") from None
+            # a program (a main() block, or a script that trains at import): run it up to its first train
             factory = _program_factory(path, program_args or [])
             factory.note = f"its construction cannot be built statically ({str(exc).split(': ', 1)[-1]}), so the program ran as __main__"  # type: ignore[attr-defined]
             return factory, target
