@@ -181,10 +181,10 @@ def as_estimator(tf, obj, model_dir: str, where: str):
     import tensorflow_estimator.python.estimator.estimator as est_lib
 
     declared = None
-    if isinstance(obj, (tuple, list)) and any(isinstance(x, est_lib.EstimatorV2) for x in obj):
+    if isinstance(obj, (tuple, list)) and any(isinstance(x, est_lib.Estimator) for x in obj):
         # (estimator, TrainSpec, EvalSpec) from an experiment_fn: train on the TrainSpec's input_fn
         spec = next((x for x in obj if isinstance(x, tf.estimator.TrainSpec)), None)
-        obj = next(x for x in obj if isinstance(x, est_lib.EstimatorV2))
+        obj = next(x for x in obj if isinstance(x, est_lib.Estimator))
         if spec is not None:
             obj._tfmigrate_input_fn = spec.input_fn
     if isinstance(obj, tuple) and len(obj) == 2 and callable(obj[0]):
@@ -197,7 +197,7 @@ def as_estimator(tf, obj, model_dir: str, where: str):
         est = tf.keras.estimator.model_to_estimator(keras_model=obj, model_dir=model_dir, checkpoint_format="saver")
         est._tfmigrate_keras = obj
         return est, None
-    if not isinstance(obj, est_lib.EstimatorV2):
+    if not isinstance(obj, est_lib.Estimator):
         raise CouldNotRun(f"{where} returned {type(obj).__name__}, not a tf.estimator.Estimator, a Keras model or (model_fn, params)")
     declared = getattr(obj, "_tfmigrate_declared_model_dir", None)
     if os.path.realpath(obj.model_dir) != os.path.realpath(model_dir):

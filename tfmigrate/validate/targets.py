@@ -161,11 +161,11 @@ def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
     def capture(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         raise _Trained(self, input_fn)
 
-    original = est_lib.EstimatorV2.train
+    original = est_lib.Estimator.train  # the base of tf.estimator.Estimator (V2) and tf.compat.v1.estimator.Estimator
     saved_argv, saved_path, cwd = sys.argv, list(sys.path), os.getcwd()
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
-    est_lib.EstimatorV2.train = capture
+    est_lib.Estimator.train = capture
     captured: _Trained | None = None
     try:
         runpy.run_path(str(path), run_name="__main__")
@@ -178,7 +178,7 @@ def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
         text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
         raise TargetError(f"{path}: the program raised {type(exc).__name__}: {text[:300]} before it trained a tf.estimator.Estimator") from None
     finally:
-        est_lib.EstimatorV2.train = original
+        est_lib.Estimator.train = original
         sys.argv, sys.path[:] = saved_argv, saved_path
         os.chdir(cwd)
     if captured is None:
