@@ -49,6 +49,18 @@ TRICKY = {
         "class C:\n    max = 3\n    def m(self):\n        return max(1, 2)\n"
         "sum = [sum for sum in range(3)]\n"
     ),
+    "comprehension_variables": (
+        "import tensorflow as tf\nx = [1]\ny = [x for x in x]\nz = {k: v for k, (v, w) in d.items() for v2 in v}\n"
+        "g = (tf for tf in range(3))\nprint(tf.Session(), x)\n"
+        "def f(x):\n    return [[x for x in row] for row in x], x\n"
+        "class K:\n    n = 3\n    s = [n for n in range(2)]\n    t = [i * 2 for i in range(n)]\n"
+        "est = tf.estimator.Estimator(model_fn=f)\nouts = [est.predict(p) for p in [1, 2]]\n"
+    ),
+    "lambda_parameters": (
+        "import tensorflow as tf\nrate = 0.1\nf = lambda rate, n=rate: rate * n\ng = lambda: rate\n"
+        "def h(rate):\n    return lambda x, rate=rate: (x, rate, tf.constant(rate))\n"
+        "k = [lambda v: v + w for w in range(3)]\n"
+    ),
     "alias_for_two_modules": "import tensorflow as tf\nif X:\n    import tensorflow.compat.v1 as tf\ntf.placeholder()\n",
     "comments_above_imports": (
         "# one\nimport tensorflow as tf\n# two\nfrom tensorflow import train\nx = 1\ndef f():\n    # three\n"

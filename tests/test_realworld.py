@@ -33,8 +33,12 @@ pytestmark = [
 # one program per kind: TF1 graph code with a Saver that resumes from its own checkpoint; a TF 1.4
 # custom Estimator with tf.data; a tf.contrib.learn.Estimator with a legacy (features, target) model_fn
 # returning (predictions, loss, train_op) over contrib.layers (TFM114, TFM6); skflow-era TensorFlowEstimators
-# with a (X, y) model_fn built in a loop and kept in a list (TFM115, TFM116)
-PROGRAMS = ["golbin_saver", "models_blog_custom_estimators", "learn_multiple_gpu", "skflow_multioutput_regression"]
+# with a (X, y) model_fn built in a loop and kept in a list (TFM115, TFM116); a TF 0.7 graph program
+# (tf.mul, tf.sub, scalar summaries, initialize_all_variables: TFM540-TFM547)
+PROGRAMS = [
+    "golbin_saver", "models_blog_custom_estimators", "learn_multiple_gpu", "skflow_multioutput_regression",
+    "pkmital_linear_regression_tf0",
+]
 
 
 @pytest.fixture(scope="module")

@@ -5,10 +5,10 @@ libcst's ``ScopeProvider`` is exact and general; it is also the most expensive s
 rules ask it two kinds of question: "which scope is this node in" (compared by identity) and "which
 assignments of ``clf`` does this use see". This module answers both from the tree index for the
 names whose binding is plain — bound only by ``x = ...`` statements, ``for``/``with`` targets,
-``def``/``class`` statements, function parameters and imports, never declared ``global`` or
-``nonlocal`` — and asks libcst, lazily and for that name only, about anything else (walrus,
-comprehension variables, ``except ... as``, augmented or annotated assignments, ``del``, ``match``,
-lambda parameters, star imports). Answers have the same shape as libcst's (``scope[name]`` gives
+``def``/``class`` statements, function and lambda parameters, comprehension variables and imports,
+never declared ``global`` or ``nonlocal`` — and asks libcst, lazily and for that name only, about
+anything else (walrus, ``except ... as``, augmented or annotated assignments, ``del``, ``match``,
+star imports). Answers have the same shape as libcst's (``scope[name]`` gives
 objects with ``.node`` and ``.scope``) and are equal to them: ``tests/test_fast_paths.py`` compares
 them node by node on every sample and catalog example.
 """
@@ -287,16 +287,15 @@ class Scopes:
         for node in index.nodes(cst.FunctionDef) + index.nodes(cst.ClassDef):
             bind(node.name.value, node, node)
         for node in index.nodes(cst.Param):
-            function = index.parents.get(index.parents.get(node))
-            if isinstance(function, cst.FunctionDef):
-                bind(node.name.value, node, node)
-            else:
-                mark(node.name)  # lambda parameters
+            bind(node.name.value, node, node)  # a def's or a lambda's parameter
         for binding in index.imports:
             if binding.name:
                 bind(binding.name.split(".")[0], binding.statement, binding.statement)
         # everything else goes to libcst, name by name
-        for node in index.nodes(cst.AugAssign) + index.nodes(cst.AnnAssign) + index.nodes(cst.CompFor) + index.nodes(cst.NamedExpr) + index.nodes(cst.Del):
+        for node in index.nodes(cst.CompFor):  # `[x for x in xs]`: x is bound in the comprehension's scope
+            for name in target_names(node.target):
+                bind(name.value, name, name)
+        for node in index.nodes(cst.AugAssign) + index.nodes(cst.AnnAssign) + index.nodes(cst.NamedExpr) + index.nodes(cst.Del):
             mark(node.target)
         for node in index.nodes(cst.ExceptHandler) + index.nodes(cst.ExceptStarHandler):
             if node.name is not None:

@@ -45,6 +45,8 @@ def contrib_rel(qualified: str | None) -> str | None:
     if not qualified or not qualified.startswith(CONTRIB + "."):
         return None
     rel = qualified[len(CONTRIB) + 1 :]
+    if rel.startswith("slim.python.slim."):  # slim's implementation modules are tf_slim's modules
+        return "slim." + rel[len("slim.python.slim.") :]
     parts = rel.split(".")
     if len(parts) > 2 and parts[0] in _SCOPED and parts[1] == "python":
         return f"{parts[0]}.{parts[-1]}"
@@ -319,6 +321,14 @@ class ContribTransform(CallRewrites, FamilyTransform):
                         f"tf.{T.RENAMES[rel]}",
                     )
                     return updated
+            dropped = T.LEGACY_ONLY_KEYWORDS.get(rel, frozenset())
+            if call is not None and any(a.keyword is not None and a.keyword.value in dropped for a in call.args):
+                self.flag(
+                    original, "TFM609",
+                    f"tf.contrib.{rel}({', '.join(sorted(dropped))}=...): tf.{T.RENAMES[rel]} has no such parameter; "
+                    f"drop it (or share the table another way), then tfmigrate rewrites the call",
+                )
+                return updated
             if self.fix(original, "TFM601", f"tf.contrib.{rel} is tf.{T.RENAMES[rel]} in TF 2.15 (same behaviour)"):
                 self.remove_imports_of(original)
                 return self.tf(T.RENAMES[rel])

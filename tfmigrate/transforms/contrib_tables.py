@@ -109,6 +109,12 @@ RENAMES.update({
     "tpu.shutdown_system": "compat.v1.tpu.shutdown_system",
     "training.checkpoints_iterator": "train.checkpoints_iterator",
     "util.constant_value": "get_static_value",
+    # contrib.lookup (TF 1.x): the core classes of the same constructors; HashTable is the V1 static table
+    # (initialised by tables_initializer(), as before)
+    "lookup.KeyValueTensorInitializer": "lookup.KeyValueTensorInitializer",
+    "lookup.TextFileInitializer": "lookup.TextFileInitializer",
+    "lookup.TextFileIndex": "lookup.TextFileIndex",
+    "lookup.HashTable": "compat.v1.lookup.StaticHashTable",
 })
 
 # How many leading positional arguments mean the same in every TF 1.x release and in TF 2.15 (the
@@ -121,6 +127,11 @@ POSITIONAL_LIMIT: dict[str, int] = {
     "rnn.GRUCell": 1,
     "rnn.MultiRNNCell": 2,
     "rnn.DropoutWrapper": 3,
+    "lookup.HashTable": 2,  # (initializer, default_value, shared_name, name): TF 2.15 has no shared_name
+}
+# keywords of the legacy constructor the TF 2.15 name does not take: such a call is reported instead
+LEGACY_ONLY_KEYWORDS: dict[str, frozenset[str]] = {
+    "lookup.HashTable": frozenset({"shared_name"}),
 }
 
 # --- TFM602-TFM603: initializers and regularizers (legacy parameter order) ---------------------
