@@ -415,3 +415,31 @@ def test_program_whose_estimator_is_wrapped_by_add_metrics(tmp_path: Path) -> No
     assert code == 0, result
     assert result["estimator"] == "Estimator" and "holds no checkpoint yet" in stage(result, "load")["detail"]
     assert "2 + 1 = 3" in stage(result, "resume")["detail"] and not (tmp_path / "own").exists()
+
+
+@pytest.mark.slow
+def test_local_cluster_trains_every_task_and_the_chiefs_checkpoint_restores(model_file: Path) -> None:
+    """chief + worker + ps as separate processes with their own TF_CONFIG (TensorFlow's parameter-server
+    runtime through train_and_evaluate): both trainers step, the chief's checkpoint holds the sum of their
+    steps, every process stopped by itself, and a local run restores and resumes that checkpoint."""
+    code, result = validate(f"{model_file}:custom", "--cluster", "chief=1,worker=1,ps=1", "--steps", "12")
+    assert code == 0, result
+    tasks = result["tasks"]
+    assert set(tasks) == {"chief:0", "worker:0", "ps:0"}
+    chief, worker = tasks["chief:0"], tasks["worker:0"]
+    assert chief["steps"] >= 1 and worker["steps"] >= 1
+    assert chief["global_step"] == chief["steps"] + worker["steps"] >= 12
+    assert tasks["ps:0"]["stopped"] == "chief done"
+    cluster = stage(result, "cluster")
+    assert "3 processes on 127.0.0.1" in cluster["detail"] and "= their sum" in cluster["detail"]
+    assert "bit-identical" in stage(result, "local: restore")["detail"]
+    assert f"global_step {chief['global_step'] + 2} + 1" in stage(result, "local: resume")["detail"]
+
+
+def test_cluster_spec_needs_chief_worker_and_ps() -> None:
+    from tfmigrate.validate.cluster import ClusterSpecError, parse
+
+    assert parse("chief=1,worker=2,ps=1") == {"chief": 1, "worker": 2, "ps": 1}
+    for bad in ("worker=2", "chief=1,worker=1", "chief=1,worker=1,ps=1,evaluator=1", "chief=two"):
+        with pytest.raises(ClusterSpecError):
+            parse(bad)

@@ -86,9 +86,12 @@ class ProgressView:
 @click.option("--program", is_flag=True, help="Run TARGET (a file.py) itself as __main__ up to its first Estimator.train and validate the estimator it built "
               "(a file.py whose construction cannot be built statically does this by itself). Its model_dir is only read.")
 @click.option("--args", "program_args", default="", metavar="'FLAGS'", help="The program's own command-line flags (with --program), e.g. --args '--hidden 16'.")
+@click.option("--cluster", "cluster_spec", metavar="chief=1,worker=1,ps=1",
+              help="Train as a real local cluster (one process per task on 127.0.0.1, each with its own TF_CONFIG, "
+                   "tf.estimator.train_and_evaluate), then restore and resume the chief's checkpoint locally.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,
-             program: bool, program_args: str, fmt: str) -> None:
+             program: bool, program_args: str, cluster_spec: str | None, fmt: str) -> None:
     """Train, checkpoint, restore and resume TARGET (file.py:function or a migrated file.py) for real.
 
     Exit 0 passed, 1 a stage failed, 2 could not run.
@@ -100,7 +103,11 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
 
     kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert,
                   program=program, program_args=shlex.split(program_args))
-    if err.is_terminal:
+    if cluster_spec:
+        from tfmigrate.validate.cluster import run_cluster
+
+        result = run_cluster(target, cluster_spec, steps=steps, program=program, program_args=shlex.split(program_args))
+    elif err.is_terminal:
         with ProgressView(err) as view:
             result = run_validation(target, on_event=view, **kwargs)
     else:
