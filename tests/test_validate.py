@@ -327,6 +327,7 @@ PROGRAM = textwrap.dedent(
         parser.add_argument("--hidden", type=int, default=10)
         parser.add_argument("--fail", action="store_true")
         parser.add_argument("--add_metrics", action="store_true")
+        parser.add_argument("--optimizer_instance", action="store_true")
         args = parser.parse_args()
         if args.fail:
             sys.exit("no data")
@@ -340,7 +341,9 @@ PROGRAM = textwrap.dedent(
         est = tf.estimator.DNNClassifier(
             feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], hidden_units=[args.hidden, args.hidden],
             n_classes=3, model_dir=args.model_dir,
-            optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05), loss_reduction=tf.keras.losses.Reduction.SUM)
+            optimizer=(tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05) if args.optimizer_instance
+                       else lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05)),
+            loss_reduction=tf.keras.losses.Reduction.SUM)
         if args.add_metrics:  # returns a tf.compat.v1.estimator.Estimator, not a tf.estimator one
             est = tf.estimator.add_metrics(est, lambda labels, predictions: {"n": tf.compat.v1.metrics.mean(predictions["logits"])})
         tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(input_fn, max_steps=1000), tf.estimator.EvalSpec(input_fn, steps=1))
@@ -409,9 +412,12 @@ def test_dense_placement_follows_name_scopes_not_one_cpus_op_names() -> None:
 
 @pytest.mark.slow
 def test_program_whose_estimator_is_wrapped_by_add_metrics(tmp_path: Path) -> None:
+    """A v1 Estimator (add_metrics) whose model_fn holds one Keras optimizer instance (it serves one graph
+    only): each graph validation builds gets a fresh one from its config."""
     path = tmp_path / "train.py"
     path.write_text(PROGRAM, encoding="utf-8")
-    code, result = validate(str(path), "--program", "--args", f"--model_dir {tmp_path / 'own'} --add_metrics", "--steps", "2", "--device", "cpu")
+    code, result = validate(str(path), "--program", "--args", f"--model_dir {tmp_path / 'own'} --add_metrics --optimizer_instance",
+                            "--steps", "2", "--device", "cpu")
     assert code == 0, result
     assert result["estimator"] == "Estimator" and "holds no checkpoint yet" in stage(result, "load")["detail"]
     assert "2 + 1 = 3" in stage(result, "resume")["detail"] and not (tmp_path / "own").exists()

@@ -185,14 +185,56 @@ def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
         raise TargetError(f"{path}: the program ran to its end without training a tf.estimator.Estimator "
                           "(validate checks estimators and Keras models: name a function that returns one: file.py:function)")
     first = captured.estimator
+    cells = _optimizer_cells(first._model_fn)
 
     def factory(model_dir: str) -> Any:
         est = copy.copy(first)  # the program's own definition, pointed at model_dir
         est._model_dir = model_dir
         est._config = first.config.replace(model_dir=model_dir)
+        if cells:
+            # a Keras optimizer instance serves one graph only: each graph this estimator builds gets a fresh
+            # one from the program's own (its config), as the program's own single run would
+            call = type(est)._call_model_fn
+
+            def fresh_optimizer_call(*args: Any, **kwargs: Any) -> Any:
+                for cell, cls, config in cells:
+                    cell.cell_contents = cls.from_config(config)
+                return call(est, *args, **kwargs)
+
+            est._call_model_fn = fresh_optimizer_call
         return est
 
     factory.input_fn = captured.input_fn  # type: ignore[attr-defined]
     factory.declared_model_dir = first.model_dir  # type: ignore[attr-defined]
     factory.note = "the program ran as __main__ up to its first Estimator.train"  # type: ignore[attr-defined]
     return factory
+
+
+def _optimizer_cells(fn: Any) -> list:
+    """[(closure cell, class, config)] for every Keras optimizer instance a model_fn's closures hold."""
+    try:
+        from tensorflow import keras
+    except ImportError:
+        return {}
+    kinds = tuple(k for k in (getattr(keras.optimizers, "Optimizer", None), getattr(getattr(keras.optimizers, "legacy", None), "Optimizer", None)) if k)
+    found: list = []
+    seen: set[int] = set()
+    stack = [fn]
+    while stack:
+        f = stack.pop()
+        f = getattr(f, "__func__", f)
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if kinds and isinstance(value, kinds):
+                found.append((cell, type(value), value.get_config()))
+            elif callable(value) and getattr(value, "__closure__", None):
+                stack.append(value)
+            elif callable(getattr(value, "_model_fn", None)):  # an estimator a wrapper (add_metrics) calls
+                stack.append(value._model_fn)
+    return found
