@@ -223,7 +223,10 @@ def test_custom_model_fn_trains_on_the_modules_input_fn(model_file: Path) -> Non
     assert code == 0, result
     assert stage(result, "load")["detail"].startswith("Estimator with a custom model_fn")
     assert result["inputs"]["x"] == "from train_input_fn() [4]"
-    assert "(e.g. out/" in stage(result, "train")["detail"]
+    train = stage(result, "train")["detail"]
+    assert "(e.g. out/" in train  # a forward kernel, whatever this CPU named it
+    forward, backward, variables = (int(train.split(f" {kind}")[0].rsplit(" ", 1)[-1]) for kind in ("forward op(s)", "backward op(s)", "variable(s)"))
+    assert forward >= 1 and backward >= 1 and variables == 2  # out/kernel, out/bias
     assert all(s["passed"] for s in result["stages"])
 
 
@@ -253,3 +256,196 @@ def test_a_child_that_runs_too_long_is_stopped(model_file: Path) -> None:
     result = run_validation(f"{model_file}:build", steps=2, timeout=2)
     assert result["exit_code"] == 2 and result["passed"] is False
     assert result["error"] == "the validation child did not finish in 2 s and was stopped"
+
+
+TRAP = ROOT / "samples" / "iris_checkpoint_trap"
+
+
+def _listing(directory: Path) -> list[tuple[str, int, int]]:
+    return sorted((str(p.relative_to(directory)), p.stat().st_size, p.stat().st_mtime_ns) for p in directory.rglob("*"))
+
+
+@pytest.mark.slow
+def test_seed_001_trap_fails_on_the_models_own_model_dir_with_the_remedy() -> None:
+    """[20, 20] layers whose own model_dir (relative, next to the file) holds a [10, 10] checkpoint:
+    the ckpt diff verdict and remedy, before training, and nothing written into that directory."""
+    before = _listing(TRAP / "models")
+    code, result = validate(str(TRAP / "expected.py"), "--steps", "2", "--device", "cpu")
+    assert code == 1, result
+    names = [s["name"] for s in result["stages"]]
+    assert names.index("model_dir checkpoint") < names.index("train")
+    st = stage(result, "model_dir checkpoint")
+    assert st["passed"] is False
+    assert "models/iris" in st["detail"] and "SILENTLY KEEPS" in st["detail"]
+    assert "[4, 10] in the checkpoint, [4, 20] in the model" in st["detail"]
+    assert "Remedy: train in a NEW model_dir" in st["detail"]
+    own = [c for c in result["checkpoints"] if c["checkpoint"].endswith("models/iris/model.ckpt-20")]
+    assert own and own[0]["compatible"] is False
+    assert _listing(TRAP / "models") == before
+    # the text report ends with the verdict and the remedy
+    code, text = validate(str(TRAP / "expected.py"), "--steps", "2", "--device", "cpu", fmt="text")
+    flat = " ".join(text.split())
+    assert code == 1 and "failed on CPU: stage model_dir checkpoint" in flat and "Remedy: train in a NEW model_dir" in flat
+
+
+@pytest.mark.slow
+def test_compatible_own_model_dir_is_said_to_be_so(tmp_path: Path) -> None:
+    """The same checkpoint under a definition that still fits it ([10, 10]), named as the default of the
+    function's model_dir parameter: the stage passes and says so; the directory is only read."""
+    path = tmp_path / "fits.py"
+    path.write_text(textwrap.dedent(f'''
+        import tensorflow as tf
+
+        def build(model_dir={str(TRAP / "models" / "iris")!r}):
+            return tf.estimator.DNNClassifier(
+                feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], hidden_units=[10, 10], n_classes=3,
+                model_dir=model_dir, optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05),
+                loss_reduction=tf.keras.losses.Reduction.SUM)
+    '''), encoding="utf-8")
+    before = _listing(TRAP / "models")
+    code, result = validate(f"{path}:build", "--steps", "2", "--device", "cpu")
+    assert code == 0, result
+    st = stage(result, "model_dir checkpoint")
+    assert st["passed"] is True and "holds a compatible checkpoint" in st["detail"] and "nothing written there" in st["detail"]
+    assert result["model_dir"] != str(TRAP / "models" / "iris")
+    assert _listing(TRAP / "models") == before
+
+
+PROGRAM = textwrap.dedent(
+    '''
+    """A real program: flags, data and the estimator built inside main(), trained through train_and_evaluate."""
+    import argparse
+    import sys
+
+    import numpy as np
+    import tensorflow as tf
+
+
+    def main():
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--model_dir", default="runs/iris")
+        parser.add_argument("--hidden", type=int, default=10)
+        parser.add_argument("--fail", action="store_true")
+        parser.add_argument("--add_metrics", action="store_true")
+        parser.add_argument("--optimizer_instance", action="store_true")
+        args = parser.parse_args()
+        if args.fail:
+            sys.exit("no data")
+        rng = np.random.RandomState(0)
+        x = rng.normal(size=(32, 4)).astype(np.float32)
+        y = rng.randint(0, 3, size=32)
+
+        def input_fn():
+            return tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8)
+
+        est = tf.estimator.DNNClassifier(
+            feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], hidden_units=[args.hidden, args.hidden],
+            n_classes=3, model_dir=args.model_dir,
+            optimizer=(tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05) if args.optimizer_instance
+                       else lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05)),
+            loss_reduction=tf.keras.losses.Reduction.SUM)
+        if args.add_metrics:  # returns a tf.compat.v1.estimator.Estimator, not a tf.estimator one
+            est = tf.estimator.add_metrics(est, lambda labels, predictions: {"n": tf.compat.v1.metrics.mean(predictions["logits"])})
+        tf.estimator.train_and_evaluate(est, tf.estimator.TrainSpec(input_fn, max_steps=1000), tf.estimator.EvalSpec(input_fn, steps=1))
+        open("after_training.txt", "w").write("the program ran past its training")
+
+
+    if __name__ == "__main__":
+        main()
+    '''
+)
+
+
+@pytest.mark.slow
+def test_program_runs_as_main_with_its_own_flags(tmp_path: Path) -> None:
+    """--program --args: the program's own flags pick the layers and the model_dir; the estimator main()
+    built is what trains (never its own 1000 steps), its model_dir is only read, and the trap is caught."""
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM, encoding="utf-8")
+    own = str(TRAP / "models" / "iris")
+    before = _listing(TRAP / "models")
+    code, result = validate(str(path), "--program", "--args", f"--model_dir {own} --hidden 20", "--steps", "2", "--device", "cpu")
+    assert code == 1, result
+    assert "the program ran as __main__ up to its first Estimator.train" in stage(result, "load")["detail"]
+    assert result["declared_model_dir"] == own
+    st = stage(result, "model_dir checkpoint")
+    assert st["passed"] is False and "[4, 10] in the checkpoint, [4, 20] in the model" in st["detail"]
+    assert stage(result, "train")["passed"] and "2 + 1 = 3" in stage(result, "resume")["detail"]
+    code, result = validate(str(path), "--program", "--args", f"--model_dir {own} --hidden 10", "--steps", "2", "--device", "cpu")
+    assert code == 0, result
+    assert "holds a compatible checkpoint" in stage(result, "model_dir checkpoint")["detail"]
+    assert _listing(TRAP / "models") == before
+    assert not (ROOT / "after_training.txt").exists() and not (ROOT / "runs").exists()
+
+
+@pytest.mark.slow
+def test_program_that_stops_before_training_cannot_run(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM, encoding="utf-8")
+    code, result = validate(str(path), "--program", "--args", "--fail")
+    assert code == 2
+    assert result["error"] == f"{path}: the program exited (sys.exit('no data')) before it trained a tf.estimator.Estimator; pass its flags with --args"
+
+
+def test_dense_placement_follows_name_scopes_not_one_cpus_op_names() -> None:
+    """A build that renames the forward kernel beyond recognition (here `_OneDnnFusedDense`; oneDNN's
+    `_MklNativeFusedMatMul` was the case that broke) still reports the forward pass: the layer's name scope
+    comes from any matrix product in it (here the backward one), then every op under it counts."""
+    from tensorflow.core.framework import graph_pb2
+
+    from tfmigrate.validate._child import dense_placement
+
+    graph = graph_pb2.GraphDef()
+    for name, op in [
+        ("dnn/hiddenlayer_0/kernel", "VarHandleOp"), ("dnn/hiddenlayer_0/Relu", "_OneDnnFusedDense"),
+        ("dnn/hiddenlayer_0/BiasAdd/ReadVariableOp", "ReadVariableOp"),
+        ("training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1", "MatMul"),
+        ("head/losses/Mean", "Mean"), ("global_step", "VarHandleOp"),
+    ]:
+        graph.node.add(name=name, op=op, device="/job:localhost/replica:0/task:0/device:CPU:0")
+    got = dense_placement([graph])
+    assert list(got)[0] == "training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1"
+    assert got["dnn/hiddenlayer_0/Relu"].endswith("CPU:0")
+    assert "(variable) dnn/hiddenlayer_0/kernel" in got and "dnn/hiddenlayer_0/BiasAdd/ReadVariableOp" in got
+    assert "head/losses/Mean" not in got and "global_step" not in got
+
+
+@pytest.mark.slow
+def test_program_whose_estimator_is_wrapped_by_add_metrics(tmp_path: Path) -> None:
+    """A v1 Estimator (add_metrics) whose model_fn holds one Keras optimizer instance (it serves one graph
+    only): each graph validation builds gets a fresh one from its config."""
+    path = tmp_path / "train.py"
+    path.write_text(PROGRAM, encoding="utf-8")
+    code, result = validate(str(path), "--program", "--args", f"--model_dir {tmp_path / 'own'} --add_metrics --optimizer_instance",
+                            "--steps", "2", "--device", "cpu")
+    assert code == 0, result
+    assert result["estimator"] == "Estimator" and "holds no checkpoint yet" in stage(result, "load")["detail"]
+    assert "2 + 1 = 3" in stage(result, "resume")["detail"] and not (tmp_path / "own").exists()
+
+
+@pytest.mark.slow
+def test_local_cluster_trains_every_task_and_the_chiefs_checkpoint_restores(model_file: Path) -> None:
+    """chief + worker + ps as separate processes with their own TF_CONFIG (TensorFlow's parameter-server
+    runtime through train_and_evaluate): both trainers step, the chief's checkpoint holds the sum of their
+    steps, every process stopped by itself, and a local run restores and resumes that checkpoint."""
+    code, result = validate(f"{model_file}:custom", "--cluster", "chief=1,worker=1,ps=1", "--steps", "12")
+    assert code == 0, result
+    tasks = result["tasks"]
+    assert set(tasks) == {"chief:0", "worker:0", "ps:0"}
+    chief, worker = tasks["chief:0"], tasks["worker:0"]
+    assert chief["steps"] >= 1 and worker["steps"] >= 1
+    assert chief["global_step"] == chief["steps"] + worker["steps"] >= 12
+    assert tasks["ps:0"]["stopped"] == "chief done"
+    cluster = stage(result, "cluster")
+    assert "3 processes on 127.0.0.1" in cluster["detail"] and "= their sum" in cluster["detail"]
+    assert "bit-identical" in stage(result, "local: restore")["detail"]
+    assert f"global_step {chief['global_step'] + 2} + 1" in stage(result, "local: resume")["detail"]
+
+
+def test_cluster_spec_needs_chief_worker_and_ps() -> None:
+    from tfmigrate.validate.cluster import ClusterSpecError, parse
+
+    assert parse("chief=1,worker=2,ps=1") == {"chief": 1, "worker": 2, "ps": 1}
+    for bad in ("worker=2", "chief=1,worker=1", "chief=1,worker=1,ps=1,evaluator=1", "chief=two"):
+        with pytest.raises(ClusterSpecError):
+            parse(bad)

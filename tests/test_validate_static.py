@@ -190,3 +190,39 @@ def test_report_prefers_a_builder_function_over_an_unbuildable_construction(tmp_
     plain = code.replace(b"experiment_fn", b"helper")
     (site,) = find_estimators({"pkg/train.py": plain}, tmp_path / "2")
     assert site.error is not None and "runs the program's own model_fn" in site.error
+
+
+def test_refusal_names_the_function_that_returns_the_estimator_or_one_to_write() -> None:
+    (returned,) = find(
+        '''
+        import tensorflow as tf
+
+        def experiment(output_dir):
+            est = tf.estimator.Estimator(model_fn=model_fn, model_dir=output_dir)
+            return est, None
+        '''
+    )
+    assert returned.error.endswith("name the function that returns it: m.py:experiment")
+    # trains inside the function (its nested input_fn returns, the function does not): no such target exists
+    (trained,) = find(
+        '''
+        import tensorflow as tf
+
+        def train(model_dir):
+            def input_fn():
+                return None
+            est = tf.estimator.Estimator(model_fn=model_fn, model_dir=model_dir)
+            est.train(input_fn, steps=1)
+        '''
+    )
+    assert "m.py:train" not in trained.error
+    assert trained.error.endswith("(def build_estimator(model_dir): return tf.estimator....) and name it: m.py:build_estimator")
+
+
+def test_an_expression_that_cannot_be_evaluated_is_quoted_whole_or_cut_between_tokens() -> None:
+    (short,) = find("import tensorflow as tf\nc = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column(key=k) for k in data.keys()])\n")
+    assert "`[tf.feature_column.numeric_column(key=k) for k in data.keys()]` cannot be evaluated statically" in short.error
+    long_names = " + ".join(f"columns_number_{i}" for i in range(12))
+    (long,) = find(f"import tensorflow as tf\nc = tf.estimator.LinearRegressor(feature_columns=[x for x in {long_names}])\n")
+    quoted = long.error.split("`")[1]
+    assert quoted.endswith(" ...") and quoted.removesuffix(" ...").split()[-1] in long_names.split()

@@ -164,7 +164,43 @@ def _walk_scope(node: ast.AST):
         yield from _walk_scope(child)
 
 
+def _returns_value(fn: ast.AST) -> bool:
+    """A ``return VALUE`` of the function itself (not of a function or lambda nested in it)."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return) and node.value is not None:
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def snippet(node: ast.AST, limit: int = 100) -> str:
+    """The expression's source, whole when short, else cut after a whole token with an ellipsis."""
+    text = ast.unparse(node)
+    if len(text) <= limit:
+        return text
+    cut = max(text.rfind(c, 0, limit) for c in " (,[")
+    return text[: cut if cut > limit // 2 else limit].rstrip(" ([,") + " ..."
+
+
 class _Module:
+    call: ast.Call | None = None  # the construction being analysed
+
+    def remedy(self) -> str:
+        """What to name instead: the function around the construction when it returns something (an
+        estimator, or (estimator, TrainSpec, EvalSpec)), else a function to write."""
+        line = self.call.lineno if self.call is not None else 0
+        for node in self.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
+                returns = _returns_value(node)
+                if returns and node.name != "main":
+                    return f"name the function that returns it: {self.path}:{node.name}"
+                break
+        return (f"write a function that returns the estimator (def build_estimator(model_dir): return tf.estimator....) "
+                f"and name it: {self.path}:build_estimator")
+
     def __init__(self, source: str, path: str):
         self.path = path
         self.tree = ast.parse(source, filename=path)
@@ -234,17 +270,17 @@ class _Module:
             target = self.dotted(node.func)
             name = target.rsplit(".", 1)[-1] if target else getattr(node.func, "attr", getattr(node.func, "id", ""))
             if name in UNSAFE:
-                raise StaticError(f"{where}: `{ast.unparse(node.func)}(...)` reads or writes files; name a function instead: {self.path}:build_estimator")
+                raise StaticError(f"{where}: `{ast.unparse(node.func)}(...)` reads or writes files; {self.remedy()}")
             method_of_value = isinstance(node.func, ast.Attribute) and target is None  # rng.rand(...), x.astype(...)
             builtin = isinstance(node.func, ast.Name) and node.func.id in SAFE_BUILTINS and self._binding(node.func.id, scopes) is None
             if target is None and not method_of_value and not builtin:
                 raise StaticError(f"{where}: `{ast.unparse(node.func)}(...)` is the program's own code, not TensorFlow; "
-                                  f"name a function instead: {self.path}:build_estimator")
+                                  f"{self.remedy()}")
         if isinstance(node, ast.Attribute) and self.dotted(node) is None:
             self.check(node.value, bound, uses, scopes, depth + 1)
             return
         if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
-            raise StaticError(f"{where}: `{ast.unparse(node)[:60]}` cannot be evaluated statically")
+            raise StaticError(f"{where}: `{snippet(node)}` cannot be evaluated statically; {self.remedy()}")
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)):
                 continue
@@ -267,24 +303,24 @@ class _Module:
         if found is None:
             if name in self.aliases or name in SAFE_BUILTINS:
                 return
-            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is not defined in this file; name a function instead: {self.path}:build_estimator")
+            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is not defined in this file; {self.remedy()}")
         scope, index = found
         values = scope.assigned[name]
         if len(values) > 1:
             kind = "in its function" if scope.function else "at module level"
-            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is assigned more than once {kind}; name a function instead: {self.path}:build_estimator")
+            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is assigned more than once {kind}; {self.remedy()}")
         value = values[0]
         if not isinstance(value, ast.expr):
             why = ("not bound by a plain assignment (a parameter, loop variable, import...)" if scope.function
                    else "not a module-level constant")
-            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is {why}; name a function instead: {self.path}:build_estimator")
+            raise StaticError(f"{self.path}:{node.lineno}: `{name}` is {why}; {self.remedy()}")
         if name in scope.changed:
             raise StaticError(f"{self.path}:{node.lineno}: `{name}` is changed after its assignment ({scope.changed[name]}); "
-                              f"name a function instead: {self.path}:build_estimator")
+                              f"{self.remedy()}")
         if name in uses:
             if uses[name] is not value:
                 raise StaticError(f"{self.path}:{node.lineno}: `{name}` names both a local and a module-level value; "
-                                  f"name a function instead: {self.path}:build_estimator")
+                                  f"{self.remedy()}")
             return
         uses[name] = value
         self.check(value, frozenset(), uses, scopes[index:], depth + 1)
@@ -306,10 +342,10 @@ def _analyse(mod: _Module, call: ast.Call, name: str) -> tuple[Site, dict[str, a
     site = Site(path, call.lineno, short)
     uses: dict[str, ast.expr] = {}
     scopes = mod.scopes_of(call)
+    mod.call = call
     try:
         if name.endswith(".Estimator"):
-            raise StaticError(f"{path}:{call.lineno}: {short}(model_fn=...) runs the program's own model_fn: "
-                              f"name a function that returns it: {path}:build_estimator")
+            raise StaticError(f"{path}:{call.lineno}: {short}(model_fn=...) runs the program's own model_fn; {mod.remedy()}")
         if call.args or any(k.arg is None for k in call.keywords):
             raise StaticError(f"{path}:{call.lineno}: {short}: positional or ** arguments; write them as keywords")
         for kw in call.keywords:
@@ -341,7 +377,8 @@ def select(sites: list[Site], path: str, line: int | None) -> Site:
     """The construction a target means: the one on ``line``, else the first buildable one. StaticError
     (one line) when there is none or it cannot be built."""
     if not sites:
-        raise StaticError(f"{path}: no tf.estimator construction found; name a function that returns the estimator: {path}:build_estimator")
+        raise StaticError(f"{path}: no tf.estimator construction found; write a function that returns the estimator "
+                          f"(def build_estimator(model_dir): return tf.estimator....) and name it: {path}:build_estimator")
     if line is not None:
         chosen = [s for s in sites if s.line == line]
         if not chosen:

@@ -63,7 +63,7 @@ def quiet_tensorflow():
 # --------------------------------------------------------------------------- the target
 
 
-def load_target(tf, target: str, model_dir: str):
+def load_target(tf, target: str, model_dir: str, program: bool = False, program_args: list | None = None):
     """Build the estimator TARGET describes, with its checkpoints going to ``model_dir``.
 
     Returns (estimator, factory, declared_model_dir): ``factory(model_dir)`` builds another one from
@@ -71,7 +71,7 @@ def load_target(tf, target: str, model_dir: str):
     """
     from tfmigrate.validate import targets
 
-    factory, where = targets.factory_for(target)
+    factory, where = targets.factory_for(target, program=program, program_args=program_args)
 
     def build(directory: str):
         tf.keras.backend.clear_session()  # each build names its Keras layers as a fresh process would
@@ -79,8 +79,11 @@ def load_target(tf, target: str, model_dir: str):
         return as_estimator(tf, obj, directory, where)
 
     first, declared = build(model_dir)
+    named = getattr(factory, "declared_model_dir", None)
+    declared = declared or (None if named is None or made_by_tf(named) else str(named))
     again = lambda d: build(d)[0]  # noqa: E731
     again.input_fn = getattr(factory, "input_fn", None)
+    again.note = getattr(factory, "note", None)
     return first, again, declared
 
 
@@ -93,6 +96,46 @@ def from_input_fn(tf, np, input_fn, batch: int):
     except (TypeError, ValueError):
         takes = {}
     kwargs = {k: v for k, v in {"params": {}, "mode": tf.estimator.ModeKeys.TRAIN}.items() if k in takes}
+    try:
+        features, labels = _eager_batches(tf, np, input_fn, kwargs, batch)
+    except CouldNotRun:
+        raise
+    except Exception:  # noqa: BLE001 - graph-only input (queues, placeholders' defaults, v1 iterators): run it in a graph
+        features, labels = _graph_batches(tf, np, input_fn, kwargs, batch)
+    features = {k: v[:batch] for k, v in features.items()}
+    name = getattr(input_fn, "__name__", "input_fn")
+    kinds = {k: f"from {name}() {list(v.shape[1:])}" for k, v in features.items()}
+    kinds["(label)"] = f"from {name}() {list(labels.shape[1:])}"
+    return features, labels[:batch], kinds
+
+
+def _graph_batches(tf, np, input_fn, kwargs, batch: int):
+    """The first batches of an input_fn that only works in a graph (tf.compat.v1.train.shuffle_batch queues...),
+    read in a MonitoredSession (it starts the queue runners and initializes tables)."""
+    with tf.Graph().as_default():
+        value = input_fn(**kwargs)
+        if isinstance(value, tf.data.Dataset):
+            value = tf.compat.v1.data.make_one_shot_iterator(value).get_next()
+        if not (isinstance(value, tuple) and len(value) == 2):
+            raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() must return a tf.data.Dataset of (features, labels) or that pair")
+        f, y = value
+        f = f if isinstance(f, dict) else {SINGLE: f}
+        feats: dict[str, list] = {}
+        labs: list = []
+        rows = 0
+        with tf.compat.v1.train.MonitoredSession() as sess:
+            for _ in range(64):
+                fv, yv = sess.run((f, y))
+                for k, v in fv.items():
+                    feats.setdefault(k, []).append(np.asarray(v))
+                labs.append(np.asarray(yv))
+                rows += len(yv) if np.ndim(yv) else 1
+                if rows >= batch:
+                    break
+    return {k: np.concatenate(v) for k, v in feats.items()}, np.concatenate(labs)
+
+
+def _eager_batches(tf, np, input_fn, kwargs, batch: int):
     value = input_fn(**kwargs)
     if isinstance(value, tf.data.Dataset):
         feats: dict[str, list] = {}
@@ -100,7 +143,7 @@ def from_input_fn(tf, np, input_fn, batch: int):
         rows = 0
         for f, y in value.take(64):
             if not isinstance(f, dict):
-                raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() yields a single features tensor; return a dict of features")
+                f = {SINGLE: f}
             for k, v in f.items():
                 feats.setdefault(k, []).append(v.numpy())
             labs.append(y.numpy())
@@ -109,16 +152,28 @@ def from_input_fn(tf, np, input_fn, batch: int):
                 break
         features = {k: np.concatenate(v) for k, v in feats.items()}
         labels = np.concatenate(labs)
-    elif isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], dict):
-        features = {k: np.asarray(v) for k, v in value[0].items()}
+    elif isinstance(value, tuple) and len(value) == 2:
+        features = {k: np.asarray(v) for k, v in (value[0] if isinstance(value[0], dict) else {SINGLE: value[0]}).items()}
         labels = np.asarray(value[1])
     else:
         raise CouldNotRun(f"{getattr(input_fn, '__name__', 'input_fn')}() must return a tf.data.Dataset of (features dict, labels) or that pair")
-    features = {k: v[:batch] for k, v in features.items()}
-    name = getattr(input_fn, "__name__", "input_fn")
-    kinds = {k: f"from {name}() {list(v.shape[1:])}" for k, v in features.items()}
-    kinds["(label)"] = f"from {name}() {list(labels.shape[1:])}"
-    return features, labels[:batch], kinds
+    return features, labels
+
+
+def made_by_tf(directory) -> bool:
+    """model_dir=None: TensorFlow made itself a temporary directory, not one the user names."""
+    import tempfile
+
+    directory = str(directory)
+    return os.path.dirname(os.path.realpath(directory)) == os.path.realpath(tempfile.gettempdir()) \
+        and os.path.basename(directory).startswith("tmp")
+
+
+SINGLE = "(features)"  # an input_fn whose features are one tensor, not a dict
+
+
+def unpack(features: dict):
+    return features[SINGLE] if set(features) == {SINGLE} else dict(features)
 
 
 def as_estimator(tf, obj, model_dir: str, where: str):
@@ -126,10 +181,10 @@ def as_estimator(tf, obj, model_dir: str, where: str):
     import tensorflow_estimator.python.estimator.estimator as est_lib
 
     declared = None
-    if isinstance(obj, (tuple, list)) and any(isinstance(x, est_lib.EstimatorV2) for x in obj):
+    if isinstance(obj, (tuple, list)) and any(isinstance(x, est_lib.Estimator) for x in obj):
         # (estimator, TrainSpec, EvalSpec) from an experiment_fn: train on the TrainSpec's input_fn
         spec = next((x for x in obj if isinstance(x, tf.estimator.TrainSpec)), None)
-        obj = next(x for x in obj if isinstance(x, est_lib.EstimatorV2))
+        obj = next(x for x in obj if isinstance(x, est_lib.Estimator))
         if spec is not None:
             obj._tfmigrate_input_fn = spec.input_fn
     if isinstance(obj, tuple) and len(obj) == 2 and callable(obj[0]):
@@ -142,11 +197,11 @@ def as_estimator(tf, obj, model_dir: str, where: str):
         est = tf.keras.estimator.model_to_estimator(keras_model=obj, model_dir=model_dir, checkpoint_format="saver")
         est._tfmigrate_keras = obj
         return est, None
-    if not isinstance(obj, est_lib.EstimatorV2):
+    if not isinstance(obj, est_lib.Estimator):
         raise CouldNotRun(f"{where} returned {type(obj).__name__}, not a tf.estimator.Estimator, a Keras model or (model_fn, params)")
     declared = getattr(obj, "_tfmigrate_declared_model_dir", None)
     if os.path.realpath(obj.model_dir) != os.path.realpath(model_dir):
-        declared = obj.model_dir
+        declared = declared or (None if made_by_tf(obj.model_dir) else obj.model_dir)
         # Point the estimator at the validation model_dir (the definition may name its own).
         obj._model_dir = model_dir
         obj._config = obj._config.replace(model_dir=model_dir)
@@ -352,6 +407,33 @@ def synthesize(np, columns, head, params, batch: int):
 # --------------------------------------------------------------------------- hooks
 
 
+VARIABLE_OPS = ("VarHandleOp", "VariableV2", "Variable", "_VarHandlesOp")
+
+
+def dense_placement(partition_graphs) -> dict[str, str]:
+    """{op name: device} for the dense layers, whatever this CPU's build fused or renamed their kernels to:
+    the name scopes that hold a matrix product (MatMul, _FusedMatMul, _MklMatMul, _MklNativeFusedMatMul...),
+    then every op under those scopes (forward), under ``gradients/SCOPE`` (backward) and their variables."""
+    nodes = [(node.name, node.op, node.device) for graph in partition_graphs for node in graph.node if node.device]
+    scopes = set()
+    for name, op, _ in nodes:
+        if "MatMul" in op and "/" in name:
+            scope = name.rsplit("/", 1)[0]
+            scope = scope.rsplit("gradients/", 1)[-1]  # training/Adagrad/gradients/gradients/dnn/... -> dnn/...
+            if scope.endswith("_grad") or scope.endswith(("/MatMul", "/Tensordot")):  # .../MatMul_grad/MatMul_1
+                scope = scope.rsplit("/", 1)[0] if "/" in scope else ""
+            if scope:
+                scopes.add(scope)
+    out: dict[str, str] = {name: device for name, op, device in nodes if "MatMul" in op}  # the kernels first
+    for name, op, device in nodes:
+        inner = name.rsplit("gradients/", 1)[-1]
+        if "MatMul" in op or any(inner.startswith(scope + "/") for scope in scopes):
+            out[name] = device
+            if op in VARIABLE_OPS:
+                out[f"(variable) {name}"] = device
+    return out
+
+
 def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
     class Progress(tf.estimator.SessionRunHook):
         def begin(self):
@@ -371,12 +453,7 @@ def make_hooks(tf, name: str, total: int, placement: dict | None, timing: dict):
             self.step += 1
             timing[name] = time.perf_counter() - self.started
             if placement is not None and not placement and run_values.run_metadata is not None:
-                for graph in run_values.run_metadata.partition_graphs:
-                    for node in graph.node:
-                        # every kernel of a dense layer's matrix product, whatever this CPU's build
-                        # fused or renamed it to (MatMul, _FusedMatMul, _MklMatMul, _MklNativeFusedMatMul...)
-                        if "MatMul" in node.op and node.device:
-                            placement[node.name] = node.device
+                placement.update(dense_placement(run_values.run_metadata.partition_graphs))
                 placement.setdefault("(none)", "")
             if self.step == total or self.step % max(1, total // 50) == 0:
                 emit("progress", name=name, step=self.step, total=total)
@@ -419,7 +496,7 @@ def _analyser_variables(estimator, columns, spec: str) -> tuple[dict, list[dict]
 def _own_variables(tf, estimator, features, labels) -> tuple[dict, list[dict]]:
     with tf.Graph().as_default():
         tf.compat.v1.train.get_or_create_global_step()
-        feats = {k: tf.constant(v[:2]) for k, v in features.items()}
+        feats = unpack({k: tf.constant(v[:2]) for k, v in features.items()})
         labs = tf.constant(labels[:2])
         estimator._call_model_fn(feats, labs, tf.estimator.ModeKeys.TRAIN, estimator.config)
         tf.compat.v1.train.get_or_create_global_step()
@@ -550,7 +627,8 @@ class Run:
                 except Exception as exc:  # noqa: BLE001 - one target's problem, reported as one line
                     emit("target-error", target=job["target"], error=str(exc) if isinstance(exc, CouldNotRun) else f"{type(exc).__name__}: {first_line(exc)}")
             return
-        est, factory, declared, columns, features, labels, kinds, variables = prepare(tf, np, cfg["target"], model_dir, batch)
+        est, factory, declared, columns, features, labels, kinds, variables = prepare(
+            tf, np, cfg["target"], model_dir, batch, bool(cfg.get("program")), cfg.get("program_args"))
         gpu_name = ""
         if device == "GPU":
             try:
@@ -565,28 +643,36 @@ class Run:
                      else f"{type(est).__name__.removesuffix('V2')} with {len(columns)} feature column(s)" if columns
                      else f"{type(est).__name__.removesuffix('V2')} with a custom model_fn")
              + "; inputs: "
-             + ", ".join(f"{k}: {v}" for k, v in kinds.items()))
+             + ", ".join(f"{k}: {v}" for k, v in kinds.items())
+             + (f"; its own model_dir {declared} holds no checkpoint yet" if declared and not own_model_dir(tf, declared, cfg["target"]) else "")
+             + (f"; {factory.note}" if getattr(factory, "note", None) else ""))
 
         def input_fn(repeat: bool = True):
             def fn():
-                ds = tf.data.Dataset.from_tensor_slices((dict(features), labels))
+                ds = tf.data.Dataset.from_tensor_slices((unpack(features), labels))
                 return (ds.repeat() if repeat else ds).batch(min(batch, 32))
             return fn
 
         # Existing checkpoints the definition points at must fit it before anything trains into them.
+        # The definition's own model_dir is only read (never trained into): TF 2.15 would restore it
+        # silently, whatever its shapes, the first time the user's program runs.
         existing = []
-        if declared and tf.train.latest_checkpoint(declared) and os.path.realpath(declared) != os.path.realpath(model_dir):
-            existing.append(("model_dir checkpoint", declared, False))
+        own = own_model_dir(tf, declared, cfg["target"])
+        if own and os.path.realpath(own) != os.path.realpath(model_dir):
+            existing.append(("model_dir checkpoint", own, False))
         if tf.train.latest_checkpoint(model_dir):
             existing.append(("existing checkpoint", model_dir, True))
         for name, directory, blocks in existing:
-            def check_existing(directory=directory):
+            def check_existing(directory=directory, own=not blocks):
                 result = analyse(tf, tf.train.latest_checkpoint(directory), variables, cfg["target"])
                 emit("checkpoint", analysis=result)
+                where = f"the model's own model_dir {directory}" if own else directory
                 if not result["compatible"]:
                     shapes = any("shape" in str(p.get("status")) for p in result.get("pairs", []))
                     hint = " (TensorFlow 2.15 restores mismatched shapes silently)" if shapes and "silent" not in result["verdict"].lower() else ""
-                    raise StageFailed(f"{directory}: {result['verdict']}{hint}")
+                    raise StageFailed(f"{where}: {result['verdict']}{hint}")
+                if own:
+                    return f"{where} holds a compatible checkpoint (read only, nothing written there): {result['verdict']}"
                 return f"{directory}: {result['verdict']}"
             self.stage(name, check_existing, fatal=blocks)
 
@@ -611,10 +697,14 @@ class Run:
                 raise StageFailed(f"--device {cfg['device']}: the dense layers ran on {', '.join(devices) or 'an unknown device'}, not the GPU")
             rate = steps / max(timing["train"], 1e-9)
             where = ", ".join(devices) or "(no MatMul in this model)"
-            forward = sorted(n for n in dense if not n.startswith("gradients"))
-            sample = (forward or sorted(dense) or [""])[0]
+            variables = [n for n in dense if n.startswith("(variable) ")]
+            ops = [n for n in dense if not n.startswith("(variable) ")]
+            forward = sorted(n for n in ops if "gradients/" not in n)
+            backward = [n for n in ops if "gradients/" in n]
+            sample = ([n for n in ops if "gradients/" not in n] or ops or [""])[0]  # a forward kernel (they come first)
+            counts = f"; {len(forward)} forward op(s), {len(backward)} backward op(s), {len(variables)} variable(s)" if dense else ""
             return (f"{steps} steps, {rate:.1f} steps/s ({wall:.2f} s with graph building); dense layers on {where}"
-                    + (f" (e.g. {sample})" if sample else ""),
+                    + (f" (e.g. {sample})" if sample else "") + counts,
                     {"steps_per_second": round(rate, 2), "dense_device": where})
 
         self.stage("train", train, fatal=True)
@@ -648,14 +738,33 @@ class Run:
         predict_x = {k: v[: min(batch, 16)] for k, v in features.items()}
 
         def predict_input():
-            return tf.data.Dataset.from_tensor_slices(dict(predict_x)).batch(16)
+            return tf.data.Dataset.from_tensor_slices(unpack(predict_x)).batch(16)
+
+        predict_y = labels[: min(batch, 16)]
+        how = {"what": "predictions"}
 
         def predictions(e, hooks=()):
-            out = list(e.predict(predict_input, hooks=list(hooks), yield_single_examples=False))
+            import copy
+
+            # a graph seed, so dropout a model_fn leaves on outside TRAIN draws the same both times
+            seeded = copy.copy(e)
+            seeded._config = e.config.replace(tf_random_seed=e.config.tf_random_seed or 1)
+            if how["what"] == "evaluation":  # a model_fn without a PREDICT mode: the evaluation loss instead
+                def eval_input():
+                    return tf.data.Dataset.from_tensor_slices((unpack(predict_x), predict_y)).batch(16)
+                got = seeded.evaluate(eval_input, steps=1, hooks=list(hooks))
+                return {"loss": np.asarray(got["loss"])}
+            out = list(seeded.predict(predict_input, hooks=list(hooks), yield_single_examples=False))
+            if not isinstance(out[0], dict):
+                out = [{"predictions": b} for b in out]
             return {k: np.concatenate([b[k] for b in out]) for k in out[0]}
 
         def restore():
-            first = predictions(est)
+            try:
+                first = predictions(est)
+            except Exception:  # noqa: BLE001 - e.g. the model_fn needs labels in every mode
+                how["what"] = "evaluation"
+                first = predictions(est)
             second_est = factory(model_dir)
             restored: dict[str, Any] = {}
             declared_shapes: dict[str, list] = {}
@@ -670,7 +779,7 @@ class Run:
             second = predictions(second_est, [Grab()])
             for key in first:
                 if first[key].shape != second[key].shape or not np.array_equal(first[key], second[key]):
-                    raise StageFailed(f"predictions differ after restore ('{key}')")
+                    raise StageFailed(f"{how['what']} differ after restore ('{key}')")
             reader = tf.train.load_checkpoint(model_dir)
             names = reader.get_variable_to_shape_map()
             compared = 0
@@ -683,7 +792,9 @@ class Run:
                 if saved.dtype != value.dtype or saved.shape != value.shape or saved.tobytes() != value.tobytes():
                     raise StageFailed(f"{name}: restored value is not bit-identical to the checkpoint")
                 compared += 1
-            return f"second estimator: {len(predict_x and next(iter(predict_x.values())))} predictions equal, {compared} variables bit-identical to the checkpoint"
+            n = len(next(iter(predict_x.values())))
+            what = f"{n} predictions equal" if how["what"] == "predictions" else f"evaluation loss on {n} examples equal (the model_fn has no PREDICT mode)"
+            return f"second estimator: {what}, {compared} variables bit-identical to the checkpoint"
 
         self.stage("restore", restore)
 
@@ -734,10 +845,30 @@ class Run:
             self.stage("converted checkpoint", converted)
 
 
-def prepare(tf, np, target: str, model_dir: str, batch: int):
+def own_model_dir(tf, declared: str | None, target: str) -> str | None:
+    """The directory the definition's own model_dir names, when it holds a checkpoint.
+
+    A relative model_dir is resolved as the program would resolve it (against the working directory);
+    when nothing is there, also against the target file's directory (``python train.py`` is usually run
+    from there), so the trap is caught from wherever ``tfmigrate validate`` is run."""
+    if not declared:
+        return None
+    candidates = [declared]
+    if not os.path.isabs(declared):
+        from tfmigrate.validate import targets
+
+        path, _ = targets.split(target)
+        candidates.append(os.path.join(os.path.dirname(os.path.abspath(path)), declared))
+    for directory in candidates:
+        if os.path.isdir(directory) and tf.train.latest_checkpoint(directory):
+            return directory
+    return None
+
+
+def prepare(tf, np, target: str, model_dir: str, batch: int, program: bool = False, program_args: list | None = None):
     """Build TARGET and everything the stages need; CouldNotRun (one line) when it cannot be built."""
     try:
-        est, factory, declared = load_target(tf, target, model_dir)
+        est, factory, declared = load_target(tf, target, model_dir, program, program_args)
         keras = getattr(est, "_tfmigrate_keras", None)
         if keras is not None:
             columns = []

@@ -35,7 +35,9 @@ def verdict_line(result: dict[str, Any]) -> str:
     rate = f", {result['steps_per_second']} steps/s" if result.get("steps_per_second") else ""
     if result.get("passed"):
         return f"[bold green]passed[/] on {device}: {result.get('steps')} steps{rate}, {result.get('seconds', 0):.1f} s"
-    return f"[bold red]failed[/] on {device}: stage {', '.join(failed)}"
+    first = next((s for s in result.get("stages", []) if not s.get("passed")), None)
+    why = f"\n  {escape(str(first['detail']))}" if first and first.get("detail") else ""
+    return f"[bold red]failed[/] on {device}: stage {', '.join(failed)}{why}"
 
 
 class ProgressView:
@@ -81,8 +83,15 @@ class ProgressView:
 @click.option("--model-dir", type=click.Path(file_okay=False, path_type=Path), help="Train into DIR instead of a fresh temporary one.")
 @click.option("--checkpoint", type=click.Path(path_type=Path), help="Also analyse this legacy checkpoint (directory or prefix) against the definition.")
 @click.option("--convert", type=click.Path(path_type=Path), help="With --checkpoint: write OLD under the new names into this new directory and check it against the definition.")
+@click.option("--program", is_flag=True, help="Run TARGET (a file.py) itself as __main__ up to its first Estimator.train and validate the estimator it built "
+              "(a file.py whose construction cannot be built statically does this by itself). Its model_dir is only read.")
+@click.option("--args", "program_args", default="", metavar="'FLAGS'", help="The program's own command-line flags (with --program), e.g. --args '--hidden 16'.")
+@click.option("--cluster", "cluster_spec", metavar="chief=1,worker=1,ps=1",
+              help="Train as a real local cluster (one process per task on 127.0.0.1, each with its own TF_CONFIG, "
+                   "tf.estimator.train_and_evaluate), then restore and resume the chief's checkpoint locally.")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None, fmt: str) -> None:
+def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,
+             program: bool, program_args: str, cluster_spec: str | None, fmt: str) -> None:
     """Train, checkpoint, restore and resume TARGET (file.py:function or a migrated file.py) for real.
 
     Exit 0 passed, 1 a stage failed, 2 could not run.
@@ -90,8 +99,15 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     from tfmigrate.validate.runner import run_validation
 
     err = make_console(stderr=True)
-    kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert)
-    if err.is_terminal:
+    import shlex
+
+    kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert,
+                  program=program, program_args=shlex.split(program_args))
+    if cluster_spec:
+        from tfmigrate.validate.cluster import run_cluster
+
+        result = run_cluster(target, cluster_spec, steps=steps, program=program, program_args=shlex.split(program_args))
+    elif err.is_terminal:
         with ProgressView(err) as view:
             result = run_validation(target, on_event=view, **kwargs)
     else:

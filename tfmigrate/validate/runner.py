@@ -52,6 +52,8 @@ def run_validation(
     timeout: float | None = 1800.0,
     analyse_batch: list[dict[str, Any]] | None = None,
     convert: str | Path | None = None,
+    program: bool = False,
+    program_args: list[str] | None = None,
 ) -> dict[str, Any]:
     """Validate TARGET in a TensorFlow child. With ``analyse_batch`` (``[{"target", "paths"}]``), only
     compare checkpoints with definitions, all in one child, and train nothing: ``result["checkpoints"]``
@@ -91,6 +93,8 @@ def run_validation(
         "batch_size": batch_size,
         "analyse_batch": analyse_batch,
         "converted": converted,
+        "program": program,
+        "program_args": list(program_args or []),
     }
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         proc = subprocess.Popen(

@@ -56,10 +56,30 @@ def _import(path: Path):
     return module
 
 
-def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
+def factory_for(target: str, program: bool = False, program_args: list[str] | None = None) -> tuple[Callable[[str], Any], str]:
+    """``program``: run the file itself as ``__main__`` (with ``program_args`` as its flags) and take the
+    estimator it trains. A plain ``file.py`` whose construction cannot be built statically falls back to
+    that when the file has an ``if __name__ == "__main__":`` block."""
     check(target)
     path, func = split(target)
-    if func is None or func.isdigit():
+    if program:
+        if func is not None:
+            raise TargetError(f"{target}: --program runs the file itself as __main__: give the file only ({path})")
+        return _program_factory(path, program_args or []), target
+    if func is None:
+        try:
+            return _static_factory(target), target
+        except TargetError as exc:
+            from tfmigrate import targets_static as static
+
+            if not static.find(path.read_bytes(), str(path)):  # no estimator in sight: never run the program blind
+                raise TargetError(f"{exc} (validate trains tf.estimator estimators and compiled Keras models; a program that "
+                                  f"builds one in another module: tfmigrate validate --program {path})") from None
+            # a program (a main() block, or a script that trains at import): run it up to its first train
+            factory = _program_factory(path, program_args or [])
+            factory.note = f"its construction cannot be built statically ({str(exc).split(': ', 1)[-1]}), so the program ran as __main__"  # type: ignore[attr-defined]
+            return factory, target
+    if func.isdigit():
         return _static_factory(target), target
     module = _import(path)
     fn = getattr(module, func, None)
@@ -74,6 +94,10 @@ def factory_for(target: str) -> tuple[Callable[[str], Any], str]:
 
     def factory(model_dir: str) -> Any:
         return fn(**{dir_kw: model_dir}) if dir_kw else fn()
+
+    # def build(model_dir="models/iris"): the directory the user's own runs train into
+    default = params[dir_kw].default if dir_kw else None
+    factory.declared_model_dir = default if isinstance(default, (str, os.PathLike)) and str(default) else None  # type: ignore[attr-defined]
 
     # a custom model_fn without feature columns trains on the module's own input function
     factory.input_fn = getattr(module, "train_input_fn", None) or getattr(module, "input_fn", None)  # type: ignore[attr-defined]
@@ -97,3 +121,120 @@ def _static_factory(spec: str) -> Callable[[str], Any]:
             raise TargetError(str(exc)) from None
 
     return factory
+
+
+def has_main_block(path: Path) -> bool:
+    import ast
+
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except SyntaxError:
+        return False
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and "__name__" in ast.unparse(node.test) \
+                and "__main__" in ast.unparse(node.test):
+            return True
+    return False
+
+
+class _Trained(BaseException):
+    """Raised at the program's first ``Estimator.train``: the program stops there, nothing trained yet.
+    A BaseException, so the program's own ``except Exception`` does not swallow it."""
+
+    def __init__(self, estimator: Any, input_fn: Any):
+        super().__init__("captured")
+        self.estimator = estimator
+        self.input_fn = input_fn
+
+
+def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
+    """Run PATH as ``__main__`` with ``sys.argv = [PATH, *args]`` (its own flags, defaults otherwise) in
+    the working directory, until its first ``Estimator.train`` (``tf.estimator.train_and_evaluate``
+    trains through it too). That call is not run: the program stops there and the estimator it built,
+    with the input_fn it trains on, is what validation trains, for its own step count, in a scratch
+    model_dir. Nothing is ever written into the model_dir the program names."""
+    import copy
+    import runpy
+
+    import tensorflow_estimator.python.estimator.estimator as est_lib
+
+    def capture(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
+        raise _Trained(self, input_fn)
+
+    original = est_lib.Estimator.train  # the base of tf.estimator.Estimator (V2) and tf.compat.v1.estimator.Estimator
+    saved_argv, saved_path, cwd = sys.argv, list(sys.path), os.getcwd()
+    sys.argv = [str(path), *args]
+    sys.path.insert(0, str(path.resolve().parent))
+    est_lib.Estimator.train = capture
+    captured: _Trained | None = None
+    try:
+        runpy.run_path(str(path), run_name="__main__")
+    except _Trained as got:
+        captured = got
+    except SystemExit as exc:
+        raise TargetError(f"{path}: the program exited (sys.exit({exc.code!r})) before it trained a tf.estimator.Estimator"
+                          + (f"; pass its flags with --args" if exc.code not in (0, None) else "")) from None
+    except Exception as exc:  # noqa: BLE001 - the program's own error, one line
+        text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+        raise TargetError(f"{path}: the program raised {type(exc).__name__}: {text[:300]} before it trained a tf.estimator.Estimator") from None
+    finally:
+        est_lib.Estimator.train = original
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        os.chdir(cwd)
+    if captured is None:
+        raise TargetError(f"{path}: the program ran to its end without training a tf.estimator.Estimator "
+                          "(validate checks estimators and Keras models: name a function that returns one: file.py:function)")
+    first = captured.estimator
+    cells = _optimizer_cells(first._model_fn)
+
+    def factory(model_dir: str) -> Any:
+        est = copy.copy(first)  # the program's own definition, pointed at model_dir
+        est._model_dir = model_dir
+        est._config = first.config.replace(model_dir=model_dir)
+        if cells:
+            # a Keras optimizer instance serves one graph only: each graph this estimator builds gets a fresh
+            # one from the program's own (its config), as the program's own single run would
+            call = type(est)._call_model_fn
+
+            def fresh_optimizer_call(*args: Any, **kwargs: Any) -> Any:
+                for cell, cls, config in cells:
+                    cell.cell_contents = cls.from_config(config)
+                return call(est, *args, **kwargs)
+
+            est._call_model_fn = fresh_optimizer_call
+        return est
+
+    factory.input_fn = captured.input_fn  # type: ignore[attr-defined]
+    factory.declared_model_dir = first.model_dir  # type: ignore[attr-defined]
+    factory.note = "the program ran as __main__ up to its first Estimator.train"  # type: ignore[attr-defined]
+    return factory
+
+
+def _optimizer_cells(fn: Any) -> list:
+    """[(closure cell, class, config)] for every Keras optimizer instance a model_fn's closures hold."""
+    try:
+        from tensorflow import keras
+    except ImportError:
+        return {}
+    kinds = tuple(k for k in (getattr(keras.optimizers, "Optimizer", None), getattr(getattr(keras.optimizers, "legacy", None), "Optimizer", None)) if k)
+    found: list = []
+    seen: set[int] = set()
+    stack = [fn]
+    while stack:
+        f = stack.pop()
+        f = getattr(f, "__func__", f)
+        if id(f) in seen:
+            continue
+        seen.add(id(f))
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if kinds and isinstance(value, kinds):
+                found.append((cell, type(value), value.get_config()))
+            elif callable(value) and getattr(value, "__closure__", None):
+                stack.append(value)
+            elif callable(getattr(value, "_model_fn", None)):  # an estimator a wrapper (add_metrics) calls
+                stack.append(value._model_fn)
+    return found
