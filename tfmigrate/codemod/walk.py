@@ -161,6 +161,13 @@ def transform(
     table = hooks.table  # methods(kind), without the call once known
     indexed = index.children if index is not None and not trivia else {}
     fields = _order if trivia else child_fields
+    # The nodes the walk must enter, when it can leave most of the tree alone (see _needed).
+    plain = bool(indexed) and not (custom_visit or custom_leave)
+    needed = _needed(hooks, index) if plain else None
+    # Node types whose visit can do nothing: no hook and no child fields (numbers, strings...).
+    leaves = _quiet_leaves(hooks, index) if plain else frozenset()
+    # A transformer whose Name hooks leave the Names of an attribute chain alone says so.
+    chain_names = plain and getattr(type(transformer), "ATTRIBUTE_NAMES_UNCHANGED", False)
 
     def visit(node: cst.CSTNode) -> Any:
         kind = type(node)
@@ -177,7 +184,15 @@ def transform(
                 updated = _rebuilt(node, kind, visit)
             else:
                 changed: dict[int, Any] | None = None
+                in_chain = chain_names and kind is cst.Attribute
                 for child in children:
+                    child_kind = type(child)
+                    if (
+                        child_kind in leaves
+                        or (needed is not None and id(child) not in needed)
+                        or (in_chain and child_kind is cst.Name)
+                    ):
+                        continue  # visiting it would call nothing and change nothing
                     result = visit(child)
                     if result is not child:
                         if changed is None:
@@ -254,6 +269,53 @@ def transform(
         # visit and _rebuilt refer to each other: break the cycle so that the old tree and the
         # transformer are freed by reference counting, not left to the garbage collector.
         visit = None
+
+
+# Above this share of a tree's nodes being of hooked types, marking the paths to them costs more
+# than the visits it saves (a transformer hooking Name or Attribute is shown nearly every node).
+_PRUNE_SHARE = 0.2
+
+
+@cache
+def _hooked_names(kind: type, base: type) -> frozenset[str]:
+    """The node type names the transformer class defines a ``visit_X`` or ``leave_X`` for."""
+    return frozenset(
+        name.split("_", 1)[1]
+        for name in dir(kind)
+        if name.startswith(("visit_", "leave_")) and _overrides(kind, base, name)
+    )
+
+
+def _needed(hooks: _Hooks, index: TreeIndex) -> set[int] | None:
+    """The ids of the indexed nodes that are, or contain, a node whose type the transformer hooks:
+    the only ones whose visit can call one of its methods (and so change anything). A node outside
+    this set is left as it is, exactly what visiting it would have done. None when pruning would
+    not pay (hooked nodes are a large share of the tree)."""
+    names = _hooked_names(hooks._kind, hooks._base)
+    by_type = index._by_type
+    hooked = [nodes for kind, nodes in by_type.items() if kind.__name__ in names]
+    count = sum(len(nodes) for nodes in hooked)
+    if count > _PRUNE_SHARE * len(index.children):
+        return None
+    parents = index.parents
+    needed: set[int] = set()
+    add = needed.add
+    for nodes in hooked:
+        for node in nodes:
+            while node is not None and id(node) not in needed:
+                add(id(node))
+                node = parents.get(node)
+    return needed
+
+
+def _quiet_leaves(hooks: _Hooks, index: TreeIndex) -> frozenset[type]:
+    """The node types of the tree for which the transformer has no hook and which have no child
+    fields: visiting one returns it as it is."""
+    return frozenset(
+        kind
+        for kind, nodes in index._by_type.items()
+        if nodes and hooks.methods(kind) == (None, None) and not child_fields(nodes[0])
+    )
 
 
 def comment_lines_above(statement: Any) -> list[cst.EmptyLine]:

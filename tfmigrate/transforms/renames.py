@@ -250,6 +250,8 @@ def replace_base(node: cst.BaseExpression, new_base: cst.BaseExpression) -> cst.
 
 class CompatV1Renames(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM5"
+    # leave_Name returns a Name inside an attribute chain as it is (the chain decides): the walk skips them
+    ATTRIBUTE_NAMES_UNCHANGED: ClassVar[bool] = True
 
     @classmethod
     def warm_up(cls) -> None:

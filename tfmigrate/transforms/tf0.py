@@ -252,6 +252,8 @@ def _positional(call: cst.Call) -> list[cst.Arg]:
 
 class Tf0Api(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM54"
+    # leave_Name returns a Name inside an attribute chain as it is (the chain decides): the walk skips them
+    ATTRIBUTE_NAMES_UNCHANGED: ClassVar[bool] = True
 
     @classmethod
     def warm_up(cls) -> None:
