@@ -53,17 +53,46 @@ FORWARD = (
 )
 
 
+class Line:
+    """A node's line, found when first shown: the walk notes the line of every call and statement
+    it meets, and a finding shows a few of them (each one found costs a code generation of its
+    statement, once the tree is a family's output)."""
+
+    __slots__ = ("_find", "_node", "_value")
+
+    def __init__(self, find, node: cst.CSTNode) -> None:
+        self._find, self._node, self._value = find, node, None
+
+    @property
+    def value(self) -> int:
+        if self._value is None:
+            self._value, self._find, self._node = self._find(self._node), None, None
+        return self._value
+
+    def __eq__(self, other: object) -> bool:
+        return self.value == (other.value if isinstance(other, Line) else other)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
 @dataclass(eq=False)
 class Graph:
     label: str  # how the user calls it: `g1`, or "the default graph"
-    line: int
-    variables: list[tuple[str | None, int, int]] = field(default_factory=list)  # (name, line, event order)
+    line: int | Line  # 0: the default graph
+    variables: list[tuple[str | None, Line, int]] = field(default_factory=list)  # (name, line, event order)
     labels: dict[int, str] = field(default_factory=dict)  # event order -> how to show a variable without a name
     names: dict[str, int] = field(default_factory=dict)
     opaque: list[int] = field(default_factory=list)  # event orders of calls that may make variables
     scoped: bool = False
 
-    def add_variable(self, name: str | None, line: int, order: int) -> None:
+    def add_variable(self, name: str | None, line: Line, order: int) -> None:
         if name is not None and not self.scoped:
             if name in self.names:  # TF uniquifies: variable_1, variable_1_1, ...
                 self.names[name] += 1
@@ -77,7 +106,7 @@ class Graph:
             name = None
         self.variables.append((name, line, order))
 
-    def add_unnamed(self, label: str, line: int, order: int) -> None:
+    def add_unnamed(self, label: str, line: Line, order: int) -> None:
         self.variables.append((None, line, order))
         self.labels[order] = label
 
@@ -93,7 +122,7 @@ class Saver:
     name: str
     graph: Graph
     node: cst.Call
-    line: int
+    line: Line
     order: int
     complete: bool  # no var_list, no defer_build: covers every variable existing at construction
 
@@ -107,7 +136,7 @@ class Optimizer:
 class Session:
     name: str
     graph: Graph
-    line: int
+    line: Line
 
 
 @dataclass(eq=False)
@@ -117,7 +146,7 @@ class Use:
     session: Session
     node: cst.Call
     path: str | None
-    line: int
+    line: Line
     order: int
 
 
@@ -173,7 +202,10 @@ class SaverTraps(FamilyTransform):
     def _qn(self, node: cst.CSTNode) -> str | None:
         return self.qualified_name(node)
 
-    def _line(self, node: cst.CSTNode) -> int:
+    def _line(self, node: cst.CSTNode) -> Line:
+        return Line(self._line_now, node)
+
+    def _line_now(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
 
     def _tick(self) -> int:
@@ -192,7 +224,7 @@ class SaverTraps(FamilyTransform):
 
     def _statement(self, stmt: cst.CSTNode, graph: Graph, env: dict, scope_id: str) -> None:
         if isinstance(stmt, cst.FunctionDef):
-            self._scope(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], None, f"{scope_id}.{stmt.name.value}@{self._line(stmt)}")
+            self._scope(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], None, f"{scope_id}.{stmt.name.value}@{self._line_now(stmt)}")
             return
         if isinstance(stmt, cst.ClassDef):
             self._block(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], graph, dict(env), scope_id)
