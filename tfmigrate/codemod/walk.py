@@ -168,6 +168,11 @@ def transform(
     leaves = _quiet_leaves(hooks, index) if plain else frozenset()
     # A transformer whose Name hooks leave the Names of an attribute chain alone says so.
     chain_names = plain and getattr(type(transformer), "ATTRIBUTE_NAMES_UNCHANGED", False)
+    # ... and one whose Name hooks leave alone a Name that names no import (nor module alias):
+    # the names that may name one (None: any may, with a * import).
+    imported: frozenset[str] | None = None
+    if plain and getattr(type(transformer), "UNIMPORTED_NAMES_UNCHANGED", False) and not index.has_star_import:
+        imported = frozenset({binding.name for binding in index.imports} | index.module_aliases.keys())
 
     def visit(node: cst.CSTNode) -> Any:
         kind = type(node)
@@ -190,7 +195,7 @@ def transform(
                     if (
                         child_kind in leaves
                         or (needed is not None and id(child) not in needed)
-                        or (in_chain and child_kind is cst.Name)
+                        or (child_kind is cst.Name and (in_chain or (imported is not None and child.value not in imported)))
                     ):
                         continue  # visiting it would call nothing and change nothing
                     result = visit(child)

@@ -252,6 +252,8 @@ class CompatV1Renames(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM5"
     # leave_Name returns a Name inside an attribute chain as it is (the chain decides): the walk skips them
     ATTRIBUTE_NAMES_UNCHANGED: ClassVar[bool] = True
+    # ... and a Name whose qualified name is None (it names no import nor module alias)
+    UNIMPORTED_NAMES_UNCHANGED: ClassVar[bool] = True
 
     @classmethod
     def warm_up(cls) -> None:
