@@ -109,6 +109,8 @@ def manual_message(rel: str) -> str | None:
 
 class ContribTransform(CallRewrites, FamilyTransform):
     FAMILY: ClassVar[str] = "TFM6"
+    # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
+    UNIMPORTED_NAMES_UNCHANGED = True
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)

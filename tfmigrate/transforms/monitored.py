@@ -383,6 +383,8 @@ class Plan:
 
 class MonitoredSessionTransform(FamilyTransform):
     FAMILY = "TFM3"
+    # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
+    UNIMPORTED_NAMES_UNCHANGED = True
 
     # --- module set-up --------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
