@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+from tfmigrate.childproc import module_command
 from tfmigrate.validate.runner import child_env, run_validation
 
 ROLES = ("chief", "worker", "ps")
@@ -77,7 +77,7 @@ def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64
         env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": role, "index": i}})
         env["CUDA_VISIBLE_DEVICES"] = "-1"
         log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-        proc = subprocess.Popen([sys.executable, "-m", "tfmigrate.validate._cluster_task", json.dumps(config)],
+        proc = subprocess.Popen(module_command("tfmigrate.validate._cluster_task", json.dumps(config)),
                                 stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=env)
         procs.append((role, i, proc, log))
     reports: dict[str, dict] = {}
