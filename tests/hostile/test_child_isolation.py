@@ -52,3 +52,27 @@ def test_checkpoint_child_ignores_a_planted_tensorflow(tmp_path: Path, monkeypat
     with pytest.raises(TargetError):
         run_child(["variables", "no-such-checkpoint"])
     assert not marker.exists()
+
+
+@pytest.mark.slow
+def test_report_without_validate_never_imports_the_users_code(tmp_path: Path) -> None:
+    """A builder function (build_estimator) with a checkpoint beside it: only ``--validate`` may
+    import the file and call it."""
+    import shutil
+    import sys
+
+    samples = Path(__file__).resolve().parents[2] / "samples" / "checkpoints" / "contrib1x"
+    shutil.copytree(samples, tmp_path / "models" / "iris")
+    marker = tmp_path / "marker"
+    (tmp_path / "train.py").write_text(
+        "import pathlib\nimport tensorflow as tf\n"
+        f"pathlib.Path({str(marker)!r}).write_text('imported')\n\n\n"
+        "def build_estimator():\n"
+        "    columns = [tf.feature_column.numeric_column('x', shape=[4])]\n"
+        "    return tf.estimator.DNNClassifier(hidden_units=[10, 10], feature_columns=columns, n_classes=3,\n"
+        "                                      model_dir='models/iris')\n"
+    )
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "report", ".", "--checkpoint", "models/iris"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert not marker.exists(), "tfmigrate report (no --validate) ran the user's code"

@@ -94,8 +94,14 @@ def migrated_sources(report: Report) -> dict[str, bytes]:
     return out
 
 
-def find_estimators(sources: dict[str, bytes], scratch: Path) -> list[EstimatorSite]:
-    """tf.estimator constructions of the migrated code; each file's migrated text is written to a scratch copy."""
+def find_estimators(
+    sources: dict[str, bytes], scratch: Path, run_code: bool = True, notes: list[str] | None = None
+) -> list[EstimatorSite]:
+    """tf.estimator constructions of the migrated code; each file's migrated text is written to a scratch copy.
+
+    A builder function (``build_estimator()``...) is a site only with ``run_code``: using it means
+    importing the file and calling the function, which ``tfmigrate report`` does only under
+    ``--validate``; otherwise a note (in ``notes``) says so and the static constructions are used."""
     from tfmigrate.validate import static
 
     sites: list[EstimatorSite] = []
@@ -105,6 +111,11 @@ def find_estimators(sources: dict[str, bytes], scratch: Path) -> list[EstimatorS
         copy.write_bytes(data)
         found = static.find(data, str(copy))
         builder = builder_function(data)
+        if builder and found and not run_code:
+            if notes is not None and any(c.error for c in found):
+                notes.append(f"{path}:{builder[1]}: {builder[0]}() builds the estimator; analysing its checkpoints means "
+                             "running that code, which tfmigrate report does only with --validate")
+            builder = None
         if builder and found:
             # a builder (experiment_fn, build_estimator...) builds what the constructions cannot statically;
             # an unchanged file is imported where it is (its sibling imports work)
@@ -471,9 +482,10 @@ def report(
     options = Options(enabled=enabled, mode="diff", jobs=jobs or default_jobs())
     result = run_with_progress((path,), options, tuple(split_glob(exclude)))
     with tempfile.TemporaryDirectory(prefix="tfmigrate-report-") as scratch:
-        sites = find_estimators(migrated_sources(result), Path(scratch))
+        code_notes: list[str] = []  # without --validate no code of the user's is run (see the README)
+        sites = find_estimators(migrated_sources(result), Path(scratch), run_code=do_validate, notes=code_notes)
         analyses, errors = analyse_checkpoints(sites, checkpoints, say)
-        notes = unreferenced_checkpoints(path, sites, checkpoints)
+        notes = code_notes + unreferenced_checkpoints(path, sites, checkpoints)
         result.checkpoints.extend(analyses)
         result.errors.extend(errors)
         if do_validate:
