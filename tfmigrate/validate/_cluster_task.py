@@ -53,13 +53,18 @@ def run(cfg: dict) -> dict:
     me = f"{role}-{index}"
 
     class Meet(tf.estimator.SessionRunHook):
+        def begin(self):
+            self.global_step = tf.compat.v1.train.get_global_step()
+
         def after_create_session(self, session, coord):
-            if role == "chief":  # let a worker step first, so that both really train
+            if role == "chief":  # the variables are initialized: workers may start; let one step first
+                open(os.path.join(sync, "chief-ready"), "w").close()
                 _wait(os.path.join(sync, "worker-0-stepped"), min(deadline, time.time() + 60))
 
         def before_run(self, run_context):
             if time.time() > deadline:
                 run_context.request_stop()
+            return tf.estimator.SessionRunArgs(self.global_step)
 
         def after_run(self, run_context, run_values):
             counted["steps"] += 1
@@ -67,9 +72,9 @@ def run(cfg: dict) -> dict:
                 open(os.path.join(sync, f"{me}-stepped"), "w").close()
                 if role != "chief":
                     _wait(os.path.join(sync, "chief-0-stepped"), min(deadline, time.time() + 60))
-
-        def end(self, session):
-            if role == "chief":  # the last checkpoint (saved after this hook) holds every worker's steps
+            if role == "chief" and run_values.results + 1 >= cfg["steps"]:
+                # the chief stops now; the workers stop at their next step. Its last checkpoint (saved at
+                # the session's end) must hold their steps too: wait until every worker is done
                 for i in range(workers):
                     _wait(os.path.join(sync, f"worker-{i}-done"), deadline)
 
@@ -78,6 +83,8 @@ def run(cfg: dict) -> dict:
         return ds.repeat().batch(min(cfg["batch_size"], 32))
 
     started = time.time()
+    if role != "chief":  # a worker that finds the variables uninitialized waits 30 s before it looks again
+        _wait(os.path.join(sync, "chief-ready"), deadline)
     try:
         tf.estimator.train_and_evaluate(
             est, tf.estimator.TrainSpec(input_fn, max_steps=cfg["steps"], hooks=[Meet()]),
