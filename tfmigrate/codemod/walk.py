@@ -13,7 +13,7 @@ from libcst's.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
 from typing import Any
 
@@ -174,13 +174,22 @@ def transform(
     if plain and getattr(type(transformer), "UNIMPORTED_NAMES_UNCHANGED", False) and not index.has_star_import:
         imported = frozenset({binding.name for binding in index.imports} | index.module_aliases.keys())
 
+    # A transformer that plans its whole rewrite when it enters the root can then name the only
+    # nodes its hooks will change (``planned_nodes()``, None for "any"): the rest is not entered.
+    planned = getattr(transformer, "planned_nodes", None) if plain else None
+
     def visit(node: cst.CSTNode) -> Any:
+        nonlocal needed
         kind = type(node)
         enter, leave = table.get(kind) or methods(kind)
         if custom_visit:
             descend = transformer.on_visit(node)
         else:
             descend = enter is None or enter(node) is not False
+        if planned is not None and node is root:
+            nodes = planned()
+            if nodes is not None:
+                needed = _ancestors([nodes], index.parents)
         if not descend:
             updated = node
         else:
@@ -302,10 +311,14 @@ def _needed(hooks: _Hooks, index: TreeIndex) -> set[int] | None:
     count = sum(len(nodes) for nodes in hooked)
     if count > _PRUNE_SHARE * len(index.children):
         return None
-    parents = index.parents
+    return _ancestors(hooked, index.parents)
+
+
+def _ancestors(groups: Iterable[Iterable[cst.CSTNode]], parents: dict[cst.CSTNode, cst.CSTNode]) -> set[int]:
+    """The ids of these nodes and of every node above them."""
     needed: set[int] = set()
     add = needed.add
-    for nodes in hooked:
+    for nodes in groups:
         for node in nodes:
             while node is not None and id(node) not in needed:
                 add(id(node))

@@ -190,6 +190,15 @@ class EstimatorTransform(FamilyTransform):
                           "estimator code in this file left unchanged")
         return True
 
+    def planned_nodes(self) -> list[cst.CSTNode]:
+        """What the hooks after visit_Module can change (see walk.transform): the planned
+        replacements, and every indented block when statements are removed (leave_IndentedBlock
+        rebuilds each then)."""
+        nodes = list(self.replace)
+        if self.remove:
+            nodes += self.index.nodes(cst.IndentedBlock)
+        return nodes
+
     def _plan(self, node: cst.Module) -> None:
         self._assign_names: set[str] | None = None
         self.replace: dict[cst.CSTNode, cst.CSTNode] = {}
