@@ -310,6 +310,8 @@ def _rekey(
 
 class EagerTransform(FamilyTransform):
     FAMILY = "TFM4"
+    # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
+    UNIMPORTED_NAMES_UNCHANGED = True
     DESCRIPTION = "tf.contrib.eager, tf.contrib.summary and eager tf.layers -> TensorFlow 2"
 
     # --- module scan ---------------------------------------------------------------------------
