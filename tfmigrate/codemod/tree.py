@@ -176,6 +176,16 @@ def expression(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
 
 
+def keyword_arg(arg: cst.Arg, name: str) -> cst.Arg:
+    """``arg`` passed as ``name=`` (unchanged when it already is), written ``name=value``."""
+    if arg.keyword is not None and arg.keyword.value == name:
+        return arg
+    return arg.with_changes(
+        keyword=cst.Name(name),
+        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
+    )
+
+
 def full_name(node: cst.CSTNode) -> str | None:
     """``libcst.helpers.get_full_name_for_node`` (``tf.Graph().x`` -> ``tf.Graph.x``, quirks and
     all: ``(a + b).c`` -> ``None.c``), by exact type instead of a chain of abstract-class checks."""

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import expression, keyword_arg
 from tfmigrate.transforms import contrib_tables as T
 
 
@@ -41,13 +41,7 @@ def bind(call: cst.Call, order: tuple[str, ...], renames: dict[str, str] | None 
     return bound
 
 
-def keyword(arg: cst.Arg, name: str) -> cst.Arg:
-    if arg.keyword is not None and arg.keyword.value == name:
-        return arg
-    return arg.with_changes(
-        keyword=cst.Name(name),
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
+keyword = keyword_arg
 
 
 def new_arg(name: str, value: cst.BaseExpression) -> cst.Arg:

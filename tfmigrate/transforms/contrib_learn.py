@@ -14,7 +14,7 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import attribute_or_keyword, expression
+from tfmigrate.codemod.tree import attribute_or_keyword, expression, keyword_arg
 from tfmigrate.transforms import experiment_extras as extras
 
 _LEARN = "tensorflow.contrib.learn"
@@ -165,13 +165,7 @@ def bind(call: cst.Call, order: tuple[str, ...]) -> list[tuple[str, cst.Arg]]:
     return bound
 
 
-def _kw(arg: cst.Arg, name: str) -> cst.Arg:
-    if arg.keyword is not None and arg.keyword.value == name:
-        return arg
-    return arg.with_changes(
-        keyword=cst.Name(name),
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
+_kw = keyword_arg
 
 
 def _new_arg(name: str | None, value: cst.BaseExpression) -> cst.Arg:
