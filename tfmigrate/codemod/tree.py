@@ -186,6 +186,24 @@ def keyword_arg(arg: cst.Arg, name: str) -> cst.Arg:
     )
 
 
+def join_args(args: list[cst.Arg], trailing: bool = False, template: cst.Comma | None = None) -> list[cst.Arg]:
+    """Commas between the args (keeping existing ones and their whitespace); an arg that has none gets
+    ``template`` (the call's own separator, so one argument a line stays one argument a line), else
+    ``, ``; the last keeps its comma only when ``trailing``."""
+    between = template or cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    out = []
+    for i, arg in enumerate(args):
+        last = i == len(args) - 1
+        has = isinstance(arg.comma, cst.Comma)
+        if last:
+            if has and not trailing:
+                arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        elif not has:
+            arg = arg.with_changes(comma=between)
+        out.append(arg)
+    return out
+
+
 def full_name(node: cst.CSTNode) -> str | None:
     """``libcst.helpers.get_full_name_for_node`` (``tf.Graph().x`` -> ``tf.Graph.x``, quirks and
     all: ``(a + b).c`` -> ``None.c``), by exact type instead of a chain of abstract-class checks."""

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import expression, keyword_arg
+from tfmigrate.codemod.tree import expression, join_args, keyword_arg
 from tfmigrate.transforms import contrib_tables as T
 
 
@@ -46,23 +46,6 @@ keyword = keyword_arg
 
 def new_arg(name: str, value: cst.BaseExpression) -> cst.Arg:
     return keyword(cst.Arg(value=value), name)
-
-
-def join_args(args: list[cst.Arg], trailing: bool, template: cst.Comma | None = None) -> list[cst.Arg]:
-    """Commas between the args (keeping existing ones and their whitespace); an arg that has none gets
-    ``template`` (the call's own separator, so one argument a line stays one argument a line)."""
-    between = template or cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    out = []
-    for i, arg in enumerate(args):
-        last = i == len(args) - 1
-        has = isinstance(arg.comma, cst.Comma)
-        if last:
-            if has and not trailing:
-                arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        elif not has:
-            arg = arg.with_changes(comma=between)
-        out.append(arg)
-    return out
 
 
 def _has_comment(comma: cst.Comma | cst.MaybeSentinel) -> bool:

@@ -14,7 +14,7 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import attribute_or_keyword, expression, keyword_arg
+from tfmigrate.codemod.tree import attribute_or_keyword, expression, join_args, keyword_arg
 from tfmigrate.transforms import experiment_extras as extras
 
 _LEARN = "tensorflow.contrib.learn"
@@ -172,21 +172,6 @@ def _new_arg(name: str | None, value: cst.BaseExpression) -> cst.Arg:
     if name is None:
         return cst.Arg(value=value)
     return _kw(cst.Arg(value=value), name)
-
-
-def join_args(args: list[cst.Arg], trailing: bool = False) -> list[cst.Arg]:
-    """Commas between the args (keeping existing ones and their whitespace); the last keeps ``trailing``."""
-    out = []
-    for i, arg in enumerate(args):
-        last = i == len(args) - 1
-        has = isinstance(arg.comma, cst.Comma)
-        if last:
-            if has and not trailing:
-                arg = arg.with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        elif not has:
-            arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        out.append(arg)
-    return out
 
 
 class ContribLearnTransform(FamilyTransform):
