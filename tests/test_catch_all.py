@@ -109,3 +109,11 @@ def test_private_module_table_is_what_the_generator_makes(tmp_path):
     repo = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, str(repo / "tools" / "gen_tf_private.py"), "--out", str(out)], check=True)
     assert out.read_bytes() == renames.PRIVATE_FILE.read_bytes(), "tf215_private.json is stale: run tools/gen_tf_private.py"
+
+
+def test_the_mnist_tutorial_reader_names_its_replacement():
+    # in a large share of 2016-2018 programs; TF 2.15 ships no tensorflow/examples
+    source = "from tensorflow.examples.tutorials.mnist import input_data\nmnist = input_data.read_data_sets('MNIST_data/', one_hot=True)\n"
+    found = _manual(source)
+    assert [n for n, rule, _ in found if rule == "TFM503"] == [1, 2]
+    assert all("tf.keras.datasets.mnist.load_data()" in message and "one_hot" in message for _, _, message in found)

@@ -61,6 +61,12 @@ MODULE_HINTS = {
     "contrib.image.*": "tf.image / TensorFlow Addons (tfa.image)",
     "contrib.crf.*": "TensorFlow Addons (tfa.text.crf_*)",
     "contrib.*": "no 2.15 equivalent in core TensorFlow (contrib was removed): look in tf.*, TensorFlow Addons, or vendor the code",
+    "examples.tutorials.mnist.*": (
+        "tf.keras.datasets.mnist.load_data() (uint8 images in [0, 255], 28x28, integer labels; the legacy "
+        "read_data_sets gave float32 in [0, 1], flattened to 784, one-hot with one_hot=True, and a 5,000-image "
+        "validation split) with the reshaping written out; or tensorflow_datasets"
+    ),
+    "examples.*": "the tensorflow/examples sources are not shipped with TensorFlow 2.15: copy the code you use",
     "flags.*": "tf.compat.v1.flags / absl.flags",
     "app.flags.*": "absl.flags",
 }
