@@ -176,6 +176,29 @@ def expression(code: str) -> cst.BaseExpression:
     return cst.parse_expression(code)
 
 
+def is_docstring(statement: cst.CSTNode) -> bool:
+    """A statement line holding only a string (a module's, class's or function's docstring)."""
+    return (
+        type(statement) is cst.SimpleStatementLine
+        and len(statement.body) == 1
+        and type(statement.body[0]) is cst.Expr
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def is_import_block(statement: cst.CSTNode) -> bool:
+    """Imports only: an import line, an import in a one-line suite, or a try/if whose body imports
+    (``try: import cPickle as pickle``): where code written after the imports must go past."""
+    if isinstance(statement, (cst.Import, cst.ImportFrom)):
+        return True
+    if isinstance(statement, cst.SimpleStatementLine):
+        return all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
+    if isinstance(statement, (cst.Try, cst.If)):
+        inner = statement.body.body
+        return bool(inner) and all(is_import_block(s) for s in inner)
+    return False
+
+
 def keyword_arg(arg: cst.Arg, name: str) -> cst.Arg:
     """``arg`` passed as ``name=`` (unchanged when it already is), written ``name=value``."""
     if arg.keyword is not None and arg.keyword.value == name:

@@ -26,7 +26,7 @@ import libcst as cst
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
 from tfmigrate.transforms import contrib_tables as T
 from tfmigrate.transforms.contrib_calls import CallRewrites, Unsupported, bool_literal, code
 from tfmigrate.transforms.contrib_vendored import NEEDS, helper_name, helper_source
@@ -505,23 +505,12 @@ def _strip_blank(lines) -> tuple:  # type: ignore[no-untyped-def]
     return tuple(lines)
 
 
-def _is_import_line(statement: cst.CSTNode) -> bool:
-    if isinstance(statement, cst.SimpleStatementLine):
-        return all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
-    if isinstance(statement, (cst.Try, cst.If)):
-        inner = statement.body.body
-        return bool(inner) and all(_is_import_line(s) for s in inner)
-    return False
-
-
 def _after_imports(body: list[cst.BaseStatement]) -> int:
     """Index after the module's docstring and its first block of imports (the helpers are only
     called later, so they need nothing that comes after)."""
     at = 0
-    if body and isinstance(body[0], cst.SimpleStatementLine) and len(body[0].body) == 1 and isinstance(
-        body[0].body[0], cst.Expr
-    ) and isinstance(body[0].body[0].value, (cst.SimpleString, cst.ConcatenatedString)):
+    if body and is_docstring(body[0]):
         at = 1
-    while at < len(body) and _is_import_line(body[at]):
+    while at < len(body) and is_import_block(body[at]):
         at += 1
     return at

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tfmigrate.codemod.tree import is_docstring
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.transforms.eager_rnn import CUDNN_CLASSES
 from tfmigrate.transforms.eager_rnn import template as cudnn_template
@@ -212,7 +213,7 @@ class EagerHelpers:
         )
         position = 0  # after the imports (and docstring) the module starts with, never after the first use
         for i, statement in enumerate(body[:first]):
-            if not (_is_import(statement) or (i == 0 and _is_docstring(statement))):
+            if not (_is_import(statement) or (i == 0 and is_docstring(statement))):
                 break
             position = i + 1
         helpers = self.definitions(transform._tfname(), updated.default_indent)
@@ -240,15 +241,6 @@ def _base(symbol: str) -> str:
 def _is_import(statement: cst.CSTNode) -> bool:
     return isinstance(statement, cst.SimpleStatementLine) and all(
         isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body
-    )
-
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
     )
 
 

@@ -36,7 +36,7 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import expression, is_docstring
 
 NAMED_ARGS = ("mode", "params", "config")  # passed by name to a legacy model_fn that declares them
 # optimizer names of optimize_loss (OPTIMIZER_CLS_NAMES) -> the TF1 class TF 2.15 still has
@@ -480,7 +480,7 @@ class ModelFnPlanner:
         body = fn.body
         assert isinstance(body, cst.IndentedBlock)
         statements = list(body.body)
-        start = 1 if statements and _is_docstring(statements[0]) else 0
+        start = 1 if statements and is_docstring(statements[0]) else 0
         head = [_statement(code) for code in prologue]
         rest = [_ReturnSwap(returns).visit_statement(s) for s in statements[start:]]
         flat = []
@@ -936,12 +936,6 @@ def _target_names(target: cst.BaseExpression) -> list[str]:
             out += _target_names(element.value)
         return out
     return []
-
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-            and isinstance(statement.body[0], cst.Expr)
-            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
 
 
 class _ReturnSwap:

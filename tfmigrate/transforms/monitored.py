@@ -37,7 +37,7 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import TreeIndex, expression
+from tfmigrate.codemod.tree import TreeIndex, expression, is_docstring
 from tfmigrate.transforms.device_functions import DEVICE, device_call
 
 
@@ -410,7 +410,7 @@ class MonitoredSessionTransform(FamilyTransform):
             return
         start = 0
         for i, stmt in enumerate(body[:first]):
-            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or self._is_docstring(stmt) or (
+            if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)) or is_docstring(stmt) or (
                 isinstance(stmt, cst.SimpleStatementLine) and any(isinstance(b, (cst.Import, cst.ImportFrom)) for b in stmt.body)
             ):
                 start = i + 1
@@ -507,7 +507,7 @@ class MonitoredSessionTransform(FamilyTransform):
         self._datasets.append(self._dataset_names(node.body))
         if self.enabled("TFM301") and isinstance(node.body, cst.IndentedBlock):
             body = list(node.body.body)
-            offset = 1 if body and self._is_docstring(body[0]) else 0
+            offset = 1 if body and is_docstring(body[0]) else 0
             self._try_plan(node, body[offset:], node)
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
@@ -516,19 +516,11 @@ class MonitoredSessionTransform(FamilyTransform):
         if plan is None:
             return updated
         full = list(updated.body.body)
-        offset = 1 if self._is_docstring(full[0]) else 0
+        offset = 1 if is_docstring(full[0]) else 0
         body = full[offset:]
         new = self._generate(plan, body, self._indent_of(original.body.body[offset]), body[0].leading_lines)
         return updated.with_changes(body=updated.body.with_changes(body=full[:offset] + new + body[plan.session_end :]))
 
-    @staticmethod
-    def _is_docstring(stmt: cst.CSTNode) -> bool:
-        return (
-            isinstance(stmt, cst.SimpleStatementLine)
-            and len(stmt.body) == 1
-            and isinstance(stmt.body[0], cst.Expr)
-            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-        )
 
     def _root(self, expr: cst.BaseExpression, datasets: set[str]) -> bool:
         while True:

@@ -31,7 +31,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, ScopeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import full_name
+from tfmigrate.codemod.tree import full_name, is_docstring, is_import_block
 from tfmigrate.codemod.walk import transform
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "tf215_names.json"
@@ -681,11 +681,11 @@ class CompatV1Renames(FamilyTransform):
         for i, statement in enumerate(original.body):
             if statement is self.first_tf_statement:
                 break
-            if _is_import_statement(statement):
+            if is_import_block(statement):
                 last = i + 1
         if last == 0:  # no import before: after a docstring / __future__ imports
             for i, statement in enumerate(original.body):
-                if _is_docstring(statement) and i == 0:
+                if is_docstring(statement) and i == 0:
                     last = 1
         return sum(self.expanded.get(id(s), 1) for s in original.body[:last])
 
@@ -715,22 +715,3 @@ def _given_var_list(call: cst.CSTNode | None, func: cst.CSTNode) -> bool:
         and any(a.keyword is not None and a.keyword.value == "var_list" for a in call.args)
     )
 
-
-def _is_import_statement(statement: cst.CSTNode) -> bool:
-    if isinstance(statement, (cst.Import, cst.ImportFrom)):  # inside a one-line suite
-        return True
-    if isinstance(statement, cst.SimpleStatementLine):
-        return all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body)
-    if isinstance(statement, (cst.Try, cst.If)):
-        inner = statement.body.body
-        return bool(inner) and all(_is_import_statement(s) for s in inner)
-    return False
-
-
-def _is_docstring(statement: cst.CSTNode) -> bool:
-    return (
-        isinstance(statement, cst.SimpleStatementLine)
-        and len(statement.body) == 1
-        and isinstance(statement.body[0], cst.Expr)
-        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
-    )
