@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from tfmigrate import __version__
+from tfmigrate.codemod.rule import CATALOG_DIR
 from tfmigrate.report.model import FileResult, Finding
 
 DEFAULT_DIRECTORY = ".tfmigrate_cache"
@@ -48,6 +49,10 @@ def _code_fingerprint() -> str:
     for path in sorted(p for p in _PACKAGE.rglob("*") if p.suffix in (".py", ".toml", ".json")):
         stat = path.stat()
         h.update(f"{path.relative_to(_PACKAGE)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    if not CATALOG_DIR.is_relative_to(_PACKAGE):  # a checkout's top-level rules/ (installed: inside the package)
+        for path in sorted(CATALOG_DIR.glob("*.toml")):
+            stat = path.stat()
+            h.update(f"rules/{path.name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
