@@ -208,3 +208,19 @@ def test_report_samples_under_a_minute() -> None:
     assert lines[-1].startswith("write it as a file: --html")  # the summary ends the output
     text = " ".join(proc.stdout.split())
     assert "checkpoint directories no estimator names as model_dir: samples/checkpoints/" in text
+
+
+@pytest.mark.slow
+def test_the_command_shows_the_same_counts_in_all_five_formats(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    from tests import formats
+
+    proc, out = reported
+    shown = {
+        "terminal": formats.from_terminal(proc.stdout),
+        "json": formats.from_json((out / "r.json").read_text(encoding="utf-8")),
+        "sarif": formats.from_sarif((out / "r.sarif").read_text(encoding="utf-8")),
+        "markdown": formats.from_markdown((out / "r.md").read_text(encoding="utf-8")),
+        "html": formats.from_html((out / "r.html").read_text(encoding="utf-8")),
+    }
+    assert all(counts == shown["json"] for counts in shown.values()), shown
+    assert shown["json"]["fixable"] > 0 and shown["json"]["incompatible"] == 1

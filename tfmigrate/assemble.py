@@ -59,9 +59,8 @@ class EstimatorSite:
 
     def relabel(self, text: str) -> str:
         """Text from the child with the target and the scratch copy named as the user knows them."""
-        if self.where == self.path:
-            return text
-        return text.replace(self.spec, self.shown).replace(self.where, self.path)
+        text = text.replace(self.spec, self.shown)
+        return text if self.where == self.path else text.replace(self.where, self.path)
 
 
 def migrated_sources(report: Report) -> dict[str, tuple[bytes, bool]]:

@@ -15,7 +15,7 @@ from importlib import resources
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Mode, Outcome, Report
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 ROW_CLASS = {Concern.BAD: "row-bad", Concern.WARN: "row-warn", Concern.OK: "row-ok"}
@@ -127,10 +127,9 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     out.append(_card(s.files, "files scanned"))
     out.append(_card(s.changed, f"files {report.changed_label}", "warn" if s.changed else "good"))
     out.append(_card(s.findings, "findings"))
-    if report.mode is Mode.WRITE or s.fixed:
-        out.append(_card(s.fixed, f"{Fix.FIXED}: {FIX_MEANING[Fix.FIXED]}", "good"))
-    out.append(_card(s.fixable, f"{Fix.FIXABLE}: {FIX_MEANING[Fix.FIXABLE]}", "warn" if s.fixable else "good"))
-    out.append(_card(s.manual, f"{Fix.MANUAL}: manual steps", "bad" if s.manual else "good"))
+    for fix, count, tone in ((Fix.FIXED, s.fixed, ""), (Fix.FIXABLE, s.fixable, "warn" if s.fixable else "good"),
+                             (Fix.MANUAL, s.manual, "bad" if s.manual else "good")):
+        out.append(_card(count, f"{fix}: {FIX_MEANING[fix]}", tone))
     out.append(_card(s.errors, "errors", "bad" if s.errors else "good"))
     if checkpoints:
         out.append(_card(f"{s.checkpoints - s.incompatible}/{s.checkpoints}", "checkpoints compatible", "bad" if s.incompatible else "good"))
