@@ -27,10 +27,10 @@ from typing import Any
 
 from tfmigrate import __version__
 from tfmigrate.codemod.rule import CATALOG_DIR
-from tfmigrate.report.model import FileResult, Finding
+from tfmigrate.results import FileResult, Finding
 
 DEFAULT_DIRECTORY = ".tfmigrate_cache"
-FORMAT = 1
+FORMAT = 2  # 2: a finding's fix is one of fixed/fixable/manual, with its safety
 KEEP = 4  # cache files kept (one per tool version and options); older ones are removed
 _CACHE_NAME = re.compile(r"[0-9a-f]{32}\.json")
 _PACKAGE = Path(__file__).resolve().parent.parent

@@ -30,10 +30,10 @@ from tfmigrate.codemod.notebook import Notebook
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
-from tfmigrate.report.model import FileResult, Finding
-from tfmigrate.report.text import visible
+from tfmigrate.results import FileResult, Finding, Fix, FixSafety
+from tfmigrate.visible import visible
 # the options, the prefilter and the parallel run live in runner (no libcst there); re-exported here
-from tfmigrate.codemod.runner import Mode, Options, default_jobs, run, wanted  # noqa: F401
+from tfmigrate.codemod.runner import Mode, Options, default_jobs, fix_safety, run, wanted  # noqa: F401
 
 _PY2 = re.compile(
     r"^\s*(print\s+[^\s(=]|print\s*$|exec\s+[\"'\w]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)|`|<>|\b0[0-7]+\b|\b\d+L\b|ur[\"']"
@@ -329,7 +329,7 @@ def _one_pass(
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path, facts=facts), family_rules, suppressions(current_code), sink, catalog.ids
+            Context(filename=path, facts=facts, run_rules=enabled), family_rules, suppressions(current_code), sink, catalog.ids
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)
@@ -534,6 +534,7 @@ def _process_file(path: Path, options: Options) -> FileResult:
         "changed" if result.changed else "unchanged",
         findings=_findings(result.new_findings if write else result.findings, shown, write, catalog),
         diff=unified_diff(shown, result) if result.changed and options.diffs else None,
+        new_text=result.new if options.keep_text_with is not None and options.keep_text_with in result.new else None,
     )
 
 
@@ -587,10 +588,11 @@ def _findings(
                 line=line,
                 col=f.col,
                 message=message,
-                fixable=f.fixable,
-                fixed=write and f.fixable,
+                fix=Fix.of(f.fixable, written=write),
+                safety=fix_safety(catalog.rules[f.rule]) if f.fixable else FixSafety.NONE,
                 cell=cell,
             )
         )
     findings.sort(key=Finding.sort_key)
     return findings
+

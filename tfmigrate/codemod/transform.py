@@ -98,6 +98,7 @@ class Context:
     filename: str = "<string>"
     wrapper: MetadataWrapper | None = None
     facts: set[str] = field(default_factory=set, hash=False, compare=False)
+    run_rules: frozenset[str] = frozenset()  # every rule enabled in this run (a message may depend on what else ran)
 
 
 class FamilyTransform(cst.CSTTransformer):
