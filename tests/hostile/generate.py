@@ -54,9 +54,10 @@ def _suffixed(source: str, suffix: str) -> str:
     return "".join(lines)
 
 
-def tf1_module(lines: int) -> str:
-    """About ``lines`` lines of legacy TensorFlow code (whole sample programs, so a little more)."""
-    sources = [p.read_text() for p in sorted(SAMPLES.glob("*/legacy.py"))]
+def tf1_module(lines: int, exclude: tuple[str, ...] = ()) -> str:
+    """About ``lines`` lines of legacy TensorFlow code (whole sample programs, so a little more;
+    ``exclude``: sample names left out)."""
+    sources = [p.read_text() for p in sorted(SAMPLES.glob("*/legacy.py")) if p.parent.name not in exclude]
     out: list[str] = []
     count = copy = 0
     while count < lines:

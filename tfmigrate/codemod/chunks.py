@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import re
 import sys
 import tokenize
 from collections.abc import Callable
@@ -43,6 +44,7 @@ from tfmigrate.codemod.tree import is_docstring, is_import_block
 THRESHOLD_LINES = 4_000  # modules longer than this are rewritten in chunks
 CHUNK_LINES = 1_500  # about this many lines a chunk (whole top-level statements)
 MARKER = b"__tfmigrate_chunk__ = 0"
+_CITED = re.compile(r"\bline (\d+(?:, \d+)*)")  # "line 25", "line 12, 15" in a finding's message
 
 
 class Unchunkable(Exception):
@@ -60,19 +62,19 @@ class Plan:
 @dataclass
 class _Statement:
     first: int  # its first line
-    opens: bool  # a good place to cut before: an import, a def or class, a decorator, a lone string
+    opens: int  # how good a place to cut before: 2 an import or a lone string (a new program's docstring), 1 a def, class or decorator
     names: set[str]
 
 
-_OPENERS = frozenset({"import", "from", "def", "class", "async", "@"})
+_OPENERS = {"import": 2, "from": 2, "def": 1, "class": 1, "async": 1, "@": 1}
 
 
 def plan(data: bytes, threshold: int = THRESHOLD_LINES, chunk_lines: int = CHUNK_LINES) -> Plan | None:
     """Where to cut ``data``; None when it is short or cannot be cut safely.
 
-    A chunk ends after ``chunk_lines`` lines, before the next statement that starts a new unit of
-    code (an import, a definition, a decorator, a docstring-like string), or after twice as many
-    lines before any statement."""
+    A chunk ends after ``chunk_lines`` lines before an import or a lone string (where another
+    program starts, in a file of several), after 1.5 times as many before a definition, or after
+    twice as many before any statement."""
     if data.count(b"\n") <= threshold:
         return None
     try:
@@ -91,7 +93,7 @@ def plan(data: bytes, threshold: int = THRESHOLD_LINES, chunk_lines: int = CHUNK
     size = 0
     for previous, statement in zip(statements[first_body:], statements[first_body + 1 :]):
         size += statement.first - previous.first
-        if (size >= chunk_lines and statement.opens) or size >= 2 * chunk_lines:
+        if size >= chunk_lines * (4 - statement.opens) // 2:  # x1 before an import, x1.5 before a def, x2 anywhere
             cut = _leading_comments(lines, statement.first, previous.first)
             if cut > starts[-1]:
                 starts.append(cut)
@@ -122,7 +124,7 @@ def _statements(text: str) -> list[_Statement]:
 
     def start(token: tokenize.TokenInfo) -> set[str]:
         nonlocal current
-        current = _Statement(token.start[0], token.string in _OPENERS or token.type == tokenize.STRING, set())
+        current = _Statement(token.start[0], 2 if token.type == tokenize.STRING else _OPENERS.get(token.string, 0), set())
         out.append(current)
         return current.names
 
@@ -277,7 +279,9 @@ def _rewrite_chunk(
     kept = []
     for f, g in zip(result.findings, result.new_findings):  # type: ignore[attr-defined]
         if f.line > h + 1 and g.line > out_h + 1:
-            kept.append((_at(f, f.line - h - 1 + the_plan.starts[k] - 1), _at(g, g.line - out_h - 1)))
+            shift = the_plan.starts[k] - h - 2  # a line of the chunk's module -> the file's
+            message = _CITED.sub(lambda m: "line " + ", ".join(str(int(n) + shift if int(n) > h + 1 else n) for n in m.group(1).split(", ")), f.message)
+            kept.append((_at(f, f.line + shift, message), _at(g, g.line - out_h - 1, message)))
         elif f.line <= h and g.line <= out_h:
             if k == 0:  # the header's findings, once
                 kept.append((f, g))
@@ -320,5 +324,5 @@ def _marker_at(new: bytes, marker: bytes) -> int:
     return at
 
 
-def _at(finding: RawFinding, line: int) -> RawFinding:
-    return RawFinding(finding.rule, line, finding.col, finding.message, finding.fixable)
+def _at(finding: RawFinding, line: int, message: str | None = None) -> RawFinding:
+    return RawFinding(finding.rule, line, finding.col, finding.message if message is None else message, finding.fixable)
