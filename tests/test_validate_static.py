@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.report.cli import apply_diff
+from tfmigrate.cli.report import apply_diff
 from tfmigrate.validate import static, targets
 
 
@@ -174,7 +174,7 @@ def test_without_tensorflow_the_child_says_how_to_install_it(tmp_path: Path) -> 
 
 
 def test_report_prefers_a_builder_function_over_an_unbuildable_construction(tmp_path: Path) -> None:
-    from tfmigrate.report.cli import builder_function, find_estimators
+    from tfmigrate.cli.report import builder_function, find_estimators
 
     code = textwrap.dedent(
         '''

@@ -349,7 +349,7 @@ def _one_pass(
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path, facts=facts), family_rules, suppressions(current_code), sink
+            Context(filename=path, facts=facts), family_rules, suppressions(current_code), sink, catalog.ids
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)

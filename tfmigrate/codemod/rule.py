@@ -32,7 +32,7 @@ import importlib
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -96,6 +96,11 @@ class Family:
 class Catalog:
     families: tuple[Family, ...]
     rules: dict[str, Rule] = field(default_factory=dict)
+
+    @cached_property
+    def ids(self) -> frozenset[str]:
+        """Every rule id of the catalog."""
+        return frozenset(self.rules)
 
     def selected(self, select: tuple[str, ...] | None, ignore: tuple[str, ...] = ()) -> frozenset[str]:
         """Rule ids enabled by --select/--ignore (ids or prefixes such as ``TFM1``)."""

@@ -275,7 +275,7 @@ def run_validations(sites: list[EstimatorSite], steps: int, say) -> list[dict]:
         say(f"validating {shown_target(s)} ({steps} steps)")
         err = make_console(stderr=True)
         if err.is_terminal:
-            from tfmigrate.validate.cli import ProgressView
+            from tfmigrate.cli.validate import ProgressView
 
             with ProgressView(err) as view:
                 r = run_validation(s.spec, device="auto", steps=steps, on_event=view)
@@ -330,7 +330,7 @@ def _shape(value: Any) -> str:
 
 def print_terminal(report: Report, out: Console, notes: list[str] = ()) -> None:
     from tfmigrate.report import console as view
-    from tfmigrate.validate.cli import stages_table, verdict_line
+    from tfmigrate.cli.validate import stages_table, verdict_line
 
     report = view.visible_report(report)  # names and code from the user's files: control characters shown
     out.print(summary_view(report))
@@ -467,7 +467,7 @@ def report(
     Exit 0 nothing left to do, 1 work remains (changes, manual findings, incompatible checkpoints,
     failed validation), 2 errors.
     """
-    from tfmigrate.cli import emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob
+    from tfmigrate.cli.common import emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob
     from tfmigrate.codemod.runner import Options, default_jobs
 
     refuse_clobbering({"--html": html_out, "--markdown": md_out, "--json": json_out, "--sarif": sarif_out}, (path, *checkpoints))
