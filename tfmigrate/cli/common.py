@@ -93,8 +93,10 @@ def emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from tfmigrate.codemod.files import write_output
+
     try:
-        output.write_text(text, encoding="utf-8")
+        write_output(output, text.encode("utf-8"))  # atomically: never a half-written report
     except OSError as exc:  # exit 2 (an error), not click's 1 (which means "changes needed")
         click.echo(f"tfmigrate: error: cannot write {output}: {exc.strerror or exc}", err=True)
         sys.exit(2)

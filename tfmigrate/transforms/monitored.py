@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
+from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, expression, is_docstring
@@ -392,6 +393,7 @@ class MonitoredSessionTransform(FamilyTransform):
         self._alias, self._compat = tensorflow_aliases(node)
         self._call_matches: dict[frozenset[str], list[cst.Call]] = {}
         self._names = {n.value for n in self.index.nodes(cst.Name)}  # apply() indexes the module it visits
+        self._names |= READ_ELSEWHERE.get()  # and the names of a huge module's other chunks (unique() avoids them)
         self._plans: dict[int, Plan] = {}  # id(owner) -> plan
         self._planned_mts: set[int] = set()
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
