@@ -60,13 +60,13 @@ def stderr_console() -> Console:
 
 
 def run_with_progress(paths: tuple[Path, ...], options: Any, excludes: tuple[str, ...]) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from tfmigrate.codemod import runner
 
     err = stderr_console()
     if not err.is_terminal:
         return runner.run(paths, options, excludes)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # a bar only on a terminal
+
     with Progress(TextColumn("[bold]tfmigrate"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True) as progress:
         task = progress.add_task("files", total=None)
 

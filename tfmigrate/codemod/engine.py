@@ -367,6 +367,8 @@ def _one_pass(
                 f"internal error in the {family.prefix} rules ({type(exc).__name__}: {exc} at "
                 f"{Path(where.filename).name}:{where.lineno}); file left unchanged, please report it",
             ) from None
+        edits_index = family_transform.imports.indexed
+        family_transform.release()  # its trees go with reference counting, not the collector
         staged.extend((f, current_code) for f in sink)
         if not any(f.fixable for f in sink):  # every change is explained by an applied fix
             continue
@@ -374,7 +376,7 @@ def _one_pass(
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions
-            indexed = family_transform.imports.indexed
+            indexed = edits_index
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data
