@@ -33,7 +33,6 @@ from tfmigrate.rule_ids import TFM130
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
-RULE = TFM130
 VALIDATION_ORDER = ("x", "y", "input_fn", "batch_size")  # stable in every TF 1.x release; the rest by keyword
 VALIDATION_KEYWORDS = {
     "x", "y", "input_fn", "batch_size", "eval_steps", "every_n_steps", "metrics", "hooks", "early_stopping_rounds",
@@ -94,7 +93,7 @@ class Converter:
         return _list(new)
 
     def _manual(self, node: cst.CSTNode, why: str) -> None:
-        self.t.flag(self.fit, RULE, f"fit(monitors=...): {why}; turn the contrib.learn monitors into "
+        self.t.flag(self.fit, TFM130, f"fit(monitors=...): {why}; turn the contrib.learn monitors into "
                     "tf.estimator hooks by hand (ValidationMonitor: tf.estimator.experimental.InMemoryEvaluatorHook("
                     "estimator, input_fn of a tf.data.Dataset, every_n_iter=...) plus, for early stopping, "
                     "tf.estimator.experimental.stop_if_no_decrease_hook(estimator, 'loss', rounds, run_every_secs=None, "

@@ -25,12 +25,12 @@ from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import (
-    TFM101, TFM102, TFM103, TFM104, TFM105, TFM106, TFM107, TFM108, TFM109, TFM110, TFM112, TFM113,
+    TFM101, TFM102, TFM103, TFM104, TFM105, TFM106, TFM107, TFM108, TFM109, TFM110, TFM112, TFM113, TFM130,
 )
 from tfmigrate.transforms.learn_models import ModelCalls
 from tfmigrate.transforms.model_fn import PREDICTS, ModelFnPlanner, list_receiver
 from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
-from tfmigrate.transforms.estimator_monitors import RULE as MONITORS_RULE, Converter as MonitorConverter
+from tfmigrate.transforms.estimator_monitors import Converter as MonitorConverter
 from tfmigrate.transforms.estimator_flow import combined_optimizers
 from tfmigrate.transforms.estimators_defaults import (
     LEARN,
@@ -1146,7 +1146,7 @@ class EstimatorTransform(FamilyTransform):
                 self.flag(call, TFM104, "fit() without data: rewrite as train(input_fn=..., steps=...)")
                 return
             monitors = None
-            if "monitors" in bound and self._allowed(call, MONITORS_RULE):  # TFM130, transforms/estimator_monitors.py
+            if "monitors" in bound and self._allowed(call, TFM130):  # transforms/estimator_monitors.py
                 monitors = MonitorConverter(self, est, call)
                 hooks = monitors.hooks(bound["monitors"])
                 bound["monitors"] = hooks if hooks is not None else bound["monitors"]
@@ -1162,7 +1162,7 @@ class EstimatorTransform(FamilyTransform):
         if self.fix(call, TFM104, f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
             self._apply(call, _layout(call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args)))
             if not legacy_tfx and monitors:
-                if self.fix(call, MONITORS_RULE, "fit(monitors=[...]) -> train(hooks=[...]): " + "; ".join(monitors.notes)):
+                if self.fix(call, TFM130, "fit(monitors=[...]) -> train(hooks=[...]): " + "; ".join(monitors.notes)):
                     self.remove.update(monitors.removals)
             elif not legacy_tfx and monitors is False:
                 pass  # TFM130 said what to do by hand
