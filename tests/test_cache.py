@@ -14,6 +14,7 @@ import tfmigrate.codemod.engine as engine
 from tfmigrate.codemod import cache as cache_module
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.codemod.runner import Options, run
+from tfmigrate.report.json_format import data
 
 LEGACY = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\nsess = tf.Session()\n"
 OTHER = "import tensorflow as tf\nw = tf.Variable(tf.zeros([3]))\ninit = tf.initialize_all_variables()\n"
@@ -49,7 +50,7 @@ def options(tmp: Path, select: tuple[str, ...] | None = None, mode: str = "check
 
 
 def as_json(report) -> str:  # type: ignore[no-untyped-def]
-    return json.dumps(report.to_dict(), sort_keys=True) + "".join(str(f.diff) for f in report.files)
+    return json.dumps(data(report), sort_keys=True) + "".join(str(f.diff) for f in report.files)
 
 
 def test_unchanged_files_are_not_processed_again_and_give_the_same_results(tree, processed):

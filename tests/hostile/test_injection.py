@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfmigrate.report.markdown import _cell, _code, _fence
-from tfmigrate.report.text import visible
+from tfmigrate.visible import visible
 
 from .helpers import LEGACY, run_tfmigrate as tfm
 

@@ -98,6 +98,7 @@ class Context:
     filename: str = "<string>"
     wrapper: MetadataWrapper | None = None
     facts: set[str] = field(default_factory=set, hash=False, compare=False)
+    run_rules: frozenset[str] = frozenset()  # every rule enabled in this run (a message may depend on what else ran)
 
 
 class FamilyTransform(cst.CSTTransformer):
@@ -156,6 +157,15 @@ class FamilyTransform(cst.CSTTransformer):
             # run alive until the garbage collector came by.
             self._scopes = Scopes(self.index, _libcst_scopes(self.context.wrapper), _lines_in(self.index))
         return self._scopes
+
+    def release(self) -> None:
+        """Drop everything this transform holds once the engine is done with it: a transform often
+        refers to itself (bound methods in its tables, callbacks it hands out) and its scopes to
+        one another, and so to the trees it saw, which then wait for the garbage collector instead
+        of going with reference counting."""
+        if self._scopes is not None:
+            self._scopes.release()
+        vars(self).clear()
 
     def remove_imports_of(self, node: cst.CSTNode) -> None:
         """Drop the imports ``node`` (of the tree being transformed) reads, if unused afterwards."""

@@ -613,11 +613,22 @@ class CompatV1Renames(FamilyTransform):
         message = f"{shown(rel)} does not exist in TensorFlow 2.15 (neither tf nor tf.compat.v1)"
         if hint is None:
             message += "; no known replacement: port it by hand"
+        elif hint.startswith("see TFM"):
+            message += f"; {self._family_hint(hint)}"
         elif hint.startswith(("see ", "no ")):
             message += f"; {hint}"
         else:
             message += f"; replacement: {hint}"
         self.flag(node, TFM503, message)
+
+    def _family_hint(self, hint: str) -> str:
+        """``see TFM1xx: run the TFM1 rules ...`` is true only where those rules did not run (``--select``
+        left them out); where they ran, what is left is what no rule of theirs rewrites."""
+        family = hint[len("see ") :].split("xx", 1)[0]  # "TFM1"
+        if not any(rule.startswith(family) for rule in self.context.run_rules):
+            return hint
+        return (f"no {family} rule rewrites it (they ran: `tfmigrate rules {family}` lists what they cover): "
+                "port it by hand")
 
     # --- the module ------------------------------------------------------------------------------
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
