@@ -26,6 +26,7 @@ from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.rule_ids import TFM131, TFM133, TFM134
 from tfmigrate.transforms import estimator_sklearn as sklearn
+from tfmigrate.transforms.builders import code_of
 from tfmigrate.transforms.model_fn import list_holds
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -342,18 +343,14 @@ def path_cleared(t: EstimatorTransform, est: Est, save: cst.Call, path: cst.Base
     """A call between the constructor and ``save(path)`` that deletes or (re)creates ``path`` (the program
     cleans the directory before saving): with model_dir=path it would delete the checkpoints train()
     wrote there. Compared by the path's code text."""
-    text = _code(path)
+    text = code_of(path)
     first, last = t._line(est.call), t._line(save)
     for call in t.index.nodes(cst.Call):
         if (t.qualified_name(call.func) or "") not in CLEARING_CALLS or not call.args:
             continue
-        if first <= t._line(call) <= last and _code(call.args[0].value) == text:
+        if first <= t._line(call) <= last and code_of(call.args[0].value) == text:
             return call
     return None
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 LAZY_CONSUMERS = {"builtins.next", "itertools.islice", "itertools.takewhile", "itertools.dropwhile"}
@@ -436,8 +433,8 @@ def decay_schedule(t: EstimatorTransform, value: cst.BaseExpression) -> cst.Base
     if not (isinstance(staircase, cst.Name) and staircase.value in ("True", "False")):
         return None
     return expression(
-        f"tf.keras.optimizers.schedules.{DECAYS[last]}({_code(bound['learning_rate'])}, "
-        f"decay_steps={_code(bound['decay_steps'])}, decay_rate={_code(bound['decay_rate'])}, "
+        f"tf.keras.optimizers.schedules.{DECAYS[last]}({code_of(bound['learning_rate'])}, "
+        f"decay_steps={code_of(bound['decay_steps'])}, decay_rate={code_of(bound['decay_rate'])}, "
         f"staircase={staircase.value})"
     )
 

@@ -22,10 +22,12 @@ from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_above
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
-from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import (
     TFM101, TFM102, TFM103, TFM104, TFM105, TFM106, TFM107, TFM108, TFM109, TFM110, TFM112, TFM113, TFM130,
+)
+from tfmigrate.transforms.builders import (
+    Substitute, append_args, bind_args, build_call, code_of, int_value, kwarg, layout_call, str_value,
 )
 from tfmigrate.transforms.learn_models import ModelCalls
 from tfmigrate.transforms.model_fn import PREDICTS, ModelFnPlanner, list_receiver
@@ -36,13 +38,13 @@ from tfmigrate.transforms.estimators_defaults import (
     LEARN,
     LEARN_DNN_RATE,
     LOST,
+    NUMPY_INPUT_FN,
     OPTIMIZER_NAMES,
     SKFLOW,
     TF1_OPTIMIZERS,
     LegacyClass,
 )
 
-NUMPY_INPUT_FN = "tf.compat.v1.estimator.inputs.numpy_input_fn"
 FEATURE_KEY = "x"
 MEAN_LOSS = "tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE"  # the legacy heads averaged the loss over the batch
 SUM_LOSS = "tf.keras.losses.Reduction.SUM"  # TF 1.x tf.estimator canned estimators summed it
@@ -55,103 +57,6 @@ TF1_MARKERS = re.compile(
     r"|get_global_step)\b|make_one_shot_iterator|make_initializable_iterator|contrib\.learn|skflow"
 )
 _LEGACY_MODULES = ("skflow", "tensorflow.contrib.skflow", "tensorflow.contrib.learn")
-
-
-def _expr(code: str) -> cst.BaseExpression:
-    return expression(code)
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
-def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(
-        value=value,
-        keyword=cst.Name(name),
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
-
-
-def _call(func: str, args: list[cst.Arg]) -> cst.Call:
-    fixed = []
-    for i, arg in enumerate(args):
-        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(args) - 1 else cst.MaybeSentinel.DEFAULT
-        fixed.append(arg.with_changes(comma=comma))
-    return cst.Call(func=_expr(func), args=fixed)
-
-
-def _layout(
-    call: cst.Call, depth: int = 1, limit: int = 100, nested: bool = True, lengths: dict[int, int] | None = None
-) -> cst.Call:
-    """One argument a line when the call is long (the block's own indentation is added by libcst)."""
-    lengths = lengths or code_lengths(call)  # of the call and everything in it, one-line
-    if lengths[id(call)] <= limit or not call.args:
-        return call
-
-    def newline(indent: str) -> cst.ParenthesizedWhitespace:
-        return cst.ParenthesizedWhitespace(
-            first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True, last_line=cst.SimpleWhitespace(indent)
-        )
-
-    inner, outer = "    " * depth, "    " * (depth - 1)
-    args = []
-    for i, arg in enumerate(call.args):
-        value = arg.value
-        if nested and isinstance(value, cst.Call) and lengths[id(value)] + len(inner) + 12 > limit:
-            value = _layout(value, depth + 1, limit, lengths=lengths)
-        last = i == len(call.args) - 1
-        args.append(arg.with_changes(value=value, comma=cst.Comma(whitespace_after=newline(outer if last else inner))))
-    return call.with_changes(whitespace_before_args=newline(inner), args=args)
-
-
-def _append_args(call: cst.Call, replaced: list[cst.Arg], extra: list[cst.Arg]) -> cst.Call:
-    """``call`` with ``replaced`` args (same count as call.args) plus ``extra``, keeping the layout."""
-    old = list(call.args)
-    commas = [a.comma for a in old if isinstance(a.comma, cst.Comma)]
-    style = commas[-1] if commas else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-    if commas and not isinstance(old[-1].comma, cst.Comma) and len(commas) == len(old) - 1:
-        style = commas[-1]
-    last_comma = old[-1].comma if old else cst.MaybeSentinel.DEFAULT
-    out = []
-    for i, arg in enumerate(replaced):
-        out.append(arg.with_changes(comma=style) if i == len(replaced) - 1 else arg)
-    for i, arg in enumerate(extra):
-        out.append(arg.with_changes(comma=style if i < len(extra) - 1 else last_comma))
-    return call.with_changes(args=out)
-
-
-def _int(node: cst.BaseExpression | None) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value)
-    return None
-
-
-def _string(node: cst.BaseExpression | None) -> str | None:
-    if isinstance(node, cst.SimpleString):
-        return node.evaluated_value if isinstance(node.evaluated_value, str) else None
-    return None
-
-
-def bind_args(call: cst.Call, params: tuple[str, ...]) -> tuple[dict[str, cst.BaseExpression], list[str]]:
-    """Legacy arguments by name; problems (``*args``, unknown keywords, too many positionals)."""
-    bound: dict[str, cst.BaseExpression] = {}
-    problems: list[str] = []
-    position = 0
-    for arg in call.args:
-        if arg.star:
-            problems.append(f"{arg.star}{_code(arg.value)}")
-        elif arg.keyword is None:
-            if position >= len(params):
-                problems.append(f"positional argument {position + 1}")
-            else:
-                bound[params[position]] = arg.value
-            position += 1
-        elif arg.keyword.value in params:
-            bound[arg.keyword.value] = arg.value
-        else:
-            problems.append(f"{arg.keyword.value}=")
-    return bound, problems
 
 
 @dataclass
@@ -436,18 +341,18 @@ class EstimatorTransform(FamilyTransform):
             positional = [a.value for a in value.args if a.keyword is None and not a.star]
             keywords = {a.keyword.value: a.value for a in value.args if a.keyword}
             if name in ("numpy.random.rand", "numpy.random.randn") and len(positional) == 2:
-                return _int(positional[1])
+                return int_value(positional[1])
             shape = None
             if name in ("numpy.zeros", "numpy.ones", "numpy.empty", "numpy.random.random", "numpy.random.random_sample"):
                 shape = positional[0] if positional else keywords.get("shape", keywords.get("size"))
             elif name.startswith("numpy.random.") or name.startswith("numpy.random.RandomState"):
                 shape = keywords.get("size")
             elif isinstance(func, cst.Attribute) and func.attr.value in ("rand", "randn") and len(positional) == 2:
-                return _int(positional[1])
+                return int_value(positional[1])
             elif isinstance(func, cst.Attribute) and func.attr.value in ("normal", "uniform", "random", "randint"):
                 shape = keywords.get("size")
             if isinstance(shape, cst.Tuple) and len(shape.elements) == 2:
-                return _int(shape.elements[1].value)
+                return int_value(shape.elements[1].value)
             if name in ("numpy.array", "numpy.asarray") and positional and isinstance(positional[0], cst.List):
                 rows = positional[0].elements
                 if rows and isinstance(rows[0].value, (cst.List, cst.Tuple)):
@@ -462,8 +367,8 @@ class EstimatorTransform(FamilyTransform):
             return
         if root.value == "self" and isinstance(x, cst.Attribute) and x.value is root:
             if self._self_bound_before(x.attr.value, est.call):
-                est.width = f"{_code(x)}.shape[1:]"
-                est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
+                est.width = f"{code_of(x)}.shape[1:]"
+                est.width_note = f"the feature width comes from the data: {code_of(x)}.shape[1:]"
             return
         found = self._single_assignment(root)
         if found is not None and root is x:
@@ -472,8 +377,8 @@ class EstimatorTransform(FamilyTransform):
                 est.width = f"[{width}]"
                 return
         if self._bound_before(root, est.call) or flow.free_name(self, root):
-            est.width = f"{_code(x)}.shape[1:]"
-            est.width_note = f"the feature width comes from the data: {_code(x)}.shape[1:]"
+            est.width = f"{code_of(x)}.shape[1:]"
+            est.width_note = f"the feature width comes from the data: {code_of(x)}.shape[1:]"
 
     def _self_bound_before(self, attr: str, call: cst.Call) -> bool:
         """``self.<attr>`` is assigned once in the class, earlier in the method that builds the estimator."""
@@ -513,20 +418,20 @@ class EstimatorTransform(FamilyTransform):
         """A callable that builds the Keras legacy optimizer; None when it cannot be shown equivalent."""
         extra: list[cst.Arg] = []
         if clip is not None and not (isinstance(clip, cst.Name) and clip.value == "None"):
-            extra.append(_kw("global_clipnorm", clip))
-        lr = rate if rate is not None else _expr(default_rate)
+            extra.append(kwarg("global_clipnorm", clip))
+        lr = rate if rate is not None else expression(default_rate)
         if not self._is_number(lr):  # e.g. a decay function of global_step (skflow accepted one)
             lr = flow.decay_schedule(self, lr)  # def f(global_step): return tf.train.exponential_decay(...)
             if lr is None:
                 return None
-        if value is None or _string(value) is not None:
-            name = _string(value) if value is not None else None
+        if value is None or str_value(value) is not None:
+            name = str_value(value) if value is not None else None
             spec = OPTIMIZER_NAMES.get(name or "")
             if spec is None:
                 return None
-            args = [_kw("learning_rate", lr)] + [_kw(k, _expr(v)) for k, v in spec[1]] + extra
-            return _expr(f"lambda: tf.keras.optimizers.legacy.{spec[0]}()").with_changes(
-                body=_call(f"tf.keras.optimizers.legacy.{spec[0]}", args)
+            args = [kwarg("learning_rate", lr)] + [kwarg(k, expression(v)) for k, v in spec[1]] + extra
+            return expression(f"lambda: tf.keras.optimizers.legacy.{spec[0]}()").with_changes(
+                body=build_call(f"tf.keras.optimizers.legacy.{spec[0]}", args)
             )
         node = value
         assign_stmt = None
@@ -549,19 +454,19 @@ class EstimatorTransform(FamilyTransform):
             bound, problems = bind_args(node, spec.params)
             if problems:
                 return None
-            args = [_kw(spec.rename[k], v) for k, v in bound.items() if k in spec.rename]
+            args = [kwarg(spec.rename[k], v) for k, v in bound.items() if k in spec.rename]
             if "learning_rate" in bound and not self._is_number(bound["learning_rate"]):
                 return None  # a TF1 decay tensor cannot drive a Keras optimizer
         else:  # a class: skflow / optimize_loss call it with the learning rate
-            args = [_kw("learning_rate", lr)]
+            args = [kwarg("learning_rate", lr)]
         have = {a.keyword.value for a in args if a.keyword}
-        args += [_kw(k, _expr(v)) for k, v in spec.defaults if k not in have]
+        args += [kwarg(k, expression(v)) for k, v in spec.defaults if k not in have]
         if "learning_rate" not in {a.keyword.value for a in args if a.keyword}:
             return None
         args += extra
         if assign_stmt is not None and isinstance(assign_stmt, cst.SimpleStatementLine) and len(assign_stmt.body) == 1:
             self.pending.append((assign_stmt, None))
-        return _expr("lambda: x").with_changes(body=_call(f"tf.keras.optimizers.legacy.{spec.target}", args))
+        return expression("lambda: x").with_changes(body=build_call(f"tf.keras.optimizers.legacy.{spec.target}", args))
 
     def _is_number(self, node: cst.BaseExpression, depth: int = 0) -> bool:
         """A number, or arithmetic on numbers and names assigned a number (never a schedule or tensor)."""
@@ -587,7 +492,7 @@ class EstimatorTransform(FamilyTransform):
         )
 
     def _known_at_construction(self, est: Est, path: cst.BaseExpression) -> bool:
-        if _string(path) is not None:
+        if str_value(path) is not None:
             return True
         if isinstance(path, cst.Name):
             scope = self.scopes.scope_of(path)
@@ -647,18 +552,18 @@ class EstimatorTransform(FamilyTransform):
         given: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
         for key in ("optimizer", "dnn_optimizer", "linear_optimizer"):
             value = keywords[key].value if key in keywords else None
-            if value is not None and (self._is_keras_callable(value) or (_string(value) is not None and not dnn)):
+            if value is not None and (self._is_keras_callable(value) or (str_value(value) is not None and not dnn)):
                 continue
             if value is None and not (dnn and key == "optimizer"):
                 continue
-            optimizer = self._optimizer(None, value if value is not None else _expr('"Adagrad"'), None, None,
+            optimizer = self._optimizer(None, value if value is not None else expression('"Adagrad"'), None, None,
                                         LEARN_DNN_RATE)
             if optimizer is None:
-                self.flag(call, TFM103, f"tf.estimator.{name}: {key}={_code(value)} must become a callable "
+                self.flag(call, TFM103, f"tf.estimator.{name}: {key}={code_of(value)} must become a callable "
                           "returning a tf.keras.optimizers.legacy optimizer with the same learning rate")
                 return
             if value is None:
-                extra.append(_kw("optimizer", optimizer))
+                extra.append(kwarg("optimizer", optimizer))
                 notes.append(f"the TF 1.x default optimizer (Adagrad at {LEARN_DNN_RATE}; TF 2 uses 0.001)")
             else:
                 if not self._allowed(value, TFM103):
@@ -666,9 +571,9 @@ class EstimatorTransform(FamilyTransform):
                 given.append((value, optimizer))
                 args = [a.with_changes(value=optimizer) if a is keywords[key] else a for a in args]
                 notes.append(f"{key} as a tf.keras.optimizers.legacy callable with the TF 1.x rate")
-        extra.append(_kw("loss_reduction", _expr(SUM_LOSS)))
+        extra.append(kwarg("loss_reduction", expression(SUM_LOSS)))
         if self.fix(call, TFM113, f"TF 1.x tf.estimator.{name} in TF 2.15: " + "; ".join(notes)):
-            self._apply(call, _append_args(call, args, extra) if args else _call(_code(call.func), extra))
+            self._apply(call, append_args(call, args, extra) if args else build_call(code_of(call.func), extra))
             self._commit()
             self._report_optimizers(given)
         self.pending = []
@@ -679,11 +584,11 @@ class EstimatorTransform(FamilyTransform):
 
     def _report_optimizers(self, given: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> None:
         for old, new in given:
-            self.fix(old, TFM103, f"optimizer={_code(old)} -> optimizer={_code(new)} (a tf.keras.optimizers.legacy "
+            self.fix(old, TFM103, f"optimizer={code_of(old)} -> optimizer={code_of(new)} (a tf.keras.optimizers.legacy "
                      "optimizer built afresh for every train(), with the legacy rate)")
 
     def _is_keras_callable(self, value: cst.BaseExpression) -> bool:
-        return isinstance(value, cst.Lambda) or "keras" in _code(value)
+        return isinstance(value, cst.Lambda) or "keras" in code_of(value)
 
     def _lost(self, est: Est) -> list[str]:
         lost = []
@@ -719,12 +624,12 @@ class EstimatorTransform(FamilyTransform):
                       f"tf.estimator.{cls.target}(feature_columns=[tf.feature_column.numeric_column(\"x\", shape=[WIDTH])], ...) "
                       "by hand and feed {\"x\": data} through numpy_input_fn")
             return
-        optimizer = self._optimizer(est, a.get("optimizer", _expr(cls.defaults["optimizer"])), a.get("learning_rate"),
-                                    a.get("clip_gradients", _expr(cls.defaults["clip_gradients"]) if "clip_gradients" in cls.defaults else None),
+        optimizer = self._optimizer(est, a.get("optimizer", expression(cls.defaults["optimizer"])), a.get("learning_rate"),
+                                    a.get("clip_gradients", expression(cls.defaults["clip_gradients"]) if "clip_gradients" in cls.defaults else None),
                                     cls.defaults["learning_rate"])
         if optimizer is None:
             est.ok = False
-            given = ", ".join(f"{k}={_code(a[k])}" for k in ("optimizer", "learning_rate") if k in a)
+            given = ", ".join(f"{k}={code_of(a[k])}" for k in ("optimizer", "learning_rate") if k in a)
             self.flag(est.call, TFM103, f"{cls.name}: {given or 'the optimizer'} has no provable "
                       "tf.keras.optimizers.legacy equivalent (a learning-rate schedule must become a "
                       "tf.keras.optimizers.schedules schedule); pass optimizer=lambda: tf.keras.optimizers.legacy.<Name>("
@@ -743,7 +648,7 @@ class EstimatorTransform(FamilyTransform):
                     and (self._known_at_construction(est, path) or flow.path_known(self, est, path))):
                 cleared = flow.path_cleared(self, est, save, path)
                 if cleared is not None:  # shutil.rmtree(path) before save(path) would delete model_dir's checkpoints
-                    self.flag(save, TFM107, f"save({_code(path)}): the program deletes or recreates this path on "
+                    self.flag(save, TFM107, f"save({code_of(path)}): the program deletes or recreates this path on "
                               f"line {self._line(cleared)} before saving, so it cannot become model_dir (train() writes "
                               "its checkpoints there); export after that line by hand: copy the checkpoint files of "
                               "the estimator's model_dir to the path, or use a model_dir of its own and export_saved_model")
@@ -752,22 +657,22 @@ class EstimatorTransform(FamilyTransform):
                 est.model_dir = path
         args: list[cst.Arg] = []
         if cls.dnn:
-            args.append(_kw("hidden_units", a["hidden_units"]))
-        args.append(_kw("feature_columns", _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={est.width})]')))
+            args.append(kwarg("hidden_units", a["hidden_units"]))
+        args.append(kwarg("feature_columns", expression(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={est.width})]')))
         if cls.classifier:
-            args.append(_kw("n_classes", a.get("n_classes", _expr("2"))))
-        args.append(_kw("optimizer", optimizer))
+            args.append(kwarg("n_classes", a.get("n_classes", expression("2"))))
+        args.append(kwarg("optimizer", optimizer))
         if cls.dnn and "dropout" in a:
-            args.append(_kw("dropout", a["dropout"]))
+            args.append(kwarg("dropout", a["dropout"]))
         if est.model_dir is not None:
-            args.append(_kw("model_dir", est.model_dir))
+            args.append(kwarg("model_dir", est.model_dir))
         config = self._config(est)
         if config is not None:
-            args.append(_kw("config", config))
-        args.append(_kw("loss_reduction", _expr(MEAN_LOSS)))
-        new = _layout(_call(f"tf.estimator.{cls.target}", args))
+            args.append(kwarg("config", config))
+        args.append(kwarg("loss_reduction", expression(MEAN_LOSS)))
+        new = layout_call(build_call(f"tf.estimator.{cls.target}", args))
         lost = self._lost(est)
-        given_object = "optimizer" in a and _string(a["optimizer"]) is None
+        given_object = "optimizer" in a and str_value(a["optimizer"]) is None
         default_notes = [f"{k}={v}" for k, v in cls.defaults.items()
                          if k not in a and k != "optimizer" and not (given_object and k == "learning_rate")]
         message = (f"{cls.name} -> tf.estimator.{cls.target}; legacy defaults written out"
@@ -791,14 +696,14 @@ class EstimatorTransform(FamilyTransform):
         a = est.args
         settings: list[cst.Arg] = []
         if est.cls.era == "skflow":
-            settings.append(_kw("tf_random_seed", a.get("tf_random_seed", _expr(est.cls.defaults["tf_random_seed"]))))
+            settings.append(kwarg("tf_random_seed", a.get("tf_random_seed", expression(est.cls.defaults["tf_random_seed"]))))
             if "max_to_keep" in a:
-                settings.append(_kw("keep_checkpoint_max", a["max_to_keep"]))
+                settings.append(kwarg("keep_checkpoint_max", a["max_to_keep"]))
             if "keep_checkpoint_every_n_hours" in a:
-                settings.append(_kw("keep_checkpoint_every_n_hours", a["keep_checkpoint_every_n_hours"]))
-            return _call("tf.estimator.RunConfig", settings)
+                settings.append(kwarg("keep_checkpoint_every_n_hours", a["keep_checkpoint_every_n_hours"]))
+            return build_call("tf.estimator.RunConfig", settings)
         if est.cls.era == "learn08" and "config" not in a:  # 0.8 RunConfig() seeded with tf_random_seed=42
-            return _call("tf.estimator.RunConfig", [_kw("tf_random_seed", _expr("42"))])
+            return build_call("tf.estimator.RunConfig", [kwarg("tf_random_seed", expression("42"))])
         return a.get("config")
 
     def _plan_learn(self, est: Est) -> None:
@@ -815,14 +720,14 @@ class EstimatorTransform(FamilyTransform):
             for name in ("model_dir", "n_classes", "linear_feature_columns", "linear_optimizer", "dnn_feature_columns",
                          "dnn_optimizer", "dnn_hidden_units", "dnn_activation_fn", "dnn_dropout", "config"):
                 if name in a:
-                    args.append(_kw(name, a[name]))
+                    args.append(kwarg(name, a[name]))
             if "linear_optimizer" in a or "dnn_optimizer" in a or "gradient_clip_norm" in a:
                 est.ok = False
                 self.flag(est.call, TFM103, f"{cls.name}: convert linear_optimizer/dnn_optimizer/gradient_clip_norm "
                           "by hand to callables returning tf.keras.optimizers.legacy optimizers with the same rates")
                 return
             # TF 2.15 trains the two parts at Adagrad 0.001 / Ftrl min(0.005, 1/sqrt(n)); contrib.learn at 0.05 / 0.2
-            defaults = combined_optimizers(a, _code)
+            defaults = combined_optimizers(a, code_of)
             if defaults is None:
                 est.ok = False
                 self.flag(est.call, TFM103, f"{cls.name}: the legacy Ftrl rate of the linear part is min(0.2, "
@@ -831,10 +736,10 @@ class EstimatorTransform(FamilyTransform):
                           "dnn_optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05) by hand")
                 return
             position = next((i for i, arg in enumerate(args) if arg.keyword and arg.keyword.value == "config"), len(args))
-            args[position:position] = [_kw(k, _expr(v)) for k, v in defaults]
+            args[position:position] = [kwarg(k, expression(v)) for k, v in defaults]
         else:
             if cls.dnn:
-                args.append(_kw("hidden_units", a["hidden_units"]))
+                args.append(kwarg("hidden_units", a["hidden_units"]))
             columns = a.get("feature_columns")
             if columns is None or (isinstance(columns, cst.Name) and columns.value == "None"):
                 # contrib.learn 0.10/0.11 inferred real-valued columns from the features fit() got: the width
@@ -849,24 +754,24 @@ class EstimatorTransform(FamilyTransform):
                               '[tf.feature_column.numeric_column("x", shape=[WIDTH])] by hand')
                     return
                 est.empty_key = True
-                args.append(_kw("feature_columns", _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", '
+                args.append(kwarg("feature_columns", expression(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", '
                                                          f'shape={est.width})]')))
             else:
-                args.append(_kw("feature_columns", self._columns(est, columns)))
+                args.append(kwarg("feature_columns", self._columns(est, columns)))
             if "model_dir" in a:
-                args.append(_kw("model_dir", a["model_dir"]))
+                args.append(kwarg("model_dir", a["model_dir"]))
             if cls.classifier and "n_classes" in a:
-                args.append(_kw("n_classes", a["n_classes"]))
+                args.append(kwarg("n_classes", a["n_classes"]))
             if "label_dimension" in a:
-                args.append(_kw("label_dimension", a["label_dimension"]))
+                args.append(kwarg("label_dimension", a["label_dimension"]))
             if "weight_column_name" in a:
-                args.append(_kw("weight_column", a["weight_column_name"]))
+                args.append(kwarg("weight_column", a["weight_column_name"]))
             if "label_keys" in a:
-                args.append(_kw("label_vocabulary", a["label_keys"]))
+                args.append(kwarg("label_vocabulary", a["label_keys"]))
             value = a.get("optimizer")
             if not cls.dnn and value is None and "gradient_clip_norm" not in a:
                 # legacy Ftrl at min(0.2, 1/sqrt(n columns)); TF 2.15's default "Ftrl" trains at 0.2 whatever n
-                rate = flow.linear_default_rate(self, est, a.get("feature_columns"), _code)
+                rate = flow.linear_default_rate(self, est, a.get("feature_columns"), code_of)
                 if rate == "unknown":
                     est.ok = False
                     self.flag(est.call, TFM103, f"{cls.name}: the legacy default Ftrl rate is min(0.2, 1/sqrt(number "
@@ -874,23 +779,23 @@ class EstimatorTransform(FamilyTransform):
                               "tf.keras.optimizers.legacy.Ftrl(learning_rate=...) by hand")
                     return
                 if rate is not None:
-                    args.append(_kw("optimizer", _expr(f"lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")))
+                    args.append(kwarg("optimizer", expression(f"lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate={rate})")))
             if cls.dnn or value is not None or "gradient_clip_norm" in a:
-                if not cls.dnn and (value is None or _string(value) is not None):
+                if not cls.dnn and (value is None or str_value(value) is not None):
                     est.ok = False
                     self.flag(est.call, TFM103, f"{cls.name}: the legacy Ftrl rate depends on the feature count; "
                               "pass optimizer=lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate=min(0.2, 1 / "
                               "len(feature_columns) ** 0.5), global_clipnorm=...) by hand")
                     return
-                optimizer = self._optimizer(est, value if value is not None else _expr('"Adagrad"'), None,
+                optimizer = self._optimizer(est, value if value is not None else expression('"Adagrad"'), None,
                                             a.get("gradient_clip_norm"), LEARN_DNN_RATE)
                 if optimizer is None:
                     est.ok = False
-                    self.flag(est.call, TFM103, f"{cls.name}: optimizer {_code(value) if value is not None else ''} "
+                    self.flag(est.call, TFM103, f"{cls.name}: optimizer {code_of(value) if value is not None else ''} "
                               "has no provable tf.keras.optimizers.legacy equivalent; pass optimizer=lambda: "
                               "tf.keras.optimizers.legacy.<Name>(learning_rate=...) by hand")
                     return
-                args.append(_kw("optimizer", optimizer))
+                args.append(kwarg("optimizer", optimizer))
                 if value is not None:
                     if not self._allowed(value, TFM103):
                         est.ok = False
@@ -900,9 +805,9 @@ class EstimatorTransform(FamilyTransform):
                     given.append((value, optimizer))
             for name in ("activation_fn", "dropout", "config"):
                 if name in a:
-                    args.append(_kw(name, a[name]))
-        args.append(_kw("loss_reduction", _expr(MEAN_LOSS)))
-        new = _layout(_call(f"tf.estimator.{cls.target}", args))
+                    args.append(kwarg(name, a[name]))
+        args.append(kwarg("loss_reduction", expression(MEAN_LOSS)))
+        new = layout_call(build_call(f"tf.estimator.{cls.target}", args))
         default = "" if not cls.dnn or "optimizer" in a else f"; the legacy default optimizer (Adagrad at {LEARN_DNN_RATE}) is written out"
         if self.fix(est.call, TFM102, f"tf.contrib.learn.{cls.name} -> tf.estimator.{cls.target}{default}"):
             self._apply(est.call, new)
@@ -926,14 +831,14 @@ class EstimatorTransform(FamilyTransform):
             name = self.qualified_name(column.func) or ""
             bound, problems = bind_args(column, ("column_name", "dimension", "default_value", "dtype", "normalizer"))
             dimension = bound.get("dimension")
-            width = _int(dimension) if dimension is not None else 1
+            width = int_value(dimension) if dimension is not None else 1
             if width is None and isinstance(dimension, (cst.Name, cst.Attribute)):
-                width = _code(dimension)  # dimension=n_features: the same value, read where the column is built
-            if (name.endswith("layers.real_valued_column") and _string(bound.get("column_name")) == ""
+                width = code_of(dimension)  # dimension=n_features: the same value, read where the column is built
+            if (name.endswith("layers.real_valued_column") and str_value(bound.get("column_name")) == ""
                     and not problems and set(bound) <= {"column_name", "dimension"} and width is not None):
                 # the legacy fit(x) fed x under the key "", which only a column named "" reads
                 est.empty_key = True
-                new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape=[{width}])]')
+                new = expression(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape=[{width}])]')
                 if target is columns:
                     return new
                 self.pending.append((column, new.elements[0].value))  # the column in its own assignment
@@ -943,7 +848,7 @@ class EstimatorTransform(FamilyTransform):
             if name.endswith("infer_real_valued_columns_from_input") and target.args:
                 est.empty_key = True
                 data = target.args[0].value
-                new = _expr(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={_code(data)}.shape[1:])]')
+                new = expression(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={code_of(data)}.shape[1:])]')
                 if target is columns:
                     return new
                 self.pending.append((target, new))
@@ -963,8 +868,8 @@ class EstimatorTransform(FamilyTransform):
                 if not (a.keyword and a.keyword.value == "model_dir")]
         position = next((i for i, a in enumerate(args) if a.keyword and a.keyword.value in ("config", "loss_reduction")),
                         len(args))
-        args.insert(position, _kw("model_dir", est.restore_path))
-        new = _layout(_call(f"tf.estimator.{est.cls.target}", args))
+        args.insert(position, kwarg("model_dir", est.restore_path))
+        new = layout_call(build_call(f"tf.estimator.{est.cls.target}", args))
         if self.fix(est.call, TFM108, f"{est.cls.name}.restore(path) -> a new tf.estimator.{est.cls.target} with the "
                     "same hyperparameters and model_dir=path (it restores the latest checkpoint there; a directory saved by "
                     "the legacy program holds other variable names: retrain, or rename them with `tfmigrate ckpt convert`)"):
@@ -995,24 +900,24 @@ class EstimatorTransform(FamilyTransform):
     def _input_fn(self, x: cst.BaseExpression, y: cst.BaseExpression | None, batch: cst.BaseExpression | None,
                   train: bool, classifier: bool = False) -> cst.Call:
         if getattr(self, "_raw_x", False):  # a custom model_fn reads the data as fit() got it (transforms/model_fn.py)
-            args = [_kw("x", x if self._is_dict(x) else self._as_array(x))]
+            args = [kwarg("x", x if self._is_dict(x) else self._as_array(x))]
             if batch is None:  # the legacy evaluate/predict fed x as one batch (DataFeeder: batch_size=len(x))
-                batch = _expr(f"len({_code(x)})")
+                batch = expression(f"len({code_of(x)})")
         elif self._is_dict(x):  # a dict of arrays: its keys are the feature columns' names
-            args = [_kw("x", x)]
+            args = [kwarg("x", x)]
         else:
-            args = [_kw("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
+            args = [kwarg("x", cst.Dict([cst.DictElement(cst.SimpleString(f'"{FEATURE_KEY}"'), self._as_array(x))]))]
         if y is not None:
             labels = self._as_array(y)
             if classifier and not self._is_int(y):  # the legacy DataFeeder cast class labels to int64
-                labels = _expr("np.asarray(LABELS, dtype=np.int64)").visit(_Substitute("LABELS", labels))
+                labels = expression("np.asarray(LABELS, dtype=np.int64)").visit(Substitute({"LABELS": labels}))
                 self.need_np = True
-            args.append(_kw("y", labels))
+            args.append(kwarg("y", labels))
         if batch is not None:
-            args.append(_kw("batch_size", batch))
-        args.append(_kw("shuffle", _expr("True" if train else "False")))
-        args.append(_kw("num_epochs", _expr("None" if train else "1")))
-        return _call(NUMPY_INPUT_FN, args)
+            args.append(kwarg("batch_size", batch))
+        args.append(kwarg("shuffle", expression("True" if train else "False")))
+        args.append(kwarg("num_epochs", expression("None" if train else "1")))
+        return build_call(NUMPY_INPUT_FN, args)
 
     def _is_int(self, value: cst.BaseExpression | None, depth: int = 0) -> bool:
         """Integer labels, as far as the code shows (astype(int...), dtype=int..., randint)."""
@@ -1026,8 +931,8 @@ class EstimatorTransform(FamilyTransform):
             if name.endswith("randint"):
                 return True
             if isinstance(value.func, cst.Attribute) and value.func.attr.value == "astype" and value.args:
-                return "int" in _code(value.args[0].value)
-            if any(a.keyword and a.keyword.value == "dtype" and "int" in _code(a.value) for a in value.args):
+                return "int" in code_of(value.args[0].value)
+            if any(a.keyword and a.keyword.value == "dtype" and "int" in code_of(a.value) for a in value.args):
                 return True
             if name.rpartition(".")[2] in ("minimum", "maximum", "clip", "argmax") and value.args:
                 return name.endswith("argmax") or self._is_int(value.args[0].value, depth + 1)
@@ -1085,8 +990,8 @@ class EstimatorTransform(FamilyTransform):
         elif method == "save":
             path = call.args[0].value if call.args else None
             stmt = self._statement(call)
-            if legacy_tfx and path is not None and base.model_dir is not None and _code(path) == _code(base.model_dir) and stmt is not None:
-                if self.fix(call, TFM107, f"save({_code(path)}): tf.estimator writes its checkpoints to "
+            if legacy_tfx and path is not None and base.model_dir is not None and code_of(path) == code_of(base.model_dir) and stmt is not None:
+                if self.fix(call, TFM107, f"save({code_of(path)}): tf.estimator writes its checkpoints to "
                             "model_dir during train(); the path is the estimator's model_dir, the call is removed"):
                     self.remove.add(stmt)
                     self.changed = True
@@ -1123,10 +1028,10 @@ class EstimatorTransform(FamilyTransform):
                           "(monitor/logdir: use hooks and model_dir)")
                 return
             a = base.args
-            batch = a.get("batch_size", _expr(base.cls.defaults["batch_size"]))
-            steps = a.get("steps", _expr(base.cls.defaults["steps"]))
-            new_args = [_kw("input_fn", self._input_fn(bound["x"], bound["y"], batch, True, base.cls.classifier)),
-                        _kw("steps", steps)]
+            batch = a.get("batch_size", expression(base.cls.defaults["batch_size"]))
+            steps = a.get("steps", expression(base.cls.defaults["steps"]))
+            new_args = [kwarg("input_fn", self._input_fn(bound["x"], bound["y"], batch, True, base.cls.classifier)),
+                        kwarg("steps", steps)]
         else:
             bound, problems = bind_args(call, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
             bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
@@ -1134,14 +1039,14 @@ class EstimatorTransform(FamilyTransform):
                 self.flag(call, TFM104, f"fit(): cannot map {', '.join(problems)}; rewrite as train(input_fn=..., steps=...)")
                 return
             if "input_fn" in bound:
-                new_args = [_kw("input_fn", bound["input_fn"])]
+                new_args = [kwarg("input_fn", bound["input_fn"])]
             elif "x" in bound:
                 if not est.key_matches and not base.key_matches and not self._is_dict(bound["x"]):
                     self.flag(call, TFM104, "fit(x, y): the data is fed as {\"x\": x}; the feature columns must "
                               "read the key \"x\" (tf.feature_column.numeric_column(\"x\", shape=...)); rewrite by hand")
                     return
-                batch = bound.get("batch_size") or _expr(f"len({_code(bound['x'])})")
-                new_args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), batch, True, est.cls.classifier))]
+                batch = bound.get("batch_size") or expression(f"len({code_of(bound['x'])})")
+                new_args = [kwarg("input_fn", self._input_fn(bound["x"], bound.get("y"), batch, True, est.cls.classifier))]
             else:
                 self.flag(call, TFM104, "fit() without data: rewrite as train(input_fn=..., steps=...)")
                 return
@@ -1153,14 +1058,14 @@ class EstimatorTransform(FamilyTransform):
                 monitors = monitors if hooks is not None else False
             for old, new in (("steps", "steps"), ("max_steps", "max_steps"), ("monitors", "hooks")):
                 if old in bound:
-                    new_args.append(_kw(new, bound[old]))
+                    new_args.append(kwarg(new, bound[old]))
         note = ""
         if legacy_tfx:
             note = "; batch_size and steps are the estimator's legacy values"
         elif "x" in bound and "batch_size" not in bound:
             note = "; without batch_size the legacy fit fed the whole data set as one batch: batch_size=len(x)"
         if self.fix(call, TFM104, f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
-            self._apply(call, _layout(call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args)))
+            self._apply(call, layout_call(call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=build_call("f", new_args).args)))
             if not legacy_tfx and monitors:
                 if self.fix(call, TFM130, "fit(monitors=[...]) -> train(hooks=[...]): " + "; ".join(monitors.notes)):
                     self.remove.update(monitors.removals)
@@ -1180,28 +1085,28 @@ class EstimatorTransform(FamilyTransform):
                       "evaluate(input_fn=...) and add metrics with tf.estimator.add_metrics")
             return
         if "input_fn" in bound:
-            args = [_kw("input_fn", bound["input_fn"])]
+            args = [kwarg("input_fn", bound["input_fn"])]
         elif "x" in bound:
             if not est.key_matches and not self._is_dict(bound["x"]):
                 self.flag(call, TFM105, "evaluate(x, y): the feature columns must read the key \"x\"; rewrite by hand")
                 return
-            args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), bound.get("batch_size"), False,
+            args = [kwarg("input_fn", self._input_fn(bound["x"], bound.get("y"), bound.get("batch_size"), False,
                                                    est.cls.classifier))]
         else:
             return
         for name in ("steps", "name", "checkpoint_path", "hooks"):
             if name in bound:
-                args.append(_kw(name, bound[name]))
+                args.append(kwarg(name, bound[name]))
         note = "" if metrics is None else ("; metrics={name: MetricSpec} -> tf.estimator.add_metrics(estimator, ...)"
                                            " over the same metrics (TFM173 rewrites each MetricSpec)")
         if self.fix(call, TFM105, "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"
                     + note):
-            new = call.with_changes(args=_call("f", args).args)
+            new = call.with_changes(args=build_call("f", args).args)
             if metrics is not None:
-                new = new.with_changes(func=new.func.with_changes(value=_expr(
-                    f"tf.estimator.add_metrics({_code(call.func.value)}, lambda labels, predictions: {{name: "
-                    f"metric(labels=labels, predictions=predictions) for name, metric in ({_code(metrics)}).items()}})")))
-            self._apply(call, _layout(new))
+                new = new.with_changes(func=new.func.with_changes(value=expression(
+                    f"tf.estimator.add_metrics({code_of(call.func.value)}, lambda labels, predictions: {{name: "
+                    f"metric(labels=labels, predictions=predictions) for name, metric in ({code_of(metrics)}).items()}})")))
+            self._apply(call, layout_call(new))
 
     def _plan_predict(self, est: Est, call: cst.Call, method: str, legacy_tfx: bool) -> None:
         params = ("x", "axis", "batch_size") if legacy_tfx and method == "predict" else (
@@ -1230,8 +1135,8 @@ class EstimatorTransform(FamilyTransform):
             item = 'p["class_ids"][0]'
         else:
             item = 'p["predictions"][0]'
-        predict = _layout(call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),
-                                            args=[_kw("input_fn", input_fn)]), limit=80, nested=False)
+        predict = layout_call(call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),
+                                            args=[kwarg("input_fn", input_fn)]), limit=80, nested=False)
         iterable = bound.get("as_iterable")
         lazy = iterable is not None and isinstance(iterable, cst.Name) and iterable.value == "True"
         if iterable is None and not legacy_tfx and flow.consumed_lazily(self, call):
@@ -1240,10 +1145,10 @@ class EstimatorTransform(FamilyTransform):
             self.flag(call, TFM106, f"{method}(as_iterable=...): not a literal; rewrite by hand")
             return
         if lazy:
-            new = _expr(f"({item} for p in PREDICT)")
+            new = expression(f"({item} for p in PREDICT)")
         else:
-            new = _expr(f"np.array([{item} for p in PREDICT])")
-        new = new.visit(_Substitute("PREDICT", predict))
+            new = expression(f"np.array([{item} for p in PREDICT])")
+        new = new.visit(Substitute({"PREDICT": predict}))
         shape = "a generator" if lazy else "an array"
         if self.fix(call, TFM106, f"{method}() -> predict(input_fn=...) read as {shape} of {item}, as the legacy "
                     f"{method} returned"):
@@ -1254,7 +1159,7 @@ class EstimatorTransform(FamilyTransform):
         if not est.ok or est.new is None:
             return
         base = self._settings(est)
-        receiver = _code(attr.value)
+        receiver = code_of(attr.value)
         kind = attr.attr.value[:-1]
         if base.cls.dnn:
             units = base.args.get("hidden_units")
@@ -1264,10 +1169,10 @@ class EstimatorTransform(FamilyTransform):
                 return
             leaf = "kernel" if kind == "weights" else "bias"
             names = [f"dnn/hiddenlayer_{i}/{leaf}" for i in range(len(units.elements))] + [f"dnn/logits/{leaf}"]
-            new = _expr("[" + ", ".join(f'{receiver}.get_variable_value("{n}")' for n in names) + "]")
+            new = expression("[" + ", ".join(f'{receiver}.get_variable_value("{n}")' for n in names) + "]")
         else:
             name = f"linear/linear_model/{FEATURE_KEY}/weights" if kind == "weights" else "linear/linear_model/bias_weights"
-            new = _expr(f'{receiver}.get_variable_value("{name}")')
+            new = expression(f'{receiver}.get_variable_value("{name}")')
         if self.fix(attr, TFM109, f"{attr.attr.value} -> get_variable_value() of the tf.estimator variables "
                     "(note: a binary classifier has one logit column, the legacy model had two)"):
             self._apply(attr, new)
@@ -1275,18 +1180,18 @@ class EstimatorTransform(FamilyTransform):
     def _drop_legacy_import(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Import):
             for alias in node.names:
-                name = _code(alias.name)
+                name = code_of(alias.name)
                 if name.startswith(_LEGACY_MODULES):
                     self.imports.remove(name, asname=alias.asname.name.value if alias.asname else None
                     )
         elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
-            module = _code(node.module)
+            module = code_of(node.module)
             if isinstance(node.names, cst.ImportStar):
                 return
             for alias in node.names:
-                full = f"{module}.{_code(alias.name)}"
+                full = f"{module}.{code_of(alias.name)}"
                 if module.startswith(_LEGACY_MODULES) or full.startswith(_LEGACY_MODULES):
-                    self.imports.remove(module, _code(alias.name), alias.asname.name.value if alias.asname else None
+                    self.imports.remove(module, code_of(alias.name), alias.asname.name.value if alias.asname else None
                     )
 
     # --- applying the plan ------------------------------------------------------------------------
@@ -1360,22 +1265,6 @@ class _Planned(cst.CSTTransformer):
         if original is not self.skip and original in self.plan:
             return transform(self.plan[original], _Planned(self.plan, skip=self.plan[original]))
         return updated
-
-
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, name: str, node: cst.BaseExpression) -> None:
-        super().__init__()
-        self.name, self.node = name, node
-
-        self.used = False
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        if original.value != self.name:
-            return updated
-        if self.used:  # a node appears once in a tree: copy it for a second place
-            return self.node.deep_clone()
-        self.used = True
-        return self.node
 
 
 def _is_global(scope: object) -> bool:

@@ -25,6 +25,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# what the rewritten fit/evaluate/predict calls feed the arrays through (TFM104-TFM106, TFM114/TFM115)
+NUMPY_INPUT_FN = "tf.compat.v1.estimator.inputs.numpy_input_fn"
+
 
 @dataclass(frozen=True)
 class LegacyClass:
