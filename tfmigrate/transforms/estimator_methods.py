@@ -15,7 +15,7 @@ from tfmigrate.transforms import estimator_flow as flow
 from tfmigrate.transforms.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimator_monitors import Converter as MonitorConverter
 from tfmigrate.transforms.estimators_defaults import FEATURE_KEY, LEGACY_MODULES, NUMPY_INPUT_FN
-from tfmigrate.transforms.model_fn import ModelFnPlanner, PREDICTS
+from tfmigrate.transforms.model_fn import PREDICTS, ModelFnPlanner
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est
