@@ -123,20 +123,6 @@ def _static_factory(spec: str) -> Callable[[str], Any]:
     return factory
 
 
-def has_main_block(path: Path) -> bool:
-    import ast
-
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except SyntaxError:
-        return False
-    for node in tree.body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and "__name__" in ast.unparse(node.test) \
-                and "__main__" in ast.unparse(node.test):
-            return True
-    return False
-
-
 class _Trained(BaseException):
     """Raised at the program's first ``Estimator.train``: the program stops there, nothing trained yet.
     A BaseException, so the program's own ``except Exception`` does not swallow it."""
