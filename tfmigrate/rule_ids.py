@@ -10,7 +10,7 @@ too. After adding a rule to a catalog file, run ``python tools/gen_rule_ids.py``
 from __future__ import annotations
 
 
-# estimators.toml (TFM1): skflow / TF Learn / tf.contrib.learn canned estimators to tf.estimator
+# rules/estimators.toml (TFM1): skflow / TF Learn / tf.contrib.learn canned estimators to tf.estimator
 #: skflow / TF Learn 0.8 TensorFlow* estimator to tf.estimator with its legacy defaults written out
 TFM101 = "TFM101"
 #: tf.contrib.learn DNN/Linear/DNNLinearCombined estimators to tf.estimator
@@ -63,7 +63,7 @@ TFM132 = "TFM132"
 #: fit/predict/evaluate with the contrib.learn signature on an estimator tfmigrate cannot trace
 TFM133 = "TFM133"
 
-# learn_io.toml (TFM17): tf.contrib.learn input functions, metrics and exports
+# rules/learn_io.toml (TFM17): tf.contrib.learn input functions, metrics and exports
 #: tf.contrib.learn.io.numpy_input_fn / pandas_input_fn -> tf.compat.v1.estimator.inputs with
 #: shuffle=True
 TFM170 = "TFM170"
@@ -83,7 +83,7 @@ TFM175 = "TFM175"
 #: string_input_producer(tf.convert_to_tensor(files))
 TFM174 = "TFM174"
 
-# contrib_learn.toml (TFM15): tf.contrib.learn RunConfig, ModeKeys, ModelFnOps, Estimator, Experiment and tf.contrib.layers feature columns
+# rules/contrib_learn.toml (TFM15): tf.contrib.learn RunConfig, ModeKeys, ModelFnOps, Estimator, Experiment and tf.contrib.layers feature columns
 #: tf.contrib.learn.RunConfig -> tf.estimator.RunConfig
 TFM150 = "TFM150"
 #: tf.contrib.learn.ModeKeys -> tf.estimator.ModeKeys (INFER is PREDICT)
@@ -106,7 +106,7 @@ TFM158 = "TFM158"
 #: tf.contrib.layers feature columns with no safe TF 2 rewrite
 TFM159 = "TFM159"
 
-# saver.toml (TFM2): tf.train.Saver traps
+# rules/saver.toml (TFM2): tf.train.Saver traps
 #: Saver() built before variables made later in the same graph
 TFM201 = "TFM201"
 #: Saver used with a session of another graph
@@ -114,7 +114,7 @@ TFM202 = "TFM202"
 #: restore of variables the checkpoint may not hold
 TFM203 = "TFM203"
 
-# monitored.toml (TFM3): MonitoredTrainingSession, Scaffold and hooks -> tf.estimator
+# rules/monitored.toml (TFM3): MonitoredTrainingSession, Scaffold and hooks -> tf.estimator
 #: Canonical MonitoredTrainingSession loop -> Estimator(model_fn, RunConfig).train(input_fn)
 TFM301 = "TFM301"
 #: MonitoredTrainingSession loop that is not the canonical shape: manual Estimator steps
@@ -130,7 +130,7 @@ TFM306 = "TFM306"
 #: tf.device(<device function>) -> tf.compat.v1.device
 TFM307 = "TFM307"
 
-# eager.toml (TFM4): tf.contrib.eager (tfe), tf.contrib.summary and eager tf.layers -> TensorFlow 2
+# rules/eager.toml (TFM4): tf.contrib.eager (tfe), tf.contrib.summary and eager tf.layers -> TensorFlow 2
 #: enable_eager_execution() is removed
 TFM401 = "TFM401"
 #: tfe.Network is tf.keras.Model
@@ -185,7 +185,7 @@ TFM426 = "TFM426"
 #: enable_eager_execution(config=...) is tf.compat.v1.enable_eager_execution(config=...)
 TFM427 = "TFM427"
 
-# contrib.toml (TFM6): tf.contrib utilities (layers, framework, losses, metrics, rnn, slim, legacy_seq2seq, projector) -> TF 2.15 / tf-slim
+# rules/contrib.toml (TFM6): tf.contrib utilities (layers, framework, losses, metrics, rnn, slim, legacy_seq2seq, projector) -> TF 2.15 / tf-slim
 #: tf.contrib name that TF 2.15 keeps with the same behaviour (RNN cells, global step, nest)
 TFM601 = "TFM601"
 #: contrib.layers.xavier_initializer / variance_scaling_initializer -> tf.compat.v1 initializers
@@ -209,7 +209,7 @@ TFM608 = "TFM608"
 #: tf.contrib utility with no automatic equivalent: what to use instead
 TFM609 = "TFM609"
 
-# tf0.toml (TFM54): TF 0.x API changes of TensorFlow 1.0 (renames, argument order, keywords) that tf_upgrade_v2 does not know
+# rules/tf0.toml (TFM54): TF 0.x API changes of TensorFlow 1.0 (renames, argument order, keywords) that tf_upgrade_v2 does not know
 #: TF 0.x name renamed in TensorFlow 1.0 (tf.mul, tf.scalar_summary, tf.initialize_all_variables,
 #: ...)
 TFM540 = "TFM540"
@@ -229,11 +229,11 @@ TFM546 = "TFM546"
 #: Private tensorflow.python.keras import of a name that TF 2.15 has publicly
 TFM547 = "TFM547"
 
-# aliases.toml (TFM55): Module aliases of legacy TensorFlow modules (learn = tf.contrib.learn)
+# rules/aliases.toml (TFM55): Module aliases of legacy TensorFlow modules (learn = tf.contrib.learn)
 #: An alias of a module TF 2.15 lacks that nothing reads any more is removed
 TFM551 = "TFM551"
 
-# renames.toml (TFM5): Plain TF1 renames to tf.compat.v1, graph mode, and the catch-all for unknown TensorFlow names
+# rules/renames.toml (TFM5): Plain TF1 renames to tf.compat.v1, graph mode, and the catch-all for unknown TensorFlow names
 #: TF1 name that survives only as tf.compat.v1
 TFM501 = "TFM501"
 #: Graph-mode program needs tf.compat.v1.disable_eager_execution()

@@ -36,7 +36,7 @@ from __future__ import annotations
 def render(catalog: Catalog) -> str:
     lines = [HEADER]
     for family in catalog.families:
-        lines.append(f"\n# {family.source} ({family.prefix}): {family.title}")
+        lines.append(f"\n# rules/{family.source} ({family.prefix}): {family.title}")
         for rule in family.rules:
             for part in textwrap.wrap(rule.title, 96):
                 lines.append(f"#: {part}")

@@ -60,13 +60,13 @@ def stderr_console() -> Console:
 
 
 def run_with_progress(paths: tuple[Path, ...], options: Any, excludes: tuple[str, ...]) -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from tfmigrate.codemod import runner
 
     err = stderr_console()
     if not err.is_terminal:
         return runner.run(paths, options, excludes)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # a bar only on a terminal
+
     with Progress(TextColumn("[bold]tfmigrate"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), console=err, transient=True) as progress:
         task = progress.add_task("files", total=None)
 
@@ -93,8 +93,10 @@ def emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from tfmigrate.codemod.files import write_output
+
     try:
-        output.write_text(text, encoding="utf-8")
+        write_output(output, text.encode("utf-8"))  # atomically: never a half-written report
     except OSError as exc:  # exit 2 (an error), not click's 1 (which means "changes needed")
         click.echo(f"tfmigrate: error: cannot write {output}: {exc.strerror or exc}", err=True)
         sys.exit(2)

@@ -14,6 +14,7 @@ import contextlib
 import gc
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -166,7 +167,12 @@ def run(
 def _open_cache(options: Options) -> ResultCache | None:
     if options.cache_dir is None or options.keep_text_with is not None:
         return None
-    return ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir))
+    results_cache = ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir))
+    why = results_cache.refused()
+    if why:
+        print(f"tfmigrate: note: {why}", file=sys.stderr)
+        return None
+    return results_cache
 
 
 def _remember(results_cache: ResultCache, path: Path, key: str | None, result: FileResult, options: Options) -> None:

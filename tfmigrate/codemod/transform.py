@@ -158,6 +158,15 @@ class FamilyTransform(cst.CSTTransformer):
             self._scopes = Scopes(self.index, _libcst_scopes(self.context.wrapper), _lines_in(self.index))
         return self._scopes
 
+    def release(self) -> None:
+        """Drop everything this transform holds once the engine is done with it: a transform often
+        refers to itself (bound methods in its tables, callbacks it hands out) and its scopes to
+        one another, and so to the trees it saw, which then wait for the garbage collector instead
+        of going with reference counting."""
+        if self._scopes is not None:
+            self._scopes.release()
+        vars(self).clear()
+
     def remove_imports_of(self, node: cst.CSTNode) -> None:
         """Drop the imports ``node`` (of the tree being transformed) reads, if unused afterwards."""
         self.imports.remove_by_node(node, self.index)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
+from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import (
@@ -323,6 +324,7 @@ class EagerTransform(FamilyTransform):
         index = self.index  # describes `node`: apply() indexes the module it visits
         names = index.nodes(cst.Name)
         self.names_in_use = {n.value for n in names if not _is_attribute_name(n, index.parents.get(n))}
+        self.names_in_use |= READ_ELSEWHERE.get()  # and the names of a huge module's other chunks (fresh() avoids them)
         self.tf = None
         self.eager = False
         self.changed = False

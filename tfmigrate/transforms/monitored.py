@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
+from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, expression, is_docstring
@@ -93,8 +94,8 @@ UNSUPPORTED_KEYS = {
     "summary_dir": "summary_dir has no RunConfig equivalent (Estimator writes summaries under model_dir)",
     "stop_grace_period_secs": "stop_grace_period_secs has no RunConfig equivalent",
     "max_wait_secs": "max_wait_secs has no RunConfig equivalent",
-    "master": "master= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
-    "is_chief": "is_chief= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
+    "master": "master= is a distributed session (TFM304: TF_CONFIG and tf.estimator.train_and_evaluate)",
+    "is_chief": "is_chief= is a distributed session (TFM304: TF_CONFIG and tf.estimator.train_and_evaluate)",
 }
 # tf.summary ops that TF1 graph code calls with v1 semantics (name, tensor, collections, family);
 # TF 2.15's tf.summary.* of the same name is the v2 op, which writes nothing in an Estimator's graph.
@@ -125,11 +126,16 @@ MANUAL_NOTES = {
     "max_wait_secs": "max_wait_secs: RunConfig(session_creation_timeout_secs=...)",
 }
 TF_CONFIG_HELP = (
-    "TF 2.15 Estimators take the cluster from the TF_CONFIG environment variable "
-    '(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "worker", "index": 0}}`) '
-    "instead of tf.train.ClusterSpec/Server, master= and is_chief=; set it per process and pass a strategy as "
-    "`tf.estimator.RunConfig(train_distribute=tf.distribute.experimental.ParameterServerStrategy(...))` "
-    "(or MultiWorkerMirroredStrategy), then run `tf.estimator.train_and_evaluate`"
+    "TF 2.15 Estimators take the cluster and each process's task from the TF_CONFIG environment variable "
+    '(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "chief", "index": 0}}`) '
+    "instead of tf.train.ClusterSpec/Server, master= and is_chief=: the legacy chief (worker 0) becomes task type "
+    '"chief", the other workers "worker" 0, 1, ... (RunConfig refuses a cluster without a chief), so every launch '
+    "command changes; build the graph in a model_fn without tf.device(replica_device_setter(...)) and without a "
+    "train_distribute strategy (an Estimator given ps tasks places the variables on them itself: the same "
+    "asynchronous between-graph replication), and run `tf.estimator.train_and_evaluate(estimator, "
+    "tf.estimator.TrainSpec(input_fn, max_steps=N), tf.estimator.EvalSpec(...))` in every process, ps included; "
+    "worked example: samples/cluster_ps in the tfmigrate repository, checked with "
+    "`tfmigrate validate --cluster chief=1,worker=1,ps=1 FILE.py:FUNCTION`"
 )
 
 
@@ -392,6 +398,7 @@ class MonitoredSessionTransform(FamilyTransform):
         self._alias, self._compat = tensorflow_aliases(node)
         self._call_matches: dict[frozenset[str], list[cst.Call]] = {}
         self._names = {n.value for n in self.index.nodes(cst.Name)}  # apply() indexes the module it visits
+        self._names |= READ_ELSEWHERE.get()  # and the names of a huge module's other chunks (unique() avoids them)
         self._plans: dict[int, Plan] = {}  # id(owner) -> plan
         self._planned_mts: set[int] = set()
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
