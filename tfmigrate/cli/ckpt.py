@@ -39,9 +39,15 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _console() -> Console:
-    from rich.console import Console  # rich only for text output: --format json stays lean
+    from tfmigrate.report.console import make_console  # piped: plain, no width limit
 
-    return Console(highlight=False, soft_wrap=False, emoji=False)
+    return make_console()
+
+
+def _table(out: Console, table: Any) -> None:
+    from tfmigrate.report.console import print_whole  # tensor names are never folded or cropped
+
+    print_whole(out, table)
 
 
 def _shape(shape: Any) -> str:
@@ -95,7 +101,7 @@ def inspect(path: str, fmt: str) -> None:
         table.add_column("bytes", justify="right", no_wrap=True)
         for v in rows:
             table.add_row(escape(v["name"]), escape(str(v["dtype"])), _shape(v["shape"]), _bytes(v["bytes"]))
-        out.print(table)
+        _table(out, table)
     sys.exit(0)
 
 
@@ -138,7 +144,7 @@ def _print_diff(data: dict[str, Any], out: Console) -> None:
             table.add_row(Text(STATUS_SHORT[p["status"]], style=STATUS_STYLE.get(p["status"], "")), Text(name),
                           _shape(p["checkpoint_shape"]) + (f" {p['checkpoint_dtype']}" if dtype else ""),
                           _shape(p["model_shape"]) + (f" {p['model_dtype']}" if dtype else ""))
-        out.print(table)
+        _table(out, table)
     for note in data.get("notes", []):
         out.print(Text("note: ", style="bold") + Text(note))
 
@@ -198,7 +204,7 @@ def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_op
         table.add_column("how", no_wrap=True)
         for op in data["ops"]:
             table.add_row(escape(" + ".join(op["src"])), escape(op["new"]), escape(op["op"]))
-        out_c.print(table)
+        _table(out_c, table)
         for old, why in data["not_carried"].items():
             out_c.print(Text("not carried: ", style="yellow") + Text(f"{old}: {why}"))
         for note in data["notes"]:

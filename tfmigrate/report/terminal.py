@@ -97,7 +97,7 @@ def print_details(report: Report, out: Console) -> None:
         for r in files:
             status = {FileStatus.CHANGED: f"[yellow]{report.changed_label}[/]", FileStatus.ERROR: "[bold red]error[/]"}.get(r.status, str(r.status))
             table.add_row(escape(r.path), status, *(str(sum(f.fix is fix for f in r.findings)) for fix in Fix))
-        out.print(table)
+        view.print_whole(out, table)
     manual = [f for f in report.findings if f.fix is Fix.MANUAL]
     if manual:
         heading(out, f"[bold]manual steps[/] ({len(manual)})")
@@ -116,13 +116,13 @@ def print_details(report: Report, out: Console) -> None:
         for rule_id, n in automatic.items():
             info = report.rules.get(rule_id)
             table.add_row(escape(rule_id), str(n), escape(info.title) if info else "")
-        out.print(table)
+        view.print_whole(out, table)
     diffs = [r for r in report.files if r.diff]
     if diffs:
         heading(out, "[bold]changes[/]")
         for r in diffs:
             if out.is_terminal:
-                out.print(Syntax((r.diff or "").rstrip("\n"), "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+                view.print_whole(out, Syntax((r.diff or "").rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
             else:  # plain: the diff as it is, never wrapped
                 out.file.write(r.diff or "")
     for c in report.checkpoints:
@@ -152,7 +152,7 @@ def print_details(report: Report, out: Console) -> None:
                               escape(_shape(p.checkpoint_shape)), escape(_shape(p.model_shape)))
             if len(bad) > 40:
                 table.add_row(f"... {len(bad) - 40} more", "", "", "")
-            out.print(table)
+            view.print_whole(out, table)
         if hidden:
             out.print(f"[dim]{hidden} optimizer slot/hyperparameter row(s) not shown (see --json or --html)[/]")
     for v in report.validations:
