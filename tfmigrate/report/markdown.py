@@ -1,8 +1,8 @@
 """Markdown for a pull-request comment: it fits the comment limit (65,536 characters).
 
 The summary comes first, then what a reviewer must act on (errors, manual steps, incompatible
-checkpoints, failed validations), then, collapsed, the automatic fixes by rule, every finding and
-the diffs. Sections are added in that order while they fit ``max_chars``; a section that does not
+checkpoints, failed validations), then, collapsed, the automatic fixes by rule, the diffs, every
+finding and the rules' explanations. Sections are added in that order while they fit ``max_chars``; a section that does not
 fit is cut row by row, and a last line says what was left out and where the whole report is (the
 HTML file, when the caller wrote one). Everything from the user's files is escaped (``_cell``,
 ``_code``, ``_fence``): it is shown, never interpreted.
@@ -113,16 +113,6 @@ def sections(report: Report) -> list[_Section]:
              for rule, fixes in automatic.items()],
             ["", "</details>", ""], "rules of the fix table",
         ))
-    if findings:
-        out.append(_Section(
-            [f"<details><summary>All findings ({len(findings)})</summary>", "", "| Rule | Location | Message | Fix |", "|---|---|---|---|"],
-            [f"| {_code(f.rule)} | {_code(f.location)} | {_cell(f.message)} | {f.fix} |" for f in findings],
-            ["", "</details>", ""], "findings",
-        ))
-        explained = [report.rules[rule] for rule in by_rule if rule in report.rules]
-        if explained:
-            out.append(_Section(["<details><summary>Rules</summary>", ""],
-                                [f"- **{r.id}** {_cell(r.title)}: {_cell(r.why)}" for r in explained], ["", "</details>", ""], "rule explanations"))
     diffs = [r for r in report.files if r.diff]
     if diffs:
         rows = []
@@ -132,6 +122,16 @@ def sections(report: Report) -> list[_Section]:
             rows.append("\n".join([f"<details><summary><code>{name}</code></summary>", "", f"{fence}diff", (r.diff or "").rstrip("\n"),
                                    fence, "", "</details>", ""]))
         out.append(_Section([f"### Changes ({len(diffs)} files)", ""], rows, [], "file diffs"))
+    if findings:
+        out.append(_Section(
+            [f"<details><summary>All findings ({len(findings)})</summary>", "", "| Rule | Location | Message | Fix |", "|---|---|---|---|"],
+            [f"| {_code(f.rule)} | {_code(f.location)} | {_cell(f.message)} | {f.fix} |" for f in findings],
+            ["", "</details>", ""], "rows of the findings table",
+        ))
+        explained = [report.rules[rule] for rule in by_rule if rule in report.rules]
+        if explained:
+            out.append(_Section(["<details><summary>Rules</summary>", ""],
+                                [f"- **{r.id}** {_cell(r.title)}: {_cell(r.why)}" for r in explained], ["", "</details>", ""], "rule explanations"))
     return out
 
 
