@@ -16,7 +16,8 @@ from tfmigrate.checkpoint.index import CheckpointError
 if TYPE_CHECKING:
     from rich.console import Console
 
-FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                      help="text: tables for people (piped: plain, no width limit); json: the result as one JSON object.")
 KIND_STYLE = {"model": "bold", "optimizer": "cyan", "bookkeeping": "dim"}
 STATUS_STYLE = {"match": "green", "shape_mismatch": "bold red", "dtype_mismatch": "bold red",
                 "missing_from_checkpoint": "yellow", "unused_in_checkpoint": "dim"}

@@ -7,7 +7,8 @@ import click
 
 @click.command()
 @click.argument("rule_id", required=False)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: the list, or one rule with its examples; json: the rules as a JSON list.")
 def rules(rule_id: str | None, fmt: str) -> None:
     """List the rule catalog, or explain RULE_ID with its before/after examples."""
     import json

@@ -89,10 +89,18 @@ class ProgressView:
 @click.option("--cluster", "cluster_spec", metavar="chief=1,worker=1,ps=1",
               help="Train as a real local cluster (one process per task on 127.0.0.1, each with its own TF_CONFIG, "
                    "tf.estimator.train_and_evaluate), then restore and resume the chief's checkpoint locally.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: the stages and the verdict; json: the result as one JSON object (what `tfmigrate report --json` holds).")
 def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,
              program: bool, program_args: str, cluster_spec: str | None, fmt: str) -> None:
-    """Train, checkpoint, restore and resume TARGET (file.py:function or a migrated file.py) for real.
+    """Train, checkpoint, restore and resume TARGET for real.
+
+    \b
+    TARGET is one of:
+      file.py:function   a function that returns the estimator (imported and called)
+      file.py:LINE       the tf.estimator construction on that line of a migrated file
+      file.py            a migrated file: its first construction that can be built
+                         statically, else the program itself run up to its first train()
 
     Exit 0 passed, 1 a stage failed, 2 could not run.
     """
