@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from tfmigrate.checkpoint.index import CheckpointError
+from tfmigrate.results import shape_text
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -49,10 +50,6 @@ def _table(out: Console, table: Any) -> None:
     from tfmigrate.report.console import print_whole  # tensor names are never folded or cropped
 
     print_whole(out, table)
-
-
-def _shape(shape: Any) -> str:
-    return "-" if shape is None else "[" + ",".join(str(d) for d in shape) + "]"
 
 
 def _bytes(n: int) -> str:
@@ -101,7 +98,7 @@ def inspect(path: str, fmt: str) -> None:
         table.add_column("shape", overflow="fold")
         table.add_column("bytes", justify="right", no_wrap=True)
         for v in rows:
-            table.add_row(escape(v["name"]), escape(str(v["dtype"])), _shape(v["shape"]), _bytes(v["bytes"]))
+            table.add_row(escape(v["name"]), escape(str(v["dtype"])), shape_text(v["shape"]), _bytes(v["bytes"]))
         _table(out, table)
     sys.exit(0)
 
@@ -143,8 +140,8 @@ def _print_diff(data: dict[str, Any], out: Console) -> None:
             name = md or ck if (ck == md or not ck or not md) else f"{md}\n  <- {ck}"
             dtype = "" if p["checkpoint_dtype"] == p["model_dtype"] or None in (p["checkpoint_dtype"], p["model_dtype"]) else " (dtype)"
             table.add_row(Text(STATUS_SHORT[p["status"]], style=STATUS_STYLE.get(p["status"], "")), Text(name),
-                          _shape(p["checkpoint_shape"]) + (f" {p['checkpoint_dtype']}" if dtype else ""),
-                          _shape(p["model_shape"]) + (f" {p['model_dtype']}" if dtype else ""))
+                          shape_text(p["checkpoint_shape"]) + (f" {p['checkpoint_dtype']}" if dtype else ""),
+                          shape_text(p["model_shape"]) + (f" {p['model_dtype']}" if dtype else ""))
         _table(out, table)
     for note in data.get("notes", []):
         out.print(Text("note: ", style="bold") + Text(note))

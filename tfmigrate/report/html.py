@@ -15,9 +15,10 @@ from importlib import resources
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report, shape_text
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+DASH = "—"  # an absent shape or name
 ROW_CLASS = {Concern.BAD: "row-bad", Concern.WARN: "row-warn", Concern.OK: "row-ok"}
 
 
@@ -100,14 +101,6 @@ def render_diff(diff: str, code) -> str:
             old += 1
             new += 1
     return '<div class="diff">' + "\n".join(rows) + "</div>"
-
-
-def _shape(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    return str(value)
 
 
 def _card(num: Any, label: str, tone: str = "") -> str:
@@ -258,7 +251,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
                 out.append(
                     f'<tr class="{ROW_CLASS[p.concern]}"><td class="mono">{path(p.checkpoint_name or "—")}</td>'
                     f'<td class="mono">{path(p.model_name or "—")}</td><td class="status">{e(p.status_text)}</td>'
-                    f'<td class="mono">{e(_shape(p.checkpoint_shape))}</td><td class="mono">{e(_shape(p.model_shape))}</td></tr>'
+                    f'<td class="mono">{e(shape_text(p.checkpoint_shape, DASH))}</td><td class="mono">{e(shape_text(p.model_shape, DASH))}</td></tr>'
                 )
             out.append("</tbody></table></div>")
     out.append("</section>")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import re
 
-from tfmigrate.results import FIX_MEANING, Fix, Report
+from tfmigrate.results import FIX_MEANING, Fix, Report, shape_text
 from tfmigrate.visible import visible
 
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
@@ -38,10 +38,6 @@ def _code(text: object) -> str:
 def _fence(text: str) -> str:
     """A code fence longer than any backtick run in ``text`` (a source line holding ``` cannot end it)."""
     return "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
-
-
-def _shape(value: list[int] | None) -> str:
-    return "-" if value is None else "[" + ", ".join(str(v) for v in value) + "]"
 
 
 class _Section:
@@ -92,7 +88,7 @@ def sections(report: Report) -> list[_Section]:
         if pairs:
             head += ["| Checkpoint | Model | Status | Shapes |", "|---|---|---|---|"]
         rows = [f"| {_code(p.checkpoint_name or '-')} | {_code(p.model_name or '-')} | {_cell(p.status_text)} | "
-                f"{_cell(_shape(p.checkpoint_shape))} → {_cell(_shape(p.model_shape))} |" for p in pairs]
+                f"{_cell(shape_text(p.checkpoint_shape))} → {_cell(shape_text(p.model_shape))} |" for p in pairs]
         out.append(_Section(head, rows, [""], "checkpoint table rows"))
     for v in report.validations:
         head = [f"### Validation of {_code(v.target)}: {v.outcome} on {_cell(v.device_label)}", ""]

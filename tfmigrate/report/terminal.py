@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tfmigrate.report import console as view
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, Outcome, Report, Validation
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, Outcome, Report, Validation, shape_text
 
 _CONCERN_STYLE = {Concern.BAD: "bold red", Concern.WARN: "yellow", Concern.OK: "green"}
 
@@ -44,10 +44,6 @@ def summary_view(report: Report) -> Table:
     else:
         table.add_row("validation", "[dim]not run (--validate)[/]")
     return table
-
-
-def _shape(value: list[int] | None) -> str:
-    return "-" if value is None else "[" + ", ".join(str(v) for v in value) + "]"
 
 
 def stages_table(v: Validation, title: str | None = None) -> Table:
@@ -149,7 +145,7 @@ def print_details(report: Report, out: Console) -> None:
             table.add_column("model", no_wrap=True)
             for p in bad[:40]:
                 table.add_row(escape(p.name), f"[{_CONCERN_STYLE[p.concern]}]{escape(p.status_text)}[/]",
-                              escape(_shape(p.checkpoint_shape)), escape(_shape(p.model_shape)))
+                              escape(shape_text(p.checkpoint_shape)), escape(shape_text(p.model_shape)))
             if len(bad) > 40:
                 table.add_row(f"... {len(bad) - 40} more", "", "", "")
             view.print_whole(out, table)
