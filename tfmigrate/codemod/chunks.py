@@ -1,27 +1,44 @@
 """Huge modules rewritten in chunks of top-level statements, so that memory stays bounded.
 
-libcst's tree of a module costs some 20 KB a line (a 100,000-line file: 2 GB before any rule
-runs, and CPython's own syntax check of the whole text another 400 MB). Above ``THRESHOLD_LINES``
-a module is cut, between top-level statements, into chunks of about ``CHUNK_LINES`` lines, and
-each chunk is rewritten by the ordinary engine (parse, families, fix loop, checks) as a module of
-its own::
+libcst's tree of a module costs some 20 KB a line (a 100,000-line file: 2 GB before any rule runs,
+and CPython's syntax check of the whole text another 400 MB). A module of more than
+``THRESHOLD_LINES`` lines is cut between top-level statements (found with Python's tokenizer,
+which builds no tree) into chunks of about ``CHUNK_LINES`` lines, preferably where another program
+or definition starts, and each chunk is rewritten by the ordinary engine (parse, families, fix
+loop, checks) as a module of its own::
 
-    <header>                      the module's docstring, its import block and the comments after it
-    __tfmigrate_chunk__ = 0       a marker: where the header ends in the rewritten text
+    <header>                   the module's docstring and import block (with the comments after it)
+    __tfmigrate_chunk__ = 0    marker: the header ends
+    <context before>           statements of earlier chunks tied to this one (see below)
+    __tfmigrate_context__ = 0  marker: the chunk's own statements follow
     <the chunk's statements>
+    __tfmigrate_after__ = 0    marker (only with a context after)
+    <context after>            statements of later chunks tied to this one
 
-The header is threaded: chunk k starts from the header as chunk k-1 left it, so an import added or
-a line inserted after the imports for one chunk is seen by the later ones (which then add nothing
-twice), and the header of the last chunk is the file's. What the families learn about the module
-(``Context.facts``) is shared in the same way. Findings are kept from each chunk's own statements
-(and the header's from the first chunk), with their lines moved to the file's.
+What makes the result the whole-module engine's:
+- the header is threaded: chunk k is rewritten under the header as chunk k-1 left it, so imports
+  added or code inserted after the imports is seen by the later chunks, and the last chunk's
+  header is the file's; what the families learn about the module (``Context.facts``) is shared;
+- the context: rules read across statements (an estimator's constructor and its ``fit``, a
+  ``model_fn`` and the Estimator it is given to, a Saver and the variables made after it). A chunk
+  is rewritten with the statements of other chunks tied to it by names (those binding a name it
+  reads, those reading a name it binds, and so on, nearest first, at most ``CONTEXT_LINES`` lines
+  a side), in their original text, with the header imports an earlier chunk removed; what is
+  rewritten there is dropped (their own chunk reports and rewrites them);
+- an import is never removed while another chunk names what it binds (the rewritten text of the
+  chunks done, the original of the others: ``imports.READ_ELSEWHERE``); a chunk whose own import
+  stayed only for a chunk rewritten later that no longer names it is rewritten again at the end;
+- findings come from each chunk's own statements (the header's from the first chunk), their lines
+  and the lines their messages cite moved to the file's.
 
-Rules that look across the whole module (an import is removed only when no statement reads it any
-more; facts one statement gives about another) see the header and their own chunk: a chunk is some
-2,000 lines of whole top-level statements, and tests/test_chunks.py checks that the samples, the
-test fixtures and generated files of every family come out byte-identical to the unchunked engine
-with chunks as small as a few statements. Anything this module cannot cut safely (not UTF-8, lone
-``\\r`` line endings, text Python's tokenizer rejects, a marker the rules moved) is rewritten whole.
+tests/test_chunks.py checks on the samples, cut into chunks of 3 and 8 lines, that bytes and
+findings are the whole-module engine's; and on generated 6,000-line files that a chunked rewrite
+parses, reaches its fixed point, keeps every import still read and reports lines in range. Where
+one file holds several programs that reuse each other's names, the whole-module engine mixes them
+up (one program's Saver with another's variables) and a chunk, seeing fewer of them, may rewrite a
+little more or say so differently. Whatever cannot be cut or put back together safely (not UTF-8,
+lone ``\\r`` line endings, text the tokenizer rejects, a marker moved, an error outside the chunk's
+own statements) is rewritten whole.
 """
 
 from __future__ import annotations
@@ -241,7 +258,7 @@ class _Done:
     header_in: bytes  # the header the chunk was rewritten under
     header_out: bytes
     body: bytes  # the rewritten statements
-    findings: list[tuple[RawFinding, RawFinding]]  # (in the original file's lines, in the new body's / the header's)
+    findings: list[RawFinding]  # its findings, in the original file's lines
     blocked: set[str]  # names whose import stayed only because another chunk read them
 
 
@@ -268,35 +285,30 @@ def rewrite_in_chunks(
         header = chunk.header_out
         if chunk.body != chunking.body(k):
             the_plan.names[k] = chunking.names_of(chunk.body)
-    first_header_out = done[0].header_out
     for k, chunk in enumerate(done):
         if chunk.blocked and chunk.blocked - frozenset().union(*the_plan.names[:k], *the_plan.names[k + 1 :]):
             again = chunking.rewrite(k, chunk.header_in)
             header = _lines_removed(header, chunk.header_out, again.header_out)  # the header's imports it now removed
+            start = the_plan.starts[0]  # the header's findings: the first round's
+            again.findings = [f for f in chunk.findings if f.line < start] + [f for f in again.findings if f.line >= start]
             done[k] = again
             the_plan.names[k] = chunking.names_of(again.body)
     encoding = chunking.encoding
     final = header + b"".join(c.body for c in done)
-    findings: list[RawFinding] = []
-    new_findings: list[RawFinding] = []
     from tfmigrate.codemod.engine import _line_map  # the engine imports this module lazily
 
-    if GLOBAL_MAP:
-        to_new = _line_map(data.decode(encoding, "replace"), final.decode(encoding, "replace"))
-        for chunk in done:
-            for f, g in chunk.findings:
-                findings.append(f)
-                new_findings.append(_at(g, to_new(f.line)))
-        return final, findings, new_findings, encoding
-    to_final = _line_map(first_header_out.decode(encoding, "replace"), header.decode(encoding, "replace"))
-    offset = header.count(b"\n")
-    for k, chunk in enumerate(done):
-        for f, g in chunk.findings:
-            findings.append(f)
-            new_findings.append(_at(g, to_final(g.line) if f.line < the_plan.starts[0] else g.line + offset))
-        offset += chunk.body.count(b"\n")
-    return final, findings, new_findings, encoding
-GLOBAL_MAP = True
+    # lines in the new text as the whole-module engine gives them: the original's line, mapped
+    to_new = _line_map(data.decode(encoding, "replace"), final.decode(encoding, "replace"))
+    original_header, final_header = data[: the_plan.header_end].splitlines(), set(header.splitlines())
+
+    def out_of_date(finding: RawFinding) -> bool:  # a manual finding on a header import a later chunk removed
+        if finding.fixable or finding.line > len(original_header):
+            return False
+        text = original_header[finding.line - 1]
+        return text.startswith((b"import ", b"from ")) and text not in final_header
+
+    findings = [f for chunk in done for f in chunk.findings if not out_of_date(f)]
+    return final, findings, [_at(f, to_new(f.line)) for f in findings], encoding
 
 
 class _Chunking:
@@ -431,11 +443,10 @@ class _Chunking:
             in_body = f.line >= first_body and (last_body is None or f.line <= last_body)
             new_in_body = g.line >= out_first and (out_last is None or g.line <= out_last)
             if in_body and new_in_body:
-                message = _CITED.sub(cite, f.message)
-                kept.append((_at(f, f.line - first_body + start, message), _at(g, g.line - out_first + 1, message)))
+                kept.append(_at(f, f.line - first_body + start, _CITED.sub(cite, f.message)))
             elif f.line <= h and g.line <= out_h:
                 if k == 0:  # the header's findings, once
-                    kept.append((f, g))
+                    kept.append(f)
             elif not in_body and not new_in_body and not (f.line <= h) and not (g.line <= out_h):
                 continue  # about a statement of another chunk: that chunk reports it
             else:
