@@ -100,10 +100,12 @@ def test_an_import_another_chunk_still_reads_is_kept() -> None:
         assert (b"from tensorflow.contrib import learn" in result.new) == bool(tail)
 
 
-def test_what_cannot_be_cut_safely_is_rewritten_whole() -> None:
-    body = "x = tf.placeholder(tf.float32)\n" * 5_000
+def test_what_cannot_be_cut_safely_is_rewritten_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(chunks, "THRESHOLD_LINES", 100)
+    monkeypatch.setattr(chunks, "CHUNK_LINES", 30)
+    body = "x = tf.placeholder(tf.float32)\n" * 200
     assert chunks.plan(("import tensorflow as tf\n" + body).encode()) is not None
-    assert chunks.plan(("import tensorflow as tf\n" + body[:3_000]).encode()) is None  # short
+    assert chunks.plan(("import tensorflow as tf\n" + body[: len(body) // 3]).encode()) is None  # short
     assert chunks.plan(("# -*- coding: latin-1 -*-\nimport tensorflow as tf\n" + body).encode()) is None
     assert chunks.plan(("import tensorflow as tf\r" + body).encode()) is None  # lone \r line ends
     assert chunks.plan(("import tensorflow as tf\n" + body + "s = '''\n").encode()) is None  # tokenizer error

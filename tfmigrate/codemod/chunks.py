@@ -97,12 +97,14 @@ class _Statement:
 _OPENERS = {"import": 2, "from": 2, "def": 1, "class": 1, "async": 1, "@": 1}
 
 
-def plan(data: bytes, threshold: int = THRESHOLD_LINES, chunk_lines: int = CHUNK_LINES) -> Plan | None:
+def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = None) -> Plan | None:
     """Where to cut ``data``; None when it is short or cannot be cut safely.
 
     A chunk ends after ``chunk_lines`` lines before an import or a lone string (where another
     program starts, in a file of several), after 1.5 times as many before a definition, or after
-    twice as many before any statement."""
+    twice as many before any statement. (Default sizes: THRESHOLD_LINES, CHUNK_LINES.)"""
+    threshold = THRESHOLD_LINES if threshold is None else threshold
+    chunk_lines = CHUNK_LINES if chunk_lines is None else chunk_lines
     if data.count(b"\n") <= threshold:
         return None
     try:
