@@ -31,7 +31,7 @@ What makes the result the whole-module engine's:
 - findings come from each chunk's own statements (the header's from the first chunk), their lines
   and the lines their messages cite moved to the file's.
 
-tests/test_chunks.py checks on the samples, cut into chunks of 3 and 8 lines, that bytes and
+tests/hostile/test_huge_files.py checks on the samples, cut into chunks of 3 and 8 lines, that bytes and
 findings are the whole-module engine's; and on generated 6,000-line files that a chunked rewrite
 parses, reaches its fixed point, keeps every import still read and reports lines in range. Where
 one file holds several programs that reuse each other's names, the whole-module engine mixes them

@@ -15,9 +15,9 @@ import pytest
 from tfmigrate.codemod import chunks, engine
 from tfmigrate.codemod.rule import load_catalog
 
-from hostile.generate import tf1_module
+from .generate import tf1_module
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted(ROOT.glob("samples/*/legacy.py"))
 CATALOG = load_catalog()
 ENABLED = frozenset(CATALOG.rules)
