@@ -110,6 +110,15 @@ def _remove_unused(module: cst.Module, index: TreeIndex, wanted: list[tuple[str,
     return transform(module, _DropAliases(doomed, index)) if doomed else module
 
 
+def _marker(statement: cst.CSTNode) -> str | None:
+    """The name a chunk's marker statement (``__tfmigrate_chunk__ = 0`` and the like) binds."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+    if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+        name = small.targets[0].target.value
+        return name if name in _CONTEXT_MARKERS else None
+    return None
+
+
 def _in_header(node: cst.CSTNode, module: cst.Module, index: TreeIndex) -> bool:
     """Whether ``node`` is in a chunk's header: before the statement ``__tfmigrate_chunk__ = 0``."""
     while node is not None and index.parents.get(node) is not module:
@@ -117,21 +126,20 @@ def _in_header(node: cst.CSTNode, module: cst.Module, index: TreeIndex) -> bool:
     for statement in module.body:
         if statement is node:
             return True
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
-        if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value == "__tfmigrate_chunk__":
+        if _marker(statement) == "__tfmigrate_chunk__":
             return False
     return False
 
 
 def _read_outside_context(module: cst.Module, index: TreeIndex) -> set[str]:
+    """The names the statements of a chunk's module read, those of other chunks left out."""
     found: set[str] = set()
     inside = False
     for statement in module.body:
-        small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
-        if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name) and small.targets[0].target.value in _CONTEXT_MARKERS:
-            inside = _CONTEXT_MARKERS[small.targets[0].target.value]
-            continue
-        if not inside:
+        marker = _marker(statement)
+        if marker is not None:
+            inside = _CONTEXT_MARKERS[marker]
+        elif not inside:
             found |= index.referenced_names(statement)  # type: ignore[arg-type]
     return found
 
