@@ -356,7 +356,7 @@ def _one_pass(
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions
-            indexed = edits_index
+            indexed = edits_index if edits_index is not None else prepared[1].after(new)  # None: indexed anew
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data
