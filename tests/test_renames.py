@@ -475,8 +475,8 @@ def test_cli_end_to_end(tmp_path):
     for finding in report["findings"]:
         by_rule.setdefault(finding["rule"], []).append(finding)
     assert sorted(by_rule) == ["TFM501", "TFM502", "TFM503"]
-    assert all(f["fixed"] is True for f in by_rule["TFM501"] + by_rule["TFM502"])
-    assert [f["fixed"] for f in by_rule["TFM503"]] == [False]
+    assert all(f["fix"] == "fixed" for f in by_rule["TFM501"] + by_rule["TFM502"])
+    assert [f["fix"] for f in by_rule["TFM503"]] == ["manual"]
     assert by_rule["TFM503"][0]["severity"] == "error"
     assert report["summary"]["manual"] == 1 and report["summary"]["fixed"] == 3
     new = target.read_text()

@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
+from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, expression, is_docstring
+from tfmigrate.rule_ids import TFM301, TFM302, TFM303, TFM304, TFM305, TFM306
 from tfmigrate.transforms.device_functions import DEVICE, device_call
 
 
@@ -92,8 +94,8 @@ UNSUPPORTED_KEYS = {
     "summary_dir": "summary_dir has no RunConfig equivalent (Estimator writes summaries under model_dir)",
     "stop_grace_period_secs": "stop_grace_period_secs has no RunConfig equivalent",
     "max_wait_secs": "max_wait_secs has no RunConfig equivalent",
-    "master": "master= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
-    "is_chief": "is_chief= is a distributed session (TFM304: TF_CONFIG and RunConfig(train_distribute=...))",
+    "master": "master= is a distributed session (TFM304: TF_CONFIG and tf.estimator.train_and_evaluate)",
+    "is_chief": "is_chief= is a distributed session (TFM304: TF_CONFIG and tf.estimator.train_and_evaluate)",
 }
 # tf.summary ops that TF1 graph code calls with v1 semantics (name, tensor, collections, family);
 # TF 2.15's tf.summary.* of the same name is the v2 op, which writes nothing in an Estimator's graph.
@@ -124,11 +126,16 @@ MANUAL_NOTES = {
     "max_wait_secs": "max_wait_secs: RunConfig(session_creation_timeout_secs=...)",
 }
 TF_CONFIG_HELP = (
-    "TF 2.15 Estimators take the cluster from the TF_CONFIG environment variable "
-    '(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "worker", "index": 0}}`) '
-    "instead of tf.train.ClusterSpec/Server, master= and is_chief=; set it per process and pass a strategy as "
-    "`tf.estimator.RunConfig(train_distribute=tf.distribute.experimental.ParameterServerStrategy(...))` "
-    "(or MultiWorkerMirroredStrategy), then run `tf.estimator.train_and_evaluate`"
+    "TF 2.15 Estimators take the cluster and each process's task from the TF_CONFIG environment variable "
+    '(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "chief", "index": 0}}`) '
+    "instead of tf.train.ClusterSpec/Server, master= and is_chief=: the legacy chief (worker 0) becomes task type "
+    '"chief", the other workers "worker" 0, 1, ... (RunConfig refuses a cluster without a chief), so every launch '
+    "command changes; build the graph in a model_fn without tf.device(replica_device_setter(...)) and without a "
+    "train_distribute strategy (an Estimator given ps tasks places the variables on them itself: the same "
+    "asynchronous between-graph replication), and run `tf.estimator.train_and_evaluate(estimator, "
+    "tf.estimator.TrainSpec(input_fn, max_steps=N), tf.estimator.EvalSpec(...))` in every process, ps included; "
+    "worked example: samples/cluster_ps in the tfmigrate repository, checked with "
+    "`tfmigrate validate --cluster chief=1,worker=1,ps=1 FILE.py:FUNCTION`"
 )
 
 
@@ -391,6 +398,7 @@ class MonitoredSessionTransform(FamilyTransform):
         self._alias, self._compat = tensorflow_aliases(node)
         self._call_matches: dict[frozenset[str], list[cst.Call]] = {}
         self._names = {n.value for n in self.index.nodes(cst.Name)}  # apply() indexes the module it visits
+        self._names |= READ_ELSEWHERE.get()  # and the names of a huge module's other chunks (unique() avoids them)
         self._plans: dict[int, Plan] = {}  # id(owner) -> plan
         self._planned_mts: set[int] = set()
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
@@ -399,7 +407,7 @@ class MonitoredSessionTransform(FamilyTransform):
         self._datasets: list[set[str]] = [self._dataset_names(node)]
         self._graph_mode = self._is_graph_mode()
         self._module_offset = 0
-        if self.enabled("TFM301"):
+        if self.enabled(TFM301):
             self._plan_module(node)
 
     def _plan_module(self, module: cst.Module) -> None:
@@ -431,7 +439,7 @@ class MonitoredSessionTransform(FamilyTransform):
         )
 
     def visit_If(self, node: cst.If) -> None:
-        if self.enabled("TFM301") and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
+        if self.enabled(TFM301) and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
@@ -505,7 +513,7 @@ class MonitoredSessionTransform(FamilyTransform):
     # --- TFM305 bookkeeping: which names hold a tf.data.Dataset in this function ---------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._datasets.append(self._dataset_names(node.body))
-        if self.enabled("TFM301") and isinstance(node.body, cst.IndentedBlock):
+        if self.enabled(TFM301) and isinstance(node.body, cst.IndentedBlock):
             body = list(node.body.body)
             offset = 1 if body and is_docstring(body[0]) else 0
             self._try_plan(node, body[offset:], node)
@@ -584,7 +592,7 @@ class MonitoredSessionTransform(FamilyTransform):
         )
 
     def visit_With(self, node: cst.With) -> None:
-        if self.enabled("TFM301") and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
+        if self.enabled(TFM301) and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_With(self, original: cst.With, updated: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:
@@ -1100,7 +1108,7 @@ class MonitoredSessionTransform(FamilyTransform):
             return device_call(self, original, updated)
         if name in DISTRIBUTED:
             shown = name.replace("tensorflow.compat.v1.", "tf.").replace("tensorflow.", "tf.")  # one text per place, every pass
-            self.flag(original, "TFM304", f"{shown} sets up a cluster by hand: {TF_CONFIG_HELP}")
+            self.flag(original, TFM304, f"{shown} sets up a cluster by hand: {TF_CONFIG_HELP}")
             return updated
         if name and name.startswith("tensorflow.summary.") and name.rsplit(".", 1)[1] in V1_SUMMARY_OPS:
             return self._v1_summary(original, updated, name.rsplit(".", 1)[1])
@@ -1114,7 +1122,7 @@ class MonitoredSessionTransform(FamilyTransform):
             and self.qn(func) is None
         ):
             method = func.attr.value
-            if self.fix(original, "TFM305", f"Dataset.{method}() is gone from TF 2.15 datasets: tf.compat.v1.data.{method}(dataset)"):
+            if self.fix(original, TFM305, f"Dataset.{method}() is gone from TF 2.15 datasets: tf.compat.v1.data.{method}(dataset)"):
                 receiver = updated.func.value
                 new_func = expression(f"{self.compat_v1}.data.{method}")
                 return updated.with_changes(func=new_func, args=[cst.Arg(receiver), *updated.args])
@@ -1124,7 +1132,7 @@ class MonitoredSessionTransform(FamilyTransform):
         for key in ("master", "is_chief"):
             arg = kwarg(call, key)
             if arg is not None:
-                self.flag(arg, "TFM304", f"MonitoredTrainingSession({key}=...) is a distributed session: {TF_CONFIG_HELP}")
+                self.flag(arg, TFM304, f"MonitoredTrainingSession({key}=...) is a distributed session: {TF_CONFIG_HELP}")
         if id(call) in self._planned_mts:
             plan = next(p for p in self._plans.values() if p.mts is call)
             what = "no max_steps"
@@ -1132,7 +1140,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 what = "max_steps" if kwarg(plan.stop.call, "num_steps", 0) is None else "steps"
             self.fix(
                 call,
-                "TFM301",
+                TFM301,
                 "MonitoredTrainingSession training loop rewritten as tf.estimator.Estimator(model_fn, "
                 f"config=RunConfig(...)).train(input_fn, {what}): the dataset code became input_fn, the model code "
                 "model_fn (hooks that name tensors are its training_hooks), the checkpoint and summary policy RunConfig",
@@ -1141,7 +1149,7 @@ class MonitoredSessionTransform(FamilyTransform):
         reason = self._reasons.get(id(call), "the training loop is not `with session: while not session.should_stop(): session.run(train_op)` inside one graph")
         self.flag(
             call,
-            "TFM302",
+            TFM302,
             f"MonitoredTrainingSession kept as tf.compat.v1.train.MonitoredTrainingSession (runs on TF 2.15, "
             f"renamed by TFM5xx) because {reason}; {self._manual_steps(call)}",
         )
@@ -1195,7 +1203,7 @@ class MonitoredSessionTransform(FamilyTransform):
         name = self.qn(original)
         if name in HOOK_NAMES and id(original) not in self._consumed:
             hook = HOOK_NAMES[name]
-            if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
+            if self.fix(original, TFM303, f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
                 return expression(f"{self.tf}.estimator.{hook}")
             return updated
         attr = original.attr.value
@@ -1205,7 +1213,7 @@ class MonitoredSessionTransform(FamilyTransform):
             and original.value.value in self._datasets[-1]
             and (self._alias or self._compat)
         ):
-            if self.fix(original, "TFM305", f"Dataset.{attr} is gone from TF 2.15 datasets: tf.compat.v1.data.{DATASET_ATTRS[attr]}(dataset)"):
+            if self.fix(original, TFM305, f"Dataset.{attr} is gone from TF 2.15 datasets: tf.compat.v1.data.{DATASET_ATTRS[attr]}(dataset)"):
                 return expression(f"{self.compat_v1}.data.{DATASET_ATTRS[attr]}({original.value.value})")
         return updated
 
@@ -1216,7 +1224,7 @@ class MonitoredSessionTransform(FamilyTransform):
             if isinstance(parent, cst.Attribute) and parent.attr is original:
                 return updated
             hook = HOOK_NAMES[name]
-            if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
+            if self.fix(original, TFM303, f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
                 self.imports.remove("tensorflow.train", hook)
                 return expression(f"{self.tf}.estimator.{hook}")
         return updated
@@ -1229,7 +1237,7 @@ class MonitoredSessionTransform(FamilyTransform):
             return updated  # TF 2 code (or a call we cannot tell): leave it
         if self.fix(
             original,
-            "TFM306",
+            TFM306,
             f"tf.summary.{op} in TF1 graph code is the v1 summary op: in TF 2.15 it is tf.compat.v1.summary.{op} "
             f"(tf.summary.{op} is the v2 op, which writes nothing in an Estimator or MonitoredTrainingSession graph)",
         ):

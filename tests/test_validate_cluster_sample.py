@@ -1,0 +1,91 @@
+"""samples/cluster_ps: a 2017 ClusterSpec/Server + MonitoredTrainingSession program, its rewrite, and
+its hand migration to tf.estimator + TF_CONFIG, checked as real local clusters on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "samples" / "cluster_ps"
+
+
+def validate(*args: str, cwd: Path) -> tuple[int, dict]:
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", *args, "--format", "json"],
+                          capture_output=True, text=True, cwd=cwd, timeout=400)
+    assert proc.stdout.strip(), proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_the_rewrite_leaves_the_cluster_to_the_findings_that_describe_the_migration() -> None:
+    from tfmigrate.codemod.engine import rewrite_source
+    from tfmigrate.codemod.rule import load_catalog
+
+    result = rewrite_source((SAMPLE / "legacy.py").read_bytes(), load_catalog().selected(None), path="legacy.py")
+    manual = {(f.rule, f.line) for f in result.findings if not f.fixable}
+    rules = {rule for rule, _ in manual}
+    assert rules == {"TFM302", "TFM304"}, manual
+    text = " ".join(f.message for f in result.findings if f.rule == "TFM304")
+    # what migrated.py does: a chief task, no strategy (the Estimator places variables on the ps tasks), train_and_evaluate
+    assert '"chief"' in text and "replica_device_setter" in text and "train_and_evaluate" in text
+    assert "tf.distribute.experimental.ParameterServerStrategy" not in text  # RunConfig refuses it with an Estimator
+    assert "samples/cluster_ps" in text
+    assert b"MonitoredTrainingSession" in result.new and b"tf.estimator.train_and_evaluate" not in result.new
+
+
+@pytest.mark.slow
+def test_the_migrated_sample_trains_as_a_real_local_cluster(tmp_path: Path) -> None:
+    """chief + worker + ps processes, each with its own TF_CONFIG, through train_and_evaluate: both
+    trainers step, the chief's checkpoint holds the sum of their steps, every process stops by itself
+    within the bound, and the chief's checkpoint restores and resumes."""
+    started = time.monotonic()
+    code, result = validate("--cluster", "chief=1,worker=1,ps=1", f"{SAMPLE / 'migrated.py'}:build_estimator",
+                            "--steps", "12", cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert code == 0, result
+    tasks = result["tasks"]
+    assert set(tasks) == {"chief:0", "worker:0", "ps:0"}
+    chief, worker = tasks["chief:0"], tasks["worker:0"]
+    assert chief["steps"] >= 1 and worker["steps"] >= 1
+    assert chief["global_step"] == chief["steps"] + worker["steps"] >= 12
+    assert tasks["ps:0"]["stopped"] == "chief done"  # not the deadline, and nothing was killed
+    assert elapsed < 150  # the tasks' 120 s deadline and the local checks
+    names = [s["name"] for s in result["stages"]]
+    assert names[0] == "cluster" and all(s["passed"] for s in result["stages"])
+    assert "bit-identical" in next(s for s in result["stages"] if s["name"] == "local: restore")["detail"]
+    assert f"global_step {chief['global_step'] + 2} + 1" in next(s for s in result["stages"] if s["name"] == "local: resume")["detail"]
+    assert result.get("model_dir_removed") and not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_the_rewritten_program_runs_as_its_cluster_and_its_checkpoint_fits_the_migration(tmp_path: Path) -> None:
+    """expected.py (the rewrite: tf.compat.v1 names) still runs as the legacy ps + worker cluster on
+    TF 2.15, and the checkpoint it writes restores into migrated.py's estimator: same variable names."""
+    from tfmigrate.validate.cluster import _ports
+
+    ps_port, worker_port = _ports(2)
+    model_dir = tmp_path / "train_logs"
+    flags = [f"--ps_hosts=127.0.0.1:{ps_port}", f"--worker_hosts=127.0.0.1:{worker_port}", f"--model_dir={model_dir}", "--max_steps=6"]
+    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
+    program = [sys.executable, str(SAMPLE / "expected.py"), *flags]
+    ps = subprocess.Popen([*program, "--job_name=ps", "--task_index=0"], cwd=tmp_path, env=env,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        worker = subprocess.run([*program, "--job_name=worker", "--task_index=0"], cwd=tmp_path, env=env,
+                                capture_output=True, text=True, timeout=120)
+    finally:
+        ps.kill()  # server.join() serves forever, as in TF 1.x
+        ps.wait()
+    assert worker.returncode == 0, worker.stderr[-2000:]
+    assert (model_dir / "model.ckpt-6.index").exists(), sorted(p.name for p in model_dir.iterdir())
+    code, result = validate(f"{SAMPLE / 'migrated.py'}:build_estimator", "--checkpoint", str(model_dir),
+                            "--steps", "2", "--device", "cpu", cwd=tmp_path)
+    assert code == 0, result
+    legacy = next(s for s in result["stages"] if s["name"] == "legacy checkpoint")
+    assert legacy["passed"] and "model.ckpt-6" in legacy["detail"]
