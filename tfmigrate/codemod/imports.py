@@ -73,9 +73,16 @@ class ImportEdits:
     def __bool__(self) -> bool:
         return bool(self.added or self.removed)
 
-    def apply(self, module: cst.Module) -> cst.Module:
+    def apply(self, module: cst.Module, base: TreeIndex | None = None) -> cst.Module:
+        """The module with the imports added and removed; ``base``: the index of the tree the
+        transform made ``module`` from, if at hand (the index of ``module`` is derived from it)."""
         self.indexed = None
-        index = TreeIndex.of(module) if self.removed else None
+        index = None
+        if self.removed:
+            if base is not None and base.module is module:
+                index = base
+            else:
+                index = (base.after(module) if base is not None else None) or TreeIndex.of(module)
         new = _remove_unused(module, index, self.removed) if index is not None else module
         if self.added:
             new = _add_missing(new, self.added)
