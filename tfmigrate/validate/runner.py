@@ -100,6 +100,7 @@ def run_validation(
         proc = subprocess.Popen(
             module_command("tfmigrate.validate._child", json.dumps(config)),
             stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(),
+            start_new_session=True,  # its own process group: whatever the user's program started ends with it
         )
         fatal: str | None = None
         done = False
@@ -108,7 +109,7 @@ def run_validation(
 
         def watchdog() -> None:
             expired.set()
-            proc.kill()
+            _kill_group(proc)
 
         timer = threading.Timer(timeout, watchdog) if timeout else None
         if timer:
@@ -143,12 +144,13 @@ def run_validation(
                     on_event(event)
             proc.wait()
         except KeyboardInterrupt:
-            proc.kill()
+            _kill_group(proc)
             proc.wait()
             raise
         finally:
             if timer:
                 timer.cancel()
+            _kill_group(proc)  # processes the program started and left running (a parameter server's join())
         if expired.is_set():
             fatal = f"the validation child did not finish in {timeout:.0f} s and was stopped"
         if fatal is None and not done:
@@ -180,6 +182,16 @@ def run_validation(
         result["steps_per_second"] = train["steps_per_second"]
         result["dense_device"] = train.get("dense_device")
     return result
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the child's process group (the child and what the user's program started), if any is left."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
 
 
 def _convert(checkpoint: str, out: str) -> tuple[dict[str, Any], str | None]:
