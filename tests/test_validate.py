@@ -513,3 +513,14 @@ def test_program_that_never_trains_is_stopped_with_what_it_started(tmp_path: Pat
     while time.monotonic() < deadline and Path(f"/proc/{helper}").exists() and "Z" not in Path(f"/proc/{helper}/stat").read_text().split()[2]:
         time.sleep(0.1)
     assert not Path(f"/proc/{helper}").exists() or Path(f"/proc/{helper}/stat").read_text().split()[2] == "Z"
+
+
+@pytest.mark.slow
+def test_program_not_yet_migrated_says_to_rewrite_it(tmp_path: Path) -> None:
+    path = tmp_path / "legacy.py"
+    path.write_text("from tensorflow.contrib import learn\n\nlearn.DNNClassifier(hidden_units=[4])\n", encoding="utf-8")
+    code, result = validate(str(path), "--program", "--device", "cpu")
+    assert code == 2, result
+    assert result["error"] == (f"{path}: the program raised ModuleNotFoundError: No module named 'tensorflow.contrib' before it "
+                               f"trained a tf.estimator.Estimator; it still uses TensorFlow APIs 2.15 lacks: `tfmigrate rewrite "
+                               f"{path}` migrates them or lists the manual findings left to finish")

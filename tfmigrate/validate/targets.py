@@ -205,7 +205,11 @@ def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
                           + (f"; pass its flags with --args" if exc.code not in (0, None) else "")) from None
     except Exception as exc:  # noqa: BLE001 - the program's own error, one line
         text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-        raise TargetError(f"{path}: the program raised {type(exc).__name__}: {text[:300]} before it trained a tf.estimator.Estimator") from None
+        legacy = (isinstance(exc, ImportError) and (exc.name or "").startswith("tensorflow")) or \
+            (isinstance(exc, AttributeError) and "module 'tensorflow" in text)
+        hint = (f"; it still uses TensorFlow APIs 2.15 lacks: `tfmigrate rewrite {path}` migrates them or lists the "
+                "manual findings left to finish") if legacy else ""
+        raise TargetError(f"{path}: the program raised {type(exc).__name__}: {text[:300]} before it trained a tf.estimator.Estimator{hint}") from None
     finally:
         alarm()
         est_lib.Estimator.train = original
