@@ -90,7 +90,7 @@ def main() -> None:
         t_small = median_time([*ours[:5], str(small), "--format", "json"], args.runs)
         t_tf = median_time(theirs, args.runs)
         t_py = median_time([sys.executable, "-c", "pass"], args.runs)
-        group_only = [sys.executable, "-c", "import sys; from tfmigrate.checkpoint.cli import ckpt; "
+        group_only = [sys.executable, "-c", "import sys; from tfmigrate.cli.ckpt import ckpt; "
                       f"ckpt(['inspect', {str(big)!r}, '--format', 'json'])"]
         t_group = median_time(group_only, args.runs)
         print(f"checkpoint: {data_bytes / 1e9:.2f} GB of data, {index_bytes} B index, {n} tensors")

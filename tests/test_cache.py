@@ -14,6 +14,7 @@ import tfmigrate.codemod.engine as engine
 from tfmigrate.codemod import cache as cache_module
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.codemod.runner import Options, run
+from tfmigrate.report.json_format import data
 
 LEGACY = "import tensorflow as tf\nx = tf.placeholder(tf.float32, [None, 3])\nsess = tf.Session()\n"
 OTHER = "import tensorflow as tf\nw = tf.Variable(tf.zeros([3]))\ninit = tf.initialize_all_variables()\n"
@@ -49,7 +50,7 @@ def options(tmp: Path, select: tuple[str, ...] | None = None, mode: str = "check
 
 
 def as_json(report) -> str:  # type: ignore[no-untyped-def]
-    return json.dumps(report.to_dict(), sort_keys=True) + "".join(str(f.diff) for f in report.files)
+    return json.dumps(data(report), sort_keys=True) + "".join(str(f.diff) for f in report.files)
 
 
 def test_unchanged_files_are_not_processed_again_and_give_the_same_results(tree, processed):
@@ -100,7 +101,7 @@ def test_other_options_and_another_version_process_everything(tree, processed, m
 def test_a_change_to_tfmigrates_own_code_invalidates_the_cache(tree, processed, monkeypatch):
     run(["src"], options(tree))
     before = cache_module._code_fingerprint()
-    catalog_file = Path(cache_module.__file__).parent.parent / "rules" / "aliases.toml"
+    catalog_file = cache_module.CATALOG_DIR / "aliases.toml"  # the top-level rules/ of a checkout
     stat = catalog_file.stat()
     try:
         os.utime(catalog_file, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))

@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from tfmigrate.checkpoint import api, classify, names
-from tfmigrate.checkpoint.cli import ckpt
+from tfmigrate.cli.ckpt import ckpt
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from tests.ckpt_factory import snappy_compress, table_entries, varint, write_table
 from tfmigrate.checkpoint import index
-from tfmigrate.checkpoint.cli import ckpt
+from tfmigrate.cli.ckpt import ckpt
 from tfmigrate.checkpoint.index import CheckpointError, crc32c, parse_fields, snappy_decompress
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "checkpoints"

@@ -46,10 +46,10 @@ def test_diff_prints_a_unified_diff_and_writes_nothing(project):
 def test_write_mode_fixes_then_a_second_run_has_nothing_to_do(project):
     proc = tfmigrate("rewrite", "--format", "json", ".", cwd=project)
     data = json.loads(proc.stdout)
-    assert data["schema"] == 1 and data["tool"] == "tfmigrate"
+    assert data["schema"] == 2 and data["tool"] == "tfmigrate" and data["mode"] == "write"
     assert {f["path"]: f["status"] for f in data["files"]} == {"clean.py": "skipped", "legacy.py": "changed"}
     applied = [f for f in data["findings"] if f["rule"] == "TFM501"]
-    assert applied and all(f["fixed"] and f["fixable"] for f in applied)
+    assert applied and all(f["fix"] == "fixed" and f["fix_safety"] == "safe" for f in applied)
     assert data["summary"]["changed"] == 1 and data["summary"]["errors"] == 0
     assert "tf.compat.v1.placeholder" in (project / "legacy.py").read_text()
     assert proc.returncode == (1 if data["summary"]["manual"] else 0)
@@ -60,8 +60,10 @@ def test_write_mode_fixes_then_a_second_run_has_nothing_to_do(project):
 def test_json_check_mode_marks_nothing_fixed(project):
     out = tfmigrate("rewrite", "--check", "--format", "json", ".", cwd=project, check=1).stdout
     data = json.loads(out)
-    assert data["findings"] and not any(f["fixed"] for f in data["findings"])
-    assert set(data["findings"][0]) == {"rule", "severity", "path", "line", "col", "message", "fixable", "fixed"}
+    assert data["findings"] and all(f["fix"] in ("fixable", "manual") for f in data["findings"])
+    assert set(data["findings"][0]) == {"rule", "severity", "path", "line", "col", "message", "fix", "fix_safety", "fixable", "fixed"}
+    # schema 1's booleans agree with "fix": nothing is fixed under --check
+    assert all(f["fixed"] is False and f["fixable"] is (f["fix"] == "fixable") for f in data["findings"])
     # one line a file and a finding: greppable, and each line is a JSON object of its own
     lines = [line.strip().rstrip(",") for line in out.splitlines()]
     assert [json.loads(line) for line in lines if line.startswith('{"rule"')] == data["findings"]
@@ -180,14 +182,14 @@ def test_terminal_output_is_literal_no_emoji_no_markup(tmp_path):
 
 
 def test_json_records_stay_one_a_line_whatever_their_messages_hold():
-    from tfmigrate.report.json_format import render
-    from tfmigrate.report.model import FileResult, Finding, Report
+    from tfmigrate.report.json_format import data, render
+    from tfmigrate.results import FileResult, Finding, Report
 
     tricky = 'ends a record: }, {"rule": "TFM999"} and a newline\n'
     report = Report(mode="check")
-    findings = [Finding("TFM501", "error", "a.py", n, 1, tricky, True, False) for n in (1, 2)]
+    findings = [Finding("TFM501", "error", "a.py", n, 1, tricky, "fixable") for n in (1, 2)]
     report.files.append(FileResult("a.py", "changed", findings=findings))
     out = render(report)
-    assert json.loads(out) == report.to_dict()
+    assert json.loads(out) == data(report)
     lines = [line.strip().rstrip(",") for line in out.splitlines() if line.strip().startswith('{"rule"')]
     assert [json.loads(line)["line"] for line in lines] == [1, 2]

@@ -11,6 +11,7 @@ import pytest
 
 from tfmigrate.codemod.engine import Options, process_file, rewrite_source, run
 from tfmigrate.codemod.files import SourceError, write_atomic
+from tfmigrate.report.json_format import data
 from tfmigrate.codemod.rule import load_catalog
 
 BEFORE = "import tensorflow as tf\nx = tf.placeholder(tf.float32)\n"
@@ -194,8 +195,8 @@ def test_jobs_do_not_change_results(tmp_path, options):
         (tmp_path / f"m{i:02d}.py").write_text(body * (1 + i % 4))
     (tmp_path / "broken.py").write_text("import tensorflow\nprint 'x'\n")
     os.chdir(tmp_path)
-    serial = run(["."], Options(options.enabled, "diff", 1, options.catalog_dir)).to_dict()
-    parallel = run(["."], Options(options.enabled, "diff", 2, options.catalog_dir)).to_dict()
+    serial = data(run(["."], Options(options.enabled, "diff", 1, options.catalog_dir)))
+    parallel = data(run(["."], Options(options.enabled, "diff", 2, options.catalog_dir)))
     assert serial == parallel
     assert serial["summary"]["errors"] == 1
     assert serial["summary"]["changed"] == 26
@@ -386,9 +387,9 @@ def test_files_that_never_name_tensorflow_are_skipped_without_libcst(tmp_path):
         "from tfmigrate.codemod.runner import Options, run\n"
         "from tfmigrate.codemod.rule import load_catalog\n"
         f"report = run([{str(tmp_path / 'pkg')!r}], Options(enabled=load_catalog().selected(None), jobs=2))\n"
-        "print(sorted(f.status for f in report.files), 'libcst' in sys.modules)\n"
+        "print(sorted(str(f.status) for f in report.files), 'libcst' in sys.modules)\n"
         f"report = run([{str(tmp_path)!r}], Options(enabled=load_catalog().selected(None), jobs=1))\n"
-        "print(sorted((f.path.rsplit('/', 1)[-1], f.status) for f in report.files), 'libcst' in sys.modules)\n"
+        "print(sorted((f.path.rsplit('/', 1)[-1], str(f.status)) for f in report.files), 'libcst' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

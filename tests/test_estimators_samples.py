@@ -83,7 +83,7 @@ print("JSON:" + json.dumps(summary, default=lambda o: o.item()))
 
 
 MODES = {"skflow_dnn_save_restore": "features", "learn_dnn_fit": "x_test", "iris_premade": "main"}
-CATALOG = Path(__file__).resolve().parent.parent / "tfmigrate" / "rules" / "estimators.toml"
+CATALOG = Path(__file__).resolve().parent.parent / "rules" / "estimators.toml"
 # catalog examples whose `after` is a whole program (no names defined elsewhere): they must run on TF 2.15
 RUNNABLE = ["TFM101-1", "TFM101-2", "TFM101-5", "TFM106-1", "TFM108-1", "TFM108-4", "TFM109-1", "TFM109-2", "TFM112-3"]
 

@@ -106,7 +106,7 @@ TRICKY = {
 
 def _sources() -> dict[str, str]:
     found = {f"samples/{p.relative_to(ROOT / 'samples')}": p.read_text() for p in sorted((ROOT / "samples").rglob("*.py"))}
-    for toml in sorted((ROOT / "tfmigrate" / "rules").glob("*.toml")):
+    for toml in sorted((ROOT / "rules").glob("*.toml")):
         for rule in tomllib.loads(toml.read_text()).get("rules", []):
             for i, example in enumerate(rule.get("examples", [])):
                 for side in ("before", "after"):

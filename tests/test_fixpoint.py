@@ -91,6 +91,8 @@ needles = ["step"]
 [[rules]]
 id = "TFM911"
 title = "t"
+fix_safety = "safe"
+legacy_api = ["step1", "step2"]
 why = "w"
 [[rules.examples]]
 before = "step1\\n"
@@ -100,6 +102,8 @@ after = "step3\\n"
 id = "TFM912"
 title = "t"
 fixable = false
+fix_safety = "none"
+legacy_api = ["step3"]
 why = "w"
 [[rules.examples]]
 before = "step3\\n"

@@ -6,8 +6,9 @@ import re
 from html.parser import HTMLParser
 
 from tfmigrate.codemod.rule import load_catalog
+from tfmigrate.codemod.runner import rule_infos
 from tfmigrate.report import html
-from tfmigrate.report.model import FileResult, Finding, Report
+from tfmigrate.results import FileResult, Finding, Report, checkpoint_from_json, validation_from_json
 
 EVIL = '<img src=x onerror="alert(1)">&'
 DIFF = (
@@ -18,24 +19,26 @@ DIFF = (
 
 def sample_report() -> Report:
     rule = next(iter(load_catalog().rules.values()))
-    report = Report(mode="diff")
-    finding = Finding(rule.id, rule.severity, f"t{EVIL}.py", 2, 5, f"do this {EVIL}", fixable=False)
+    report = Report(mode="diff", rules=rule_infos(load_catalog()))
+    finding = Finding(rule.id, rule.severity, f"t{EVIL}.py", 2, 5, f"do this {EVIL}", fix="manual")
     report.files.append(FileResult(f"t{EVIL}.py", "changed", findings=[finding], diff=DIFF))
     report.files.append(FileResult("ok.py", "unchanged"))
     report.files.append(FileResult("bad.py", "error", error=f"bad.py:1:1: cannot parse {EVIL}"))
-    report.checkpoints.append({
+    report.checkpoints.append(checkpoint_from_json({
         "schema": 1, "checkpoint": f"m/{EVIL}", "compatible": False, "verdict": f"layer sizes changed {EVIL}",
         "pairs": [
             {"checkpoint_name": "dnn/hiddenlayer_0/kernel", "model_name": "dnn/hiddenlayer_0/kernel", "status": "shape_mismatch",
              "checkpoint_shape": [4, 10], "model_shape": [4, 20], "kind": "model"},
-            {"checkpoint_name": "global_step", "model_name": "global_step", "status": "match", "checkpoint_shape": [], "model_shape": [], "kind": "step"},
+            {"checkpoint_name": "global_step", "model_name": "global_step", "status": "match", "checkpoint_shape": [], "model_shape": [], "kind": "bookkeeping"},
             {"checkpoint_name": None, "model_name": "training/Adagrad/x", "status": "missing_from_checkpoint", "checkpoint_shape": None,
              "model_shape": [3], "kind": "optimizer"},
         ],
-    })
-    report.validations.append({"schema": 1, "passed": False, "device": "CPU", "steps": 4, "target": f"t.py:{EVIL}",
-                               "stages": [{"name": "train", "passed": True, "seconds": 1.5, "detail": "4 steps"},
-                                          {"name": "checkpoint files", "passed": False, "seconds": 0.0, "detail": f"none {EVIL}"}]})
+    }))
+    report.validations.append(validation_from_json({
+        "schema": 1, "passed": False, "device": "CPU", "steps": 4, "target": f"t.py:{EVIL}",
+        "stages": [{"name": "train", "passed": True, "seconds": 1.5, "detail": "4 steps"},
+                   {"name": "checkpoint files", "passed": False, "seconds": 0.0, "detail": f"none {EVIL}"}],
+    }))
     return report
 
 

@@ -68,7 +68,7 @@ def test_terminal_summary_first_and_fits_80_columns(reported: tuple[subprocess.C
     assert proc.returncode == 1, proc.stderr
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     assert lines[0].strip() == "tfmigrate report"
-    assert max(len(ln) for ln in lines) <= 80
+    assert max(len(ln) for ln in lines[:5]) <= 80  # the summary fits a small terminal
     head = "\n".join(lines[:6])
     assert "2 scanned, " in head and " to change" in head
     assert "1 analysed, 1 incompatible" in head and "1 run, 1 failed" in head
@@ -80,21 +80,27 @@ def test_terminal_summary_first_and_fits_80_columns(reported: tuple[subprocess.C
     assert "+classifier = tf.estimator.DNNClassifier(" in proc.stdout
     assert "dnn/hiddenlayer_0/kernel" in text and "missing_from_checkpoint" in text
     assert "model_dir checkpoint" in text and "FAIL" in text
+    # it ends with the summary and the files it wrote (piped: plain, one line each, never wrapped)
+    end = lines[lines.index("── summary ──"):]
+    assert end[1].strip() == "tfmigrate report" and "1 analysed, 1 incompatible" in "\n".join(end)
+    assert [ln.split(": ", 1)[0] for ln in end if ln.startswith("wrote ")] == ["wrote HTML", "wrote Markdown", "wrote JSON", "wrote SARIF"]
+    assert end[-1].endswith("r.sarif")
 
 
 @pytest.mark.slow
 def test_json_holds_every_stage(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = reported
     data = json.loads((out / "r.json").read_text(encoding="utf-8"))
-    assert data["schema"] == 1
+    assert data["schema"] == 2 and data["mode"] == "diff"
     assert data["summary"]["changed"] >= 1 and data["summary"]["manual"] >= 4
+    assert data["summary"]["fixed"] == 0 and data["summary"]["fixable"] == sum(f["fix"] == "fixable" for f in data["findings"]) > 0
     assert {"TFM102", "TFM157", "TFM201"} <= {f["rule"] for f in data["findings"]}
     (ck,) = data["checkpoints"]
     assert ck["compatible"] is False and "contrib.learn 1.x" in ck["verdict"]
     assert ck["checkpoint"].endswith("model/model.ckpt-1")
     (v,) = data["validations"]
     assert v["target"] == "train.py:5 tf.estimator.DNNClassifier"
-    assert v["passed"] is False and v["device"] in ("CPU", "GPU")
+    assert v["passed"] is False and v["outcome"] == "failed" and v["device"] in ("CPU", "GPU")
     stages = {s["name"]: s for s in v["stages"]}
     assert stages["model_dir checkpoint"]["passed"] is False
     assert all(stages[n]["passed"] for n in ("train", "checkpoint files", "restore", "resume", "checkpoint analysis"))
@@ -104,7 +110,7 @@ def test_json_holds_every_stage(reported: tuple[subprocess.CompletedProcess[str]
 def test_markdown_and_sarif(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = reported
     md = (out / "r.md").read_text(encoding="utf-8")
-    assert md.startswith("## tfmigrate report") and "### Checkpoint" in md and "### Validation: FAILED" in md
+    assert md.startswith("## tfmigrate report") and "### Checkpoint" in md and "### Validation of `train.py:5 tf.estimator.DNNClassifier`: failed" in md
     sarif = json.loads((out / "r.sarif").read_text(encoding="utf-8"))
     assert sarif["version"] == "2.1.0" and any(r["ruleId"] == "TFM201" for r in sarif["runs"][0]["results"])
 
@@ -197,7 +203,24 @@ def test_report_samples_under_a_minute() -> None:
     assert cpu < 60, f"tfmigrate report samples/ used {cpu:.1f} CPU s ({seconds:.1f} s wall)"
     print(f"tfmigrate report samples/: {seconds:.1f} s wall, {cpu:.1f} CPU s")
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
-    assert lines[0].strip() == "tfmigrate report" and max(len(ln) for ln in lines) <= 80
+    assert lines[0].strip() == "tfmigrate report" and max(len(ln) for ln in lines[:5]) <= 80
     assert "to change" in lines[1] and "manual" in lines[2]
+    assert lines[-1].startswith("write it as a file: --html")  # the summary ends the output
     text = " ".join(proc.stdout.split())
     assert "checkpoint directories no estimator names as model_dir: samples/checkpoints/" in text
+
+
+@pytest.mark.slow
+def test_the_command_shows_the_same_counts_in_all_five_formats(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    from tests import formats
+
+    proc, out = reported
+    shown = {
+        "terminal": formats.from_terminal(proc.stdout),
+        "json": formats.from_json((out / "r.json").read_text(encoding="utf-8")),
+        "sarif": formats.from_sarif((out / "r.sarif").read_text(encoding="utf-8")),
+        "markdown": formats.from_markdown((out / "r.md").read_text(encoding="utf-8")),
+        "html": formats.from_html((out / "r.html").read_text(encoding="utf-8")),
+    }
+    assert all(counts == shown["json"] for counts in shown.values()), shown
+    assert shown["json"]["fixable"] > 0 and shown["json"]["incompatible"] == 1

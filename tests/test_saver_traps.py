@@ -198,5 +198,5 @@ def test_cli_reports_the_trap_lines(tmp_path):
     )
     assert proc.returncode == 1, proc.stderr  # manual findings remain
     report = json.loads(proc.stdout)
-    got = sorted((f["rule"], f["line"], f["fixable"]) for f in report["findings"])
-    assert got == sorted((rule, line, False) for rule, line in findings(LEGACY.read_text()))
+    got = sorted((f["rule"], f["line"], f["fix"]) for f in report["findings"])
+    assert got == sorted((rule, line, "manual") for rule, line in findings(LEGACY.read_text()))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 import subprocess
 import sys
@@ -11,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.report.cli import apply_diff
 from tfmigrate.validate import static, targets
 
 
@@ -137,23 +135,6 @@ def test_target_spelling() -> None:
     assert targets.split("C:/x/train.py") == (Path("C:/x/train.py"), None)
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("x\ny\nz", "w\nx\ny\nz2"),
-        ("x\n", ""),
-        ("", "a\n"),
-        ("a\nb", "a\nb\n"),
-        ("a\nb\n", "a\nb"),
-        ("".join(f"{i}\n" for i in range(30)), "".join(f"{i}{'x' if i in (2, 25) else ''}\n" for i in range(30))),
-    ],
-)
-def test_apply_diff_rebuilds_the_rewritten_text(old: str, new: str) -> None:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), "a/f", "b/f")
-    diff = "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
-    assert apply_diff(old, diff) == new
-
-
 def test_validate_unknown_file_cannot_run_without_tensorflow(tmp_path: Path) -> None:
     proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", str(tmp_path / "none.py")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
@@ -174,7 +155,7 @@ def test_without_tensorflow_the_child_says_how_to_install_it(tmp_path: Path) -> 
 
 
 def test_report_prefers_a_builder_function_over_an_unbuildable_construction(tmp_path: Path) -> None:
-    from tfmigrate.report.cli import builder_function, find_estimators
+    from tfmigrate.assemble import builder_function, find_estimators
 
     code = textwrap.dedent(
         '''
@@ -185,10 +166,10 @@ def test_report_prefers_a_builder_function_over_an_unbuildable_construction(tmp_
         '''
     ).encode()
     assert builder_function(code) == ("experiment_fn", 4)
-    (site,) = find_estimators({"pkg/train.py": code}, tmp_path)
+    (site,) = find_estimators({"pkg/train.py": (code, False)}, tmp_path)
     assert site.cls == "experiment_fn()" and site.error is None and site.spec.endswith("train.py:experiment_fn")
     plain = code.replace(b"experiment_fn", b"helper")
-    (site,) = find_estimators({"pkg/train.py": plain}, tmp_path / "2")
+    (site,) = find_estimators({"pkg/train.py": (plain, False)}, tmp_path / "2")
     assert site.error is not None and "runs the program's own model_fn" in site.error
 
 

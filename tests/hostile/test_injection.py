@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfmigrate.report.markdown import _cell, _code, _fence
-from tfmigrate.report.text import visible
+from tfmigrate.visible import visible
 
 from .helpers import LEGACY, run_tfmigrate as tfm
 
@@ -79,7 +79,7 @@ def test_ckpt_inspect_shows_control_characters_in_tensor_names(tmp_path: Path) -
     from click.testing import CliRunner
 
     from tests.ckpt_factory import table_entries, write_table
-    from tfmigrate.checkpoint.cli import ckpt
+    from tfmigrate.cli.ckpt import ckpt
 
     samples = Path(__file__).resolve().parents[2] / "samples" / "checkpoints" / "contrib1x"
     src = next(samples.glob("*.index")).with_suffix("")

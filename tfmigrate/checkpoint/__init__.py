@@ -6,7 +6,7 @@ names      dense-layer structures under each era's names; name maps by layer ord
 compare    pairs checkpoint tensors with a model's variables; TF 2.15 verdicts and remedies
 targets    TARGET forms (file.py:function, migrated source, checkpoint); shared with ``validate``
 api        inspect / diff / convert as dictionaries (the JSON the CLI prints)
-cli        the click group ``ckpt``
+(the click group ``ckpt`` is tfmigrate/cli/ckpt.py)
 _tfchild   the TensorFlow side, run only as a child process
 
 Nothing here imports TensorFlow at import time.

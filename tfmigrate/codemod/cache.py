@@ -26,10 +26,11 @@ from pathlib import Path
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.report.model import FileResult, Finding
+from tfmigrate.codemod.rule import CATALOG_DIR
+from tfmigrate.results import FileResult, Finding
 
 DEFAULT_DIRECTORY = ".tfmigrate_cache"
-FORMAT = 1
+FORMAT = 2  # 2: a finding's fix is one of fixed/fixable/manual, with its safety
 KEEP = 4  # cache files kept (one per tool version and options); older ones are removed
 _CACHE_NAME = re.compile(r"[0-9a-f]{32}\.json")
 _PACKAGE = Path(__file__).resolve().parent.parent
@@ -48,6 +49,10 @@ def _code_fingerprint() -> str:
     for path in sorted(p for p in _PACKAGE.rglob("*") if p.suffix in (".py", ".toml", ".json")):
         stat = path.stat()
         h.update(f"{path.relative_to(_PACKAGE)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    if not CATALOG_DIR.is_relative_to(_PACKAGE):  # a checkout's top-level rules/ (installed: inside the package)
+        for path in sorted(CATALOG_DIR.glob("*.toml")):
+            stat = path.stat()
+            h.update(f"rules/{path.name}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
@@ -65,8 +70,17 @@ class ResultCache:
     def __init__(self, directory: Path, key: str) -> None:
         self.directory = directory
         self.file = directory / f"{key}.json"
-        self.entries: dict[str, list[Any]] = self._load()
+        self.entries: dict[str, list[Any]] = {} if self.refused() else self._load()
         self.dirty = False
+
+    def refused(self) -> str | None:
+        """Why this directory is not used as a cache (None: it is): a symlink (or a link among the
+        directories above it that tfmigrate would create) could send the cache's writes anywhere."""
+        if self.directory.is_symlink():
+            return f"the cache directory {self.directory} is a symlink; not using it"
+        if self.file.is_symlink():
+            return f"the cache file {self.file} is a symlink; not using the cache"
+        return None
 
     def _load(self) -> dict[str, list[Any]]:
         try:
@@ -93,13 +107,14 @@ class ResultCache:
     def save(self) -> None:
         """Write the cache file atomically (a concurrent run reads the old one or the new one);
         a cache that cannot be written is no error: the next run just does the work again."""
-        if not self.dirty:
+        if not self.dirty or self.refused():
             return
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
+            if self.directory.is_symlink():  # made one since the run started
+                return
             for name, text in ((".gitignore", "*\n"), ("CACHEDIR.TAG", _TAG)):
-                if not (self.directory / name).exists():
-                    (self.directory / name).write_text(text)
+                _create(self.directory / name, text)
             descriptor, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
@@ -121,6 +136,16 @@ class ResultCache:
         )
         for stale in others[KEEP - 1 :]:
             stale.unlink(missing_ok=True)
+
+
+def _create(path: Path, text: str) -> None:
+    """Write ``path`` if nothing is there, never through a symlink (a dangling one included)."""
+    try:
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o666)
+    except FileExistsError:
+        return
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def _record(result: FileResult) -> dict[str, Any]:

@@ -30,10 +30,10 @@ from tfmigrate.codemod.notebook import Notebook
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
-from tfmigrate.report.model import FileResult, Finding
-from tfmigrate.report.text import visible
+from tfmigrate.results import FileResult, Finding, Fix, FixSafety
+from tfmigrate.visible import visible
 # the options, the prefilter and the parallel run live in runner (no libcst there); re-exported here
-from tfmigrate.codemod.runner import Mode, Options, default_jobs, run, wanted  # noqa: F401
+from tfmigrate.codemod.runner import Mode, Options, default_jobs, fix_safety, run, wanted  # noqa: F401
 
 _PY2 = re.compile(
     r"^\s*(print\s+[^\s(=]|print\s*$|exec\s+[\"'\w]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)|`|<>|\b0[0-7]+\b|\b\d+L\b|ur[\"']"
@@ -201,15 +201,19 @@ _Tree = tuple[cst.Module, Positions, "TreeIndex | None"]
 
 
 def rewrite_source(
-    data: bytes, enabled: frozenset[str], *, path: str = "<string>", catalog: Catalog | None = None
+    data: bytes, enabled: frozenset[str], *, path: str = "<string>", catalog: Catalog | None = None,
+    facts: set[str] | None = None, whole: bool = False,
 ) -> SourceResult:
     """Run every enabled rule family over one module, again on the result until a pass changes
     nothing (at most ``MAX_PASSES``): one run reaches the fixed point. Each applied fix is reported
     once; a pass's manual findings are kept unless the next pass changed their line (a later fix
     resolved them; still relevant, that pass reported them again). Lines are given in the original
-    and in the new text. Raises :class:`SourceError` on bad input."""
+    and in the new text. Raises :class:`SourceError` on bad input. A huge module is rewritten in
+    chunks of top-level statements (:mod:`tfmigrate.codemod.chunks`) unless ``whole``."""
     catalog = catalog or load_catalog()
-    facts: set[str] = set()  # what a family learned about the module, for later families and passes (Context.facts)
+    if not whole and (chunked := _in_chunks(data, enabled, path, catalog)) is not None:
+        return chunked
+    facts = set() if facts is None else facts  # what a family learned about the module, for later families and passes (Context.facts)
     original_code, code, new, staged, encoding, tree = _one_pass(data, enabled, path, catalog, facts=facts)
     passes = [(code, staged)]
     for _ in range(MAX_PASSES - 1):
@@ -235,6 +239,22 @@ def rewrite_source(
         new_findings=[f for f, k in zip(new_findings, keep) if k],
         encoding=encoding,
     )
+
+
+def _in_chunks(data: bytes, enabled: frozenset[str], path: str, catalog: Catalog) -> SourceResult | None:
+    """A huge module's result, chunk by chunk; None when it is not huge or cannot be cut safely."""
+    from tfmigrate.codemod import chunks
+
+    the_plan = chunks.plan(data)
+    if the_plan is None:
+        return None
+    try:
+        new, findings, new_findings, encoding = chunks.rewrite_in_chunks(
+            data, the_plan, lambda module, facts: rewrite_source(module, enabled, path=path, catalog=catalog, facts=facts, whole=True), path
+        )
+    except chunks.Unchunkable:
+        return None
+    return SourceResult(original=data, new=new, findings=findings, new_findings=new_findings, encoding=encoding)
 
 
 _TRAILING = b" \t\r\n\x0c"
@@ -329,7 +349,7 @@ def _one_pass(
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path, facts=facts), family_rules, suppressions(current_code), sink
+            Context(filename=path, facts=facts, run_rules=enabled), family_rules, suppressions(current_code), sink, catalog.ids
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)
@@ -347,6 +367,8 @@ def _one_pass(
                 f"internal error in the {family.prefix} rules ({type(exc).__name__}: {exc} at "
                 f"{Path(where.filename).name}:{where.lineno}); file left unchanged, please report it",
             ) from None
+        edits_index = family_transform.imports.indexed
+        family_transform.release()  # its trees go with reference counting, not the collector
         staged.extend((f, current_code) for f in sink)
         if not any(f.fixable for f in sink):  # every change is explained by an applied fix
             continue
@@ -354,7 +376,7 @@ def _one_pass(
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions
-            indexed = family_transform.imports.indexed
+            indexed = edits_index
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data
@@ -534,6 +556,7 @@ def _process_file(path: Path, options: Options) -> FileResult:
         "changed" if result.changed else "unchanged",
         findings=_findings(result.new_findings if write else result.findings, shown, write, catalog),
         diff=unified_diff(shown, result) if result.changed and options.diffs else None,
+        new_text=result.new if options.keep_text_with is not None and options.keep_text_with in result.new else None,
     )
 
 
@@ -587,10 +610,11 @@ def _findings(
                 line=line,
                 col=f.col,
                 message=message,
-                fixable=f.fixable,
-                fixed=write and f.fixable,
+                fix=Fix.of(f.fixable, written=write),
+                safety=fix_safety(catalog.rules[f.rule]) if f.fixable else FixSafety.NONE,
                 cell=cell,
             )
         )
     findings.sort(key=Finding.sort_key)
     return findings
+

@@ -263,6 +263,34 @@ def _wide_encoding(data: bytes) -> str | None:
     return None
 
 
+def write_output(path: Path, data: bytes) -> None:
+    """Write a report or ``--output`` file in one step: a temporary file in the same directory,
+    renamed over ``path`` (through a symlink, the link kept), so that a crash, a full disk or
+    Ctrl-C never leaves a half-written report. An existing file keeps its mode and owner (see
+    :func:`write_atomic`); a new one gets the mode ``open()`` would give it. Raises OSError."""
+    target = Path(os.path.realpath(path))
+    if target.exists():
+        try:
+            write_atomic(path, data)
+        except SourceError as exc:
+            raise OSError(exc.message) from None
+        return
+    umask = os.umask(0)
+    os.umask(umask)
+    with interrupts_deferred():
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate", dir=target.parent)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+                os.fchmod(handle.fileno(), 0o666 & ~umask)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step; keeps mode, owner and group, never half-written.
 

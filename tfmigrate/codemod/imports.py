@@ -9,12 +9,19 @@ tree and run a full scope analysis each time, which cost a third of a rewrite.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from tfmigrate.codemod.tree import TreeIndex, dotted
 from tfmigrate.codemod.walk import transform
+
+
+# Names that code outside the module being rewritten reads (the other chunks of a huge module, see
+# tfmigrate.codemod.chunks): the imports that bind them are never removed as unused.
+READ_ELSEWHERE: ContextVar[frozenset[str]] = ContextVar("READ_ELSEWHERE", default=frozenset())
+KEPT_FOR_ELSEWHERE: ContextVar[set[str] | None] = ContextVar("KEPT_FOR_ELSEWHERE", default=None)  # the names of those kept
 
 
 @dataclass
@@ -76,6 +83,7 @@ class ImportEdits:
 # --- removing ----------------------------------------------------------------------------------
 def _remove_unused(module: cst.Module, index: TreeIndex, wanted: list[tuple[str, str | None, str | None]]) -> cst.Module:
     read = index.read_names()
+    elsewhere, kept_for_elsewhere = READ_ELSEWHERE.get(), KEPT_FOR_ELSEWHERE.get()
     exported = _exported_strings(module) if "__all__" in read or "__all__" in index.other_bindings else set()
     requested = set(wanted)
     doomed: set[cst.ImportAlias] = set()
@@ -89,7 +97,10 @@ def _remove_unused(module: cst.Module, index: TreeIndex, wanted: list[tuple[str,
         else:
             continue
         if key in requested and binding.name not in read and binding.name not in exported:
-            doomed.add(alias)
+            if binding.name not in elsewhere:
+                doomed.add(alias)
+            elif kept_for_elsewhere is not None:
+                kept_for_elsewhere.add(binding.name)
     return transform(module, _DropAliases(doomed, index)) if doomed else module
 
 

@@ -1,4 +1,7 @@
-"""The rule catalog: rules are data (``tfmigrate/rules/*.toml``), one file a family.
+"""The rule catalog: rules are data (``rules/*.toml`` at the top of the repository), one file a family.
+
+The wheel installs that folder as the package ``tfmigrate.rules`` (see setup.py); a checkout
+reads it where it is (:data:`CATALOG_DIR`).
 
 A family file names the libcst transform that applies its rules and the cheap text needles that
 a file must contain before it is worth parsing. Each rule carries its id, title, one-paragraph
@@ -16,6 +19,11 @@ File format (TOML)::
     title = "..."
     severity = "warning"        # error | warning | info
     fixable = true              # the rule can rewrite code (false: findings only)
+    fix_safety = "safe"         # as ruff marks fixes: "safe" (the fix keeps what the code does: a
+                                # rename, the same function elsewhere, the legacy value written
+                                # out), "unsafe" (an automatic fix onto another implementation or
+                                # shape of the code: review it), "none" (findings only; fixable = false)
+    legacy_api = ["tf.contrib.learn.DNNClassifier"]  # the legacy names the rule covers
     catch_all = false           # true: silent on lines where another rule already reported
     why = '''one paragraph'''
 
@@ -29,10 +37,11 @@ File format (TOML)::
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import re
 import tomllib
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
@@ -41,8 +50,23 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[str, ...] = ("error", "warning", "info")
+FixSafety = Literal["safe", "unsafe", "none"]
+FIX_SAFETIES: tuple[str, ...] = ("safe", "unsafe", "none")
 RULE_ID = re.compile(r"^TFM\d{3}$")
-CATALOG_DIR = Path(__file__).resolve().parent.parent / "rules"
+
+
+def _catalog_dir() -> Path:
+    """The catalog folder: the installed package ``tfmigrate.rules`` (a wheel, or an editable
+    install, which maps it to the checkout's ``rules/``), else ``rules/`` beside the ``tfmigrate``
+    package of a checkout on ``sys.path``."""
+    spec = importlib.util.find_spec("tfmigrate.rules")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        if any(Path(location).glob("*.toml")):  # not a leftover tfmigrate/rules/__pycache__
+            return Path(location)
+    return Path(__file__).resolve().parent.parent.parent / "rules"
+
+
+CATALOG_DIR = _catalog_dir()
 
 
 class CatalogError(ValueError):
@@ -71,6 +95,8 @@ class Rule:
     fixable: bool = True
     catch_all: bool = False  # reports only what no other rule reported on the same line
     examples: tuple[Example, ...] = ()
+    fix_safety: FixSafety = "none"  # safe / unsafe / none, as ruff marks fixes (see the module docstring)
+    legacy_api: tuple[str, ...] = ()  # the legacy API names the rule covers
 
 
 @dataclass(frozen=True)
@@ -96,6 +122,11 @@ class Family:
 class Catalog:
     families: tuple[Family, ...]
     rules: dict[str, Rule] = field(default_factory=dict)
+
+    @cached_property
+    def ids(self) -> frozenset[str]:
+        """Every rule id of the catalog."""
+        return frozenset(self.rules)
 
     def selected(self, select: tuple[str, ...] | None, ignore: tuple[str, ...] = ()) -> frozenset[str]:
         """Rule ids enabled by --select/--ignore (ids or prefixes such as ``TFM1``)."""
@@ -144,6 +175,15 @@ def load_family(path: Path) -> Family:
         severity = raw.get("severity", "warning")
         if severity not in SEVERITIES:
             raise CatalogError(f"{where}: severity must be one of {', '.join(SEVERITIES)}")
+        fixable = bool(raw.get("fixable", True))
+        fix_safety = raw.get("fix_safety")
+        if fix_safety not in FIX_SAFETIES:
+            raise CatalogError(f"{where}: fix_safety must be one of {', '.join(FIX_SAFETIES)}")
+        if (fix_safety == "none") == fixable:
+            raise CatalogError(f"{where}: fix_safety 'none' goes with fixable = false, 'safe'/'unsafe' with fixable = true")
+        legacy_api = raw.get("legacy_api")
+        if not isinstance(legacy_api, list) or not legacy_api or not all(isinstance(a, str) and a.strip() for a in legacy_api):
+            raise CatalogError(f"{where}: legacy_api must list the legacy API names the rule covers")
         examples = tuple(_example(e, f"{where} example {j}") for j, e in enumerate(raw.get("examples", [])))
         if not examples:
             raise CatalogError(f"{where}: a rule needs before/after examples")
@@ -154,9 +194,11 @@ def load_family(path: Path) -> Family:
                 why=" ".join(_text(raw, "why", where).split()),
                 family=prefix,
                 severity=severity,
-                fixable=bool(raw.get("fixable", True)),
+                fixable=fixable,
                 catch_all=bool(raw.get("catch_all", False)),
                 examples=examples,
+                fix_safety=fix_safety,
+                legacy_api=tuple(legacy_api),
             )
         )
     needles = tuple(n.encode() for n in data.get("needles", ["tensorflow"]))

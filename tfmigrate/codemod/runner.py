@@ -14,6 +14,7 @@ import contextlib
 import gc
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -22,8 +23,8 @@ from typing import Literal
 
 from tfmigrate.codemod.cache import ResultCache, digest, fingerprint
 from tfmigrate.codemod.files import SourceError, discover, display_path, read_source
-from tfmigrate.codemod.rule import Catalog, load_catalog
-from tfmigrate.report.model import FileResult, Report
+from tfmigrate.codemod.rule import Catalog, Rule, load_catalog
+from tfmigrate.results import FileResult, FixSafety, Report, RuleInfo
 
 
 Mode = Literal["check", "diff", "write"]
@@ -41,10 +42,27 @@ class Options:
     catalog_dir: Path | None = None
     diffs: bool = True  # make each changed file's unified diff (only shown by --diff and some reports)
     cache_dir: Path | None = None  # where the results cache lives (None: no cache)
+    # keep the rewritten text of each .py file whose new text holds these bytes (FileResult.new_text):
+    # what `tfmigrate report` analyses statically; never cached
+    keep_text_with: bytes | None = None
 
     @property
     def catalog(self) -> Catalog:
         return load_catalog(self.catalog_dir) if self.catalog_dir else load_catalog()
+
+
+def fix_safety(rule: Rule) -> FixSafety:
+    """The marking of a rule's automatic fix: the catalog's ``fix_safety``; safe where it gives none."""
+    marking = getattr(rule, "fix_safety", None)
+    return FixSafety(marking) if marking in (FixSafety.SAFE, FixSafety.UNSAFE) else FixSafety.SAFE
+
+
+def rule_infos(catalog: Catalog) -> dict[str, RuleInfo]:
+    """What the renderers show of each rule of the catalog."""
+    return {
+        r.id: RuleInfo(r.id, r.title, r.why, r.severity, r.family, fix_safety(r) if r.fixable else FixSafety.NONE)
+        for r in catalog.rules.values()
+    }
 
 
 def names_a_root_package(code: bytes) -> bool:
@@ -112,7 +130,7 @@ def run(
     on_progress: Callable[[int, int], None] | None = None,
 ) -> Report:
     found = discover(paths, excludes)
-    report = Report(mode=options.mode)
+    report = Report(mode=options.mode, rules=rule_infos(options.catalog))
     report.files.extend(FileResult(e.path, "error", error=str(e)) for e in found.errors)
     total = len(found.files)
     results_cache = _open_cache(options)
@@ -147,9 +165,14 @@ def run(
 
 
 def _open_cache(options: Options) -> ResultCache | None:
-    if options.cache_dir is None:
+    if options.cache_dir is None or options.keep_text_with is not None:
         return None
-    return ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir))
+    results_cache = ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir))
+    why = results_cache.refused()
+    if why:
+        print(f"tfmigrate: note: {why}", file=sys.stderr)
+        return None
+    return results_cache
 
 
 def _remember(results_cache: ResultCache, path: Path, key: str | None, result: FileResult, options: Options) -> None:

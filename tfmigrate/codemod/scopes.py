@@ -102,6 +102,10 @@ class Scopes:
         self._complex: set[str] = set()
         self._everything_complex = False
 
+    def release(self) -> None:
+        """Break the cycles between these scopes and this object (each Scope refers back to it)."""
+        self._scopes.clear()
+
     # --- which scope a node is in --------------------------------------------------------------
     def scope_of(self, node: cst.CSTNode) -> Scope | None:
         owner = self._owner(node)

@@ -41,6 +41,7 @@ from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.scopes import Scopes
 from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword, full_name
 from tfmigrate.codemod.walk import transform
+from tfmigrate.rule_ids import ALL as ALL_RULE_IDS
 
 _BUILTINS = frozenset(dir(builtins))
 _SUPPRESS = re.compile(r"#\s*tfmigrate:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?")
@@ -81,6 +82,11 @@ def is_suppressed(rule_id: str, lines: range, table: dict[int, frozenset[str]]) 
     return False
 
 
+class UnknownRuleError(LookupError):
+    """A transform reported a rule id the catalog lacks: a programming error (a mistyped id, or a
+    rule whose catalog entry is missing), never dropped in silence."""
+
+
 @dataclass(frozen=True)
 class Context:
     """What a transform knows of its file: the name for messages, and the metadata wrapper.
@@ -92,6 +98,7 @@ class Context:
     filename: str = "<string>"
     wrapper: MetadataWrapper | None = None
     facts: set[str] = field(default_factory=set, hash=False, compare=False)
+    run_rules: frozenset[str] = frozenset()  # every rule enabled in this run (a message may depend on what else ran)
 
 
 class FamilyTransform(cst.CSTTransformer):
@@ -111,10 +118,12 @@ class FamilyTransform(cst.CSTTransformer):
         enabled: frozenset[str],
         suppressed: dict[int, frozenset[str]],
         sink: list[RawFinding],
+        known: frozenset[str] = ALL_RULE_IDS,
     ) -> None:
         super().__init__()
         self.context = context
         self.enabled_rules = enabled
+        self.known_rules = known  # every id of the catalog in use (the engine passes its catalog's)
         self._suppressed = suppressed
         self._sink = sink
         self.imports = ImportEdits()
@@ -149,6 +158,15 @@ class FamilyTransform(cst.CSTTransformer):
             self._scopes = Scopes(self.index, _libcst_scopes(self.context.wrapper), _lines_in(self.index))
         return self._scopes
 
+    def release(self) -> None:
+        """Drop everything this transform holds once the engine is done with it: a transform often
+        refers to itself (bound methods in its tables, callbacks it hands out) and its scopes to
+        one another, and so to the trees it saw, which then wait for the garbage collector instead
+        of going with reference counting."""
+        if self._scopes is not None:
+            self._scopes.release()
+        vars(self).clear()
+
     def remove_imports_of(self, node: cst.CSTNode) -> None:
         """Drop the imports ``node`` (of the tree being transformed) reads, if unused afterwards."""
         self.imports.remove_by_node(node, self.index)
@@ -174,7 +192,17 @@ class FamilyTransform(cst.CSTTransformer):
 
     # --- selection and reporting -------------------------------------------------------------
     def enabled(self, rule_id: str) -> bool:
-        return rule_id in self.enabled_rules
+        if rule_id in self.enabled_rules:
+            return True
+        self._check_known(rule_id)
+        return False
+
+    def _check_known(self, rule_id: str) -> None:
+        if rule_id not in self.known_rules:
+            raise UnknownRuleError(
+                f"{type(self).__name__} reports {rule_id!r}, which the rule catalog lacks: "
+                "add it to rules/*.toml and run tools/gen_rule_ids.py, or fix the id"
+            )
 
     def _lines(self, node: cst.CSTNode) -> tuple[int, int, range]:
         code_range = self.get_metadata(PositionProvider, node)
@@ -182,6 +210,7 @@ class FamilyTransform(cst.CSTTransformer):
 
     def _report(self, node: cst.CSTNode, rule_id: str, message: str, fixable: bool) -> bool:
         if rule_id not in self.enabled_rules:
+            self._check_known(rule_id)  # a disabled rule is silent; an unknown one is a bug
             return False
         line, col, lines = self._lines(node)
         if is_suppressed(rule_id, lines, self._suppressed):

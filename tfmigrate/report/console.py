@@ -12,53 +12,48 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
-from tfmigrate.report.model import Report
-from tfmigrate.report.text import visible, visible_block
+from tfmigrate.results import FileStatus, Fix, Report, map_text
+from tfmigrate.visible import visible, visible_block
 
 _STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 def visible_data(value: Any) -> Any:
-    """The strings of a JSON-shaped value (a checkpoint or validation result) made visible."""
-    if isinstance(value, str):
-        return visible(value)
-    if isinstance(value, dict):
-        return {visible_data(k): visible_data(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(visible_data(v) for v in value)
-    return value
+    """The strings of a value (JSON-shaped data, or part of the results model) made visible."""
+    return map_text(value, visible)
 
 
 def visible_report(report: Report) -> Report:
-    """A copy of ``report`` for the terminal: names, messages, errors and diffs made visible."""
-    return replace(
-        report,
-        files=[
-            replace(
-                r, path=visible(r.path), error=visible(r.error) if r.error else r.error,
-                diff=visible_block(r.diff) if r.diff else r.diff,
-                findings=[replace(f, path=visible(f.path), message=visible(f.message)) for f in r.findings],
-            )
-            for r in report.files
-        ],
-        checkpoints=visible_data(report.checkpoints),
-        validations=visible_data(report.validations),
-        errors=[visible(e) for e in report.errors],
-    )
+    """A copy of ``report`` for the terminal: names, messages, errors and diffs made visible (a
+    diff line by line); the catalog's own text and the kept sources as they are."""
+    shown = map_text(report, visible, skip=("diff", "new_text", "rules"))
+    for mine, theirs in zip(shown.files, report.files):
+        mine.diff = visible_block(theirs.diff) if theirs.diff else theirs.diff
+    return shown
+
+
+PLAIN_WIDTH = 1_000_000  # piped output: no width limit (a line is as long as its content)
 
 
 def make_console(stderr: bool = False) -> Console:
     """Every terminal view goes through here: no emoji codes (``file.py:100:5`` is not 💯),
-    no guessed highlighting; user text is passed through ``escape`` so it is never markup."""
-    return Console(stderr=stderr, highlight=False, emoji=False)
+    no guessed highlighting; user text is passed through ``escape`` so it is never markup.
+
+    On a terminal, text wraps at its width (tables fold long cells, never mid-code); piped, the
+    output is plain: no colours and no width limit, so nothing is wrapped or cropped (views print
+    no full-width rules or panels there)."""
+    console = Console(stderr=stderr, highlight=False, emoji=False)
+    if not console.is_terminal:
+        console = Console(stderr=stderr, highlight=False, emoji=False, width=PLAIN_WIDTH, soft_wrap=True)
+    return console
 
 
 def print_errors(report: Report, console: Console) -> None:
     """Files that could not be processed: one line each (always on stderr)."""
-    for error in [r.error for r in report.files if r.status == "error"] + report.errors:
+    for error in [r.error for r in report.files if r.status is FileStatus.ERROR] + report.errors:
         console.print(f"[bold red]error[/]: {escape(visible(error or ''))}", highlight=False, soft_wrap=True)
 
 
-_TAGS = {"fixed": ("fixed", "green"), "fixable": ("fixable", "blue"), "manual": ("manual", "magenta")}
+FIX_STYLE = {Fix.FIXED: "green", Fix.FIXABLE: "blue", Fix.MANUAL: "magenta"}
 
 
 def print_findings(report: Report, console: Console) -> None:
@@ -66,7 +61,7 @@ def print_findings(report: Report, console: Console) -> None:
     the user's text can be taken for markup): a tree with tens of thousands of findings prints in
     a fraction of a second."""
     findings = [_visible_finding(f) for f in report.findings]  # names from the user: control characters shown
-    plain = [f"{f.path}:{f.position}: {f.rule} {f.message} ({_tag(f)[0]})" for f in findings]
+    plain = [f"{f.path}:{f.position}: {f.rule} {f.message} ({f.fix})" for f in findings]
     if console.color_system is None and not any(_PLAIN_UNSAFE.search(line) for line in plain):
         # no colours (a pipe, CI, a pre-commit log): what rich would write, without rendering it
         if plain:
@@ -74,15 +69,11 @@ def print_findings(report: Report, console: Console) -> None:
             console.file.flush()
         return
     lines = [
-        Text.assemble((f.path, "bold"), f":{f.position}: ", (f.rule, _STYLE.get(f.severity, "")), f" {f.message} (", _tag(f), ")")
+        Text.assemble((f.path, "bold"), f":{f.position}: ", (f.rule, _STYLE.get(f.severity, "")), f" {f.message} (", (str(f.fix), FIX_STYLE[f.fix]), ")")
         for f in findings
     ]
     if lines:
         console.print(Text("\n").join(lines), highlight=False, soft_wrap=True)
-
-
-def _tag(f) -> tuple[str, str]:  # type: ignore[no-untyped-def]
-    return _TAGS["fixed" if f.fixed else "fixable" if f.fixable else "manual"]
 
 
 # what rich would render otherwise than as written (tabs, control characters): left to rich
@@ -106,13 +97,9 @@ def print_diffs(report: Report, console: Console) -> None:
 def summary_table(report: Report, title: str = "tfmigrate") -> Table:
     s = report.summary()
     table = Table(title=title, show_header=True, header_style="bold", expand=False)
-    table.add_column("files", justify="right")
-    table.add_column("changed" if report.mode == "write" else "to change", justify="right")
-    table.add_column("errors", justify="right")
-    table.add_column("findings", justify="right")
-    table.add_column("fixed", justify="right")
-    table.add_column("manual", justify="right")
-    table.add_row(*(str(s[k]) for k in ("files", "changed", "errors", "findings", "fixed", "manual")))
+    for name in ("files", report.changed_label, "errors", "findings", *Fix):
+        table.add_column(str(name), justify="right", no_wrap=True)
+    table.add_row(*(str(n) for n in (s.files, s.changed, s.errors, s.findings, s.fixed, s.fixable, s.manual)))
     return table
 
 
@@ -121,13 +108,9 @@ def rules_table(report: Report) -> Table | None:
     if not counts:
         return None
     table = Table(show_header=True, header_style="bold", title="findings by rule")
-    table.add_column("rule")
-    table.add_column("count", justify="right")
-    table.add_column("fixable/fixed", justify="right")
-    table.add_column("manual", justify="right")
-    fixable: dict[str, int] = {}
-    for f in report.findings:
-        fixable[f.rule] = fixable.get(f.rule, 0) + f.fixable
-    for rule, count in sorted(counts.items()):
-        table.add_row(rule, str(count), str(fixable.get(rule, 0)), str(count - fixable.get(rule, 0)))
+    table.add_column("rule", no_wrap=True)
+    for name in ("count", *Fix):
+        table.add_column(str(name), justify="right", no_wrap=True)
+    for rule, fixes in counts.items():
+        table.add_row(rule, str(sum(fixes.values())), *(str(fixes[fix]) for fix in Fix))
     return table

@@ -15,11 +15,10 @@ from importlib import resources
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.report.model import Finding, Report
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
-BAD_STATUSES = ("mismatch", "missing", "incompatible", "error", "conflict")
-WARN_STATUSES = ("unused", "unmatched", "extra", "only", "dropped", "renamed", "mapped")
+ROW_CLASS = {Concern.BAD: "row-bad", Concern.WARN: "row-warn", Concern.OK: "row-ok"}
 
 
 def e(value: Any) -> str:
@@ -87,17 +86,6 @@ def render_diff(diff: str, code) -> str:
     return '<div class="diff">' + "\n".join(rows) + "</div>"
 
 
-def status_class(status: str, kind: str | None = None) -> str:
-    s = (status or "").lower()
-    if kind == "optimizer" and s != "match":
-        return "row-warn"  # optimizer state: warm starting drops it anyway
-    if any(k in s for k in BAD_STATUSES):
-        return "row-bad"
-    if any(k in s for k in WARN_STATUSES):
-        return "row-warn"
-    return "row-ok"
-
-
 def _shape(value: Any) -> str:
     if value is None:
         return "—"
@@ -111,20 +99,17 @@ def _card(num: Any, label: str, tone: str = "") -> str:
 
 
 def _fix_badge(f: Finding) -> str:
-    kind = "fixed" if f.fixed else ("auto" if f.fixable else "manual")
-    return f'<span class="badge {kind}">{kind}</span>'
+    return f'<span class="badge {f.fix}" title="{e(FIX_MEANING[f.fix])}">{f.fix}</span>'
 
 
 def render(report: Report, *, title: str = "tfmigrate report", subject: str = "", generated: str | None = None,
            notes: list[str] | tuple[str, ...] = ()) -> str:
-    from tfmigrate.codemod.rule import load_catalog
-
-    catalog = load_catalog()
+    rules_info = report.rules
     code = _highlighter()
     s = report.summary()
     checkpoints = report.checkpoints
     validations = report.validations
-    incompatible = sum(not c.get("compatible") for c in checkpoints)
+    notes = [*report.notes, *notes]
     generated = generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out: list[str] = [
         "<!doctype html>",
@@ -139,44 +124,45 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
 
     # ---------------------------------------------------------------- summary
     out.append('<section id="summary"><h2>Summary</h2><div class="cards">')
-    out.append(_card(s["files"], "files scanned"))
-    out.append(_card(s["changed"], "files to change" if report.mode != "write" else "files changed", "warn" if s["changed"] else "good"))
-    out.append(_card(s["findings"], "findings"))
-    out.append(_card(s["manual"], "manual steps", "bad" if s["manual"] else "good"))
-    out.append(_card(s["errors"], "errors", "bad" if s["errors"] else "good"))
+    out.append(_card(s.files, "files scanned"))
+    out.append(_card(s.changed, f"files {report.changed_label}", "warn" if s.changed else "good"))
+    out.append(_card(s.findings, "findings"))
+    for fix, count, tone in ((Fix.FIXED, s.fixed, ""), (Fix.FIXABLE, s.fixable, "warn" if s.fixable else "good"),
+                             (Fix.MANUAL, s.manual, "bad" if s.manual else "good")):
+        out.append(_card(count, f"{fix}: {FIX_MEANING[fix]}", tone))
+    out.append(_card(s.errors, "errors", "bad" if s.errors else "good"))
     if checkpoints:
-        out.append(_card(f"{len(checkpoints) - incompatible}/{len(checkpoints)}", "checkpoints compatible", "bad" if incompatible else "good"))
+        out.append(_card(f"{s.checkpoints - s.incompatible}/{s.checkpoints}", "checkpoints compatible", "bad" if s.incompatible else "good"))
     else:
         out.append(_card("—", "no checkpoints analysed"))
     if validations:
-        ran = [v for v in validations if not v.get("error")]
-        failed_ran = sum(not v.get("passed") for v in ran)
-        out.append(_card(f"{len(ran) - failed_ran}/{len(ran)}", "validations passed", "bad" if failed_ran else "good"))
-        if len(ran) < len(validations):
-            out.append(_card(len(validations) - len(ran), "could not be validated", "warn"))
+        ran = s.validations - s.validations_not_run
+        out.append(_card(f"{ran - s.validations_failed}/{ran}", "validations passed", "bad" if s.validations_failed else "good"))
+        if s.validations_not_run:
+            out.append(_card(s.validations_not_run, "could not be validated", "warn"))
     else:
         out.append(_card("—", "not validated (--validate)"))
     out.append("</div>")
     for note in notes:
         out.append(f'<p class="muted">{e(note)}</p>')
-    shown = [r for r in report.files if r.status != "skipped" or r.findings]
+    shown = [r for r in report.files if r.status is not FileStatus.SKIPPED or r.findings]
     if shown:
         out.append('<table class="files"><thead><tr><th>file</th><th>status</th><th class="num">+/−</th>'
                    '<th class="num">findings</th><th class="num">manual</th></tr></thead><tbody>')
         for i, r in enumerate(shown):
             adds, dels = diff_stats(r.diff) if r.diff else (0, 0)
             name = f'<a href="#file-{i}">{e(r.path)}</a>' if r.diff else e(r.path)
-            status = "to change" if r.status == "changed" and report.mode != "write" else r.status
+            status = report.changed_label if r.status is FileStatus.CHANGED else r.status
             out.append(
                 f'<tr><td class="mono">{name}</td><td><span class="badge {e(r.status)}">{e(status)}</span></td>'
                 f'<td class="num"><span class="add-n">+{adds}</span> <span class="del-n">−{dels}</span></td>'
-                f'<td class="num">{len(r.findings)}</td><td class="num">{sum(not f.fixable for f in r.findings)}</td></tr>'
+                f'<td class="num">{len(r.findings)}</td><td class="num">{sum(f.fix is Fix.MANUAL for f in r.findings)}</td></tr>'
             )
         out.append("</tbody></table>")
-    skipped = sum(r.status == "skipped" and not r.findings for r in report.files)
+    skipped = sum(r.status is FileStatus.SKIPPED and not r.findings for r in report.files)
     if skipped:
         out.append(f'<p class="muted">{skipped} file(s) use no legacy TensorFlow API and are not listed.</p>')
-    errors = [r.error for r in report.files if r.status == "error"] + list(report.errors)
+    errors = [r.error for r in report.files if r.status is FileStatus.ERROR] + list(report.errors)
     if errors:
         out.append('<h3>Errors</h3><ul class="errors">' + "".join(f'<li class="mono">{e(x)}</li>' for x in errors) + "</ul>")
     out.append("</section>")
@@ -189,7 +175,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append('<p class="muted">Nothing to rewrite.</p>')
     for i, r in changed:
         adds, dels = diff_stats(r.diff or "")
-        rules = sorted({f.rule for f in r.findings if f.fixable})
+        rules = sorted({f.rule for f in r.findings if f.automatic})
         out.append(
             f'<details class="file" id="file-{i}" open><summary><span class="mono">{e(r.path)}</span>'
             f'<span class="stat"><span class="add-n">+{adds}</span> <span class="del-n">−{dels}</span>'
@@ -207,11 +193,11 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     if not groups:
         out.append('<p class="muted">No findings.</p>')
     # manual work first: that is what a reviewer must act on
-    order = sorted(groups, key=lambda rid: (all(f.fixable for f in groups[rid]), rid))
+    order = sorted(groups, key=lambda rid: (all(f.automatic for f in groups[rid]), rid))
     for rid in order:
         fs = groups[rid]
-        rule = catalog.rules.get(rid)
-        manual = sum(not f.fixable for f in fs)
+        rule = rules_info.get(rid)
+        manual = sum(f.fix is Fix.MANUAL for f in fs)
         head = f"{e(rid)} {e(rule.title) if rule else ''}"
         sev = rule.severity if rule else fs[0].severity
         out.append(f'<article class="rule" id="rule-{e(rid)}"><h3>{head} <span class="badge {e(sev)}">{e(sev)}</span> '
@@ -232,41 +218,31 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     if not checkpoints:
         out.append('<p class="muted">No checkpoint analysed (no estimator model_dir holds one; use --checkpoint DIR).</p>')
     for ck in checkpoints:
-        ok = bool(ck.get("compatible"))
-        label = "compatible" if ok else "incompatible"
-        out.append(f'<h3><span class="mono">{e(ck.get("checkpoint", "?"))}</span> '
+        label = "compatible" if ck.compatible else "incompatible"
+        out.append(f'<h3><span class="mono">{e(ck.checkpoint)}</span> '
                    f'<span class="badge {label}">{label}</span></h3>')
-        facts = []
-        if ck.get("model"):
-            model = ck["model"]
-            shown_model = model.get("spec") or model.get("target") or model.get("class") if isinstance(model, dict) else model
-            facts.append(f'against <span class="mono">{e(shown_model)}</span>')
-        if ck.get("writer"):
-            facts.append(f'written by <span class="mono">{e(ck["writer"])}</span>')
-        if facts:
-            out.append(f'<p class="muted">{" · ".join(facts)}</p>')
-        out.append(f'<p class="verdict {"ok" if ok else "bad"}">{e(ck.get("verdict", ""))}</p>')
-        renames = {k: v for k, v in (ck.get("name_map") or {}).items() if k != v}
+        facts = [f'against <span class="mono">{e(ck.model.target)}</span>']
+        if ck.writer:
+            facts.append(f'written by <span class="mono">{e(ck.writer)}</span>')
+        out.append(f'<p class="muted">{" · ".join(facts)}</p>')
+        out.append(f'<p class="verdict {"ok" if ck.compatible else "bad"}">{e(ck.verdict)}</p>')
+        renames = ck.renames
         if renames:
             out.append('<details class="file"><summary>name map: ' + e(len(renames)) + ' tensor(s) renamed</summary>'
                        '<table><thead><tr><th>in the checkpoint</th><th>in the model</th></tr></thead><tbody>'
                        + "".join(f'<tr><td class="mono">{e(k)}</td><td class="mono">{e(v)}</td></tr>' for k, v in sorted(renames.items()))
                        + "</tbody></table></details>")
-        if ck.get("notes"):
-            out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in ck["notes"]) + "</ul>")
-        pairs = ck.get("pairs") or []
-        if pairs:
-            pairs = sorted(pairs, key=lambda p: {"row-bad": 0, "row-warn": 1}.get(status_class(str(p.get("status", "")), p.get("kind")), 2))
+        if ck.notes:
+            out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in ck.notes) + "</ul>")
+        if ck.pairs:
+            order = {Concern.BAD: 0, Concern.WARN: 1, Concern.OK: 2}
             out.append('<table class="ckpt"><thead><tr><th>checkpoint variable</th><th>model variable</th><th>status</th>'
                        '<th>checkpoint shape</th><th>model shape</th></tr></thead><tbody>')
-            for p in pairs:
-                status = str(p.get("status", ""))
-                if "dtype" in status and p.get("checkpoint_dtype"):
-                    status += f' ({p.get("checkpoint_dtype")} → {p.get("model_dtype")})'
+            for p in sorted(ck.pairs, key=lambda p: order[p.concern]):
                 out.append(
-                    f'<tr class="{status_class(str(p.get("status", "")), p.get("kind"))}"><td class="mono">{e(p.get("checkpoint_name") or "—")}</td>'
-                    f'<td class="mono">{e(p.get("model_name") or "—")}</td><td class="status">{e(status)}</td>'
-                    f'<td class="mono">{e(_shape(p.get("checkpoint_shape")))}</td><td class="mono">{e(_shape(p.get("model_shape")))}</td></tr>'
+                    f'<tr class="{ROW_CLASS[p.concern]}"><td class="mono">{e(p.checkpoint_name or "—")}</td>'
+                    f'<td class="mono">{e(p.model_name or "—")}</td><td class="status">{e(p.status_text)}</td>'
+                    f'<td class="mono">{e(_shape(p.checkpoint_shape))}</td><td class="mono">{e(_shape(p.model_shape))}</td></tr>'
                 )
             out.append("</tbody></table>")
     out.append("</section>")
@@ -275,29 +251,25 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     out.append('<section id="validation"><h2>Validation</h2>')
     if not validations:
         out.append('<p class="muted">Not validated: run <code>tfmigrate report PATH --validate</code> or <code>tfmigrate validate TARGET</code>.</p>')
+    badge = {Outcome.PASSED: "passed", Outcome.FAILED: "failed", Outcome.NOT_RUN: "warning"}
     for v in validations:
-        passed = bool(v.get("passed"))
-        label, cls = ("passed", "passed") if passed else ("not run", "warning") if v.get("error") and not v.get("stages") else ("failed", "failed")
-        device = str(v.get("device", "?")) + (f" ({v['device_name']})" if v.get("device_name") else "")
-        out.append(f'<h3><span class="mono">{e(v.get("target", ""))}</span> <span class="badge {cls}">{label}</span></h3>')
-        if v.get("stages"):
-            facts = [f"device {device}", f"{v.get('steps', '?')} steps"]
-            if v.get("steps_per_second"):
-                facts.append(f"{v['steps_per_second']} steps/s")
-            if v.get("seconds") is not None:
-                facts.append(f"{v['seconds']} s in all")
+        out.append(f'<h3><span class="mono">{e(v.target)}</span> <span class="badge {badge[v.outcome]}">{e(v.outcome)}</span></h3>')
+        if v.stages:
+            facts = [f"device {v.device_label}", f"{v.steps} steps"]
+            if v.steps_per_second:
+                facts.append(f"{v.steps_per_second} steps/s")
+            if v.seconds is not None:
+                facts.append(f"{v.seconds} s in all")
             out.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
-        if v.get("error"):
-            out.append(f'<p class="verdict {"warn" if label == "not run" else "bad"}">could not run: {e(v["error"])}</p>')
-        stages = v.get("stages") or []
-        if stages:
+        if v.error:
+            out.append(f'<p class="verdict {"warn" if v.outcome is Outcome.NOT_RUN else "bad"}">could not run: {e(v.error)}</p>')
+        if v.stages:
             out.append('<table class="stages"><thead><tr><th>stage</th><th>result</th><th class="num">seconds</th><th>detail</th></tr></thead><tbody>')
-            for st in stages:
-                ok = bool(st.get("passed"))
+            for st in v.stages:
                 out.append(
-                    f'<tr class="{"row-ok" if ok else "row-bad"}"><td>{e(st.get("name"))}</td>'
-                    f'<td class="status"><span class="badge {"passed" if ok else "failed"}">{"passed" if ok else "FAILED"}</span></td>'
-                    f'<td class="num">{float(st.get("seconds") or 0):.2f}</td><td>{e(st.get("detail"))}</td></tr>'
+                    f'<tr class="{"row-ok" if st.passed else "row-bad"}"><td>{e(st.name)}</td>'
+                    f'<td class="status"><span class="badge {"passed" if st.passed else "failed"}">{"passed" if st.passed else "FAILED"}</span></td>'
+                    f'<td class="num">{st.seconds:.2f}</td><td>{e(st.detail)}</td></tr>'
                 )
             out.append("</tbody></table>")
     out.append("</section></main></body></html>")

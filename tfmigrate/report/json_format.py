@@ -1,4 +1,4 @@
-"""JSON: the Report model itself, versioned with ``"schema": 1``.
+"""JSON: the results model as data, versioned with ``"schema"`` (README, "JSON schema").
 
 Laid out for people and tools alike: the top level indented, one line for each file and each
 finding (a run over thousands of files stays greppable, and is encoded by ``json``'s C encoder
@@ -9,16 +9,67 @@ files), the rest (summary, checkpoints, validations) indented as usual.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from typing import Any
 
-from tfmigrate.report.model import Report
+from tfmigrate import __version__
+from tfmigrate.results import SCHEMA, CheckpointComparison, Finding, Fix, Report, Validation
 
 _ONE_LINE_EACH = ("files", "findings")
 
 
+def finding_data(f: Finding) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "rule": f.rule, "severity": f.severity, "path": f.path, "line": f.line, "col": f.col, "message": f.message,
+        "fix": f.fix, "fix_safety": f.safety,
+        # schema 1's two booleans, kept so that readers of schema 1 (scripts, CI checks) go on working
+        "fixable": f.fix is not Fix.MANUAL, "fixed": f.fix is Fix.FIXED,
+    }
+    if f.cell is not None:
+        data["cell"] = f.cell
+    return data
+
+
+def checkpoint_data(c: CheckpointComparison) -> dict[str, Any]:
+    model = {"target": c.model.target, "kind": c.model.kind, "class": c.model.cls, "api": c.model.api, "model_dir": c.model.model_dir}
+    return {
+        "checkpoint": c.checkpoint, "model": model, "compatible": c.compatible, "verdict": c.verdict, "writer": c.writer,
+        "name_map": c.name_map, "notes": c.notes, "pairs": [asdict(p) for p in c.pairs],
+    }
+
+
+def validation_data(v: Validation) -> dict[str, Any]:
+    data = asdict(v)
+    data["passed"] = v.passed
+    return data
+
+
+def data(report: Report) -> dict[str, Any]:
+    """The JSON object of ``report``: schema, tool, version, mode, files, findings, summary, and
+    checkpoints, validations, errors, notes when there are any."""
+    out: dict[str, Any] = {
+        "schema": SCHEMA,
+        "tool": "tfmigrate",
+        "version": __version__,
+        "mode": report.mode,
+        "files": [{"path": r.path, "status": r.status, "error": r.error} for r in report.files],
+        "findings": [finding_data(f) for f in report.findings],
+        "summary": asdict(report.summary()),
+    }
+    if report.checkpoints:
+        out["checkpoints"] = [checkpoint_data(c) for c in report.checkpoints]
+    if report.validations:
+        out["validations"] = [validation_data(v) for v in report.validations]
+    if report.errors:
+        out["errors"] = report.errors
+    if report.notes:
+        out["notes"] = report.notes
+    return out
+
+
 def render(report: Report) -> str:
     fields = []
-    for key, value in report.to_dict().items():
+    for key, value in data(report).items():
         if key in _ONE_LINE_EACH and value:
             # One C-encoded list, broken before each record: a record opens with its first key,
             # and `}, {"key": ` cannot occur inside a string value, whose quotes are escaped.

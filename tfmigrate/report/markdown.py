@@ -1,13 +1,22 @@
-"""Markdown that fits a pull-request comment: summary, findings table, collapsed diffs."""
+"""Markdown for a pull-request comment: it fits the comment limit (65,536 characters).
+
+The summary comes first, then what a reviewer must act on (errors, manual steps, incompatible
+checkpoints, failed validations), then, collapsed, the automatic fixes by rule, every finding and
+the diffs. Sections are added in that order while they fit ``max_chars``; a section that does not
+fit is cut row by row, and a last line says what was left out and where the whole report is (the
+HTML file, when the caller wrote one). Everything from the user's files is escaped (``_cell``,
+``_code``, ``_fence``): it is shown, never interpreted.
+"""
 
 from __future__ import annotations
 
 import html
 import re
 
-from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.report.model import Report
-from tfmigrate.report.text import visible
+from tfmigrate.results import FIX_MEANING, Fix, Report
+from tfmigrate.visible import visible
+
+COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
 
 
 def _cell(text: object) -> str:
@@ -31,48 +40,140 @@ def _fence(text: str) -> str:
     return "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
 
 
-def render(report: Report) -> str:
+def _shape(value: list[int] | None) -> str:
+    return "-" if value is None else "[" + ", ".join(str(v) for v in value) + "]"
+
+
+class _Section:
+    """A block of lines: a head that must be shown whole, rows that may be cut, and a tail."""
+
+    def __init__(self, head: list[str], rows: list[str] | None = None, tail: list[str] | None = None, what: str = "") -> None:
+        self.head, self.rows, self.tail, self.what = head, rows or [], tail or [], what
+
+    def text(self, rows: int | None = None) -> str:
+        kept = self.rows if rows is None else self.rows[:rows]
+        return "".join(line + "\n" for line in [*self.head, *kept, *self.tail])
+
+
+def summary_lines(report: Report) -> list[str]:
     s = report.summary()
-    catalog = load_catalog()
-    out = ["## tfmigrate report", ""]
-    out.append(
-        f"**{s['files']}** files scanned · **{s['changed']}** to change · **{s['findings']}** findings "
-        f"(**{s['fixed']}** fixed, **{s['manual']}** need manual work) · **{s['errors']}** errors"
-    )
-    out.append("")
-    errors = [r for r in report.files if r.status == "error"]
-    if errors or report.errors:
-        out += ["### Errors", ""]
-        out += [f"- {_code(r.error or '')}" for r in errors] + [f"- {_code(e)}" for e in report.errors]
-        out.append("")
-    if report.findings:
-        out += ["### Findings", "", "| Rule | Location | Message | Fix |", "|---|---|---|---|"]
-        for f in report.findings:
-            fix = "fixed" if f.fixed else ("auto" if f.fixable else "manual")
-            out.append(f"| {_code(f.rule)} | {_code(f.location)} | {_cell(f.message)} | {fix} |")
-        out.append("")
-        out += ["<details><summary>Rules</summary>", ""]
-        for rule_id in sorted(report.by_rule()):
-            rule = catalog.rules.get(rule_id)
-            if rule:
-                out.append(f"- **{rule.id}** {rule.title}: {rule.why}")
-        out += ["", "</details>", ""]
-    for r in report.files:
-        if r.diff:
-            fence = _fence(r.diff)
-            name = html.escape(visible(r.path))
-            out += [f"<details><summary><code>{name}</code></summary>", "", f"{fence}diff", r.diff.rstrip("\n"), fence, "", "</details>", ""]
+    lines = [
+        f"**{s.files}** files scanned · **{s.changed}** {report.changed_label} · **{s.errors}** errors",
+        "",
+        f"**{s.findings}** findings: **{s.fixed}** {Fix.FIXED} · **{s.fixable}** {Fix.FIXABLE} "
+        f"({FIX_MEANING[Fix.FIXABLE]}) · **{s.manual}** {Fix.MANUAL}",
+    ]
+    if s.checkpoints:
+        lines += ["", f"**{s.checkpoints}** checkpoint(s) analysed: **{s.incompatible}** incompatible"]
+    if s.validations:
+        ran = s.validations - s.validations_not_run
+        lines += ["", f"**{ran}** validation(s) run: **{s.validations_failed}** failed"
+                  + (f" · **{s.validations_not_run}** could not run" if s.validations_not_run else "")]
+    return lines
+
+
+def sections(report: Report) -> list[_Section]:
+    """The report's sections, most important first."""
+    out: list[_Section] = []
+    findings = report.findings
+    errors = [r.error or r.path for r in report.files if r.error or r.status == "error"] + report.errors
+    if errors:
+        out.append(_Section(["### Errors", ""], [f"- {_code(e)}" for e in errors], [""], "errors"))
+    manual = [f for f in findings if f.fix is Fix.MANUAL]
+    if manual:
+        out.append(_Section(
+            [f"### Manual steps ({len(manual)})", "", "| Rule | Location | What to do |", "|---|---|---|"],
+            [f"| {_code(f.rule)} | {_code(f.location)} | {_cell(f.message)} |" for f in manual], [""], "manual steps",
+        ))
     for ck in report.checkpoints:
-        out += [f"### Checkpoint {_code(ck.get('checkpoint', '?'))}", "", f"**{'compatible' if ck.get('compatible') else 'incompatible'}**: {_cell(str(ck.get('verdict', '')))}", ""]
-        pairs = [p for p in ck.get("pairs", []) if p.get("status") != "match"]
+        verdict = "compatible" if ck.compatible else "incompatible"
+        head = [f"### Checkpoint {_code(ck.checkpoint)}: {verdict}", "", f"against {_code(ck.model.target)}: {_cell(ck.verdict)}", ""]
+        pairs = sorted((p for p in ck.pairs if p.status != "match"), key=lambda p: (p.concern != "bad", p.name))
         if pairs:
-            out += ["| Checkpoint | Model | Status | Shapes |", "|---|---|---|---|"]
-            for p in pairs:
-                out.append(f"| {_code(p.get('checkpoint_name'))} | {_code(p.get('model_name'))} | {_cell(p.get('status'))} | {_cell(p.get('checkpoint_shape'))} → {_cell(p.get('model_shape'))} |")
-            out.append("")
+            head += ["| Checkpoint | Model | Status | Shapes |", "|---|---|---|---|"]
+        rows = [f"| {_code(p.checkpoint_name or '-')} | {_code(p.model_name or '-')} | {_cell(p.status_text)} | "
+                f"{_cell(_shape(p.checkpoint_shape))} → {_cell(_shape(p.model_shape))} |" for p in pairs]
+        out.append(_Section(head, rows, [""], "checkpoint table rows"))
     for v in report.validations:
-        out += [f"### Validation: {'passed' if v.get('passed') else 'FAILED'} on {_cell(v.get('device'))}", "", "| Stage | Result | Seconds | Detail |", "|---|---|---|---|"]
-        for st in v.get("stages", []):
-            out.append(f"| {_cell(st.get('name'))} | {'✅' if st.get('passed') else '❌'} | {st.get('seconds', 0):.2f} | {_cell(str(st.get('detail', '')))} |")
-        out.append("")
-    return "\n".join(out).rstrip("\n") + "\n"
+        head = [f"### Validation of {_code(v.target)}: {v.outcome} on {_cell(v.device_label)}", ""]
+        if v.error:
+            head += [f"could not run: {_cell(v.error)}", ""]
+        if v.stages:
+            head += ["| Stage | Result | Seconds | Detail |", "|---|---|---|---|"]
+        rows = [f"| {_cell(st.name)} | {'✅' if st.passed else '❌'} | {st.seconds:.2f} | {_cell(st.detail)} |" for st in v.stages]
+        out.append(_Section(head, rows, [""], "validation stages"))
+    by_rule = report.by_rule()
+    automatic = {rule: fixes for rule, fixes in by_rule.items() if fixes[Fix.FIXED] + fixes[Fix.FIXABLE]}
+    if automatic:
+        n = sum(fixes[Fix.FIXED] + fixes[Fix.FIXABLE] for fixes in automatic.values())
+        out.append(_Section(
+            [f"<details><summary>Automatic fixes ({n}) by rule</summary>", "",
+             f"| Rule | {Fix.FIXED} | {Fix.FIXABLE} | Title |", "|---|---|---|---|"],
+            [f"| {_code(rule)} | {fixes[Fix.FIXED]} | {fixes[Fix.FIXABLE]} | {_cell(report.rules[rule].title) if rule in report.rules else ''} |"
+             for rule, fixes in automatic.items()],
+            ["", "</details>", ""], "rules of the fix table",
+        ))
+    if findings:
+        out.append(_Section(
+            [f"<details><summary>All findings ({len(findings)})</summary>", "", "| Rule | Location | Message | Fix |", "|---|---|---|---|"],
+            [f"| {_code(f.rule)} | {_code(f.location)} | {_cell(f.message)} | {f.fix} |" for f in findings],
+            ["", "</details>", ""], "findings",
+        ))
+        explained = [report.rules[rule] for rule in by_rule if rule in report.rules]
+        if explained:
+            out.append(_Section(["<details><summary>Rules</summary>", ""],
+                                [f"- **{r.id}** {_cell(r.title)}: {_cell(r.why)}" for r in explained], ["", "</details>", ""], "rule explanations"))
+    diffs = [r for r in report.files if r.diff]
+    if diffs:
+        rows = []
+        for r in diffs:
+            fence = _fence(r.diff or "")
+            name = html.escape(visible(r.path))
+            rows.append("\n".join([f"<details><summary><code>{name}</code></summary>", "", f"{fence}diff", (r.diff or "").rstrip("\n"),
+                                   fence, "", "</details>", ""]))
+        out.append(_Section([f"### Changes ({len(diffs)} files)", ""], rows, [], "file diffs"))
+    return out
+
+
+def render(report: Report, max_chars: int = COMMENT_LIMIT, full_report: str | None = None) -> str:
+    """The Markdown, at most ``max_chars`` characters. ``full_report``: where the whole report is
+    (the HTML file written beside it), named in the line that says what was cut."""
+    head = "## tfmigrate report\n\n" + "".join(line + "\n" for line in summary_lines(report)) + "\n"
+    pointer = (f"the full report is in {_code(full_report)}" if full_report
+               else "the full report: `tfmigrate report PATH --html report.html`")
+    # room for the closing line (and the list of what it leaves out) is kept free throughout
+    note = f"\n**Cut to fit {max_chars:,} characters** ({{}} left out): {pointer}.\n"
+    reserve = len(note) + 200
+    out = [head]
+    used = len(head)
+    left_out: dict[str, int] = {}
+    for section in sections(report):
+        whole = section.text()
+        if not left_out and used + len(whole) <= max_chars - reserve:
+            out.append(whole)
+            used += len(whole)
+            continue
+        # cut: as many rows as fit beside the closing line, or nothing of this section
+        fits = 0
+        budget = max_chars - reserve - used
+        size = len(section.text(0))
+        if not left_out and size < budget:
+            for row in section.rows:
+                if size + len(row) + 1 > budget:
+                    break
+                size += len(row) + 1
+                fits += 1
+        if fits:
+            out.append(section.text(fits))
+            used += size
+        left_out[section.what] = left_out.get(section.what, 0) + max(1, len(section.rows) - fits)
+    if left_out:
+        out.append(note.format(", ".join(f"{n} {what}" for what, n in left_out.items())))
+    text = "".join(out).rstrip("\n") + "\n"
+    return text if len(text) <= max_chars else _hard_cut(text, max_chars, pointer)
+
+
+def _hard_cut(text: str, max_chars: int, pointer: str) -> str:
+    """Where even the summary does not fit (a tiny ``--max-chars``): the first characters and the pointer."""
+    tail = f"\n\n**Cut**: {pointer}.\n"
+    return text[: max(0, max_chars - len(tail))] + tail[: max_chars]

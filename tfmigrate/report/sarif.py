@@ -4,16 +4,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import asdict
 
 from tfmigrate import __version__
-from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.report.model import Report
+from tfmigrate.results import FileStatus, Report
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
 def render(report: Report) -> str:
-    catalog = load_catalog()
     findings = report.findings
     rules = [
         {
@@ -23,9 +22,9 @@ def render(report: Report) -> str:
             "fullDescription": {"text": rule.why},
             "help": {"text": rule.why, "markdown": f"**{rule.title}**\n\n{rule.why}"},
             "defaultConfiguration": {"level": _LEVEL[rule.severity]},
-            "properties": {"fixable": rule.fixable, "family": rule.family},
+            "properties": {"fix_safety": rule.fix_safety, "family": rule.family},
         }
-        for rule in catalog.rules.values()
+        for rule in report.rules.values()
     ]
     index = {r["id"]: i for i, r in enumerate(rules)}
     results = []
@@ -47,14 +46,14 @@ def render(report: Report) -> str:
                     }
                 ],
                 "partialFingerprints": {"tfmigrate/v1": digest},
-                "properties": {"fixable": f.fixable, "fixed": f.fixed, **({} if f.cell is None else {"cell": f.cell})},
+                "properties": {"fix": f.fix, "fix_safety": f.safety, **({} if f.cell is None else {"cell": f.cell})},
             }
         )
     notifications = [
         {"level": "error", "message": {"text": r.error or r.path},
          "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.path, "uriBaseId": "%SRCROOT%"}}}]}
-        for r in report.files if r.status == "error"
-    ]
+        for r in report.files if r.status is FileStatus.ERROR
+    ] + [{"level": "error", "message": {"text": error}} for error in report.errors]
     sarif = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -73,6 +72,7 @@ def render(report: Report) -> str:
                     {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}
                 ],
                 "results": results,
+                "properties": {"summary": asdict(report.summary())},
             }
         ],
     }

@@ -16,6 +16,7 @@ import libcst as cst
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import attribute_or_keyword, dotted
+from tfmigrate.rule_ids import TFM551
 
 class LegacyAliases(FamilyTransform):
     FAMILY = "TFM55"
@@ -57,7 +58,7 @@ class LegacyAliases(FamilyTransform):
         assign = original.body[0]
         local = assign.targets[0].target.value  # type: ignore[attr-defined]
         target = self.doomed[assign]
-        if not self.fix(assign, "TFM551", f"`{local} = ...` names {target}, which TensorFlow 2.15 does not have, "
+        if not self.fix(assign, TFM551, f"`{local} = ...` names {target}, which TensorFlow 2.15 does not have, "
                         f"and nothing reads `{local}` any more: the alias is removed"):
             return updated
         self.remove_imports_of(assign.value)

@@ -27,6 +27,7 @@ import libcst as cst
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
 from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
+from tfmigrate.rule_ids import TFM601, TFM606, TFM607, TFM608, TFM609
 from tfmigrate.transforms import contrib_tables as T
 from tfmigrate.transforms.contrib_calls import CallRewrites, Unsupported, bool_literal, code
 from tfmigrate.transforms.contrib_vendored import NEEDS, helper_name, helper_source
@@ -213,7 +214,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
             else:
                 removal = (dotted_name(statement.module) or "", dotted_name(alias.name), asname)
             message = f"tensorflow.contrib.{rel} is imported but never used, and the import fails on TF 2.15: removed"
-            if self.fix(alias, "TFM601", message):
+            if self.fix(alias, TFM601, message):
                 self.imports.remove(*removal)
 
     def visit_Import(self, node: cst.Import) -> bool:
@@ -231,7 +232,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 # `import tensorflow.contrib.rnn` binds `tensorflow` and fails on TF 2.15: the names read
                 # through it are rewritten one by one, the import keeps binding `tensorflow`
                 message = f"import tensorflow.contrib.{rel} fails on TF 2.15 (no tensorflow.contrib): import tensorflow"
-                if self.fix(alias, "TFM601", message):
+                if self.fix(alias, TFM601, message):
                     aliases[i] = None if self._plain_tf_import else aliases[i].with_changes(name=cst.Name("tensorflow"))
                     self._plain_tf_import = changed = True
                     self.imports.remove("tensorflow")  # when nothing reads it any more
@@ -276,7 +277,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
         return updated.with_changes(module=expression(target))
 
     def _module_rule(self, key: str) -> str:
-        return "TFM606" if key == "slim" else "TFM607"
+        return TFM606 if key == "slim" else TFM607
 
     def _module_message(self, key: str) -> str:
         if key == "slim":
@@ -317,7 +318,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 positional = sum(1 for a in call.args if a.keyword is None and not a.star)
                 if positional > limit or any(a.star for a in call.args):
                     self.flag(
-                        original, "TFM609",
+                        original, TFM609,
                         f"tf.contrib.{rel}: its positional arguments after the first {limit} meant different "
                         f"parameters across TF 1.x releases; pass them by keyword, then tfmigrate rewrites it to "
                         f"tf.{T.RENAMES[rel]}",
@@ -326,12 +327,12 @@ class ContribTransform(CallRewrites, FamilyTransform):
             dropped = T.LEGACY_ONLY_KEYWORDS.get(rel, frozenset())
             if call is not None and any(a.keyword is not None and a.keyword.value in dropped for a in call.args):
                 self.flag(
-                    original, "TFM609",
+                    original, TFM609,
                     f"tf.contrib.{rel}({', '.join(sorted(dropped))}=...): tf.{T.RENAMES[rel]} has no such parameter; "
                     f"drop it (or share the table another way), then tfmigrate rewrites the call",
                 )
                 return updated
-            if self.fix(original, "TFM601", f"tf.contrib.{rel} is tf.{T.RENAMES[rel]} in TF 2.15 (same behaviour)"):
+            if self.fix(original, TFM601, f"tf.contrib.{rel} is tf.{T.RENAMES[rel]} in TF 2.15 (same behaviour)"):
                 self.remove_imports_of(original)
                 return self.tf(T.RENAMES[rel])
             return updated
@@ -340,18 +341,18 @@ class ContribTransform(CallRewrites, FamilyTransform):
         name = rel.rpartition(".")[2]
         if rel.startswith("layers.") and name in T.SLIM_BROKEN:
             if outermost:
-                self.flag(original, "TFM609", T.SLIM_BROKEN[name].format(name=f"tf.contrib.{rel}"))
+                self.flag(original, TFM609, T.SLIM_BROKEN[name].format(name=f"tf.contrib.{rel}"))
             return updated
         target = slim_target(rel)
         if target is not None:
-            if self.fix(original, "TFM606", f"tf.contrib.{rel} is {target}, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"):
+            if self.fix(original, TFM606, f"tf.contrib.{rel} is {target}, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"):
                 self.remove_imports_of(original)
                 return self.external(target)
             return updated
         if outermost:
             message = manual_message(rel)
             if message is not None:
-                self.flag(original, "TFM609", message)
+                self.flag(original, TFM609, message)
         return updated
 
     def _vendored(
@@ -366,13 +367,13 @@ class ContribTransform(CallRewrites, FamilyTransform):
                     if (a.keyword is None and i == 3) or (a.keyword is not None and a.keyword.value == "unique"):
                         unique = bool_literal(a.value, False)
             if unique is not False:
-                self.flag(original, "TFM609", T.MANUAL["layers.embed_sequence"])
+                self.flag(original, TFM609, T.MANUAL["layers.embed_sequence"])
                 return updated
         if name == "seq2seq_sequence_loss" and (call is None or any(a.star for a in call.args) or sum(
             1 for a in call.args if a.keyword is None
         ) > 5):
             self.flag(
-                original, "TFM609",
+                original, TFM609,
                 f"tf.contrib.{rel}: TF 1.13 put sum_over_timesteps/sum_over_batch before softmax_loss_function, so "
                 "positional arguments after the fifth are ambiguous (and a reference can be called either way): pass "
                 "them by keyword, then tfmigrate copies the TF 1.15 code",
@@ -385,7 +386,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 for i, a in enumerate(call.args)
             ):
                 self.flag(
-                    original, "TFM609",
+                    original, TFM609,
                     f"tf.contrib.{rel}: tf-slim 1.1.0's copy fails on TF 2.15 and tfmigrate copies the TF 1.15 code "
                     "only for calls without gradient_noise_scale/gradient_multipliers (or *args): build the train op "
                     "with a tf.compat.v1.train optimizer's compute_gradients/apply_gradients",
@@ -418,7 +419,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 f"tf.contrib.{rel} is gone in TF 2: its TF 1.15 code is copied into this module as "
                 f"{helper_name(name)} (tf.compat.v1 ops, the same variables and results)"
             )
-        if not self.fix(original, "TFM608", message):
+        if not self.fix(original, TFM608, message):
             return updated
         self.remove_imports_of(original)
         for needed in (*NEEDS.get(name, ()), name):
@@ -440,15 +441,15 @@ class ContribTransform(CallRewrites, FamilyTransform):
             return self._vendored(original, updated, rel, self._call_of(original))
         if key == "slim" and rest in T.SLIM_BROKEN:
             if outermost:
-                self.flag(original, "TFM609", T.SLIM_BROKEN[rest].format(name=f"slim.{rest}"))
+                self.flag(original, TFM609, T.SLIM_BROKEN[rest].format(name=f"slim.{rest}"))
             return updated
         if isinstance(original, cst.Attribute) and rest:
             if outermost and not _slim_name_ok(key, rest):
-                self.flag(original, "TFM609", manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
+                self.flag(original, TFM609, manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
             return updated  # its module node (tf.contrib.slim, or a name bound to it) is replaced
         if not _slim_name_ok(key, rest):
             if outermost:
-                self.flag(original, "TFM609", manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
+                self.flag(original, TFM609, manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
             return updated
         target = T.MODULES[key] + (f".{rest}" if rest else "")
         if self.fix(original, self._module_rule(key), self._module_message(key)):
@@ -473,7 +474,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
             return new
         target = slim_target(rel)  # the exact rewrite cannot prove this form: tf-slim runs the legacy code
         if target is not None and self.fix(
-            original.func, "TFM606", f"tf.contrib.{rel} is {target}, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"
+            original.func, TFM606, f"tf.contrib.{rel} is {target}, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"
         ):
             self.remove_imports_of(original.func)
             return updated.with_changes(func=self.external(target))

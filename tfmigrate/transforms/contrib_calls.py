@@ -13,6 +13,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression, join_args, keyword_arg
+from tfmigrate.rule_ids import TFM602, TFM603, TFM604, TFM605
 from tfmigrate.transforms import contrib_tables as T
 
 
@@ -133,7 +134,7 @@ class CallRewrites:
                 new_arg("mode", cst.SimpleString('"fan_avg"')),
                 new_arg("distribution", cst.SimpleString('"truncated_normal"')),
             ]
-        if not self.fix(original, "TFM602", message):
+        if not self.fix(original, TFM602, message):
             return updated
         new = extra + rest
         dropped = args.get("uniform")
@@ -163,7 +164,7 @@ class CallRewrites:
             + ("" if uniform else " * 1.3 * 0.8796...**2, the legacy truncated-normal stddev sqrt(1.3 * factor / n)")
             + ", mode in lower case, distribution): legacy defaults (factor=2.0, FAN_IN, truncated normal) written out"
         )
-        if not self.fix(original, "TFM602", message):
+        if not self.fix(original, TFM602, message):
             return updated
         return self._call(updated, self.tf("compat.v1.variance_scaling_initializer"), new)
 
@@ -195,7 +196,7 @@ class CallRewrites:
             message = "tf.contrib.layers.l1_regularizer(scale) is tf.keras.regularizers.l1(scale): scale * sum(|w|)"
         if value is None:
             return None
-        if not self.fix(original, "TFM603", message):
+        if not self.fix(original, TFM603, message):
             return updated
         return self._call(updated, self.tf(f"keras.regularizers.{kind}"), [cst.Arg(value=value)])
 
@@ -212,7 +213,7 @@ class CallRewrites:
             "tf.contrib.layers.l1_l2_regularizer(scale_l1=1.0, scale_l2=1.0) is tf.keras.regularizers.l1_l2 with "
             "the legacy defaults written out (Keras': 0.01) and l2 halved (the legacy l2 term is scale * sum(w**2) / 2)"
         )
-        if not self.fix(original, "TFM603", message):
+        if not self.fix(original, TFM603, message):
             return updated
         return self._call(updated, self.tf("keras.regularizers.l1_l2"), [new_arg("l1", l1), new_arg("l2", l2)])
 
@@ -234,7 +235,7 @@ class CallRewrites:
             f"tf.contrib.losses.{name}({', '.join(order[:2])}) is tf.compat.v1.losses.{name} (the same weighted mean), "
             "whose first arguments come in another order: every argument is passed by keyword in its legacy meaning"
         )
-        return self._reordered("TFM604", original, updated, order, f"compat.v1.losses.{name}", T.LOSS_KEYWORDS, message)
+        return self._reordered(TFM604, original, updated, order, f"compat.v1.losses.{name}", T.LOSS_KEYWORDS, message)
 
     def _metric(self, rel: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
         name = rel.split(".")[1]
@@ -243,4 +244,4 @@ class CallRewrites:
             f"tf.contrib.metrics.{name}({', '.join(order[:2])}) is tf.compat.v1.metrics.{target} (the same streaming metric), "
             "whose first arguments come in another order: every argument is passed by keyword in its legacy meaning"
         )
-        return self._reordered("TFM605", original, updated, order, f"compat.v1.metrics.{target}", {}, message)
+        return self._reordered(TFM605, original, updated, order, f"compat.v1.metrics.{target}", {}, message)

@@ -15,6 +15,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import attribute_or_keyword, expression, join_args, keyword_arg
+from tfmigrate.rule_ids import TFM150, TFM151, TFM152, TFM153, TFM154, TFM155, TFM156, TFM157, TFM158, TFM159
 from tfmigrate.transforms import experiment_extras as extras
 
 _LEARN = "tensorflow.contrib.learn"
@@ -297,7 +298,7 @@ class ContribLearnTransform(FamilyTransform):
         if handler is None:
             short = name.split(".", 1)[1]
             if name.startswith("layers.") and short in FLAG_ONLY_COLUMNS and short != "real_valued_column":
-                self.flag(original, "TFM159", f"tf.contrib.layers.{short}: {FLAG_ONLY_COLUMNS[short]}")
+                self.flag(original, TFM159, f"tf.contrib.layers.{short}: {FLAG_ONLY_COLUMNS[short]}")
             return updated
         try:
             return handler(original, updated)
@@ -309,15 +310,15 @@ class ContribLearnTransform(FamilyTransform):
     @staticmethod
     def _rule_of(name: str) -> str:
         return {
-            "learn.RunConfig": "TFM150",
-            "learn.ModelFnOps": "TFM152",
-            "learn.Estimator": "TFM153",
-            "learn.Experiment": "TFM154",
-            "learn.learn_runner.run": "TFM154",
-            "learn.SKCompat": "TFM155",
-            "learn.infer_real_valued_columns_from_input": "TFM156",
-            "layers.embedding_column": "TFM158",
-        }.get(name, "TFM157")
+            "learn.RunConfig": TFM150,
+            "learn.ModelFnOps": TFM152,
+            "learn.Estimator": TFM153,
+            "learn.Experiment": TFM154,
+            "learn.learn_runner.run": TFM154,
+            "learn.SKCompat": TFM155,
+            "learn.infer_real_valued_columns_from_input": TFM156,
+            "layers.embedding_column": TFM158,
+        }.get(name, TFM157)
 
     def _rewrite(self, rule: str, original: cst.Call, updated: cst.Call, target: str, args: list[cst.Arg], message: str) -> cst.Call:
         if not self.fix(original, rule, message):
@@ -380,7 +381,7 @@ class ContribLearnTransform(FamilyTransform):
         dropped = [k for k, _ in bound if k not in RUN_CONFIG_KEEP]
         note = f" (dropped {', '.join(dropped)}: legacy default values)" if dropped else ""
         return self._rewrite(
-            "TFM150", original, updated, "estimator.RunConfig", args,
+            TFM150, original, updated, "estimator.RunConfig", args,
             "tf.contrib.learn.RunConfig is tf.estimator.RunConfig; arguments passed by keyword" + note,
         )
 
@@ -394,16 +395,16 @@ class ContribLearnTransform(FamilyTransform):
             parent = self.get_metadata(ParentNodeProvider, original, None)
             if isinstance(parent, cst.Attribute) and parent.value is original:
                 return updated  # handled at the parent (ModeKeys.TRAIN)
-            self.flag(original, "TFM151", "tf.contrib.learn.ModeKeys used as a value: use tf.estimator.ModeKeys, "
+            self.flag(original, TFM151, "tf.contrib.learn.ModeKeys used as a value: use tf.estimator.ModeKeys, "
                       "whose INFER attribute is named PREDICT (value 'infer'); Modes.INFER would raise AttributeError")
             return updated
         if key not in MODE_KEYS:
-            self.flag(original, "TFM151", f"tf.contrib.learn.ModeKeys.{key} has no tf.estimator.ModeKeys equivalent")
+            self.flag(original, TFM151, f"tf.contrib.learn.ModeKeys.{key} has no tf.estimator.ModeKeys equivalent")
             return updated
         message = f"tf.contrib.learn.ModeKeys.{key} is tf.estimator.ModeKeys.{MODE_KEYS[key]}"
         if key == "INFER":
             message += " (the same string 'infer'; only the attribute name changed)"
-        if not self.fix(original, "TFM151", message):
+        if not self.fix(original, TFM151, message):
             return updated
         self.drop_import_of(original)
         return self.tf(f"estimator.ModeKeys.{MODE_KEYS[key]}")
@@ -430,7 +431,7 @@ class ContribLearnTransform(FamilyTransform):
         bound = bind(updated, MODEL_FN_OPS_ORDER)
         args = [a for k, a in bound if k in MODEL_FN_OPS_KEEP]
         return self._rewrite(
-            "TFM152", original, updated, "estimator.EstimatorSpec", args,
+            TFM152, original, updated, "estimator.EstimatorSpec", args,
             "tf.contrib.learn.ModelFnOps is tf.estimator.EstimatorSpec (same mode/predictions/loss/train_op/"
             "eval_metric_ops)",
         )
@@ -479,10 +480,10 @@ class ContribLearnTransform(FamilyTransform):
                     "train_op) tuple or a ModelFnOps with output_alternatives is not converted)"
                 )
         args = [a for k, a in bind(updated, ESTIMATOR_ORDER) if k != "feature_engineering_fn"]
-        if self.enabled("TFM153"):
+        if self.enabled(TFM153):
             self._converted_estimators.add(original)
         return self._rewrite(
-            "TFM153", original, updated, "estimator.Estimator", args,
+            TFM153, original, updated, "estimator.Estimator", args,
             f"tf.contrib.learn.Estimator is tf.estimator.Estimator; model_fn {fn.name.value} has a compatible "
             "signature and returns EstimatorSpec (fit(input_fn=, steps=, max_steps=) is train(...); "
             "evaluate(metrics=...) needs tf.estimator.add_metrics)",
@@ -513,7 +514,7 @@ class ContribLearnTransform(FamilyTransform):
                         "steps=...)")
             else:
                 hint = "pass input_fn by keyword: the legacy first positional argument was x (data)"
-            self.flag(original, "TFM153", f"{where}(...) on a tf.estimator.Estimator: {hint}")
+            self.flag(original, TFM153, f"{where}(...) on a tf.estimator.Estimator: {hint}")
             return updated
         new_args = []
         for arg in updated.args:
@@ -521,10 +522,10 @@ class ContribLearnTransform(FamilyTransform):
             if key in spec["drop"] and _code(arg.value) in spec["drop"][key]:
                 continue
             if key not in spec["keep"]:
-                self.flag(original, "TFM153", f"{where}({key}=...) has no tf.estimator equivalent: {spec['manual']}")
+                self.flag(original, TFM153, f"{where}({key}=...) has no tf.estimator equivalent: {spec['manual']}")
                 return updated
             new_args.append(_kw(arg, spec["keep"][key]))
-        if not self.fix(original, "TFM153", f"{where}(...) is {spec['new']}(...) on tf.estimator.Estimator"):
+        if not self.fix(original, TFM153, f"{where}(...) is {spec['new']}(...) on tf.estimator.Estimator"):
             return updated
         trailing = bool(updated.args) and isinstance(updated.args[-1].comma, cst.Comma)
         return updated.with_changes(
@@ -631,7 +632,7 @@ class ContribLearnTransform(FamilyTransform):
         if not isinstance(exp, cst.Call) or exp not in self._experiment_calls:
             return updated
         if not self.fix(
-            exp, "TFM154",
+            exp, TFM154,
             "Experiment becomes (estimator, tf.estimator.TrainSpec(...), tf.estimator.EvalSpec(...)) for "
             "tf.estimator.train_and_evaluate: train_steps is TrainSpec max_steps, eval_steps EvalSpec steps "
             "(None: until the input ends), eval_hooks EvalSpec hooks; evaluation now runs at checkpoint saves "
@@ -685,7 +686,7 @@ class ContribLearnTransform(FamilyTransform):
         else:
             raise Unsupported("neither output_dir nor run_config is passed (legacy raised ValueError)")
         if not self.fix(
-            original, "TFM154",
+            original, TFM154,
             "learn_runner.run(experiment_fn, ...) is tf.estimator.train_and_evaluate(*experiment_fn(...)); it "
             "calls experiment_fn with the same keyword arguments and returns (eval_result, export_results)",
         ):
@@ -699,7 +700,7 @@ class ContribLearnTransform(FamilyTransform):
 
     # --- TFM155 SKCompat ------------------------------------------------------------------------
     def _skcompat(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        raise Unsupported("TFM155", SKCOMPAT_MESSAGE)
+        raise Unsupported(TFM155, SKCOMPAT_MESSAGE)
 
     # --- TFM156 infer_real_valued_columns_from_input -----------------------------------------------
     def _infer_columns(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -711,7 +712,7 @@ class ContribLearnTransform(FamilyTransform):
             raise Unsupported("a dict of features gives one column per key: write "
                               "[tf.feature_column.numeric_column(key, shape=value.shape[1:]) for key, value in ...]")
         if not self.fix(
-            original, "TFM156",
+            original, TFM156,
             "infer_real_valued_columns_from_input(x) becomes [tf.feature_column.numeric_column('x', "
             "shape=x.shape[1:])]: the legacy column had the empty key '', the new one reads the feature 'x', so "
             "feed features as {'x': x} (numpy_input_fn(x={'x': x}, ...)); x must be an array with .shape",
@@ -749,7 +750,7 @@ class ContribLearnTransform(FamilyTransform):
         bound = bind(updated, ("column_name", "dimension", "default_value", "dtype", "normalizer"))
         d = dict(bound)
         if "dimension" in d and _is_none(d["dimension"].value):
-            raise Unsupported("TFM159", FLAG_ONLY_COLUMNS["real_valued_column"])
+            raise Unsupported(TFM159, FLAG_ONLY_COLUMNS["real_valued_column"])
         if "dimension" in d:
             shape = expression(f"({_code(d['dimension'].value)},)")
             bound = [(k, a.with_changes(value=shape) if k == "dimension" else a) for k, a in bound]
@@ -762,7 +763,7 @@ class ContribLearnTransform(FamilyTransform):
         args = self.remap(bound, ("column_name", "dimension", "default_value", "dtype", "normalizer"),
                           {"column_name": "key", "dimension": "shape", "normalizer": "normalizer_fn"})
         return self._rewrite(
-            "TFM157", original, updated, "feature_column.numeric_column", args,
+            TFM157, original, updated, "feature_column.numeric_column", args,
             "tf.contrib.layers.real_valued_column is tf.feature_column.numeric_column (dimension=n is shape=(n,), "
             "normalizer is normalizer_fn)" + note,
         )
@@ -786,7 +787,7 @@ class ContribLearnTransform(FamilyTransform):
             args.append(_new_arg("dtype", self.tf("string")))
             note = "; the legacy dtype tf.string is written out (TF 2 infers it from the vocabulary)"
         return self._rewrite(
-            "TFM157", original, updated, "feature_column.categorical_column_with_vocabulary_list", args,
+            TFM157, original, updated, "feature_column.categorical_column_with_vocabulary_list", args,
             "tf.contrib.layers.sparse_column_with_keys is tf.feature_column.categorical_column_with_vocabulary_list "
             "(keys is vocabulary_list, out-of-vocabulary ids stay -1)" + note,
         )
@@ -801,7 +802,7 @@ class ContribLearnTransform(FamilyTransform):
         bound = [(k, a) for k, a in bound if k not in {"combiner", "hash_keys"}]
         args = self.remap(bound, ("column_name", "hash_bucket_size"), {"column_name": "key"})
         return self._rewrite(
-            "TFM157", original, updated, "feature_column.categorical_column_with_hash_bucket", args,
+            TFM157, original, updated, "feature_column.categorical_column_with_hash_bucket", args,
             "tf.contrib.layers.sparse_column_with_hash_bucket is tf.feature_column.categorical_column_with_hash_bucket "
             "(same string_to_hash_bucket_fast hashing, same default dtype tf.string)",
         )
@@ -816,7 +817,7 @@ class ContribLearnTransform(FamilyTransform):
         bound = [(k, a) for k, a in bound if k not in {"combiner", "dtype"}]
         args = self.remap(bound, ("column_name", "bucket_size"), {"column_name": "key", "bucket_size": "num_buckets"})
         return self._rewrite(
-            "TFM157", original, updated, "feature_column.categorical_column_with_identity", args,
+            TFM157, original, updated, "feature_column.categorical_column_with_identity", args,
             "tf.contrib.layers.sparse_column_with_integerized_feature is "
             "tf.feature_column.categorical_column_with_identity (bucket_size is num_buckets); the legacy column "
             "took ids modulo bucket_size, the new one raises on ids outside [0, num_buckets): check your ids",
@@ -825,7 +826,7 @@ class ContribLearnTransform(FamilyTransform):
     def _bucketized(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         bound = bind(updated, ("source_column", "boundaries"))
         return self._rewrite(
-            "TFM157", original, updated, "feature_column.bucketized_column", [a for _, a in bound],
+            TFM157, original, updated, "feature_column.bucketized_column", [a for _, a in bound],
             "tf.contrib.layers.bucketized_column is tf.feature_column.bucketized_column (same arguments)",
         )
 
@@ -833,7 +834,7 @@ class ContribLearnTransform(FamilyTransform):
         bound = bind(updated, ("sparse_id_column",))
         args = self.remap(bound, ("sparse_id_column",), {"sparse_id_column": "categorical_column"})
         return self._rewrite(
-            "TFM157", original, updated, "feature_column.indicator_column", args,
+            TFM157, original, updated, "feature_column.indicator_column", args,
             "tf.contrib.layers.one_hot_column is tf.feature_column.indicator_column",
         )
 
@@ -849,7 +850,7 @@ class ContribLearnTransform(FamilyTransform):
         args = self.remap(bound, ("columns_to_tensors", "feature_columns", "weight_collections", "trainable"),
                           {"columns_to_tensors": "features"})
         return self._rewrite(
-            "TFM157", original, updated, "compat.v1.feature_column.input_layer", args,
+            TFM157, original, updated, "compat.v1.feature_column.input_layer", args,
             "tf.contrib.layers.input_from_feature_columns is tf.compat.v1.feature_column.input_layer "
             "(columns_to_tensors is features; columns are concatenated in name order, variables are named "
             "input_layer/...: legacy checkpoints do not restore into it)",
@@ -908,7 +909,7 @@ class ContribLearnTransform(FamilyTransform):
             size = self._vocab_size(column)
             if size is None:
                 raise Unsupported(
-                    "TFM158",
+                    TFM158,
                     "the legacy default initializer was truncated_normal(stddev=1/sqrt(vocabulary size)), TF 2's is "
                     "1/sqrt(dimension), and the vocabulary size is not visible here: pass initializer="
                     "tf.compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(<vocabulary size>)) "
@@ -919,5 +920,5 @@ class ContribLearnTransform(FamilyTransform):
                 f"compat.v1.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt({size}))")))
             message += ("; the legacy initializer truncated_normal(stddev=1/sqrt(vocabulary size)) is written out: "
                         "TF 2 defaults to 1/sqrt(dimension)")
-        return self._rewrite("TFM158", original, updated, "feature_column.embedding_column", args, message + ")")
+        return self._rewrite(TFM158, original, updated, "feature_column.embedding_column", args, message + ")")
 

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression
+from tfmigrate.rule_ids import TFM307
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.monitored import MonitoredSessionTransform
@@ -101,7 +102,7 @@ def device_call(transform: MonitoredSessionTransform, original: cst.Call, update
         return updated
     if not transform.fix(
         original,
-        "TFM307",
+        TFM307,
         f"tf.device({kind}): TF 2.15's tf.device takes only device names (a function raises RuntimeError); "
         "tf.compat.v1.device takes device functions in graph mode, as TF 1.x's tf.device did",
     ):

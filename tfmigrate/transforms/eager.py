@@ -21,8 +21,13 @@ from __future__ import annotations
 import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
+from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
+from tfmigrate.rule_ids import (
+    TFM401, TFM402, TFM403, TFM404, TFM405, TFM407, TFM408, TFM409, TFM410, TFM411, TFM412, TFM413,
+    TFM414, TFM415, TFM416, TFM426,
+)
 from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, holds_variable, is_path, shape_value, tfe_call
 from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 
@@ -39,72 +44,72 @@ _EAGER_MODULES = ("tensorflow.contrib.eager", "tensorflow.contrib.summary")
 
 # tfe names that are the same object under another TF 2 name: tfe symbol -> (rule, TF 2 path)
 _RENAMES = {
-    "GradientTape": ("TFM416", "GradientTape"),
-    "executing_eagerly": ("TFM416", "executing_eagerly"),
-    "in_eager_mode": ("TFM416", "executing_eagerly"),
-    "py_func": ("TFM416", "py_function"),
-    "custom_gradient": ("TFM416", "custom_gradient"),
-    "Checkpoint": ("TFM414", "train.Checkpoint"),
-    "make_template": ("TFM426", "compat.v1.make_template"),  # shares variables in TF 2 eager code too
-    "TensorSpec": ("TFM426", "TensorSpec"),
+    "GradientTape": (TFM416, "GradientTape"),
+    "executing_eagerly": (TFM416, "executing_eagerly"),
+    "in_eager_mode": (TFM416, "executing_eagerly"),
+    "py_func": (TFM416, "py_function"),
+    "custom_gradient": (TFM416, "custom_gradient"),
+    "Checkpoint": (TFM414, "train.Checkpoint"),
+    "make_template": (TFM426, "compat.v1.make_template"),  # shares variables in TF 2 eager code too
+    "TensorSpec": (TFM426, "TensorSpec"),
 }
 # tfe names that have no mechanical TF 2 form: tfe symbol -> (rule, what to write instead)
 _MANUAL = {
     "gradients_function": (
-        "TFM410",
+        TFM410,
         "tfe.gradients_function(f)(x, ...) is, in TF 2: `x = tf.convert_to_tensor(x)`; "
         "`with tf.GradientTape() as tape: tape.watch(x); y = f(x, ...)`; `grads = tape.gradient(y, [x, ...])`",
     ),
     "value_and_gradients_function": (
-        "TFM410",
+        TFM410,
         "tfe.value_and_gradients_function(f)(x, ...) is, in TF 2: `x = tf.convert_to_tensor(x)`; "
         "`with tf.GradientTape() as tape: tape.watch(x); y = f(x, ...)`; `value, grads = y, tape.gradient(y, [x, ...])`",
     ),
     "implicit_gradients": (
-        "TFM408",
+        TFM408,
         "tfe.implicit_gradients(f)(*args) is, in TF 2: `with tf.GradientTape() as tape: loss = f(*args)`; "
         "`variables = tape.watched_variables()`; `grads_and_vars = list(zip(tape.gradient(loss, variables), variables))` "
         "(tfmigrate rewrites it when it is the value of an assignment or the argument of apply_gradients, and "
         "`g = tfe.implicit_gradients(f)` when f is a lambda or a name bound once)",
     ),
     "implicit_value_and_gradients": (
-        "TFM408",
+        TFM408,
         "tfe.implicit_value_and_gradients(f)(*args) is, in TF 2: `with tf.GradientTape() as tape: value = f(*args)`; "
         "`variables = tape.watched_variables()`; `grads_and_vars = list(zip(tape.gradient(value, variables), variables))`",
     ),
     "Saver": (
-        "TFM414",
+        TFM414,
         "tfe.Saver saves a list of variables by name and does not exist in TF 2: write "
         "`ckpt = tf.train.Checkpoint(model=model, optimizer=optimizer, step=global_step)`, "
         "`manager = tf.train.CheckpointManager(ckpt, directory, max_to_keep=5)`, then `manager.save()` and "
         "`ckpt.restore(manager.latest_checkpoint)`",
     ),
     "restore_variables_on_create": (
-        "TFM414",
+        TFM414,
         "tfe.restore_variables_on_create does not exist in TF 2: build the model, then "
         "`tf.train.Checkpoint(model=model, optimizer=optimizer).restore(tf.train.latest_checkpoint(directory))` "
         "(restores are deferred until the variables are created)",
     ),
     "save_network_checkpoint": (
-        "TFM414",
+        TFM414,
         "tfe.save_network_checkpoint does not exist in TF 2: `tf.train.Checkpoint(model=network).save(prefix)`",
     ),
     "restore_network_checkpoint": (
-        "TFM414",
+        TFM414,
         "tfe.restore_network_checkpoint does not exist in TF 2: `tf.train.Checkpoint(model=network).restore(path)`",
     ),
     "Sequential": (
-        "TFM402",
+        TFM402,
         "tfe.Sequential(layers_funcs) is `tf.keras.Sequential(layers)` for Keras layers; plain functions need "
         "`tf.keras.layers.Lambda(fn)` wrappers and `training` is passed by Keras, not by position",
     ),
     "defun": (
-        "TFM416",
+        TFM416,
         "tfe.defun traced without AutoGraph: use `tf.function(f, autograph=False)` to keep Python control flow "
         "evaluated at trace time, or `tf.function(f)` after checking the function's control flow",
     ),
     "CheckpointableSaver": (
-        "TFM414",
+        TFM414,
         "tfe.CheckpointableSaver(root) is `tf.train.Checkpoint(root=root)` in TF 2 (the keys gain a `root/` prefix)",
     ),
 }
@@ -319,6 +324,7 @@ class EagerTransform(FamilyTransform):
         index = self.index  # describes `node`: apply() indexes the module it visits
         names = index.nodes(cst.Name)
         self.names_in_use = {n.value for n in names if not _is_attribute_name(n, index.parents.get(n))}
+        self.names_in_use |= READ_ELSEWHERE.get()  # and the names of a huge module's other chunks (fresh() avoids them)
         self.tf = None
         self.eager = False
         self.changed = False
@@ -475,7 +481,7 @@ class EagerTransform(FamilyTransform):
             if self.tfe_symbol(base.value) == "Network":
                 self.flag(
                     base,
-                    "TFM415",
+                    TFM415,
                     f"checkpoints of {original.name.value} written as a tfe.Network (tfe.Saver, "
                     "save_network_checkpoint) are keyed by variable names such as `<network>/conv2d/kernel`; the "
                     "tf.keras.Model's object-based checkpoint uses `model/<attribute>/kernel/.ATTRIBUTES/VARIABLE_VALUE`: "
@@ -483,7 +489,7 @@ class EagerTransform(FamilyTransform):
             "`tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
                 )
             if self.tfe_symbol(base.value) == "Network" and self.fix(
-                base, "TFM402", "tfe.Network is tf.keras.Model in TF 2 (layers are tracked on attribute assignment)"
+                base, TFM402, "tfe.Network is tf.keras.Model in TF 2 (layers are tracked on attribute assignment)"
             ):
                 bases[i] = bases[i].with_changes(value=self._tf("keras.Model"))
         return updated.with_changes(bases=bases)
@@ -527,7 +533,7 @@ class EagerTransform(FamilyTransform):
                 return new
             self.flag(
                 original,
-                "TFM401",
+                TFM401,
                 "enable_eager_execution with arguments or inside an expression: TF 2 always executes eagerly; set "
                 "device policy and execution mode with tf.config.experimental.set_device_policy / tf.config.* and "
                 "delete the call",
@@ -549,7 +555,7 @@ class EagerTransform(FamilyTransform):
         if (_is_method(func, "track_layer") and _is_name(func.value, "self")) and len(original.args) == 1:
             in_class = self._in_network() or (self.eager and bool(self.network_classes))
             if in_class and not original.args[0].keyword and self.fix(
-                original, "TFM403", "track_layer is gone in TF 2: tf.keras.Model tracks layers assigned to attributes"
+                original, TFM403, "track_layer is gone in TF 2: tf.keras.Model tracks layers assigned to attributes"
             ):
                 self.changed = True
                 return self._unwrapped(original, updated.args[0].value)
@@ -563,7 +569,7 @@ class EagerTransform(FamilyTransform):
             ) and len(original.args) == 1 and not original.args[0].star:
                 if self.fix(
                     original,
-                    "TFM405",
+                    TFM405,
                     f"{dotted}: a legacy tf.layers Dropout/BatchNormalization called without `training` ran in "
                     "inference mode; a Keras layer inherits the model's training flag, so training=False is written "
                     "(use training=training if the layer was meant to be active)",
@@ -576,7 +582,7 @@ class EagerTransform(FamilyTransform):
             if len(positional) == 1 and not positional[0].star and keywords <= {"name"}:
                 self.flag(
                     original,
-                    "TFM411",
+                    TFM411,
                     "if this is an optimizer: a Keras optimizer's minimize needs var_list (TF1 eager used every "
                     "trainable variable the loss read); write `with tf.GradientTape() as tape: loss = loss_fn()`, "
                     "`variables = tape.watched_variables()`, "
@@ -585,7 +591,7 @@ class EagerTransform(FamilyTransform):
             elif "global_step" in keywords:
                 self.flag(
                     original,
-                    "TFM411",
+                    TFM411,
                     "optimizer.minimize(loss_fn, global_step=...) has no TF 2 form as an expression: write "
                     "`with tf.GradientTape() as tape: loss = loss_fn()`, "
                     "`optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))` and "
@@ -595,7 +601,7 @@ class EagerTransform(FamilyTransform):
             if any(a.keyword and a.keyword.value == "global_step" for a in original.args):
                 self.flag(
                     original,
-                    "TFM411",
+                    TFM411,
                     "Keras optimizers' apply_gradients takes no global_step: call it without global_step and "
                     "write `global_step.assign_add(1)` after it",
                 )
@@ -645,7 +651,7 @@ class EagerTransform(FamilyTransform):
             )
             if name_arg and empty and self.fix(
                 orig,
-                "TFM402",
+                TFM402,
                 "tfe.Network(name='') chose a unique name; tf.keras.Model(name='') keeps an empty name: "
                 "the argument is dropped so Keras picks one",
             ):
@@ -660,10 +666,10 @@ class EagerTransform(FamilyTransform):
         if symbol == "Iterator":
             if len(original.args) == 1 and not original.args[0].keyword and not original.args[0].star:
                 if id(original) in self.for_iters:
-                    if self.fix(original, "TFM407", "tfe.Iterator(ds) is not needed in TF 2: iterate the tf.data.Dataset"):
+                    if self.fix(original, TFM407, "tfe.Iterator(ds) is not needed in TF 2: iterate the tf.data.Dataset"):
                         self.changed = True
                         return updated.args[0].value
-                elif self.fix(original, "TFM407", "tfe.Iterator(ds) is iter(ds) in TF 2 (a dataset is iterable in eager mode)"):
+                elif self.fix(original, TFM407, "tfe.Iterator(ds) is iter(ds) in TF 2 (a dataset is iterable in eager mode)"):
                     self.changed = True
                     return cst.Call(func=cst.Name("iter"), args=[updated.args[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
             return updated
@@ -671,12 +677,12 @@ class EagerTransform(FamilyTransform):
             positional = [a for a in original.args if not a.keyword]
             bad = [a.keyword.value for a in original.args if a.keyword and a.keyword.value in ("collections",)]
             if len(positional) <= 2 and not bad and not any(a.star for a in original.args):
-                if self.fix(original, "TFM409", "tfe.Variable (a ResourceVariable) is tf.Variable in TF 2"):
+                if self.fix(original, TFM409, "tfe.Variable (a ResourceVariable) is tf.Variable in TF 2"):
                     return updated.with_changes(func=self._tf("Variable"))
             else:
                 self.flag(
                     original,
-                    "TFM409",
+                    TFM409,
                     "tfe.Variable: pass arguments after the second by keyword and drop `collections` "
                     "(TF 2 has no collections), then use tf.Variable",
                 )
@@ -688,13 +694,13 @@ class EagerTransform(FamilyTransform):
             if id(original) not in self.handled:
                 self.flag(
                     original,
-                    "TFM401",
+                    TFM401,
                     "enable_eager_execution with arguments or inside an expression: TF 2 always executes eagerly; "
                     "configure devices with tf.config.* and delete the call",
                 )
             return updated
         if symbol == "num_gpus" and not original.args:
-            if self.fix(original, "TFM416", "tfe.num_gpus() is len(tf.config.list_physical_devices('GPU')) in TF 2"):
+            if self.fix(original, TFM416, "tfe.num_gpus() is len(tf.config.list_physical_devices('GPU')) in TF 2"):
                 return expression(f"len({self._tfname()}.config.list_physical_devices(\"GPU\"))")
             return updated
         if symbol in ("metrics.Mean", "metrics.Accuracy"):
@@ -721,7 +727,7 @@ class EagerTransform(FamilyTransform):
     def _ckpt_finding(self, node: cst.CSTNode, what: str) -> None:
         self.flag(
             node,
-            "TFM415",
+            TFM415,
             f"{what} wrote name-based checkpoints (variable names such as `mnist_model/conv2d/kernel`); the TF 2 "
             "model's object-based checkpoint has other keys (`model/conv1/kernel/.ATTRIBUTES/VARIABLE_VALUE`): "
             "compare with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` and rename with "
@@ -739,7 +745,7 @@ class EagerTransform(FamilyTransform):
         name = symbol.split(".")[1]
         if not self.fix(
             original,
-            "TFM416",
+            TFM416,
             f"tfe.metrics.{name} is tf.keras.metrics.{name} in TF 2; the legacy dtype float64 is written "
             "explicitly (Keras: float32); Keras metrics return the running result when called",
         ):
@@ -758,7 +764,7 @@ class EagerTransform(FamilyTransform):
             )
             self.flag(
                 original,
-                "TFM404",
+                TFM404,
                 f"tf.layers.{layer} creates new variables at every call in eager code: create "
                 f"`tf.keras.layers.{cls}(...)` once (in __init__) and call it",
             )
@@ -767,13 +773,13 @@ class EagerTransform(FamilyTransform):
             return updated
         params, keep, defaults = _LAYERS[layer]
         if any(a.star for a in original.args) or len([a for a in original.args if not a.keyword]) > len(params):
-            self.flag(original, "TFM404", f"tf.layers.{layer}: rewrite it as tf.keras.layers.{layer} by hand")
+            self.flag(original, TFM404, f"tf.layers.{layer}: rewrite it as tf.keras.layers.{layer} by hand")
             return updated
         given = {a.keyword.value if a.keyword else params[i] for i, a in enumerate(original.args)}
         args = _rekey(original, updated, params, {}, keep)
         added = [_kw(k, expression(v)) for k, v in defaults.items() if k not in given]
         note = f" ({', '.join(f'{k}={v}' for k, v in defaults.items() if k not in given)} written: Keras default differs)" if added else ""
-        if not self.fix(original, "TFM404", f"tf.layers.{layer} is tf.keras.layers.{layer} in TF 2{note}"):
+        if not self.fix(original, TFM404, f"tf.layers.{layer} is tf.keras.layers.{layer} in TF 2{note}"):
             return updated
         if added:
             args = _with_commas([*args, *added])
@@ -790,7 +796,7 @@ class EagerTransform(FamilyTransform):
             return updated
         if not self.fix(
             original,
-            "TFM404",
+            TFM404,
             "tf.layers.flatten(x) is tf.keras.layers.Flatten()(x) in TF 2 (data_format written: Keras default differs)",
         ):
             return updated
@@ -804,7 +810,7 @@ class EagerTransform(FamilyTransform):
         if name in _OPT_MANUAL:
             self.flag(
                 original,
-                "TFM412",
+                TFM412,
                 f"tf.train.{name} in eager code: {_OPT_MANUAL[name]}; pick the Keras optimizer by hand or keep "
                 f"tf.compat.v1.train.{name}",
             )
@@ -818,7 +824,7 @@ class EagerTransform(FamilyTransform):
         for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
             given[orig.keyword.value if orig.keyword else params[i]] = arg.value
         if any(k in given and not _is_name(given[k], "False") for k in dropped):
-            self.flag(original, "TFM412", f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
+            self.flag(original, TFM412, f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
             return updated
         # A hyperparameter held in a tf.Variable (`lr = tfe.Variable(20.0)`, later `lr.assign(lr / 4)`) was read at
         # every step by tf.train; the new Keras optimizers copy it once, tf.keras.optimizers.legacy reads it.
@@ -826,7 +832,7 @@ class EagerTransform(FamilyTransform):
         keras_path = f"keras.optimizers.legacy.{keras}" if variable else f"keras.optimizers.{keras}"
         if not self.fix(
             original,
-            "TFM412",
+            TFM412,
             f"tf.train.{name} in eager code is tf.{keras_path} in TF 2 (legacy defaults written where Keras "
             "differs; its slot variables have other checkpoint keys"
             + ("; the legacy Keras class because a hyperparameter is a tf.Variable, which it reads at every step "
@@ -843,7 +849,7 @@ class EagerTransform(FamilyTransform):
             return self._writer(symbol, original, updated)
         if symbol in ("always_record_summaries", "never_record_summaries") and not original.args:
             value = "True" if symbol.startswith("always") else "False"
-            if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol}() is tf.summary.record_if({value}) in TF 2"):
+            if self.fix(original, TFM413, f"tf.contrib.summary.{symbol}() is tf.summary.record_if({value}) in TF 2"):
                 return cst.Call(func=self._tf("summary.record_if"), args=[cst.Arg(cst.Name(value))])
             return updated
         if symbol == "record_summaries_every_n_global_steps":
@@ -857,7 +863,7 @@ class EagerTransform(FamilyTransform):
                 return updated
             if not self.fix(
                 original,
-                "TFM413",
+                TFM413,
                 "record_summaries_every_n_global_steps(n) is tf.summary.record_if(<global step % n == 0>) in TF 2",
             ):
                 return updated
@@ -870,12 +876,12 @@ class EagerTransform(FamilyTransform):
         if symbol in _SUMMARY_OPS:
             return self._summary_op(symbol, original, updated)
         if symbol in _SUMMARY_SAME:
-            if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol} is tf.summary.{_SUMMARY_SAME[symbol]} in TF 2"):
+            if self.fix(original, TFM413, f"tf.contrib.summary.{symbol} is tf.summary.{_SUMMARY_SAME[symbol]} in TF 2"):
                 return updated.with_changes(func=self._tf(f"summary.{_SUMMARY_SAME[symbol]}"))
             return updated
         self.flag(
             original,
-            "TFM413",
+            TFM413,
             f"tf.contrib.summary.{symbol} has no TF 2 equivalent (graph-mode summary plumbing); with tf.summary, "
             "ops write directly to the default writer: delete the call or rewrite it by hand",
         )
@@ -889,13 +895,13 @@ class EagerTransform(FamilyTransform):
             return updated
         logdir = first.value
         if isinstance(logdir, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or is_path(self, logdir):
-            if self.fix(original, "TFM413", f"tf.contrib.summary.{symbol} is tf.summary.create_file_writer in TF 2"):
+            if self.fix(original, TFM413, f"tf.contrib.summary.{symbol} is tf.summary.create_file_writer in TF 2"):
                 return updated.with_changes(func=self._tf("summary.create_file_writer"))
             return updated
         if isinstance(logdir, (cst.Name, cst.Attribute)):
             if self.fix(
                 original,
-                "TFM413",
+                TFM413,
                 f"tf.contrib.summary.{symbol}(None) gave a writer that does nothing; tf.summary.create_file_writer(None) "
                 "raises: the None case is written as tf.summary.create_noop_writer()",
             ):
@@ -906,7 +912,7 @@ class EagerTransform(FamilyTransform):
             return updated
         self.flag(
             original,
-            "TFM413",
+            TFM413,
             f"tf.contrib.summary.{symbol}: use tf.summary.create_file_writer(logdir, ...) when logdir is a path and "
             "tf.summary.create_noop_writer() where it was None",
         )
@@ -923,14 +929,14 @@ class EagerTransform(FamilyTransform):
         if bad:
             self.flag(
                 original,
-                "TFM413",
+                TFM413,
                 f"tf.contrib.summary.{symbol}: tf.summary.{new_name} has no {', '.join(bad)}; "
                 "(family) prefix the name as 'family/name' by hand",
             )
             return updated
         if not self.fix(
             original,
-            "TFM413",
+            TFM413,
             f"tf.contrib.summary.{symbol} is tf.summary.{new_name} in TF 2; the legacy step (the global step) is "
             "written explicitly",
         ):
@@ -1020,7 +1026,7 @@ class EagerTransform(FamilyTransform):
         if isinstance(stmt, cst.Expr) and isinstance(stmt.value, cst.Call) and id(stmt.value) in self.handled:
             call = stmt.value
             if self.is_enable_eager(call.func):
-                if self.fix(call, "TFM401", "TF 2 executes eagerly by default: enable_eager_execution() is removed"):
+                if self.fix(call, TFM401, "TF 2 executes eagerly by default: enable_eager_execution() is removed"):
                     self.changed = True
                     return self._remove(original)
                 return updated
@@ -1030,7 +1036,7 @@ class EagerTransform(FamilyTransform):
                 return self._apply(original, call, new_stmt.value) or updated
         if isinstance(stmt, cst.Assign) and id(stmt.value) in self.handled:
             symbol = self._implicit_def(stmt)
-            if not self.fix(stmt.value, "TFM408", f"tfe.{symbol}(f) is a function around tf.GradientTape in TF 2"):
+            if not self.fix(stmt.value, TFM408, f"tfe.{symbol}(f) is a function around tf.GradientTape in TF 2"):
                 return updated
             tf = self._tfname()
             name = stmt.targets[0].target.value
@@ -1046,7 +1052,7 @@ class EagerTransform(FamilyTransform):
             return func.with_changes(leading_lines=original.leading_lines)
         if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call) and id(stmt.value.func) in self.handled:
             symbol = self._implicit(stmt.value)
-            if not self.fix(stmt.value, "TFM408", f"tfe.{symbol} is tf.GradientTape in TF 2"):
+            if not self.fix(stmt.value, TFM408, f"tfe.{symbol} is tf.GradientTape in TF 2"):
                 return updated
             target = new_stmt.targets[0].target
             value_and = symbol == "implicit_value_and_gradients"
@@ -1095,7 +1101,7 @@ class EagerTransform(FamilyTransform):
     def _minimize(self, original: cst.SimpleStatementLine, call: cst.Call, updated: cst.Call):
         if not self.fix(
             call,
-            "TFM411",
+            TFM411,
             "optimizer.minimize(loss_fn, global_step=...) is a GradientTape step in TF 2 (Keras optimizers need the "
             "variables; the global step is incremented explicitly)",
         ):
@@ -1143,18 +1149,18 @@ class EagerTransform(FamilyTransform):
         if any(a.keyword and a.keyword.value == "global_step" for a in call.args):
             if not self.fix(
                 call,
-                "TFM411",
+                TFM411,
                 "Keras optimizers' apply_gradients takes no global_step: the global step is incremented explicitly",
             ):
                 return None
             step = next(a.value for a in args if a.keyword and a.keyword.value == "global_step")
             args = _strip_comma([a for a in args if not (a.keyword and a.keyword.value == "global_step")])
-        if symbol == "implicit_gradients" and self.fix(grads_orig, "TFM408", f"tfe.{symbol} is tf.GradientTape in TF 2"):
+        if symbol == "implicit_gradients" and self.fix(grads_orig, TFM408, f"tfe.{symbol} is tf.GradientTape in TF 2"):
             pre, _, grads = self._tape(args[0].value, None)
             out.extend(pre)
             args[0] = args[0].with_changes(value=grads)
         elif symbol is not None:
-            self.flag(grads_orig, "TFM408", _MANUAL[symbol][1])
+            self.flag(grads_orig, TFM408, _MANUAL[symbol][1])
         self.changed = True
         out.append(original.with_changes(body=[cst.Expr(updated.with_changes(args=args))], leading_lines=[]))
         if step is not None and not _is_name(step, "None"):

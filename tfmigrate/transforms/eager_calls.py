@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tfmigrate.rule_ids import TFM418, TFM419, TFM420, TFM425, TFM426, TFM427
 from tfmigrate.transforms.eager_rnn import cudnn_call, cudnn_class
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -69,7 +70,7 @@ def tfe_call(
         return None
     if not transform.fix(
         original,
-        "TFM418",
+        TFM418,
         "tfe.run(main, argv) enabled eager execution and ran tf.app.run; TF 2 executes eagerly: "
         "tf.compat.v1.app.run(main, argv)",
     ):
@@ -89,7 +90,7 @@ def enable_with_config(
         return None  # device_policy / execution_mode: TFM401 reports them
     if not transform.fix(
         original,
-        "TFM427",
+        TFM427,
         "enable_eager_execution(config=...) applied a session config (soft placement, GPU memory growth, threads) "
         "to eager execution; TF 2.15's tf.compat.v1.enable_eager_execution does the same at program start",
     ):
@@ -106,7 +107,7 @@ def _tfe_other(
             return None
         if not transform.fix(
             original,
-            "TFM426",
+            TFM426,
             "tfe.get_optimizer_variables(optimizer) was optimizer.variables(): written out (Keras optimizers have it too)",
         ):
             return None
@@ -116,7 +117,7 @@ def _tfe_other(
             receiver = receiver.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("variables")))
     if original.args or not transform.fix(
-        original, "TFM426", "tfe.in_graph_mode() was `not tf.executing_eagerly()`: written out"
+        original, TFM426, "tfe.in_graph_mode() was `not tf.executing_eagerly()`: written out"
     ):
         return None
     return cst.UnaryOperation(
@@ -157,7 +158,7 @@ def _keywords(transform: EagerTransform, rel: str, original: cst.Call, updated: 
     pairs = ", ".join(f"{k}= -> {renames[k]}=" for k in sorted(old))
     if not transform.fix(
         original,
-        "TFM420",
+        TFM420,
         f"tf.{rel} in TF 2.15 has no {', '.join(sorted(old))} (TypeError): the TF 2 keyword of the same meaning "
         f"({pairs})",
     ):
@@ -182,7 +183,7 @@ def _dropout(transform: EagerTransform, original: cst.Call, updated: cst.Call) -
         return None
     if not transform.fix(
         original,
-        "TFM419",
+        TFM419,
         "tf.nn.dropout's second parameter is keep_prob in TF 1.x (the share of units kept) and rate in TF 2.15 "
         "(the share dropped): written as rate=1 - keep_prob",
     ):
@@ -260,7 +261,7 @@ def shape_value(
         return None
     if not transform.fix(
         original,
-        "TFM425",
+        TFM425,
         "a TF 1.x shape entry was a Dimension (its .value the int or None); in TF 2 it is the int or None itself: "
         ".value is dropped",
     ):

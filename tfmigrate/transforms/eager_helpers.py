@@ -34,6 +34,7 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import is_docstring
 from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.rule_ids import TFM415, TFM417, TFM421, TFM422, TFM424
 from tfmigrate.transforms.eager_rnn import CUDNN_CLASSES
 from tfmigrate.transforms.eager_rnn import template as cudnn_template
 
@@ -42,12 +43,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 # tfe symbol -> (helper base name, rule)
 HELPER_SYMBOLS = {
-    "implicit_gradients": ("implicit_gradients", "TFM417"),
-    "implicit_value_and_gradients": ("implicit_value_and_gradients", "TFM417"),
-    "Saver": ("EagerSaver", "TFM421"),
-    "restore_variables_on_create": ("restore_variables_on_create", "TFM422"),
-    "gradients_function": ("gradients_function", "TFM424"),
-    "value_and_gradients_function": ("value_and_gradients_function", "TFM424"),
+    "implicit_gradients": ("implicit_gradients", TFM417),
+    "implicit_value_and_gradients": ("implicit_value_and_gradients", TFM417),
+    "Saver": ("EagerSaver", TFM421),
+    "restore_variables_on_create": ("restore_variables_on_create", TFM422),
+    "gradients_function": ("gradients_function", TFM424),
+    "value_and_gradients_function": ("value_and_gradients_function", TFM424),
 }
 
 _GRADIENTS = '''\
@@ -274,7 +275,7 @@ def helper_call(
     if symbol in ("Saver", "restore_variables_on_create"):
         transform.flag(
             original,
-            "TFM415",
+            TFM415,
             f"tfe.{symbol} checkpoints are keyed by variable names; TF 2 Keras layers may name their variables "
             "otherwise than the TF 1 eager model that wrote an old checkpoint (no model-name scope, other layer "
             "names): before resuming from an old checkpoint compare it with `tfmigrate ckpt diff OLD_CKPT --model "

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tfmigrate.rule_ids import TFM415, TFM423
+
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.eager import EagerTransform
 
@@ -109,7 +111,7 @@ def cudnn_call(
         if key in _SUPPORTED and not _supported(key, arg.value):
             transform.flag(
                 original,
-                "TFM423",
+                TFM423,
                 f"tf.contrib.cudnn_rnn.{legacy}({key}=...): only {key}={_SUPPORTED[key][0]!r} has a Keras form "
                 f"written by tfmigrate; build the layers by hand (tf.keras.layers.Bidirectional("
                 f"tf.keras.layers.{CUDNN_CLASSES[legacy]}(...)) for a bidirectional RNN)",
@@ -118,7 +120,7 @@ def cudnn_call(
     name = transform.helpers.peek(transform, legacy)
     if not transform.fix(
         original,
-        "TFM423",
+        TFM423,
         f"tf.contrib.cudnn_rnn.{legacy} is gone in TF 2: {name}, a Keras layer with the legacy signature written "
         f"into this module, stacks num_layers tf.keras.layers.{CUDNN_CLASSES[legacy]} (the same cuDNN kernels on a "
         "GPU, time-major, dropout between layers)",
@@ -126,7 +128,7 @@ def cudnn_call(
         return None
     transform.flag(
         original,
-        "TFM415",
+        TFM415,
         f"{legacy} checkpoints hold one opaque cuDNN parameter buffer; {name} keeps a kernel, a recurrent kernel "
         "and a bias per layer, and draws its initial weights from Keras's stacked matrices: an old checkpoint does "
         "not restore into it (compare with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT`)",

@@ -24,6 +24,7 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.rule_ids import TFM131, TFM133, TFM134
 from tfmigrate.transforms import estimator_sklearn as sklearn
 from tfmigrate.transforms.model_fn import list_holds
 
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
 _BUILTINS = frozenset(dir(builtins))
-ESCAPE_RULE = "TFM131"
+ESCAPE_RULE = TFM131
 LEGACY_METHODS = ("fit", "partial_fit", "evaluate", "predict", "predict_proba", "predict_classes", "predict_scores",
                   "save", "score", "export", "get_variable_names", "get_variable_value", "get_params", "set_params",
                   "weights_", "bias_", "model_dir", "config", "params")
@@ -234,7 +235,7 @@ LEGACY_ONLY = {  # keywords only the contrib.learn / skflow methods take (not tf
     "predict_scores": {"input_fn", "as_iterable"},
     "evaluate": {"feed_fn", "metrics", "log_progress"},
 }
-UNFOLLOWED_RULE = "TFM133"
+UNFOLLOWED_RULE = TFM133
 
 
 def unfollowed_calls(t: EstimatorTransform, planned: set) -> None:
@@ -463,7 +464,7 @@ def metric_specs(t: EstimatorTransform, value: cst.BaseExpression | None) -> cst
     return value
 
 
-INPUT_FN_RULE = "TFM134"
+INPUT_FN_RULE = TFM134
 
 
 def feature_dict_input_fns(t: EstimatorTransform, methods: list) -> None:

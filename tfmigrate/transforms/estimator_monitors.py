@@ -28,11 +28,12 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.rule_ids import TFM130
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
-RULE = "TFM130"
+RULE = TFM130
 VALIDATION_ORDER = ("x", "y", "input_fn", "batch_size")  # stable in every TF 1.x release; the rest by keyword
 VALIDATION_KEYWORDS = {
     "x", "y", "input_fn", "batch_size", "eval_steps", "every_n_steps", "metrics", "hooks", "early_stopping_rounds",

@@ -22,10 +22,12 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from tfmigrate.rule_ids import TFM132
+
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
-RULE = "TFM132"
+RULE = TFM132
 ADAPTER = "LegacyEstimatorAdapter"
 PIPELINES = ("sklearn.pipeline.Pipeline", "sklearn.pipeline.make_pipeline")
 

@@ -24,6 +24,9 @@ from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_ab
 from tfmigrate.codemod.transform import FamilyTransform, is_suppressed
 from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression
+from tfmigrate.rule_ids import (
+    TFM101, TFM102, TFM103, TFM104, TFM105, TFM106, TFM107, TFM108, TFM109, TFM110, TFM112, TFM113,
+)
 from tfmigrate.transforms.learn_models import ModelCalls
 from tfmigrate.transforms.model_fn import PREDICTS, ModelFnPlanner, list_receiver
 from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
@@ -186,7 +189,7 @@ class EstimatorTransform(FamilyTransform):
             del self._sink[mark:]
             self.replace, self.remove, self.changed = {}, set(), False
             if node.body:
-                self.flag(node.body[0], "TFM101", f"internal error in the TFM1 rewrite ({type(exc).__name__}: {exc}); "
+                self.flag(node.body[0], TFM101, f"internal error in the TFM1 rewrite ({type(exc).__name__}: {exc}); "
                           "estimator code in this file left unchanged")
         return True
 
@@ -321,7 +324,7 @@ class EstimatorTransform(FamilyTransform):
         est = Est(cls, call, args, self._binding_key(call))
         if problems:
             est.ok = False
-            self.flag(call, "TFM112" if cls.target else "TFM110", f"{cls.name}: cannot map {', '.join(problems)}; "
+            self.flag(call, TFM112 if cls.target else TFM110, f"{cls.name}: cannot map {', '.join(problems)}; "
                       "rewrite this constructor by hand as tf.estimator." + (cls.target or "Estimator"))
         self._register(est)
 
@@ -338,7 +341,7 @@ class EstimatorTransform(FamilyTransform):
         est = Est(cls, call, {}, self._binding_key(call), restore_path=path)
         if len(sources) != 1 or path is None or cls.target is None:
             est.ok = False
-            self.flag(call, "TFM108", f"{cls.name}.restore(path): tf.estimator restores from model_dir; build "
+            self.flag(call, TFM108, f"{cls.name}.restore(path): tf.estimator restores from model_dir; build "
                       f"tf.estimator.{cls.target or 'Estimator'}(...) with the hyperparameters of the saved model and "
                       "model_dir=path (the constructor that saved it is not the only one visible in this module)")
         else:
@@ -608,7 +611,7 @@ class EstimatorTransform(FamilyTransform):
             return
         if cls.target is None:
             what = "TensorFlowEstimator(model_fn=...)" if cls.era != "learn" else "tf.contrib.learn.Estimator(model_fn=...)"
-            self.flag(call, "TFM110", f"{what} with a custom model_fn: rewrite model_fn(features, labels, mode, params) "
+            self.flag(call, TFM110, f"{what} with a custom model_fn: rewrite model_fn(features, labels, mode, params) "
                       "to return tf.estimator.EstimatorSpec(mode, predictions=..., loss=..., train_op=...) "
                       "(train_op from a tf.keras.optimizers.legacy optimizer's get_updates or "
                       "tf.compat.v1.train optimizer minimize with global_step), build "
@@ -636,7 +639,7 @@ class EstimatorTransform(FamilyTransform):
         notes = ["loss_reduction=SUM (TF 1.x summed the loss over the batch; TF 2 averages it)"]
         positional = sum(1 for a in call.args if a.keyword is None)
         if positional >= 5:  # the optimizer may be among them
-            self.flag(call, "TFM113", f"tf.estimator.{name}: TF 2.15 averages the loss (TF 1.x summed it) and builds "
+            self.flag(call, TFM113, f"tf.estimator.{name}: TF 2.15 averages the loss (TF 1.x summed it) and builds "
                       "a string/default optimizer at the Keras rate; pass loss_reduction=tf.keras.losses.Reduction.SUM "
                       "and optimizer=lambda: tf.keras.optimizers.legacy.<Name>(learning_rate=...) by hand")
             return
@@ -651,20 +654,20 @@ class EstimatorTransform(FamilyTransform):
             optimizer = self._optimizer(None, value if value is not None else _expr('"Adagrad"'), None, None,
                                         LEARN_DNN_RATE)
             if optimizer is None:
-                self.flag(call, "TFM103", f"tf.estimator.{name}: {key}={_code(value)} must become a callable "
+                self.flag(call, TFM103, f"tf.estimator.{name}: {key}={_code(value)} must become a callable "
                           "returning a tf.keras.optimizers.legacy optimizer with the same learning rate")
                 return
             if value is None:
                 extra.append(_kw("optimizer", optimizer))
                 notes.append(f"the TF 1.x default optimizer (Adagrad at {LEARN_DNN_RATE}; TF 2 uses 0.001)")
             else:
-                if not self._allowed(value, "TFM103"):
+                if not self._allowed(value, TFM103):
                     return
                 given.append((value, optimizer))
                 args = [a.with_changes(value=optimizer) if a is keywords[key] else a for a in args]
                 notes.append(f"{key} as a tf.keras.optimizers.legacy callable with the TF 1.x rate")
         extra.append(_kw("loss_reduction", _expr(SUM_LOSS)))
-        if self.fix(call, "TFM113", f"TF 1.x tf.estimator.{name} in TF 2.15: " + "; ".join(notes)):
+        if self.fix(call, TFM113, f"TF 1.x tf.estimator.{name} in TF 2.15: " + "; ".join(notes)):
             self._apply(call, _append_args(call, args, extra) if args else _call(_code(call.func), extra))
             self._commit()
             self._report_optimizers(given)
@@ -676,7 +679,7 @@ class EstimatorTransform(FamilyTransform):
 
     def _report_optimizers(self, given: list[tuple[cst.BaseExpression, cst.BaseExpression]]) -> None:
         for old, new in given:
-            self.fix(old, "TFM103", f"optimizer={_code(old)} -> optimizer={_code(new)} (a tf.keras.optimizers.legacy "
+            self.fix(old, TFM103, f"optimizer={_code(old)} -> optimizer={_code(new)} (a tf.keras.optimizers.legacy "
                      "optimizer built afresh for every train(), with the legacy rate)")
 
     def _is_keras_callable(self, value: cst.BaseExpression) -> bool:
@@ -711,7 +714,7 @@ class EstimatorTransform(FamilyTransform):
             self._width(est, x)
         if est.width is None:
             est.ok = False
-            self.flag(est.call, "TFM101", f"{cls.name}: the number of input features cannot be seen here (no fit(x, y) "
+            self.flag(est.call, TFM101, f"{cls.name}: the number of input features cannot be seen here (no fit(x, y) "
                       "on data whose width is known when the estimator is built); build "
                       f"tf.estimator.{cls.target}(feature_columns=[tf.feature_column.numeric_column(\"x\", shape=[WIDTH])], ...) "
                       "by hand and feed {\"x\": data} through numpy_input_fn")
@@ -722,15 +725,15 @@ class EstimatorTransform(FamilyTransform):
         if optimizer is None:
             est.ok = False
             given = ", ".join(f"{k}={_code(a[k])}" for k in ("optimizer", "learning_rate") if k in a)
-            self.flag(est.call, "TFM103", f"{cls.name}: {given or 'the optimizer'} has no provable "
+            self.flag(est.call, TFM103, f"{cls.name}: {given or 'the optimizer'} has no provable "
                       "tf.keras.optimizers.legacy equivalent (a learning-rate schedule must become a "
                       "tf.keras.optimizers.schedules schedule); pass optimizer=lambda: tf.keras.optimizers.legacy.<Name>("
                       f"learning_rate=...) to tf.estimator.{cls.target} by hand")
             return
         given = [(a["optimizer"], optimizer)] if "optimizer" in a else []
-        if given and not self._allowed(a["optimizer"], "TFM103"):
+        if given and not self._allowed(a["optimizer"], TFM103):
             est.ok = False
-            self.flag(est.call, "TFM101", f"{cls.name} left as it is: its optimizer must change too (TFM103), "
+            self.flag(est.call, TFM101, f"{cls.name} left as it is: its optimizer must change too (TFM103), "
                       "which is disabled or suppressed here")
             return
         # model_dir: the path given to save()
@@ -740,7 +743,7 @@ class EstimatorTransform(FamilyTransform):
                     and (self._known_at_construction(est, path) or flow.path_known(self, est, path))):
                 cleared = flow.path_cleared(self, est, save, path)
                 if cleared is not None:  # shutil.rmtree(path) before save(path) would delete model_dir's checkpoints
-                    self.flag(save, "TFM107", f"save({_code(path)}): the program deletes or recreates this path on "
+                    self.flag(save, TFM107, f"save({_code(path)}): the program deletes or recreates this path on "
                               f"line {self._line(cleared)} before saving, so it cannot become model_dir (train() writes "
                               "its checkpoints there); export after that line by hand: copy the checkpoint files of "
                               "the estimator's model_dir to the path, or use a model_dir of its own and export_saved_model")
@@ -770,15 +773,15 @@ class EstimatorTransform(FamilyTransform):
         message = (f"{cls.name} -> tf.estimator.{cls.target}; legacy defaults written out"
                    + (f" ({', '.join(default_notes)})" if default_notes else "")
                    + (f"; {est.width_note}" if est.width_note else ""))
-        if self.fix(est.call, "TFM101", message):
+        if self.fix(est.call, TFM101, message):
             self._apply(est.call, new)
             self._commit()
             self._report_optimizers(given)
             est.new = new
             for name in lost:
-                self.flag(est.call, "TFM112", f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
+                self.flag(est.call, TFM112, f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
             if len(est.fits) > 1 and "continue_training" not in a:
-                self.flag(est.fits[1], "TFM112", f"{cls.name} is fit more than once: the legacy estimator (continue_training"
+                self.flag(est.fits[1], TFM112, f"{cls.name} is fit more than once: the legacy estimator (continue_training"
                           "=False) started from scratch on every fit(), tf.estimator continues from the checkpoint in "
                           "model_dir; use a new model_dir per fit to keep the old behaviour")
         else:
@@ -803,7 +806,7 @@ class EstimatorTransform(FamilyTransform):
         lost = [n for n in self._lost(est) if n in ("feature_engineering_fn", "embedding_lr_multipliers")]
         if lost:
             est.ok = False
-            self.flag(est.call, "TFM112", f"{cls.name}({lost[0]}=...) has no tf.estimator equivalent: {LOST[lost[0]]}; "
+            self.flag(est.call, TFM112, f"{cls.name}({lost[0]}=...) has no tf.estimator equivalent: {LOST[lost[0]]}; "
                       "the constructor is left as it is")
             return
         args: list[cst.Arg] = []
@@ -815,14 +818,14 @@ class EstimatorTransform(FamilyTransform):
                     args.append(_kw(name, a[name]))
             if "linear_optimizer" in a or "dnn_optimizer" in a or "gradient_clip_norm" in a:
                 est.ok = False
-                self.flag(est.call, "TFM103", f"{cls.name}: convert linear_optimizer/dnn_optimizer/gradient_clip_norm "
+                self.flag(est.call, TFM103, f"{cls.name}: convert linear_optimizer/dnn_optimizer/gradient_clip_norm "
                           "by hand to callables returning tf.keras.optimizers.legacy optimizers with the same rates")
                 return
             # TF 2.15 trains the two parts at Adagrad 0.001 / Ftrl min(0.005, 1/sqrt(n)); contrib.learn at 0.05 / 0.2
             defaults = combined_optimizers(a, _code)
             if defaults is None:
                 est.ok = False
-                self.flag(est.call, "TFM103", f"{cls.name}: the legacy Ftrl rate of the linear part is min(0.2, "
+                self.flag(est.call, TFM103, f"{cls.name}: the legacy Ftrl rate of the linear part is min(0.2, "
                           "1/sqrt(number of linear_feature_columns)) and that number is not visible here; pass "
                           "linear_optimizer=lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate=...) and "
                           "dnn_optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=0.05) by hand")
@@ -841,7 +844,7 @@ class EstimatorTransform(FamilyTransform):
                     self._width(est, x)
                 if est.width is None:
                     est.ok = False
-                    self.flag(est.call, "TFM102", f"{cls.name} without feature_columns (the legacy estimator inferred "
+                    self.flag(est.call, TFM102, f"{cls.name} without feature_columns (the legacy estimator inferred "
                               "them from fit's x): the width of x cannot be seen here; pass feature_columns="
                               '[tf.feature_column.numeric_column("x", shape=[WIDTH])] by hand')
                     return
@@ -866,7 +869,7 @@ class EstimatorTransform(FamilyTransform):
                 rate = flow.linear_default_rate(self, est, a.get("feature_columns"), _code)
                 if rate == "unknown":
                     est.ok = False
-                    self.flag(est.call, "TFM103", f"{cls.name}: the legacy default Ftrl rate is min(0.2, 1/sqrt(number "
+                    self.flag(est.call, TFM103, f"{cls.name}: the legacy default Ftrl rate is min(0.2, 1/sqrt(number "
                               "of feature columns)) and the number is not visible here; pass optimizer=lambda: "
                               "tf.keras.optimizers.legacy.Ftrl(learning_rate=...) by hand")
                     return
@@ -875,7 +878,7 @@ class EstimatorTransform(FamilyTransform):
             if cls.dnn or value is not None or "gradient_clip_norm" in a:
                 if not cls.dnn and (value is None or _string(value) is not None):
                     est.ok = False
-                    self.flag(est.call, "TFM103", f"{cls.name}: the legacy Ftrl rate depends on the feature count; "
+                    self.flag(est.call, TFM103, f"{cls.name}: the legacy Ftrl rate depends on the feature count; "
                               "pass optimizer=lambda: tf.keras.optimizers.legacy.Ftrl(learning_rate=min(0.2, 1 / "
                               "len(feature_columns) ** 0.5), global_clipnorm=...) by hand")
                     return
@@ -883,15 +886,15 @@ class EstimatorTransform(FamilyTransform):
                                             a.get("gradient_clip_norm"), LEARN_DNN_RATE)
                 if optimizer is None:
                     est.ok = False
-                    self.flag(est.call, "TFM103", f"{cls.name}: optimizer {_code(value) if value is not None else ''} "
+                    self.flag(est.call, TFM103, f"{cls.name}: optimizer {_code(value) if value is not None else ''} "
                               "has no provable tf.keras.optimizers.legacy equivalent; pass optimizer=lambda: "
                               "tf.keras.optimizers.legacy.<Name>(learning_rate=...) by hand")
                     return
                 args.append(_kw("optimizer", optimizer))
                 if value is not None:
-                    if not self._allowed(value, "TFM103"):
+                    if not self._allowed(value, TFM103):
                         est.ok = False
-                        self.flag(est.call, "TFM102", f"{cls.name} left as it is: its optimizer must change too "
+                        self.flag(est.call, TFM102, f"{cls.name} left as it is: its optimizer must change too "
                                   "(TFM103), which is disabled or suppressed here")
                         return
                     given.append((value, optimizer))
@@ -901,13 +904,13 @@ class EstimatorTransform(FamilyTransform):
         args.append(_kw("loss_reduction", _expr(MEAN_LOSS)))
         new = _layout(_call(f"tf.estimator.{cls.target}", args))
         default = "" if not cls.dnn or "optimizer" in a else f"; the legacy default optimizer (Adagrad at {LEARN_DNN_RATE}) is written out"
-        if self.fix(est.call, "TFM102", f"tf.contrib.learn.{cls.name} -> tf.estimator.{cls.target}{default}"):
+        if self.fix(est.call, TFM102, f"tf.contrib.learn.{cls.name} -> tf.estimator.{cls.target}{default}"):
             self._apply(est.call, new)
             self._commit()
             self._report_optimizers(given)
             est.new = new
             for name in self._lost(est):
-                self.flag(est.call, "TFM112", f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
+                self.flag(est.call, TFM112, f"{cls.name}({name}=...) has no tf.estimator equivalent: {LOST[name]}")
         else:
             est.ok = False
 
@@ -953,7 +956,7 @@ class EstimatorTransform(FamilyTransform):
         if source is None or not source.ok or source.new is None:
             est.ok = False
             if source is not None:
-                self.flag(est.call, "TFM108", f"{est.cls.name}.restore(path): build tf.estimator.{est.cls.target}(...) "
+                self.flag(est.call, TFM108, f"{est.cls.name}.restore(path): build tf.estimator.{est.cls.target}(...) "
                           "with the saved model's hyperparameters and model_dir=path by hand")
             return
         args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) for a in source.new.args
@@ -962,7 +965,7 @@ class EstimatorTransform(FamilyTransform):
                         len(args))
         args.insert(position, _kw("model_dir", est.restore_path))
         new = _layout(_call(f"tf.estimator.{est.cls.target}", args))
-        if self.fix(est.call, "TFM108", f"{est.cls.name}.restore(path) -> a new tf.estimator.{est.cls.target} with the "
+        if self.fix(est.call, TFM108, f"{est.cls.name}.restore(path) -> a new tf.estimator.{est.cls.target} with the "
                     "same hyperparameters and model_dir=path (it restores the latest checkpoint there; a directory saved by "
                     "the legacy program holds other variable names: retrain, or rename them with `tfmigrate ckpt convert`)"):
             self._apply(est.call, new)
@@ -1083,20 +1086,20 @@ class EstimatorTransform(FamilyTransform):
             path = call.args[0].value if call.args else None
             stmt = self._statement(call)
             if legacy_tfx and path is not None and base.model_dir is not None and _code(path) == _code(base.model_dir) and stmt is not None:
-                if self.fix(call, "TFM107", f"save({_code(path)}): tf.estimator writes its checkpoints to "
+                if self.fix(call, TFM107, f"save({_code(path)}): tf.estimator writes its checkpoints to "
                             "model_dir during train(); the path is the estimator's model_dir, the call is removed"):
                     self.remove.add(stmt)
                     self.changed = True
             elif call not in self.reported_saves:
-                self.flag(call, "TFM107", "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
+                self.flag(call, TFM107, "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
                           "during train(). Pass model_dir=path to the constructor (the path must be known there) and "
                           "remove this call")
         elif method in ("get_variable_names", "get_variable_value"):
-            self.flag(call, "TFM109", f"{method}(): tf.estimator has it, but the variable names differ: "
+            self.flag(call, TFM109, f"{method}(): tf.estimator has it, but the variable names differ: "
                       "dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias, linear/linear_model/x/weights, "
                       "linear/linear_model/bias_weights, training/<Optimizer>/... (see get_variable_names())")
         elif method in ("get_params", "set_params", "score", "get_tensor", "get_tensor_value", "partial_fit", "export"):
-            self.flag(call, "TFM109", f"{method}() has no tf.estimator equivalent; rewrite it by hand "
+            self.flag(call, TFM109, f"{method}() has no tf.estimator equivalent; rewrite it by hand "
                       "(score: evaluate(input_fn=...)['accuracy']; export: export_saved_model)")
 
     def _statement(self, call: cst.Call) -> cst.SimpleStatementLine | None:
@@ -1115,7 +1118,7 @@ class EstimatorTransform(FamilyTransform):
                     bound["x"] = arg.value
                     problems = [p for p in problems if p != "X="]
             if problems or "x" not in bound or "y" not in bound or "monitor" in bound or "logdir" in bound:
-                self.flag(call, "TFM104", "fit(): rewrite as train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn("
+                self.flag(call, TFM104, "fit(): rewrite as train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn("
                           "x={\"x\": x}, y=y, batch_size=..., shuffle=True, num_epochs=None), steps=...) by hand "
                           "(monitor/logdir: use hooks and model_dir)")
                 return
@@ -1128,19 +1131,19 @@ class EstimatorTransform(FamilyTransform):
             bound, problems = bind_args(call, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
             bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
             if problems:
-                self.flag(call, "TFM104", f"fit(): cannot map {', '.join(problems)}; rewrite as train(input_fn=..., steps=...)")
+                self.flag(call, TFM104, f"fit(): cannot map {', '.join(problems)}; rewrite as train(input_fn=..., steps=...)")
                 return
             if "input_fn" in bound:
                 new_args = [_kw("input_fn", bound["input_fn"])]
             elif "x" in bound:
                 if not est.key_matches and not base.key_matches and not self._is_dict(bound["x"]):
-                    self.flag(call, "TFM104", "fit(x, y): the data is fed as {\"x\": x}; the feature columns must "
+                    self.flag(call, TFM104, "fit(x, y): the data is fed as {\"x\": x}; the feature columns must "
                               "read the key \"x\" (tf.feature_column.numeric_column(\"x\", shape=...)); rewrite by hand")
                     return
                 batch = bound.get("batch_size") or _expr(f"len({_code(bound['x'])})")
                 new_args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), batch, True, est.cls.classifier))]
             else:
-                self.flag(call, "TFM104", "fit() without data: rewrite as train(input_fn=..., steps=...)")
+                self.flag(call, TFM104, "fit() without data: rewrite as train(input_fn=..., steps=...)")
                 return
             monitors = None
             if "monitors" in bound and self._allowed(call, MONITORS_RULE):  # TFM130, transforms/estimator_monitors.py
@@ -1156,7 +1159,7 @@ class EstimatorTransform(FamilyTransform):
             note = "; batch_size and steps are the estimator's legacy values"
         elif "x" in bound and "batch_size" not in bound:
             note = "; without batch_size the legacy fit fed the whole data set as one batch: batch_size=len(x)"
-        if self.fix(call, "TFM104", f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
+        if self.fix(call, TFM104, f"fit() -> train(input_fn=numpy_input_fn(..., shuffle=True, num_epochs=None)){note}"):
             self._apply(call, _layout(call.with_changes(func=func.with_changes(attr=cst.Name("train")), args=_call("f", new_args).args)))
             if not legacy_tfx and monitors:
                 if self.fix(call, MONITORS_RULE, "fit(monitors=[...]) -> train(hooks=[...]): " + "; ".join(monitors.notes)):
@@ -1164,7 +1167,7 @@ class EstimatorTransform(FamilyTransform):
             elif not legacy_tfx and monitors is False:
                 pass  # TFM130 said what to do by hand
             elif "monitors" in bound:
-                self.flag(call, "TFM104", "monitors= became hooks=: contrib.learn monitors must be rewritten as "
+                self.flag(call, TFM104, "monitors= became hooks=: contrib.learn monitors must be rewritten as "
                           "tf.estimator.SessionRunHook / tf.compat.v1.train hooks")
 
     def _plan_evaluate(self, est: Est, call: cst.Call, legacy_tfx: bool) -> None:
@@ -1173,14 +1176,14 @@ class EstimatorTransform(FamilyTransform):
         bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
         metrics = flow.metric_specs(self, bound.get("metrics")) if "metrics" in bound else None
         if problems or "feed_fn" in bound or ("metrics" in bound and metrics is None):
-            self.flag(call, "TFM105", "evaluate(): metrics/feed_fn have no direct equivalent; rewrite as "
+            self.flag(call, TFM105, "evaluate(): metrics/feed_fn have no direct equivalent; rewrite as "
                       "evaluate(input_fn=...) and add metrics with tf.estimator.add_metrics")
             return
         if "input_fn" in bound:
             args = [_kw("input_fn", bound["input_fn"])]
         elif "x" in bound:
             if not est.key_matches and not self._is_dict(bound["x"]):
-                self.flag(call, "TFM105", "evaluate(x, y): the feature columns must read the key \"x\"; rewrite by hand")
+                self.flag(call, TFM105, "evaluate(x, y): the feature columns must read the key \"x\"; rewrite by hand")
                 return
             args = [_kw("input_fn", self._input_fn(bound["x"], bound.get("y"), bound.get("batch_size"), False,
                                                    est.cls.classifier))]
@@ -1191,7 +1194,7 @@ class EstimatorTransform(FamilyTransform):
                 args.append(_kw(name, bound[name]))
         note = "" if metrics is None else ("; metrics={name: MetricSpec} -> tf.estimator.add_metrics(estimator, ...)"
                                            " over the same metrics (TFM173 rewrites each MetricSpec)")
-        if self.fix(call, "TFM105", "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"
+        if self.fix(call, TFM105, "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"
                     + note):
             new = call.with_changes(args=_call("f", args).args)
             if metrics is not None:
@@ -1210,13 +1213,13 @@ class EstimatorTransform(FamilyTransform):
                 bound["x"] = arg.value
                 problems = [p for p in problems if p != "X="]
         if problems or "outputs" in bound or "axis" in bound:
-            self.flag(call, "TFM106", f"{method}(): rewrite as predict(input_fn=...) and read the prediction dicts by hand")
+            self.flag(call, TFM106, f"{method}(): rewrite as predict(input_fn=...) and read the prediction dicts by hand")
             return
         if "input_fn" in bound:
             input_fn = bound["input_fn"]
         elif "x" in bound:
             if not est.key_matches and not self._is_dict(bound["x"]):
-                self.flag(call, "TFM106", f"{method}(x): the feature columns must read the key \"x\"; rewrite by hand")
+                self.flag(call, TFM106, f"{method}(x): the feature columns must read the key \"x\"; rewrite by hand")
                 return
             input_fn = self._input_fn(bound["x"], None, bound.get("batch_size"), False)
         else:
@@ -1234,7 +1237,7 @@ class EstimatorTransform(FamilyTransform):
         if iterable is None and not legacy_tfx and flow.consumed_lazily(self, call):
             lazy = True  # next(clf.predict(x)): only the 1.x generator (as_iterable=True default) allows it
         if iterable is not None and not (isinstance(iterable, cst.Name) and iterable.value in ("True", "False")):
-            self.flag(call, "TFM106", f"{method}(as_iterable=...): not a literal; rewrite by hand")
+            self.flag(call, TFM106, f"{method}(as_iterable=...): not a literal; rewrite by hand")
             return
         if lazy:
             new = _expr(f"({item} for p in PREDICT)")
@@ -1242,7 +1245,7 @@ class EstimatorTransform(FamilyTransform):
             new = _expr(f"np.array([{item} for p in PREDICT])")
         new = new.visit(_Substitute("PREDICT", predict))
         shape = "a generator" if lazy else "an array"
-        if self.fix(call, "TFM106", f"{method}() -> predict(input_fn=...) read as {shape} of {item}, as the legacy "
+        if self.fix(call, TFM106, f"{method}() -> predict(input_fn=...) read as {shape} of {item}, as the legacy "
                     f"{method} returned"):
             self._apply(call, new)
             self.need_np = self.need_np or not lazy
@@ -1256,7 +1259,7 @@ class EstimatorTransform(FamilyTransform):
         if base.cls.dnn:
             units = base.args.get("hidden_units")
             if not isinstance(units, cst.List):
-                self.flag(attr, "TFM109", f"{attr.attr.value}: read dnn/hiddenlayer_<i>/{'kernel' if kind == 'weights' else 'bias'} "
+                self.flag(attr, TFM109, f"{attr.attr.value}: read dnn/hiddenlayer_<i>/{'kernel' if kind == 'weights' else 'bias'} "
                           "and dnn/logits/... with get_variable_value()")
                 return
             leaf = "kernel" if kind == "weights" else "bias"
@@ -1265,7 +1268,7 @@ class EstimatorTransform(FamilyTransform):
         else:
             name = f"linear/linear_model/{FEATURE_KEY}/weights" if kind == "weights" else "linear/linear_model/bias_weights"
             new = _expr(f'{receiver}.get_variable_value("{name}")')
-        if self.fix(attr, "TFM109", f"{attr.attr.value} -> get_variable_value() of the tf.estimator variables "
+        if self.fix(attr, TFM109, f"{attr.attr.value} -> get_variable_value() of the tf.estimator variables "
                     "(note: a binary classifier has one logit column, the legacy model had two)"):
             self._apply(attr, new)
 

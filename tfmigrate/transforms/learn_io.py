@@ -33,6 +33,7 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
+from tfmigrate.rule_ids import TFM170, TFM171, TFM172, TFM173, TFM174, TFM175
 
 _LEARN = "tensorflow.contrib.learn."
 INPUT_FN_OPS_ORDER = ("features", "labels", "default_inputs")
@@ -171,13 +172,13 @@ class LearnIOTransform(FamilyTransform):
     def _csv_loader(self, name: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         defined = [d for d in self.index.nodes(cst.FunctionDef) if d.name.value == name]
         if defined and not self._loaders_added:
-            self.flag(original, "TFM175", f"tf.contrib.learn.datasets.base.{name}: the module defines its own {name}; "
+            self.flag(original, TFM175, f"tf.contrib.learn.datasets.base.{name}: the module defines its own {name}; "
                       "read the CSV with numpy (np.loadtxt) or csv by hand")
             return updated
         if any(a.star for a in updated.args):
-            self.flag(original, "TFM175", f"{name}(*args/**kwargs): spell the arguments out")
+            self.flag(original, TFM175, f"{name}(*args/**kwargs): spell the arguments out")
             return updated
-        if not self.fix(original, "TFM175", f"tf.contrib.learn.datasets.base.{name} (gone in TF 2) is written into "
+        if not self.fix(original, TFM175, f"tf.contrib.learn.datasets.base.{name} (gone in TF 2) is written into "
                         "this module with the same reading and dtypes, returning the same Dataset(data, target)"):
             return updated
         self.remove_imports_of(original.func)
@@ -231,7 +232,7 @@ class LearnIOTransform(FamilyTransform):
             return updated
         if (self.qualified_name(assign.value.func) or "").rpartition(".")[2] != "match_filenames_once":
             return updated
-        if not self.fix(original, "TFM174", f"string_input_producer({value.value}) of a match_filenames_once variable: "
+        if not self.fix(original, TFM174, f"string_input_producer({value.value}) of a match_filenames_once variable: "
                         f"fed as {self._tf}.convert_to_tensor({value.value}) (a TF 2 resource variable has no Python "
                         "truth value in graph mode; the function converted it to a tensor next anyway)"):
             return updated
@@ -243,12 +244,12 @@ class LearnIOTransform(FamilyTransform):
     def _input_fn_ops(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         bound = self._bind(updated, INPUT_FN_OPS_ORDER, set(INPUT_FN_OPS_ORDER))
         if isinstance(bound, str) or set(bound) != set(INPUT_FN_OPS_ORDER) or not _is_none(bound["labels"].value):
-            self.flag(original, "TFM171", "InputFnOps(features, labels, default_inputs): " + (
+            self.flag(original, TFM171, "InputFnOps(features, labels, default_inputs): " + (
                 bound if isinstance(bound, str) else "only the serving form (labels None) is rewritten") +
                 "; a serving_input_fn returns tf.estimator.export.ServingInputReceiver(features, default_inputs), "
                 "a training input_fn returns (features, labels)")
             return updated
-        if not self.fix(original, "TFM171", "InputFnOps(features, None, default_inputs) is "
+        if not self.fix(original, TFM171, "InputFnOps(features, None, default_inputs) is "
                         "tf.estimator.export.ServingInputReceiver(features, receiver_tensors=default_inputs)"):
             return updated
         self.remove_imports_of(original.func)
@@ -259,7 +260,7 @@ class LearnIOTransform(FamilyTransform):
     # --- TFM172 make_export_strategy ------------------------------------------------------------------
     def _export_strategy(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if not self._in_experiment_exports(original):
-            self.flag(original, "TFM172", "make_export_strategy(...) outside an Experiment's export_strategies: use "
+            self.flag(original, TFM172, "make_export_strategy(...) outside an Experiment's export_strategies: use "
                       "tf.estimator.LatestExporter('Servo', serving_input_receiver_fn, exports_to_keep=...) in "
                       "tf.estimator.EvalSpec(exporters=[...]), or estimator.export_saved_model(dir, serving_input_fn)")
             return updated
@@ -271,10 +272,10 @@ class LearnIOTransform(FamilyTransform):
                 bound["default_output_alternative_key"].value):
             problem = "default_output_alternative_key names a head of a multi-head model, which canned estimators are not"
         if problem is not None:
-            self.flag(original, "TFM172", f"make_export_strategy: {problem}; use tf.estimator.LatestExporter('Servo', "
+            self.flag(original, TFM172, f"make_export_strategy: {problem}; use tf.estimator.LatestExporter('Servo', "
                       "serving_input_receiver_fn, exports_to_keep=...) in EvalSpec(exporters=[...])")
             return updated
-        if not self.fix(original, "TFM172", "make_export_strategy(serving_input_fn, ...) is tf.estimator.LatestExporter("
+        if not self.fix(original, TFM172, "make_export_strategy(serving_input_fn, ...) is tf.estimator.LatestExporter("
                         "'Servo', serving_input_fn, ...): exports to the same <model_dir>/export/Servo/<timestamp>, "
                         "keeping exports_to_keep (default 5 in both); TF 2 strips default attributes from the saved graph"):
             return updated
@@ -322,10 +323,10 @@ class LearnIOTransform(FamilyTransform):
                 problem = (f"metric_fn={_code(bound['metric_fn'].value)} is neither a contrib streaming metric nor a "
                            "function of this module that takes labels= and predictions=")
         if problem is not None:
-            self.flag(original, "TFM173", f"MetricSpec: {problem}; write a function (labels, predictions) returning "
+            self.flag(original, TFM173, f"MetricSpec: {problem}; write a function (labels, predictions) returning "
                       "(value, update_op) from tf.compat.v1.metrics and add it with tf.estimator.add_metrics")
             return updated
-        if not self.fix(original, "TFM173", f"MetricSpec(metric_fn=...) -> lambda labels, predictions: metric(labels="
+        if not self.fix(original, TFM173, f"MetricSpec(metric_fn=...) -> lambda labels, predictions: metric(labels="
                         f"labels, predictions=predictions[\"{key}\"]) (the legacy MetricSpec called the metric by "
                         "these names; tf.estimator.add_metrics gives the prediction dict)"):
             return updated
@@ -369,24 +370,24 @@ class LearnIOTransform(FamilyTransform):
         given: set[str] = set()
         for i, arg in enumerate(updated.args):
             if arg.star:
-                self.flag(original, "TFM170", f"tf.contrib.learn.io.{name}(*args/**kwargs): spell the arguments "
+                self.flag(original, TFM170, f"tf.contrib.learn.io.{name}(*args/**kwargs): spell the arguments "
                           f"out, or call tf.compat.v1.estimator.inputs.{name} with shuffle=True (the legacy "
                           "default; the core function has no default and raises)")
                 return updated
             if arg.keyword is None:
                 if i >= len(order):
-                    self.flag(original, "TFM170", f"tf.contrib.learn.io.{name}: too many positional arguments")
+                    self.flag(original, TFM170, f"tf.contrib.learn.io.{name}: too many positional arguments")
                     return updated
                 given.add(order[i])
             else:
                 given.add(arg.keyword.value)
         unknown = given - set(order)
         if unknown:
-            self.flag(original, "TFM170", f"tf.contrib.learn.io.{name}({', '.join(sorted(unknown))}=...): not an "
+            self.flag(original, TFM170, f"tf.contrib.learn.io.{name}({', '.join(sorted(unknown))}=...): not an "
                       f"argument of the legacy function; rewrite by hand as tf.compat.v1.estimator.inputs.{name}")
             return updated
         note = "" if "shuffle" in given else " and shuffle=True written out (the legacy default; the core function raises without it)"
-        if not self.fix(original, "TFM170", f"tf.contrib.learn.io.{name} is tf.compat.v1.estimator.inputs.{name}"
+        if not self.fix(original, TFM170, f"tf.contrib.learn.io.{name} is tf.compat.v1.estimator.inputs.{name}"
                         + note):
             return updated
         self.remove_imports_of(original.func)

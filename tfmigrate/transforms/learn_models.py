@@ -17,6 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression
+from tfmigrate.rule_ids import TFM116, TFM117, TFM118
 from tfmigrate.transforms.model_fn import _code, _is_none, _reads, t_bind, t_layout
 
 MODEL_ORDERS = {
@@ -144,9 +145,9 @@ class ModelCalls:
             elif kind == "ops" and last in ARRAY_OPS:
                 self._array_op(call, last)
             elif kind == "preprocessing" and last in PROCESSORS:
-                self.t.flag(call, "TFM117", f"learn.preprocessing.{last}: {PROCESSORS[last]}")
+                self.t.flag(call, TFM117, f"learn.preprocessing.{last}: {PROCESSORS[last]}")
             elif kind == "estimators":
-                self.t.flag(call, "TFM118", AUTOENCODER)
+                self.t.flag(call, TFM118, AUTOENCODER)
         for attr in attrs:
             if not (type(attr.value) is cst.Attribute and attr.value.attr.value == "tf"):
                 continue  # only learn.tf.<name> (cheap: most attributes are not)
@@ -156,7 +157,7 @@ class ModelCalls:
                 if isinstance(parent, cst.Attribute) and parent.value is attr:
                     continue
                 new = expression(f"tf.{attr.attr.value}")
-                if self.t.fix(attr, "TFM116", f"tf.contrib.learn.tf is the tensorflow module: tf.{attr.attr.value}"):
+                if self.t.fix(attr, TFM116, f"tf.contrib.learn.tf is the tensorflow module: tf.{attr.attr.value}"):
                     self.t._apply(attr, new)
 
     def _tf0_module(self) -> bool:
@@ -168,16 +169,16 @@ class ModelCalls:
         bound, problems = t_bind(call, MODEL_ORDERS[last])
         what = f"learn.models.{last}"
         if problems or "x" not in bound or "y" not in bound:
-            t.flag(call, "TFM116", f"{what}: cannot map {', '.join(problems) or 'the arguments'}; rewrite it with "
+            t.flag(call, TFM116, f"{what}: cannot map {', '.join(problems) or 'the arguments'}; rewrite it with "
                    "tf.compat.v1.layers.dense and tf.compat.v1.losses by hand")
             return
         if "class_weight" in bound and not _is_none(bound["class_weight"]):
-            t.flag(call, "TFM116", f"{what}(class_weight=...): multiply the logits by the class weights and use "
+            t.flag(call, TFM116, f"{what}(class_weight=...): multiply the logits by the class weights and use "
                    "tf.compat.v1.losses.softmax_cross_entropy by hand")
             return
         x, y = "LEGACYX", bound["y"]
         if not _simple(y):
-            t.flag(call, "TFM116", f"{what}: assign y ({_code(y)}) to a name first and run tfmigrate again (the "
+            t.flag(call, TFM116, f"{what}: assign y ({_code(y)}) to a name first and run tfmigrate again (the "
                    "rewrite reads it twice)")
             return
         y = _code(y)
@@ -209,7 +210,7 @@ class ModelCalls:
                     f"name=\"{scope}\")))")
             loss_note = "mean squared error averaged over all values, a 1-D y squeezes the predictions"
         new = t_layout(expression(code))
-        if t.fix(call, "TFM116", f"{what} -> (predictions, loss) from tf.compat.v1.layers.dense (scope "
+        if t.fix(call, TFM116, f"{what} -> (predictions, loss) from tf.compat.v1.layers.dense (scope "
                  f"'{scope}'; {init_note}) and tf.compat.v1.losses ({loss_note}); the legacy variables were "
                  f"{scope}/weights and {scope}/bias, now {scope}/kernel and {scope}/bias"):
             t._apply(call, _put(new, "LEGACYX", bound["x"]))
@@ -225,27 +226,27 @@ class ModelCalls:
         if problems or set(bound) != set(order) or (dim is not None and not (
                 isinstance(dim, (cst.Integer, cst.UnaryOperation)) or _simple(dim))) or \
                 "legacy_part" in _reads(call):
-            t.flag(call, "TFM116", f"learn.ops.{last}: pass every argument ({', '.join(order)}) plainly (dim a literal "
+            t.flag(call, TFM116, f"learn.ops.{last}: pass every argument ({', '.join(order)}) plainly (dim a literal "
                    f"or a name) and run tfmigrate again; {note}")
             return
         new = expression(template)
         for name in order:
             new = _put_all(new, name, bound[name])
-        if t.fix(call, "TFM116", f"learn.ops.{note}"):
+        if t.fix(call, TFM116, f"learn.ops.{note}"):
             t._apply(call, new)
 
     def _categorical(self, call: cst.Call) -> None:
         t = self.t
         bound, problems = t_bind(call, CATEGORICAL_ORDER)
         if problems or set(bound) != set(CATEGORICAL_ORDER) or not isinstance(bound["name"], cst.SimpleString):
-            t.flag(call, "TFM116", "learn.ops.categorical_variable: pass tensor_in, n_classes, embedding_size and a "
+            t.flag(call, TFM116, "learn.ops.categorical_variable: pass tensor_in, n_classes, embedding_size and a "
                    "literal name; it is tf.nn.embedding_lookup(tf.compat.v1.get_variable('<name>/<name>_embeddings', "
                    "[n_classes, embedding_size]), tensor_in)")
             return
         name = bound["name"].evaluated_value
         code = (f"tf.nn.embedding_lookup(tf.compat.v1.get_variable(\"{name}/{name}_embeddings\", "
                 f"[{_code(bound['n_classes'])}, {_code(bound['embedding_size'])}]), LEGACYX)")
-        if t.fix(call, "TFM116", "learn.ops.categorical_variable -> tf.nn.embedding_lookup over "
+        if t.fix(call, TFM116, "learn.ops.categorical_variable -> tf.nn.embedding_lookup over "
                  f"tf.compat.v1.get_variable('{name}/{name}_embeddings', [n_classes, embedding_size]) (the legacy "
                  "variable name and default initializer)"):
             new = expression(code)

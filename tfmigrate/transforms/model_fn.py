@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression, is_docstring
+from tfmigrate.rule_ids import TFM114, TFM115
 
 NAMED_ARGS = ("mode", "params", "config")  # passed by name to a legacy model_fn that declares them
 # optimizer names of optimize_loss (OPTIMIZER_CLS_NAMES) -> the TF1 class TF 2.15 still has
@@ -226,7 +227,7 @@ class ModelFnPlanner:
             return False
         rets = self.returns(fn)
         if not self._own_lines(rets):
-            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: a return statement of model_fn "
+            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator: a return statement of model_fn "
                                 f"{fn.name.value} shares its line with other statements (a; return ...): put it on "
                                 "its own line and run tfmigrate again")
         kinds = []
@@ -247,26 +248,26 @@ class ModelFnPlanner:
         if not rets or "other" in kinds:
             if "tuple" not in kinds and names[:2] == ["features", "labels"]:
                 return False
-            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} must return "
+            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator: model_fn {fn.name.value} must return "
                                 "(predictions, loss, train_op) or ModelFnOps(...) written out in every return "
                                 "statement to be converted; make it return tf.estimator.EstimatorSpec(mode, "
                                 "predictions=..., loss=..., train_op=...) and take (features, labels, mode, params)")
         if "tuple" not in kinds and names[:2] == ["features", "labels"]:
             return False  # the tf.estimator contract already (ModelFnOps returns are TFM152's): TFM153
         if "feature_engineering_fn" in a and not _is_none(a["feature_engineering_fn"]):
-            return self._refuse(est, "TFM114", "tf.contrib.learn.Estimator(feature_engineering_fn=...): call it at "
+            return self._refuse(est, TFM114, "tf.contrib.learn.Estimator(feature_engineering_fn=...): call it at "
                                 "the top of model_fn (features, labels = feature_engineering_fn(features, labels)) "
                                 "and drop the argument")
         if "params" in a and not _is_none(a["params"]) and "params" not in names:
             return False  # legacy raised ValueError; TFM153 says so
         shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params", "config"])
         if shadowed:
-            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} reads "
+            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator: model_fn {fn.name.value} reads "
                                 f"{', '.join(shadowed)} from outside; tf.estimator passes arguments by those names, "
                                 "so rename that variable first")
         wrapper = self._wrapper(est)
         if wrapper is not None:
-            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator wrapped in {wrapper}: its fit/predict "
+            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator wrapped in {wrapper}: its fit/predict "
                                 "calls go through the wrapper, so the labels predict() needs cannot be followed; "
                                 "unwrap it first (TFM155) and run tfmigrate again")
         needs_labels = any(m in PREDICTS for m in self._methods(est)) and not self._labels_guarded(fn, names)
@@ -274,7 +275,7 @@ class ModelFnPlanner:
         if needs_labels:
             spec, why = self._fit_labels(est)
             if spec is None:
-                return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: predict() built model_fn "
+                return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator: predict() built model_fn "
                                     f"{fn.name.value} with placeholders shaped like fit()'s labels, tf.estimator "
                                     f"passes labels=None; {why}. Pass params={{'{FIT_LABELS}': <labels>[:0]}} and "
                                     "build the placeholder in model_fn when labels is None")
@@ -284,10 +285,10 @@ class ModelFnPlanner:
         ) and all(k == "tuple" for k in kinds)
         given = a.get("params")
         if spec is not None and given is not None and not _is_none(given) and not self._dict_value(given):
-            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator(params={_code(given)}): predict() needs "
+            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator(params={_code(given)}): predict() needs "
                                 f"the labels placeholder's dtype and shape in params['{FIT_LABELS}'], and these "
                                 "params are not visibly a dict; pass a dict and run tfmigrate again")
-        if not t._allowed(est.call, "TFM114"):
+        if not t._allowed(est.call, TFM114):
             est.ok = False
             return True
         custom = Custom("learn", fn, tensor_predictions=tensor_predictions)
@@ -303,7 +304,7 @@ class ModelFnPlanner:
             args.append(t_kw("params", params))
         new = t_layout(t_call("tf.estimator.Estimator", args))
         if not self._same_plan(fn, new_fn):
-            return self._refuse(est, "TFM114", f"tf.contrib.learn.Estimator: model_fn {fn.name.value} is shared with "
+            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator: model_fn {fn.name.value} is shared with "
                                 "another estimator that needs it rewritten differently; give each its own function")
         what = " and ".join(w for w, k in (("(predictions, loss, train_op)", "tuple"), ("ModelFnOps", "ops"))
                             if k in kinds)
@@ -317,7 +318,7 @@ class ModelFnPlanner:
         if spec is not None:
             message += (f"; predict() builds it with a labels placeholder shaped like fit()'s labels, as the "
                         f"legacy Estimator did (params['{FIT_LABELS}'])")
-        if t.fix(est.call, "TFM114", message):
+        if t.fix(est.call, TFM114, message):
             t._apply(est.call, new)
             t.replace[fn] = new_fn
             est.new = new
@@ -499,7 +500,7 @@ class ModelFnPlanner:
         p = fn.params
         names = [param.name.value for param in p.params]
         if names[:3] == ["features", "labels", "mode"]:
-            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} already has the tf.estimator "
+            return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} already has the tf.estimator "
                                 "signature (rewritten for another estimator that shares it): give this estimator a "
                                 "function of its own, or convert it by hand")
         extra = list(p.params[2:])  # TensorFlowEstimator called model_fn(X, y): the rest keep their defaults
@@ -507,11 +508,11 @@ class ModelFnPlanner:
                 or p.posonly_params or p.kwonly_params or any(param.default is not None for param in p.params[:2])
                 or any(param.default is None for param in extra)
                 or {"features", "labels", "mode", "params"} & {param.name.value for param in extra}):
-            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} must take (X, y) to be converted")
+            return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} must take (X, y) to be converted")
         names = names[:2]
         rets = self.returns(fn)
         if not self._own_lines(rets):
-            return self._refuse(est, "TFM115", f"{what}: a return statement of model_fn {fn.name.value} shares its "
+            return self._refuse(est, TFM115, f"{what}: a return statement of model_fn {fn.name.value} shares its "
                                 "line with other statements (a; return ...): put it on its own line and run tfmigrate "
                                 "again")
         for ret in rets:
@@ -521,15 +522,15 @@ class ModelFnPlanner:
             model = isinstance(value, cst.Call) and self._legacy_name(value.func).startswith("models.") and \
                 self._legacy_name(value.func)[len("models."):] in PAIR_MODELS
             if not (pair or model):
-                return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} must return (predictions, "
+                return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} must return (predictions, "
                                     "loss) or learn.models.<linear|logistic>_regression(...) in every return "
                                     "statement to be converted")
         if not rets:
-            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} returns nothing")
+            return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} returns nothing")
         n = a.get("n_classes")
         n_classes = int(n.value) if isinstance(n, cst.Integer) else (0 if _is_none(n) else None)
         if n_classes is None:
-            return self._refuse(est, "TFM115", f"{what}: n_classes must be a literal number (it decides whether "
+            return self._refuse(est, TFM115, f"{what}: n_classes must be a literal number (it decides whether "
                                 "y was fed one-hot)")
         lost = [k for k in TFX_LOST if k in a and not _is_none(a[k])]
         if "tf_master" in a and not (isinstance(a["tf_master"], cst.SimpleString) and a["tf_master"].evaluated_value == ""):
@@ -540,7 +541,7 @@ class ModelFnPlanner:
                 isinstance(a["continue_training"], cst.Name) and a["continue_training"].value == "False"):
             lost.append("continue_training")
         if lost:
-            return self._refuse(est, "TFM115", f"{what}: {', '.join(lost)} has no automatic tf.estimator "
+            return self._refuse(est, TFM115, f"{what}: {', '.join(lost)} has no automatic tf.estimator "
                                 "equivalent here; convert the estimator by hand")
         defaults = cls.defaults
         optimizer = a.get("optimizer", expression(defaults["optimizer"]))
@@ -557,7 +558,7 @@ class ModelFnPlanner:
         elif name is None and cls.era == "learn08" and rate_code is not None and self._callable(optimizer):
             optimizer_code = f"{_paren(optimizer)}({rate_code})"
         if optimizer_code is None:
-            return self._refuse(est, "TFM115", f"{what}: optimizer={_code(optimizer)}, learning_rate={_code(rate)}: "
+            return self._refuse(est, TFM115, f"{what}: optimizer={_code(optimizer)}, learning_rate={_code(rate)}: "
                                 "only an optimizer name (SGD, Adagrad, Adam, Ftrl, RMSProp) and a constant rate "
                                 "(TF Learn 0.8: also a function or optimizer class, and a function of the global step) "
                                 "are converted; build the train_op with a tf.compat.v1.train optimizer by hand")
@@ -565,24 +566,24 @@ class ModelFnPlanner:
         # learning_rate, clip_gradients=5.0) clipped the global norm at 5.0 too (skflow/trainer.py)
         clip = a.get("clip_gradients", expression(defaults.get("clip_gradients", "5.0")))
         if clip is not None and not (_is_none(clip) or t._is_number(clip)):
-            return self._refuse(est, "TFM115", f"{what}: clip_gradients={_code(clip)} is not a number")
+            return self._refuse(est, TFM115, f"{what}: clip_gradients={_code(clip)} is not a number")
         if not continuing and (len(est.fits) > 1 or any(self._repeated(fit, est.call) for fit in est.fits)):
-            return self._refuse(est, "TFM115", f"{what} is fit more than once (continue_training=False): the legacy "
+            return self._refuse(est, TFM115, f"{what} is fit more than once (continue_training=False): the legacy "
                                 "estimator started from scratch on every fit(), tf.estimator continues from "
                                 "model_dir; use a new estimator (or model_dir) per fit, or convert by hand")
         shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params"])
         if shadowed:
-            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} reads {', '.join(shadowed)} from "
+            return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} reads {', '.join(shadowed)} from "
                                 "outside; tf.estimator passes arguments by those names, so rename that variable first")
         bound_names = self._names_bound(fn)
         clash = [n for n in _TFX_LOCALS if n in bound_names]
         if clash:
-            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} already uses {', '.join(clash)}")
+            return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} already uses {', '.join(clash)}")
         spec, why = self._fit_labels(est)
         if spec is None:
-            return self._refuse(est, "TFM115", f"{what}: tf.estimator builds the model again in predict() with "
+            return self._refuse(est, TFM115, f"{what}: tf.estimator builds the model again in predict() with "
                                 f"labels=None; {why}")
-        if not t._allowed(est.call, "TFM115"):
+        if not t._allowed(est.call, TFM115):
             est.ok = False
             return True
         keyword_only = self._loop_names(fn)
@@ -592,7 +593,7 @@ class ModelFnPlanner:
             r: self._tfx_return(r, optimizer_code, clip_code) for r in rets
         })
         if not self._same_plan(fn, new_fn):
-            return self._refuse(est, "TFM115", f"{what}: model_fn {fn.name.value} is shared with another estimator "
+            return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} is shared with another estimator "
                                 "that needs it rewritten differently; give each its own function")
         batch = a.get("batch_size", expression(defaults["batch_size"]))
         args = [t_kw("model_fn", a["model_fn"])]
@@ -623,7 +624,7 @@ class ModelFnPlanner:
                       if continuing else "")
                    + (f"; {', '.join(keyword_only)} bound when the function is defined (the legacy estimator "
                       "built its graph once, at fit())" if keyword_only else ""))
-        if t.fix(est.call, "TFM115", message):
+        if t.fix(est.call, TFM115, message):
             t._apply(est.call, new)
             t.replace[fn] = new_fn
             est.new = new
@@ -723,7 +724,7 @@ class ModelFnPlanner:
                     bound["x"] = arg.value
                     problems = [p for p in problems if p != "X="]
         bound = {k: v for k, v in bound.items() if not _is_none(v)}
-        rule = "TFM114" if custom.kind == "learn" else "TFM115"
+        rule = TFM114 if custom.kind == "learn" else TFM115
         if problems:
             t.flag(call, rule, f"{method}(): cannot map {', '.join(problems)}; call predict(input_fn=...) by hand")
             return

@@ -35,9 +35,11 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
+from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.walk import iter_nodes, walk
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, expression, is_docstring
+from tfmigrate.rule_ids import TFM301, TFM302, TFM303, TFM304, TFM305, TFM306
 from tfmigrate.transforms.device_functions import DEVICE, device_call
 
 
@@ -396,6 +398,7 @@ class MonitoredSessionTransform(FamilyTransform):
         self._alias, self._compat = tensorflow_aliases(node)
         self._call_matches: dict[frozenset[str], list[cst.Call]] = {}
         self._names = {n.value for n in self.index.nodes(cst.Name)}  # apply() indexes the module it visits
+        self._names |= READ_ELSEWHERE.get()  # and the names of a huge module's other chunks (unique() avoids them)
         self._plans: dict[int, Plan] = {}  # id(owner) -> plan
         self._planned_mts: set[int] = set()
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
@@ -404,7 +407,7 @@ class MonitoredSessionTransform(FamilyTransform):
         self._datasets: list[set[str]] = [self._dataset_names(node)]
         self._graph_mode = self._is_graph_mode()
         self._module_offset = 0
-        if self.enabled("TFM301"):
+        if self.enabled(TFM301):
             self._plan_module(node)
 
     def _plan_module(self, module: cst.Module) -> None:
@@ -436,7 +439,7 @@ class MonitoredSessionTransform(FamilyTransform):
         )
 
     def visit_If(self, node: cst.If) -> None:
-        if self.enabled("TFM301") and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
+        if self.enabled(TFM301) and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
@@ -510,7 +513,7 @@ class MonitoredSessionTransform(FamilyTransform):
     # --- TFM305 bookkeeping: which names hold a tf.data.Dataset in this function ---------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._datasets.append(self._dataset_names(node.body))
-        if self.enabled("TFM301") and isinstance(node.body, cst.IndentedBlock):
+        if self.enabled(TFM301) and isinstance(node.body, cst.IndentedBlock):
             body = list(node.body.body)
             offset = 1 if body and is_docstring(body[0]) else 0
             self._try_plan(node, body[offset:], node)
@@ -589,7 +592,7 @@ class MonitoredSessionTransform(FamilyTransform):
         )
 
     def visit_With(self, node: cst.With) -> None:
-        if self.enabled("TFM301") and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
+        if self.enabled(TFM301) and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_With(self, original: cst.With, updated: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:
@@ -1105,7 +1108,7 @@ class MonitoredSessionTransform(FamilyTransform):
             return device_call(self, original, updated)
         if name in DISTRIBUTED:
             shown = name.replace("tensorflow.compat.v1.", "tf.").replace("tensorflow.", "tf.")  # one text per place, every pass
-            self.flag(original, "TFM304", f"{shown} sets up a cluster by hand: {TF_CONFIG_HELP}")
+            self.flag(original, TFM304, f"{shown} sets up a cluster by hand: {TF_CONFIG_HELP}")
             return updated
         if name and name.startswith("tensorflow.summary.") and name.rsplit(".", 1)[1] in V1_SUMMARY_OPS:
             return self._v1_summary(original, updated, name.rsplit(".", 1)[1])
@@ -1119,7 +1122,7 @@ class MonitoredSessionTransform(FamilyTransform):
             and self.qn(func) is None
         ):
             method = func.attr.value
-            if self.fix(original, "TFM305", f"Dataset.{method}() is gone from TF 2.15 datasets: tf.compat.v1.data.{method}(dataset)"):
+            if self.fix(original, TFM305, f"Dataset.{method}() is gone from TF 2.15 datasets: tf.compat.v1.data.{method}(dataset)"):
                 receiver = updated.func.value
                 new_func = expression(f"{self.compat_v1}.data.{method}")
                 return updated.with_changes(func=new_func, args=[cst.Arg(receiver), *updated.args])
@@ -1129,7 +1132,7 @@ class MonitoredSessionTransform(FamilyTransform):
         for key in ("master", "is_chief"):
             arg = kwarg(call, key)
             if arg is not None:
-                self.flag(arg, "TFM304", f"MonitoredTrainingSession({key}=...) is a distributed session: {TF_CONFIG_HELP}")
+                self.flag(arg, TFM304, f"MonitoredTrainingSession({key}=...) is a distributed session: {TF_CONFIG_HELP}")
         if id(call) in self._planned_mts:
             plan = next(p for p in self._plans.values() if p.mts is call)
             what = "no max_steps"
@@ -1137,7 +1140,7 @@ class MonitoredSessionTransform(FamilyTransform):
                 what = "max_steps" if kwarg(plan.stop.call, "num_steps", 0) is None else "steps"
             self.fix(
                 call,
-                "TFM301",
+                TFM301,
                 "MonitoredTrainingSession training loop rewritten as tf.estimator.Estimator(model_fn, "
                 f"config=RunConfig(...)).train(input_fn, {what}): the dataset code became input_fn, the model code "
                 "model_fn (hooks that name tensors are its training_hooks), the checkpoint and summary policy RunConfig",
@@ -1146,7 +1149,7 @@ class MonitoredSessionTransform(FamilyTransform):
         reason = self._reasons.get(id(call), "the training loop is not `with session: while not session.should_stop(): session.run(train_op)` inside one graph")
         self.flag(
             call,
-            "TFM302",
+            TFM302,
             f"MonitoredTrainingSession kept as tf.compat.v1.train.MonitoredTrainingSession (runs on TF 2.15, "
             f"renamed by TFM5xx) because {reason}; {self._manual_steps(call)}",
         )
@@ -1200,7 +1203,7 @@ class MonitoredSessionTransform(FamilyTransform):
         name = self.qn(original)
         if name in HOOK_NAMES and id(original) not in self._consumed:
             hook = HOOK_NAMES[name]
-            if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
+            if self.fix(original, TFM303, f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
                 return expression(f"{self.tf}.estimator.{hook}")
             return updated
         attr = original.attr.value
@@ -1210,7 +1213,7 @@ class MonitoredSessionTransform(FamilyTransform):
             and original.value.value in self._datasets[-1]
             and (self._alias or self._compat)
         ):
-            if self.fix(original, "TFM305", f"Dataset.{attr} is gone from TF 2.15 datasets: tf.compat.v1.data.{DATASET_ATTRS[attr]}(dataset)"):
+            if self.fix(original, TFM305, f"Dataset.{attr} is gone from TF 2.15 datasets: tf.compat.v1.data.{DATASET_ATTRS[attr]}(dataset)"):
                 return expression(f"{self.compat_v1}.data.{DATASET_ATTRS[attr]}({original.value.value})")
         return updated
 
@@ -1221,7 +1224,7 @@ class MonitoredSessionTransform(FamilyTransform):
             if isinstance(parent, cst.Attribute) and parent.attr is original:
                 return updated
             hook = HOOK_NAMES[name]
-            if self.fix(original, "TFM303", f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
+            if self.fix(original, TFM303, f"tf.train.{hook} is tf.estimator.{hook} in TF 2.15"):
                 self.imports.remove("tensorflow.train", hook)
                 return expression(f"{self.tf}.estimator.{hook}")
         return updated
@@ -1234,7 +1237,7 @@ class MonitoredSessionTransform(FamilyTransform):
             return updated  # TF 2 code (or a call we cannot tell): leave it
         if self.fix(
             original,
-            "TFM306",
+            TFM306,
             f"tf.summary.{op} in TF1 graph code is the v1 summary op: in TF 2.15 it is tf.compat.v1.summary.{op} "
             f"(tf.summary.{op} is the v2 op, which writes nothing in an Estimator or MonitoredTrainingSession graph)",
         ):

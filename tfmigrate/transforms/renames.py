@@ -33,6 +33,7 @@ from libcst.metadata import ParentNodeProvider, ScopeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name, is_docstring, is_import_block
 from tfmigrate.codemod.walk import transform
+from tfmigrate.rule_ids import TFM501, TFM502, TFM503, TFM504
 
 DATA_FILE = Path(__file__).resolve().parent.parent / "data" / "tf215_names.json"
 PRIVATE_FILE = DATA_FILE.with_name("tf215_private.json")  # tools/gen_tf_private.py
@@ -325,7 +326,7 @@ class CompatV1Renames(FamilyTransform):
                 continue
             status = self.names.status(rel)
             if status == V1:
-                if self.fix(alias, "TFM501", self._rename_message(rel)):
+                if self.fix(alias, TFM501, self._rename_message(rel)):
                     aliases[i] = aliases[i].with_changes(name=dotted(f"{TF}.compat.v1.{rel}"))
                     changed = True
             elif status == UNKNOWN:
@@ -356,7 +357,7 @@ class CompatV1Renames(FamilyTransform):
             rel = f"{module_rel}.{name}" if module_rel else name
             status = self.names.status(rel)
             if status == V1:
-                if self.fix(alias, "TFM501", self._rename_message(rel)):
+                if self.fix(alias, TFM501, self._rename_message(rel)):
                     moving.append(i)
             elif status == UNKNOWN:
                 self._flag_unknown(alias, rel)
@@ -508,7 +509,7 @@ class CompatV1Renames(FamilyTransform):
         if status == UNKNOWN:
             self._flag_unknown(original, rel)
             return updated
-        if status == V2 and not (self.names.changed_in_v2(rel) and "TFM504" in self.enabled_rules):
+        if status == V2 and not (self.names.changed_in_v2(rel) and TFM504 in self.enabled_rules):
             return updated
         base = base_name(original)
         if base is None:
@@ -523,9 +524,9 @@ class CompatV1Renames(FamilyTransform):
                 self.pinned.append((original, updated, rel, base, base_rel))
             return updated
         if base_rel and not self._prefix_visible_at(original):
-            self.flag(original, "TFM501", self._rename_message(rel) + " (not rewritten: the tensorflow alias is rebound here)")
+            self.flag(original, TFM501, self._rename_message(rel) + " (not rewritten: the tensorflow alias is rebound here)")
             return updated
-        if not self.fix(original, "TFM501", self._rename_message(rel)):
+        if not self.fix(original, TFM501, self._rename_message(rel)):
             return updated
         return self._to_compat_v1(updated, base, base_rel)
 
@@ -601,7 +602,7 @@ class CompatV1Renames(FamilyTransform):
     def _flag_skflow(self, node: cst.CSTNode, name: str | None) -> None:
         self.flag(
             node,
-            "TFM503",
+            TFM503,
             f"{name} does not exist for TensorFlow 2.15 (skflow became tf.contrib.learn in TF 0.9, which TF 2.0 "
             "removed): the TFM1 rules move its canned estimators to tf.estimator; port the rest "
             "(models, ops, preprocessing, monitors) to tf.estimator / tf.keras by hand",
@@ -612,11 +613,22 @@ class CompatV1Renames(FamilyTransform):
         message = f"{shown(rel)} does not exist in TensorFlow 2.15 (neither tf nor tf.compat.v1)"
         if hint is None:
             message += "; no known replacement: port it by hand"
+        elif hint.startswith("see TFM"):
+            message += f"; {self._family_hint(hint)}"
         elif hint.startswith(("see ", "no ")):
             message += f"; {hint}"
         else:
             message += f"; replacement: {hint}"
-        self.flag(node, "TFM503", message)
+        self.flag(node, TFM503, message)
+
+    def _family_hint(self, hint: str) -> str:
+        """``see TFM1xx: run the TFM1 rules ...`` is true only where those rules did not run (``--select``
+        left them out); where they ran, what is left is what no rule of theirs rewrites."""
+        family = hint[len("see ") :].split("xx", 1)[0]  # "TFM1"
+        if not any(rule.startswith(family) for rule in self.context.run_rules):
+            return hint
+        return (f"no {family} rule rewrites it (they ran: `tfmigrate rules {family}` lists what they cover): "
+                "port it by hand")
 
     # --- the module ------------------------------------------------------------------------------
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
@@ -627,7 +639,7 @@ class CompatV1Renames(FamilyTransform):
             "tf.{} needs graph mode, which TensorFlow 2.15 has off by default: "
             "inserted tf.compat.v1.disable_eager_execution() after the imports"
         )
-        if not any(self.fix(node, "TFM502", message.format(key)) for node, key in self.graph_uses):
+        if not any(self.fix(node, TFM502, message.format(key)) for node, key in self.graph_uses):
             return self._finish(updated)  # disabled, or every use is suppressed
         call = cst.SimpleStatementLine(
             body=[cst.Expr(cst.Call(func=dotted(f"{self.compat_v1_prefix()}.disable_eager_execution")))]
@@ -648,7 +660,7 @@ class CompatV1Renames(FamilyTransform):
                 f"{shown(rel)} exists in TensorFlow 2.15 but behaves differently there (2.x API); "
                 f"this graph-mode TF1 code keeps its behaviour with tf.compat.v1.{rel}"
             )
-            if self.fix(original, "TFM504", message):
+            if self.fix(original, TFM504, message):
                 replace[id(updated)] = self._to_compat_v1(updated, base, base_rel)
         return transform(module, _Replace(replace)) if replace else module
 
@@ -664,7 +676,7 @@ class CompatV1Renames(FamilyTransform):
             if len(positional) >= 2 or any(a.keyword and a.keyword.value == "keep_prob" for a in call.args):
                 self.flag(
                     original,
-                    "TFM504",
+                    TFM504,
                     "tf.nn.dropout's second argument is keep_prob in TF 1.x (0.2 keeps 20% of the units) but "
                     "rate in TF 2.15 (0.2 drops 20%): if this is TF1 code, write tf.compat.v1.nn.dropout(x, "
                     "keep_prob=...) or tf.nn.dropout(x, rate=1 - keep_prob)",

@@ -29,6 +29,7 @@ from libcst.metadata import PositionProvider
 
 from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.rule_ids import TFM201, TFM202, TFM203
 
 TF1 = ("tensorflow.", "tensorflow.compat.v1.")
 SAVERS = {p + "train.Saver" for p in TF1}
@@ -442,7 +443,7 @@ class SaverTraps(FamilyTransform):
                 )
                 self.flag(
                     saver.node,
-                    "TFM201",
+                    TFM201,
                     f"`{saver.name} = tf.train.Saver()` saves and restores only the variables that exist when it is "
                     f"built; {shown} {'is' if len(later) == 1 else 'are'} made later in the same graph and silently "
                     "left out of every checkpoint it writes. Build the Saver after the last variable (or pass "
@@ -452,7 +453,7 @@ class SaverTraps(FamilyTransform):
             if use.saver.graph is not use.session.graph:
                 self.flag(
                     use.node,
-                    "TFM202",
+                    TFM202,
                     f"`{use.saver.name}` was built in {self._where(use.saver.graph)} (line {use.saver.line}) but "
                     f"`{use.session.name}` runs {self._where(use.session.graph)}: Saver.{use.method} runs the save/restore "
                     f"ops it finds by name in the session's graph, so this {use.method}s the variables of "
@@ -483,7 +484,7 @@ class SaverTraps(FamilyTransform):
                 shown = ", ".join(f"'{m}'" for m in missing)
                 self.flag(
                     use.node,
-                    "TFM203",
+                    TFM203,
                     f"`{use.saver.name}.restore` asks for {shown}, which the checkpoint written at line {lines} does not "
                     f"hold (the saving Saver covered only {sorted(saved)}): restore fails with NotFoundError \"Key "
                     f"{missing[0]} not found in checkpoint\". Save after every variable is made, or restore a subset "

@@ -43,6 +43,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name
 from tfmigrate.codemod.walk import transform
+from tfmigrate.rule_ids import TFM540, TFM541, TFM542, TFM543, TFM544, TFM545, TFM546, TFM547
 from tfmigrate.transforms.renames import TF, V1, V2, base_name, dotted, names, tf_rel
 
 # TF 0.x name -> TF 1.0 name: tf_upgrade.py (r1.0) symbol_renames, and the 1.0 release notes (rnn).
@@ -315,7 +316,7 @@ class Tf0Api(FamilyTransform):
             if alias.asname is None:
                 continue  # `import tensorflow.python.keras` binds `tensorflow`: its uses say the rest
             public = self._public_keras(tf_rel(full_name(alias.name)))
-            if public and self.fix(alias, "TFM547", self._keras_message(public)):
+            if public and self.fix(alias, TFM547, self._keras_message(public)):
                 aliases[i] = aliases[i].with_changes(name=dotted(f"{TF}.{public}"))
                 changed = True
         return updated.with_changes(names=aliases) if changed else updated
@@ -337,7 +338,7 @@ class Tf0Api(FamilyTransform):
             for alias in original.names:
                 if self._public_keras(f"{module_rel}.{full_name(alias.name)}") is None:
                     return updated  # a name the public module lacks: the catch-all reports it
-        if self.fix(original, "TFM547", self._keras_message(public_module)):
+        if self.fix(original, TFM547, self._keras_message(public_module)):
             return updated.with_changes(module=dotted(f"{TF}.{public_module}"))
         return updated
 
@@ -384,7 +385,7 @@ class Tf0Api(FamilyTransform):
                 f"tf.{rel} was a function in TF 0.x and is a class since TF 1.0: an initializer is "
                 f"tf.{rel}() (passed uncalled it would be built with the shape as its dtype)"
             )
-            if self.fix(original, "TFM545", message):
+            if self.fix(original, TFM545, message):
                 return cst.Call(func=updated)
             return updated
         new = RENAMED.get(rel)
@@ -403,7 +404,7 @@ class Tf0Api(FamilyTransform):
                 " (its first argument, the tag, is now the summary's name: it takes the enclosing name scope "
                 "as a prefix, and characters other than letters, digits, '_', '-', '/' and '.' become '_')"
             )
-        if not self.fix(original, "TFM540", message):
+        if not self.fix(original, TFM540, message):
             return updated
         return self._spelled(original, updated, target)
 
@@ -417,7 +418,7 @@ class Tf0Api(FamilyTransform):
             self.by_hand.add(id(call))
             self.flag(
                 original,
-                "TFM540",
+                TFM540,
                 f"tf.{rel} with several tags at once has no TF 1.0+ form: tf.{target} records one scalar; "
                 f"write one tf.{target}(tag, value) per tag",
             )
@@ -426,7 +427,7 @@ class Tf0Api(FamilyTransform):
             self.by_hand.add(id(call))
             self.flag(
                 original,
-                "TFM540",
+                TFM540,
                 f"tf.{rel}(..., name=...): the 0.x op name has no place in tf.{target}, whose name is the tag; "
                 f"drop name= (or wrap the call in tf.name_scope) and rename to tf.{target}",
             )
@@ -464,7 +465,7 @@ class Tf0Api(FamilyTransform):
             "TF 2.15's TensorShape holds ints (or None), not Dimensions: `.value` fails; "
             "tf.compat.dimension_value(...) gives the same int/None under both"
         )
-        if not self.fix(original, "TFM546", message):
+        if not self.fix(original, TFM546, message):
             return updated
         return cst.Call(func=dotted(f"{self.prefix()}.compat.dimension_value"), args=[cst.Arg(updated.value)])
 
@@ -488,7 +489,7 @@ class Tf0Api(FamilyTransform):
         verdict = self._order_from_call(rel, positional, original)
         if verdict is False or (verdict is None and len(positional) < MIN_POSITIONAL.get(rel, 2)):
             return updated
-        rule = "TFM542" if rel in LOSSES else "TFM541"
+        rule = TFM542 if rel in LOSSES else TFM541
         if verdict is True:
             self.tf0 = self.tf1 = True
             return self._legacy_keywords(original, updated, rel, rule)
@@ -508,7 +509,7 @@ class Tf0Api(FamilyTransform):
             if any(a.keyword is not None and a.keyword.value == new for a in original.args):
                 continue  # both given: TF's own error is clearer than ours
             message = f"the {arg.keyword.value}= keyword of tf.{rel} is {new}= in TensorFlow 2.15"
-            if self.fix(arg, "TFM543", message):
+            if self.fix(arg, TFM543, message):
                 args[i] = args[i].with_changes(keyword=cst.Name(new))
                 changed = True
         return updated.with_changes(args=args) if changed else updated
@@ -590,8 +591,8 @@ class Tf0Api(FamilyTransform):
             verdict = True if _int_literal(positional[1].value) else None  # a height; a size is never an int
         if verdict:
             self.tf0 = self.tf1 = True
-            return self._legacy_resize(original, updated, RESIZE, "TFM541")
-        self.deferred.append((original, updated, RESIZE, "TFM541"))
+            return self._legacy_resize(original, updated, RESIZE, TFM541)
+        self.deferred.append((original, updated, RESIZE, TFM541))
         return updated
 
     def _legacy_resize(self, original: cst.Call, updated: cst.Call, rel: str, rule: str) -> cst.Call:
@@ -632,7 +633,7 @@ class Tf0Api(FamilyTransform):
     def _flag_reverse(self, call: cst.Call) -> None:
         self.flag(
             call,
-            "TFM544",
+            TFM544,
             "tf.reverse(tensor, dims) took a boolean mask in TF 0.x; TF 1.0+ takes axis, the indices of the "
             "reversed dimensions: write tf.reverse(tensor, axis=[i for i, d in enumerate(dims) if d])",
         )
@@ -656,7 +657,7 @@ class Tf0Api(FamilyTransform):
             return updated
         axes = [i for i, flag in enumerate(mask) if flag]
         message = f"tf.reverse's boolean mask {mask} (TF 0.x) is axis={axes} since TF 1.0"
-        if not self.fix(original, "TFM544", message):
+        if not self.fix(original, TFM544, message):
             return updated
         index = original.args.index(dims_arg)
         args = list(updated.args)

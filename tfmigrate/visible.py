@@ -1,6 +1,6 @@
 """Text from the user's files (paths, tensor names, messages, code) made safe to show on a terminal.
 
-No rich here: the rewriter (diff headers) uses it too.
+At the bottom (imports nothing of tfmigrate, no rich): the rewriter (diff headers) and every renderer use it.
 """
 
 from __future__ import annotations

@@ -58,7 +58,9 @@ def _bytes(n: int) -> str:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 def ckpt() -> None:
-    """Inspect, compare and convert checkpoints (the index is read without TensorFlow)."""
+    """Inspect, compare and convert checkpoints (the index is read without TensorFlow).
+
+    Exit 0 compatible (inspect: read), 1 incompatible, 2 error."""
 
 
 @ckpt.command()
@@ -146,7 +148,11 @@ def _print_diff(data: dict[str, Any], out: Console) -> None:
 @click.option("--model", "model", required=True, help="file.py:function, a migrated source file, or another checkpoint.")
 @FORMAT
 def diff(checkpoint: str, model: str, fmt: str) -> None:
-    """Compare CHECKPOINT with the variables MODEL will create; say what TF 2.15 will do."""
+    """Compare CHECKPOINT with the variables MODEL will create; say what TF 2.15 will do.
+
+    MODEL is file.py:function (imported and called in a TensorFlow child), file.py:LINE or a
+    migrated file.py (its tf.estimator construction, built statically), or another checkpoint.
+    Exit 0 compatible, 1 incompatible, 2 error."""
     from tfmigrate.checkpoint import api
 
     data = _run(api.diff, checkpoint, model)
@@ -165,12 +171,14 @@ def diff(checkpoint: str, model: str, fmt: str) -> None:
 @click.option("--drop-optimizer", is_flag=True, help="Leave optimizer state out.")
 @FORMAT
 def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_optimizer: bool, fmt: str) -> None:
-    """Write a renamed copy of CHECKPOINT as a new model_dir OUT (TensorFlow, in a child process)."""
+    """Write a renamed copy of CHECKPOINT as a new model_dir OUT (TensorFlow, in a child process).
+
+    With --model, the copy is compared with the model as `ckpt diff` does. Exit 0 written (and
+    compatible with --model), 1 written but incompatible with --model, 2 error."""
     from tfmigrate.checkpoint import api
 
     data = _run(api.convert, checkpoint, out, map=name_map, model=model, drop_optimizer=drop_optimizer)
-    bad = bool(data.get("diff")) and any(
-        p["status"] != "match" and p["kind"] == "model" for p in data["diff"]["pairs"] if p["model_name"])
+    bad = bool(data.get("diff")) and not data["diff"]["compatible"]  # the exit code says what the verdict says
     if fmt == "json":
         click.echo(json.dumps(data, indent=2))
     else:

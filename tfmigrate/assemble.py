@@ -1,0 +1,256 @@
+"""``tfmigrate report``'s composition: every stage run once, in order, into one :class:`Report`.
+
+1. the rewrite (the engine in mode "diff": nothing in PATH is written), which hands back the new
+   text of each file that names an estimator (``Options.keep_text_with``);
+2. the tf.estimator constructions of that new text, found statically (``ast``, no TensorFlow);
+3. each construction whose ``model_dir`` holds a checkpoint (and each ``--checkpoint``) compared
+   with it, all in one TensorFlow child;
+4. with ``validate``, each construction trained, checkpointed, restored and resumed.
+
+The TensorFlow child imports the definitions from files: a changed file's new text is written to a
+scratch directory (an unchanged file is used where it is), and the scratch paths in what comes
+back are replaced by the user's file before anything reaches the Report. The results of stages 3
+and 4 arrive as the JSON of ``tfmigrate ckpt diff`` / ``tfmigrate validate`` and are read into the
+typed model here, once.
+
+Above this module: only the command line (``cli/report.py``). It imports the stages; the
+renderers never import it.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import tempfile
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tfmigrate.results import FileStatus, Report, Validation, checkpoint_from_json, map_text, validation_from_json
+
+ESTIMATOR = b"estimator"
+BUILDERS = ("build_estimator", "make_estimator", "experiment_fn", "estimator_fn")
+SKIP_DIRS = {".git", ".hg", ".svn", ".venv", "venv", "env", "node_modules", "__pycache__", ".tox", ".mypy_cache", "site-packages"}
+
+Say = Callable[[str], None]
+# a context manager that yields the callback receiving a validation's progress events (or None)
+Watch = Callable[[], AbstractContextManager[Callable[[dict[str, Any]], None] | None]]
+
+
+@dataclass
+class EstimatorSite:
+    """A tf.estimator construction (or a function that builds one) in the migrated code of one file."""
+
+    path: str  # the user's file
+    line: int  # in the migrated code
+    cls: str
+    spec: str  # the TARGET the TensorFlow child loads: file.py:LINE or file.py:function
+    where: str  # the file the child reads (the user's, or its scratch copy)
+    model_dir: str | None = None
+    error: str | None = None
+    key: str = ""  # identical definitions (legacy.py and expected.py of a sample) are analysed once
+
+    @property
+    def shown(self) -> str:
+        return f"{self.path}:{self.line} {self.cls}"
+
+    def relabel(self, text: str) -> str:
+        """Text from the child with the target and the scratch copy named as the user knows them."""
+        text = text.replace(self.spec, self.shown)
+        return text if self.where == self.path else text.replace(self.where, self.path)
+
+
+def migrated_sources(report: Report) -> dict[str, tuple[bytes, bool]]:
+    """The new text of each file that names an estimator, and whether the file already holds it."""
+    out: dict[str, tuple[bytes, bool]] = {}
+    for r in report.files:
+        if r.new_text is not None and r.status in (FileStatus.CHANGED, FileStatus.UNCHANGED):
+            out[r.path] = (r.new_text, r.status is FileStatus.UNCHANGED)
+    return out
+
+
+def builder_function(data: bytes) -> tuple[str, int] | None:
+    """A module-level function that returns the estimator (name, line), by the usual names."""
+    if not any(name.encode() in data for name in BUILDERS):
+        return None  # parsed only where such a name occurs
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    defs = {n.name: n.lineno for n in tree.body if isinstance(n, ast.FunctionDef)}
+    for name in BUILDERS:
+        if name in defs:
+            return name, defs[name]
+    return None
+
+
+def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_code: bool = True,
+                    notes: list[str] | None = None) -> list[EstimatorSite]:
+    """tf.estimator constructions of the migrated code. A changed file's new text is written to a
+    scratch copy for the TensorFlow child; an unchanged one is read where it is (its sibling
+    imports work).
+
+    A builder function (``build_estimator()``...) is a site only with ``run_code``: using it means
+    importing the file and calling the function, which ``tfmigrate report`` does only under
+    ``--validate``; otherwise a note (in ``notes``) says so and the static constructions are used."""
+    from tfmigrate import targets_static
+
+    sites: list[EstimatorSite] = []
+    for i, (path, (data, unchanged)) in enumerate(sorted(sources.items())):
+        if unchanged and Path(path).is_file():
+            where = path
+        else:
+            copy = scratch / str(i) / Path(path).name
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            copy.write_bytes(data)
+            where = str(copy)
+        found = targets_static.find(data, where)
+        if not found:
+            continue
+        builder = builder_function(data)
+        if builder and not run_code:
+            if notes is not None and any(c.error for c in found):
+                notes.append(f"{path}:{builder[1]}: {builder[0]}() builds the estimator; analysing its checkpoints means "
+                             "running that code, which tfmigrate report does only with --validate")
+            builder = None
+        if builder:
+            # a builder (experiment_fn, build_estimator...) builds what the constructions cannot statically
+            digest = hashlib.sha256(data).hexdigest()
+            sites.append(EstimatorSite(path, builder[1], f"{builder[0]}()", f"{where}:{builder[0]}", where, key=f"fn:{digest}:{builder[0]}"))
+        for c in found:
+            if builder and c.error:
+                continue  # the builder covers it
+            site = EstimatorSite(path, c.line, c.cls, f"{where}:{c.line}", where, model_dir=c.model_dir,
+                                 key=c.key.replace(where, "") if c.key else "")
+            site.error = site.relabel(c.error) if c.error else None
+            sites.append(site)
+    return sites
+
+
+def holds_checkpoint(directory: Path) -> bool:
+    return directory.is_dir() and ((directory / "checkpoint").is_file() or any(directory.glob("*.index")))
+
+
+def resolve_model_dir(site: EstimatorSite) -> Path | None:
+    if not site.model_dir:
+        return None
+    candidates = [Path(site.model_dir)]
+    if not Path(site.model_dir).is_absolute():
+        candidates.append(Path(site.path).parent / site.model_dir)
+    for c in candidates:
+        if holds_checkpoint(c):
+            return c
+    return None
+
+
+def unique(sites: list[EstimatorSite]) -> list[EstimatorSite]:
+    seen: set[str] = set()
+    out = []
+    for s in sites:
+        if s.key and s.key in seen:
+            continue
+        seen.add(s.key)
+        out.append(s)
+    return out
+
+
+def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tuple[Path, ...], limit: int = 2000) -> list[str]:
+    """Checkpoint directories under PATH that no estimator's model_dir (and no --checkpoint) names."""
+    used = {p.resolve() for p in extra}
+    used |= {d.resolve() for d in (resolve_model_dir(s) for s in sites) if d is not None}
+    found: list[Path] = []
+    seen = 0
+    for directory, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+        seen += 1
+        if seen > limit:
+            break
+        if "checkpoint" in files or any(f.endswith(".index") for f in files):
+            here = Path(directory)
+            if here.resolve() not in used and not any(p.resolve().parent == here.resolve() for p in extra):
+                found.append(here)
+    if not found:
+        return []
+    shown = ", ".join(str(p) for p in found[:4]) + (f" and {len(found) - 4} more" if len(found) > 4 else "")
+    return [f"{len(found)} checkpoint director{'y' if len(found) == 1 else 'ies'} no estimator names as model_dir: {shown} "
+            f"(compare with --checkpoint DIR, or `tfmigrate ckpt diff DIR --model FILE.py`)"]
+
+
+def _distinct(paths: list[str]) -> list[str]:
+    """Checkpoint paths naming the same checkpoint (its model_dir, its prefix) are analysed once."""
+    from tfmigrate.checkpoint.index import resolve
+
+    seen: set[str] = set()
+    out = []
+    for p in paths:
+        try:
+            key = os.path.realpath(resolve(p)[0])
+        except Exception:  # noqa: BLE001 - the analysis reports what is wrong with it
+            key = os.path.realpath(p)
+        if key not in seen:
+            seen.add(key)
+            out.append(p)
+    return out
+
+
+def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say) -> None:
+    """Each estimator against its model_dir's checkpoint and the ``--checkpoint`` s, in one TensorFlow child."""
+    from tfmigrate.validate.runner import run_validation
+
+    work: list[tuple[EstimatorSite, list[str]]] = []
+    usable = [s for s in unique(sites) if not s.error]
+    for s in usable:
+        found = resolve_model_dir(s)
+        paths = _distinct(([str(found)] if found else []) + [str(p) for p in extra])
+        if paths:
+            work.append((s, paths))
+    if extra and not usable:
+        report.errors.append("--checkpoint: no tf.estimator construction in PATH to compare it with")
+    if not work:
+        return
+    by_spec = {site.spec: site for site, _ in work}
+    say(f"checkpoint analysis: {len(work)} estimator(s) against {len({p for _, ps in work for p in ps})} checkpoint(s)")
+    r = run_validation(work[0][0].spec, device="cpu", analyse_batch=[{"target": s.spec, "paths": ps} for s, ps in work])
+    if r.get("error"):
+        report.errors.append(f"checkpoint analysis could not run: {r['error']}")
+    for item in r.get("target_errors", []):
+        site = by_spec[item["target"]]
+        report.errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {site.relabel(str(item['error']))}")
+    for ck in r.get("checkpoints", []):
+        site = by_spec[ck["target"]]
+        report.checkpoints.append(map_text(checkpoint_from_json(ck, model_target=site.shown), site.relabel))
+
+
+def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say: Say, watch: Watch | None = None) -> None:
+    from tfmigrate.validate.runner import run_validation
+
+    for s in unique(sites):
+        if s.error:
+            report.validations.append(Validation(target=s.shown, outcome="not run", error=s.error))
+            continue
+        say(f"validating {s.shown} ({steps} steps)")
+        with (watch() if watch else nullcontext()) as on_event:
+            r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event)
+        report.validations.append(map_text(validation_from_json(r, target=s.shown), s.relabel))
+
+
+def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, checkpoints: tuple[Path, ...] = (),
+                 validate: bool = False, steps: int = 10, say: Say = lambda message: None, watch: Watch | None = None) -> Report:
+    """The whole migration of PATH as one Report. ``rewrite(options)`` runs the engine over PATH
+    (the command line's, with its progress bar); ``options`` are its Options, mode "diff"."""
+    from dataclasses import replace
+
+    report = rewrite(replace(options, keep_text_with=ESTIMATOR))
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-report-") as scratch:
+        notes: list[str] = []  # without --validate no code of the user's is run (see the README)
+        sites = find_estimators(migrated_sources(report), Path(scratch), run_code=validate, notes=notes)
+        for r in report.files:
+            r.new_text = None  # analysed: not kept any longer than needed
+        analyse_checkpoints(sites, checkpoints, report, say)
+        report.notes.extend(notes + unreferenced_checkpoints(path, sites, checkpoints))
+        if validate:
+            run_validations(sites, steps, report, say, watch)
+    return report

@@ -1,0 +1,55 @@
+"""``tfmigrate rules``: the rule catalog, or one rule with its before/after examples."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.argument("rule_id", required=False)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def rules(rule_id: str | None, fmt: str) -> None:
+    """List the rule catalog, or explain RULE_ID with its before/after examples."""
+    import json
+
+    from rich.syntax import Syntax
+    from rich.table import Table
+
+    from tfmigrate.codemod.rule import load_catalog
+
+    catalog = load_catalog()
+    chosen = list(catalog.rules.values())
+    if rule_id:
+        chosen = [r for r in chosen if r.id.startswith(rule_id.upper())]
+        if not chosen:
+            raise click.BadParameter(f"no rule {rule_id} (see `tfmigrate rules`)", param_hint="RULE_ID")
+    if fmt == "json":
+        data = [
+            {"id": r.id, "title": r.title, "family": r.family, "severity": r.severity, "fixable": r.fixable, "why": r.why,
+             "examples": [{"before": e.before, "after": e.after} for e in r.examples]}
+            for r in chosen
+        ]
+        click.echo(json.dumps(data, indent=2))
+        return
+    from tfmigrate.report.console import make_console
+
+    out = make_console()
+    if rule_id and len(chosen) == 1:
+        r = chosen[0]
+        out.print(f"[bold]{r.id}[/] {r.title}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")
+        out.print(r.why + "\n", soft_wrap=False)
+        for i, e in enumerate(r.examples, start=1):
+            out.print(f"[bold]Example {i}[/] — before:")
+            out.print(Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+            out.print("after:" if e.after is not None else "after: [dim](left unchanged)[/]")
+            if e.after is not None:
+                out.print(Syntax(e.after.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+            out.print()
+        return
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("id")
+    table.add_column("title")
+    table.add_column("fix")
+    for r in chosen:
+        table.add_row(r.id, r.title, "auto" if r.fixable else "manual")
+    out.print(table)

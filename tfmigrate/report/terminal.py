@@ -1,0 +1,183 @@
+"""The terminal view of ``tfmigrate report``: the details first, the summary and what was written last.
+
+A long run scrolls; what stays on screen when it ends is the summary (the same counts as every
+other format) and the paths of the files written. Code, paths and tensor names are never cropped
+or wrapped mid-word: tables fold long cells at their own width, and output to a pipe is plain text
+with no width limit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from tfmigrate.report import console as view
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, Outcome, Report, Validation
+
+_CONCERN_STYLE = {Concern.BAD: "bold red", Concern.WARN: "yellow", Concern.OK: "green"}
+
+
+def summary_view(report: Report) -> Table:
+    s = report.summary()
+    table = Table(title="tfmigrate report", show_header=False, box=None, pad_edge=False, title_justify="left", title_style="bold")
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    table.add_row("files", f"{s.files} scanned, [yellow]{s.changed} {report.changed_label}[/], {s.errors} error(s)")
+    table.add_row("findings", f"{s.findings}: {s.fixed} {Fix.FIXED}, [blue]{s.fixable} {Fix.FIXABLE}[/] "
+                              f"({FIX_MEANING[Fix.FIXABLE]}), [magenta]{s.manual} {Fix.MANUAL}[/]")
+    if s.checkpoints:
+        table.add_row("checkpoints", f"{s.checkpoints} analysed, " + (f"[bold red]{s.incompatible} incompatible[/]" if s.incompatible else "[green]all compatible[/]"))
+    else:
+        table.add_row("checkpoints", "[dim]none found (estimator model_dir or --checkpoint)[/]")
+    if s.validations:
+        ran = s.validations - s.validations_not_run
+        parts = [f"{ran} run, " + (f"[bold red]{s.validations_failed} failed[/]" if s.validations_failed else "[green]all passed[/]")] if ran else []
+        if s.validations_not_run:
+            parts.append(f"[yellow]{s.validations_not_run} could not run[/]")
+        table.add_row("validation", ", ".join(parts))
+    else:
+        table.add_row("validation", "[dim]not run (--validate)[/]")
+    return table
+
+
+def _shape(value: list[int] | None) -> str:
+    return "-" if value is None else "[" + ", ".join(str(v) for v in value) + "]"
+
+
+def stages_table(v: Validation, title: str | None = None) -> Table:
+    table = Table(title=title, show_header=True, header_style="bold", expand=False)
+    table.add_column("stage", no_wrap=True)
+    table.add_column("", no_wrap=True)
+    table.add_column("s", justify="right", no_wrap=True)
+    table.add_column("detail", overflow="fold")
+    for st in v.stages:
+        table.add_row(escape(st.name), "[green]ok[/]" if st.passed else "[bold red]FAIL[/]", f"{st.seconds:.1f}", escape(st.detail))
+    return table
+
+
+def verdict_line(v: Validation) -> str:
+    if v.outcome is Outcome.NOT_RUN:
+        return f"[bold red]could not run[/]: {escape(v.error or '')}"
+    device = escape(v.device_label)
+    if v.passed:
+        rate = f", {v.steps_per_second} steps/s" if v.steps_per_second else ""
+        return f"[bold green]passed[/] on {device}: {v.steps} steps{rate}, {v.seconds or 0:.1f} s"
+    failed = [s for s in v.stages if not s.passed]
+    why = f"\n  {escape(failed[0].detail)}" if failed and failed[0].detail else ""
+    error = f"\n  {escape(v.error)}" if v.error else ""
+    return f"[bold red]failed[/] on {device}: stage {', '.join(escape(s.name) for s in failed)}{why}{error}"
+
+
+def heading(out: Console, title: str) -> None:
+    """A rule across a terminal; piped (no width limit), a plain line."""
+    if out.is_terminal:
+        out.rule(title)
+    else:
+        out.print(Text.from_markup(f"── {title} ──"))
+
+
+def print_details(report: Report, out: Console) -> None:
+    """Everything but the summary: files, manual steps, fixes by rule, diffs, checkpoints, validations, errors."""
+    report = view.visible_report(report)  # names and code from the user's files: control characters shown
+    for note in report.notes:
+        out.print(f"[dim]note:[/] {escape(note)}", highlight=False)
+    files = [r for r in report.files if r.status in (FileStatus.CHANGED, FileStatus.ERROR) or r.findings]
+    if files:
+        table = Table(show_header=True, header_style="bold", title="files", title_justify="left")
+        table.add_column("file", overflow="fold")
+        table.add_column("status", no_wrap=True)
+        for fix in Fix:
+            table.add_column(str(fix), justify="right", no_wrap=True)
+        for r in files:
+            status = {FileStatus.CHANGED: f"[yellow]{report.changed_label}[/]", FileStatus.ERROR: "[bold red]error[/]"}.get(r.status, str(r.status))
+            table.add_row(escape(r.path), status, *(str(sum(f.fix is fix for f in r.findings)) for fix in Fix))
+        out.print(table)
+    manual = [f for f in report.findings if f.fix is Fix.MANUAL]
+    if manual:
+        heading(out, f"[bold]manual steps[/] ({len(manual)})")
+        for i, f in enumerate(manual):
+            if i:
+                out.print()
+            out.print(Text.from_markup(f"[magenta]{f.rule}[/] ") + Text(f.location, style="bold") + Text(f" {f.message}"))
+    automatic = {rule: fixes[Fix.FIXED] + fixes[Fix.FIXABLE] for rule, fixes in report.by_rule().items()}
+    automatic = {rule: n for rule, n in automatic.items() if n}
+    if automatic:
+        heading(out, f"[bold]automatic fixes[/] ({sum(automatic.values())}, see the diffs)")
+        table = Table(show_header=True, header_style="bold", box=None)
+        table.add_column("rule", no_wrap=True)
+        table.add_column("n", justify="right", no_wrap=True)
+        table.add_column("what", overflow="fold")
+        for rule_id, n in automatic.items():
+            info = report.rules.get(rule_id)
+            table.add_row(escape(rule_id), str(n), escape(info.title) if info else "")
+        out.print(table)
+    diffs = [r for r in report.files if r.diff]
+    if diffs:
+        heading(out, "[bold]changes[/]")
+        for r in diffs:
+            if out.is_terminal:
+                out.print(Syntax((r.diff or "").rstrip("\n"), "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+            else:  # plain: the diff as it is, never wrapped
+                out.file.write(r.diff or "")
+    for c in report.checkpoints:
+        heading(out, f"[bold]checkpoint[/] {escape(c.checkpoint)} vs {escape(c.model.target)}")
+        if out.is_terminal:
+            out.print(Panel(Text(c.verdict), border_style="green" if c.compatible else "red"))
+        else:
+            out.print(Text(("compatible: " if c.compatible else "incompatible: ") + c.verdict))
+        renames = c.renames
+        if c.writer or renames:
+            out.print(Text(f"written by {c.writer or '?'}" + (f"; {len(renames)} tensor(s) renamed by the era name map" if renames else ""), style="dim"))
+        for note in c.notes[:5]:
+            out.print(Text(f"- {note}"))
+        if len(c.notes) > 5:
+            out.print(Text(f"- ... {len(c.notes) - 5} more (see --json or --html)", style="dim"))
+        rows = [p for p in c.pairs if p.concern is not Concern.OK]
+        bad = sorted((p for p in rows if p.kind != "optimizer"), key=lambda p: (p.concern is not Concern.BAD, p.name))
+        hidden = len(rows) - len(bad)
+        if bad:
+            table = Table(show_header=True, header_style="bold")
+            table.add_column("variable", overflow="fold")
+            table.add_column("status", overflow="fold")
+            table.add_column("ckpt", no_wrap=True)
+            table.add_column("model", no_wrap=True)
+            for p in bad[:40]:
+                table.add_row(escape(p.name), f"[{_CONCERN_STYLE[p.concern]}]{escape(p.status_text)}[/]",
+                              escape(_shape(p.checkpoint_shape)), escape(_shape(p.model_shape)))
+            if len(bad) > 40:
+                table.add_row(f"... {len(bad) - 40} more", "", "", "")
+            out.print(table)
+        if hidden:
+            out.print(f"[dim]{hidden} optimizer slot/hyperparameter row(s) not shown (see --json or --html)[/]")
+    for v in report.validations:
+        heading(out, f"[bold]validation[/] {escape(v.target)}")
+        if v.stages:
+            out.print(stages_table(v))
+        out.print(verdict_line(v))
+    errors = [r.error or r.path for r in report.files if r.status is FileStatus.ERROR] + report.errors
+    if errors:
+        heading(out, "[bold red]errors[/]")
+        for error in errors:
+            out.print(f"[bold red]error[/]: {escape(error)}", highlight=False, soft_wrap=True)
+
+
+def print_summary(report: Report, out: Console, written: Sequence[tuple[str, str]] = ()) -> None:
+    """The summary, each checkpoint's and validation's verdict in a line, and the files written."""
+    report = view.visible_report(report)
+    heading(out, "[bold]summary[/]")
+    out.print(summary_view(report))
+    for c in report.checkpoints:
+        mark = "[green]compatible[/]" if c.compatible else "[bold red]incompatible[/]"
+        out.print(Text.from_markup("[bold]checkpoint[/] ") + Text(f"{c.checkpoint} vs {c.model.target}: ") + Text.from_markup(mark))
+    for v in report.validations:
+        out.print(f"[bold]validate[/] {escape(v.target)}: " + verdict_line(v).split("\n")[0])
+    for label, path in written:
+        out.print(Text.from_markup(f"[bold]wrote[/] {label}: ") + Text(path))
+    if not written:
+        out.print("[dim]write it as a file: --html report.html, --markdown pr.md, --json report.json, --sarif report.sarif[/]")
