@@ -524,3 +524,10 @@ def test_program_not_yet_migrated_says_to_rewrite_it(tmp_path: Path) -> None:
     assert result["error"] == (f"{path}: the program raised ModuleNotFoundError: No module named 'tensorflow.contrib' before it "
                                f"trained a tf.estimator.Estimator; it still uses TensorFlow APIs 2.15 lacks: `tfmigrate rewrite "
                                f"{path}` migrates them or lists the manual findings left to finish")
+
+
+def test_cluster_with_device_gpu_cannot_run(model_file: Path) -> None:
+    """--cluster trains on CPU only: --device gpu with it is refused in one line (exit 2), before any task starts."""
+    code, result = validate(f"{model_file}:custom", "--cluster", "chief=1,worker=1,ps=1", "--device", "gpu")
+    assert code == 2 and result["stages"] == []
+    assert result["error"].startswith("--cluster trains every task on CPU") and "\n" not in result["error"]

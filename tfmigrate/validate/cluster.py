@@ -54,10 +54,13 @@ def _ports(n: int) -> list[int]:
 
 
 def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64, budget: float = 120.0,
-                program: bool = False, program_args: list[str] | None = None) -> dict[str, Any]:
+                program: bool = False, program_args: list[str] | None = None, device: str = "cpu") -> dict[str, Any]:
     started = time.perf_counter()
     result: dict[str, Any] = {"schema": 1, "passed": False, "device": "CPU", "steps": steps, "stages": [], "target": target,
                               "checkpoints": [], "cluster": spec}
+    if device == "gpu":  # every task is started with CUDA_VISIBLE_DEVICES=-1: the cluster trains on CPU only
+        return {**result, "error": "--cluster trains every task on CPU (one GPU cannot be shared by the local tasks): "
+                                   "drop --device gpu, or validate on the GPU without --cluster", "exit_code": 2}
     try:
         counts = parse(spec)
     except ClusterSpecError as exc:
