@@ -531,3 +531,25 @@ def test_cluster_with_device_gpu_cannot_run(model_file: Path) -> None:
     code, result = validate(f"{model_file}:custom", "--cluster", "chief=1,worker=1,ps=1", "--device", "gpu")
     assert code == 2 and result["stages"] == []
     assert result["error"].startswith("--cluster trains every task on CPU") and "\n" not in result["error"]
+
+
+def test_a_file_without_an_estimator_is_refused_without_starting_tensorflow(tmp_path: Path) -> None:
+    """The refusal (one line, naming file.py:build_estimator and --program) comes from the source alone: no
+    TensorFlow child starts (a tensorflow module first on the path would leave a mark), for --cluster too."""
+    import os
+
+    path = tmp_path / "loop.py"
+    path.write_text("import tensorflow as tf\n\nprint(tf.constant(1))\n", encoding="utf-8")
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    mark = tmp_path / "imported"
+    (fake / "tensorflow.py").write_text(f"open({str(mark)!r}, 'w').close()\nraise ImportError('fake')\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(fake)}
+    for extra in ((), ("--cluster", "chief=1,worker=1,ps=1")):
+        proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", str(path), *extra, "--format", "json"],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
+        result = json.loads(proc.stdout)
+        assert proc.returncode == 2 and result["stages"] == [], result
+        assert result["error"].startswith(f"{path}: no tf.estimator construction found") and "\n" not in result["error"]
+        assert f"{path}:build_estimator" in result["error"] and f"tfmigrate validate --program {path}" in result["error"]
+    assert not mark.exists()

@@ -20,6 +20,7 @@ from typing import Any
 
 from tfmigrate.childproc import module_command
 from tfmigrate.validate.runner import child_env, run_validation
+from tfmigrate.validate.targets import TargetError, check, refuse_early
 
 ROLES = ("chief", "worker", "ps")
 
@@ -63,7 +64,9 @@ def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64
                                    "drop --device gpu, or validate on the GPU without --cluster", "exit_code": 2}
     try:
         counts = parse(spec)
-    except ClusterSpecError as exc:
+        check(target)
+        refuse_early(target, program)
+    except (ClusterSpecError, TargetError) as exc:
         return {**result, "error": str(exc), "exit_code": 2}
     model_dir = Path(tempfile.mkdtemp(prefix="tfmigrate-cluster-"))
     result["model_dir"] = str(model_dir)

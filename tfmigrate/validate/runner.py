@@ -24,7 +24,7 @@ from typing import Any
 
 from tfmigrate.childproc import child_env as isolated_env
 from tfmigrate.childproc import module_command
-from tfmigrate.validate.targets import TargetError, check
+from tfmigrate.validate.targets import TargetError, check, refuse_early
 
 SCHEMA = 1
 Event = dict[str, Any]
@@ -65,6 +65,8 @@ def run_validation(
     started = time.perf_counter()
     try:
         check(target)
+        if analyse_batch is None:
+            refuse_early(target, program)  # no estimator in sight: say so without starting TensorFlow
     except TargetError as exc:
         return _could_not_run(result, str(exc), started)
     if checkpoint is not None and not Path(checkpoint).exists() and not Path(str(checkpoint) + ".index").exists():

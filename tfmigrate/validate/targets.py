@@ -56,6 +56,26 @@ def _import(path: Path):
     return module
 
 
+def refuse_early(target: str, program: bool = False) -> None:
+    """The refusal of a ``file.py`` with no tf.estimator construction in sight, made without TensorFlow (the
+    parent makes it before starting a child): the same one line ``factory_for`` gives."""
+    path, func = split(target)
+    if program or func is not None:
+        return
+    from tfmigrate import targets_static as static
+
+    if not static.find(path.read_bytes(), str(path)):
+        try:
+            static.select([], str(path), None)
+        except static.StaticError as exc:
+            raise TargetError(_no_estimator(str(exc), path)) from None
+
+
+def _no_estimator(message: str, path: Path) -> str:
+    return (f"{message} (validate trains tf.estimator estimators and compiled Keras models; a program that "
+            f"builds one in another module: tfmigrate validate --program {path})")
+
+
 def factory_for(target: str, program: bool = False, program_args: list[str] | None = None) -> tuple[Callable[[str], Any], str]:
     """``program``: run the file itself as ``__main__`` (with ``program_args`` as its flags) and take the
     estimator it trains. A plain ``file.py`` whose construction cannot be built statically falls back to
@@ -73,8 +93,7 @@ def factory_for(target: str, program: bool = False, program_args: list[str] | No
             from tfmigrate import targets_static as static
 
             if not static.find(path.read_bytes(), str(path)):  # no estimator in sight: never run the program blind
-                raise TargetError(f"{exc} (validate trains tf.estimator estimators and compiled Keras models; a program that "
-                                  f"builds one in another module: tfmigrate validate --program {path})") from None
+                raise TargetError(_no_estimator(str(exc), path)) from None
             # a program (a main() block, or a script that trains at import): run it up to its first train
             factory = _program_factory(path, program_args or [])
             factory.note = f"its construction cannot be built statically ({str(exc).split(': ', 1)[-1]}), so the program ran as __main__"  # type: ignore[attr-defined]
