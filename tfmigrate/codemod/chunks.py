@@ -261,6 +261,7 @@ class _Done:
     header_out: bytes
     body: bytes  # the rewritten statements
     findings: list[RawFinding]  # its findings, in the original file's lines
+    about_context: list[RawFinding]  # its fixes on statements of other chunks (in the file's lines)
     blocked: set[str]  # names whose import stayed only because another chunk read them
 
 
@@ -310,6 +311,12 @@ def rewrite_in_chunks(
         return text.startswith((b"import ", b"from ")) and text not in final_header
 
     findings = [f for chunk in done for f in chunk.findings if not out_of_date(f)]
+    # A fix reported on another chunk's statement whose own chunk did not report it: its change was
+    # made elsewhere (code inserted after the imports, in the header the later chunks were given).
+    reported = {(f.rule, f.line, f.col) for f in findings}
+    extra = {(f.rule, f.line, f.col): f for chunk in done for f in chunk.about_context if (f.rule, f.line, f.col) not in reported}
+    if extra:
+        findings = sorted([*findings, *extra.values()], key=lambda f: (f.line, f.col))
     return final, findings, [_at(f, to_new(f.line)) for f in findings], encoding
 
 
@@ -436,7 +443,8 @@ class _Chunking:
         out_h = header_out.count(b"\n")
         out_first = new[:body_at].count(b"\n") + 1
         out_last = out_first + body_out.count(b"\n") - 1 if after else None
-        kept = []
+        kept: list[RawFinding] = []
+        about_context: list[RawFinding] = []
 
         def cite(match: re.Match[str]) -> str:
             return "line " + ", ".join(str(to_file(int(n)) or n) for n in match.group(1).split(", "))
@@ -450,10 +458,11 @@ class _Chunking:
                 if k == 0:  # the header's findings, once
                     kept.append(f)
             elif not in_body and not new_in_body and not (f.line <= h) and not (g.line <= out_h):
-                continue  # about a statement of another chunk: that chunk reports it
+                if f.fixable and to_file(f.line):  # about a statement of another chunk: that chunk reports it
+                    about_context.append(_at(f, to_file(f.line) or 0, _CITED.sub(cite, f.message)))
             else:
                 raise Unchunkable("a finding crossed a marker")
-        return _Done(header, header_out, body_out, kept, blocked)
+        return _Done(header, header_out, body_out, kept, about_context, blocked)
 
 
 def _imports_gone(original: bytes, header: bytes) -> bytes:
