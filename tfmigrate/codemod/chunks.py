@@ -224,21 +224,35 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -
 
 
 def _header_statements(lines: list[str], statements: list[_Statement]) -> int:
-    """How many top-level statements make the header: a docstring, then the import block (as
-    :func:`tfmigrate.codemod.tree.is_import_block` sees one)."""
-    count = 0
+    """How many top-level statements make the header: a docstring, the import block (as
+    :func:`tfmigrate.codemod.tree.is_import_block` sees one), then the calls right after it (where
+    the families put ``tf.compat.v1.disable_eager_execution()``, which every chunk must see)."""
+    count, calls = 0, False
     for number, statement in enumerate(statements):
         end = statements[number + 1].first - 1 if number + 1 < len(statements) else len(lines)
         if end - statement.first > 200:  # a header is a few lines; a long block is code
             break
+        source = "".join(lines[statement.first - 1 : end])
         try:
-            body = cst.parse_module("".join(lines[statement.first - 1 : end])).body
+            body = cst.parse_module(source).body
         except Exception:  # noqa: BLE001 - not a statement on its own: no header past it
             break
-        if not body or not ((number == 0 and is_docstring(body[0])) or is_import_block(body[0])):
+        if not body:
             break
-        count += 1
+        if (number == 0 and is_docstring(body[0])) or (is_import_block(body[0]) and not calls):
+            count += 1
+        elif _is_call(body[0]) and count and "\n" not in source.strip():
+            count, calls = count + 1, True
+        else:
+            break
     return count
+
+
+def _is_call(statement: cst.BaseStatement) -> bool:
+    """A one-line statement of calls only (``tf.logging.set_verbosity(tf.logging.INFO)``)."""
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) for small in statement.body
+    )
 
 
 def _leading_comments(lines: list[str], start: int, floor: int) -> int:
