@@ -188,7 +188,7 @@ def names_read(text: str) -> set[str]:
 def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -> None:
     """Python's tokens of ``text``: ``on_statement(first token)`` at each top-level statement gives
     the statement the names it mentions (outside imports) go to, and the name it defines."""
-    depth, fresh, logical, after_dot, in_import, defining = 0, True, True, False, False, False
+    depth, fresh, logical, after_dot, in_import, defining, decorating = 0, True, True, False, False, False, False
     statement = _Statement(0, 0, set())
     names = statement.names
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -201,9 +201,11 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -
         elif kind == tokenize.NEWLINE:
             fresh = logical = True
         elif kind not in _SKIP:
-            if fresh and depth == 0:  # the first token of a top-level statement
-                statement = on_statement(token)
-                names = statement.names
+            if fresh and depth == 0:  # the first token of a top-level statement (a decorator's def continues it)
+                if not decorating:
+                    statement = on_statement(token)
+                    names = statement.names
+                decorating = token.string == "@"
             if logical:
                 in_import = token.string in ("import", "from")
             fresh = logical = False
