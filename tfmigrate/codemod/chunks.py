@@ -43,6 +43,7 @@ own statements) is rewritten whole.
 
 from __future__ import annotations
 
+import ast
 import difflib
 import io
 import keyword
@@ -304,9 +305,15 @@ def rewrite_in_chunks(
         header = chunk.header_out
         if chunk.body != chunking.body(k):
             the_plan.names[k] = chunking.names_of(chunk.body)
+    header_names = _imported_names(data[: the_plan.header_end])
+    last_blocking = {name: k for k, chunk in enumerate(done) for name in chunk.blocked & header_names}
+    still_imported = _imported_names(header)
     for k, chunk in enumerate(done):
-        if chunk.blocked and chunk.blocked - frozenset().union(*the_plan.names[:k], *the_plan.names[k + 1 :]):
-            again = chunking.rewrite(k, chunk.header_in)
+        unread = chunk.blocked - frozenset().union(*the_plan.names[:k], *the_plan.names[k + 1 :])
+        # a header import: the last chunk that asked for its removal removes it (if still there)
+        unread = {n for n in unread if n not in header_names or (last_blocking[n] == k and n in still_imported)}
+        if unread:
+            again = chunking.rewrite(k, chunk.header_in, final=True)
             header = _lines_removed(header, chunk.header_out, again.header_out)  # the header's imports it now removed
             start = the_plan.starts[0]  # the header's findings: the first round's
             again.findings = [f for f in chunk.findings if f.line < start] + [f for f in again.findings if f.line >= start]
@@ -346,6 +353,7 @@ class _Chunking:
         self.offsets: list[int] | None = None
         self.original_names = [set(n) for n in the_plan.names]
         self.contexts: dict[int, tuple[tuple[bytes, list[int]], tuple[bytes, list[int]]]] = {}
+        self.header_names = frozenset(_imported_names(data[: the_plan.header_end]))
 
     def body(self, k: int) -> bytes:
         return self.data[self.bounds[k] : self.bounds[k + 1]]
@@ -404,7 +412,7 @@ class _Chunking:
         self.contexts[k] = (sides[0], sides[1])
         return self.contexts[k]
 
-    def rewrite(self, k: int, header: bytes) -> _Done:
+    def rewrite(self, k: int, header: bytes, final: bool = False) -> _Done:
         """Chunk ``k`` rewritten under ``header``, with the statements of other chunks it is tied to
         (:meth:`context`) before and after it, between markers (rewritten with it, then dropped)::
 
@@ -437,6 +445,8 @@ class _Chunking:
             return None
 
         elsewhere = frozenset().union(*self.plan.names[:k], *self.plan.names[k + 1 :])
+        if k < len(self.plan.cuts) - 1 and not final:  # the header's imports stay until the last chunk (what
+            elsewhere |= self.header_names  # they import tells later chunks what their code is: tf.contrib.eager)
         blocked: set[str] = set()
         tokens = READ_ELSEWHERE.set(elsewhere), KEPT_FOR_ELSEWHERE.set(blocked), CONTEXT.set(bool(before or after))
         try:
@@ -479,6 +489,19 @@ class _Chunking:
             else:
                 raise Unchunkable("a finding crossed a marker")
         return _Done(header, header_out, body_out, kept, about_context, blocked)
+
+
+def _imported_names(header: bytes) -> set[str]:
+    """The names the import statements of a header bind."""
+    try:
+        tree = ast.parse(header)
+    except (SyntaxError, ValueError):
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.update(alias.asname or alias.name.split(".")[0] for alias in node.names)
+    return found
 
 
 def _imports_gone(original: bytes, header: bytes) -> bytes:

@@ -112,7 +112,7 @@ def _remove_unused(module: cst.Module, index: TreeIndex, wanted: list[tuple[str,
         if key in requested and binding.name not in read and binding.name not in exported:
             if binding.name not in elsewhere:
                 doomed.add(alias)
-            elif kept_for_elsewhere is not None and not _in_header(statement, module, index):
+            elif kept_for_elsewhere is not None:
                 kept_for_elsewhere.add(binding.name)
     return transform(module, _DropAliases(doomed, index)) if doomed else module
 
@@ -124,18 +124,6 @@ def _marker(statement: cst.CSTNode) -> str | None:
         name = small.targets[0].target.value
         return name if name in _CONTEXT_MARKERS else None
     return None
-
-
-def _in_header(node: cst.CSTNode, module: cst.Module, index: TreeIndex) -> bool:
-    """Whether ``node`` is in a chunk's header: before the statement ``__tfmigrate_chunk__ = 0``."""
-    while node is not None and index.parents.get(node) is not module:
-        node = index.parents.get(node)  # type: ignore[assignment]
-    for statement in module.body:
-        if statement is node:
-            return True
-        if _marker(statement) == "__tfmigrate_chunk__":
-            return False
-    return False
 
 
 def _read_outside_context(module: cst.Module, index: TreeIndex) -> set[str]:
