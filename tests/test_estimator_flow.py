@@ -4,8 +4,8 @@ Each test rewrites a small legacy program of one pattern (all rules, as `tfmigra
 checks that nothing is left for manual work, then runs the result in a child process on tiny data
 and checks what it printed: early stopping stops, a scikit-learn Pipeline trains and predicts, an
 estimator built in a helper restores the same answers from its model_dir, an Experiment with
-MetricSpec metrics and an export strategy trains, evaluates its metric and exports (the README's
-30-second example is run as written by tests/test_readme.py). Static tests check the findings where a rewrite
+MetricSpec metrics and an export strategy trains, evaluates its metric and exports, and the
+README's 30-second example runs once given data. Static tests check the findings where a rewrite
 would not be safe (a save path the program deletes, an estimator that leaves what is followed).
 """
 
@@ -24,6 +24,7 @@ from tfmigrate.codemod.rule import load_catalog
 
 CATALOG = load_catalog()
 ALL = frozenset(CATALOG.rules)
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def _rewrite(source: str) -> tuple[str, list]:
@@ -192,6 +193,19 @@ def test_experiment_with_metric_spec_export_and_kwargs_runs(tmp_path):
     assert "tf.estimator.add_metrics(" in code and "tf.estimator.LatestExporter(" in code
     result = _run(code, tmp_path)
     assert result["step"] == 40 and result["rmse"] >= 0.0 and result["exports"] == 1
+
+
+@pytest.mark.slow
+def test_readme_example_rewrites_and_runs_given_data(tmp_path):
+    text = README.read_text()
+    block = text.split("$ cat train.py\n", 1)[1].split("\n$ ", 1)[0]  # the program, up to the next command
+    assert "x_train =" in block  # the README's example brings its own data
+    code, findings = _rewrite(block + "\n")
+    assert code != block + "\n" and not _manual(findings), _manual(findings)
+    result = _run("import json\n" + code + '\nprint("RESULT " + json.dumps({"step": int(tf.train.load_checkpoint('
+                  '"models/iris").get_tensor("global_step"))}))\n', tmp_path)
+    assert result["step"] == 200
+    assert (tmp_path / "models" / "iris" / "checkpoint").exists()  # save("models/iris") became model_dir
 
 
 def test_save_path_deleted_by_the_program_is_not_model_dir():

@@ -10,13 +10,14 @@ import click
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: the list, or one rule with its examples; json: the rules as a JSON list.")
 def rules(rule_id: str | None, fmt: str) -> None:
-    """List the rule catalog, or explain RULE_ID with its before/after examples."""
+    """List the rule catalog, or explain RULE_ID: why, fix safety, legacy API, its code, examples."""
     import json
 
     from rich.syntax import Syntax
     from rich.table import Table
 
     from tfmigrate.codemod.rule import load_catalog
+    from tfmigrate.codemod.rule_sites import explain, sites
 
     catalog = load_catalog()
     chosen = list(catalog.rules.values())
@@ -26,7 +27,9 @@ def rules(rule_id: str | None, fmt: str) -> None:
             raise click.BadParameter(f"no rule {rule_id} (see `tfmigrate rules`)", param_hint="RULE_ID")
     if fmt == "json":
         data = [
-            {"id": r.id, "title": r.title, "family": r.family, "severity": r.severity, "fixable": r.fixable, "why": r.why,
+            {"id": r.id, "title": r.title, "family": r.family, "severity": r.severity, "fixable": r.fixable,
+             "fix_safety": r.fix_safety, "legacy_api": list(r.legacy_api), "why": r.why,
+             "implemented_in": [str(s) for s in sites(r.id)],
              "examples": [{"before": e.before, "after": e.after} for e in r.examples]}
             for r in chosen
         ]
@@ -39,6 +42,7 @@ def rules(rule_id: str | None, fmt: str) -> None:
         r = chosen[0]
         out.print(f"[bold]{r.id}[/] {r.title}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")
         out.print(r.why + "\n", soft_wrap=False)
+        out.print("\n".join(explain(r)) + "\n", markup=False, highlight=False)
         for i, e in enumerate(r.examples, start=1):
             out.print(f"[bold]Example {i}[/] — before:")
             print_whole(out, Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
@@ -52,5 +56,5 @@ def rules(rule_id: str | None, fmt: str) -> None:
     table.add_column("title")
     table.add_column("fix")
     for r in chosen:
-        table.add_row(r.id, r.title, "auto" if r.fixable else "manual")
+        table.add_row(r.id, r.title, r.fix_safety if r.fixable else "manual")
     out.print(table)

@@ -88,7 +88,7 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     if cluster_spec:
         from tfmigrate.validate.cluster import run_cluster
 
-        result = run_cluster(target, cluster_spec, steps=steps, program=program, program_args=shlex.split(program_args))
+        result = run_cluster(target, cluster_spec, steps=steps, program=program, program_args=shlex.split(program_args), device=device)
     elif err.is_terminal:
         with ProgressView(err) as view:
             result = run_validation(target, on_event=view, **kwargs)
