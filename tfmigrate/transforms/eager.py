@@ -330,6 +330,7 @@ class EagerTransform(FamilyTransform):
         self.training_layers: set[str] = set()  # `self.<attr>` holding a legacy Dropout/BatchNormalization
         self.imports_to_drop: list[tuple[str, str | None, str | None]] = []
         self.helpers = EagerHelpers()  # TFM417/421/422: TF 2 code for tfe functions with no TF 2 name
+        self.helpers.find_existing(node)
         for imp in index.import_statements:
             self._scan_import(imp)
         self.eager = any(
