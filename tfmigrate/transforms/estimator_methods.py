@@ -15,7 +15,8 @@ from tfmigrate.transforms import estimator_flow as flow
 from tfmigrate.transforms.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimator_monitors import Converter as MonitorConverter
 from tfmigrate.transforms.estimators_defaults import FEATURE_KEY, LEGACY_MODULES, NUMPY_INPUT_FN
-from tfmigrate.transforms.model_fn import PREDICTS, ModelFnPlanner
+from tfmigrate.transforms.model_fn import ModelFnPlanner
+from tfmigrate.transforms.model_fn_contract import PREDICTS
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est

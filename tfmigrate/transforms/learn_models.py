@@ -19,7 +19,7 @@ import libcst as cst
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM116, TFM117, TFM118
 from tfmigrate.transforms.builders import bind_args, code_of, layout_call
-from tfmigrate.transforms.model_fn import _is_none, _reads
+from tfmigrate.transforms.model_fn_contract import _is_none, _reads
 
 MODEL_ORDERS = {
     "linear_regression": ("x", "y", "init_mean", "init_stddev"),
