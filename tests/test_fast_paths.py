@@ -25,7 +25,7 @@ from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.transform import Context, FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword, full_name, is_trivia as _is_trivia
-from tfmigrate.codemod.walk import iter_nodes, walk
+from tfmigrate.codemod.walk import iter_nodes, transform, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -451,6 +451,68 @@ def test_import_edits_hand_on_the_index_of_the_tree_they_return():
     assert _tables(edits.indexed) == _tables(TreeIndex.of(new))
 
 
+def test_the_index_after_each_familys_changes_equals_a_fresh_one(monkeypatch):
+    """After a family changes the tree, the next family's index is derived from the previous one
+    (TreeIndex.after): over every sample and catalog example, every derived index has the tables a
+    fresh walk makes."""
+    from tfmigrate.codemod.engine import SourceError, rewrite_source
+    from tfmigrate.codemod.rule import load_catalog
+
+    made = TreeIndex.after
+    compared: list[bool] = []
+
+    def checked(self: TreeIndex, module: cst.Module) -> TreeIndex | None:
+        found = made(self, module)
+        if found is not None:
+            assert _tables(found) == _tables(TreeIndex.of(module))
+        compared.append(found is not None)
+        return found
+
+    monkeypatch.setattr(TreeIndex, "after", checked)
+    enabled = load_catalog().selected(None)
+    for source in SOURCES.values():
+        try:
+            rewrite_source(source.encode(), enabled)
+        except SourceError:
+            pass
+    assert sum(compared) > 100  # derived after most changes; refused only where a node is in two places
+
+
+@pytest.mark.parametrize(
+    ("source", "change"),
+    [
+        pytest.param("import a\nx = 1\n", lambda m: m.with_changes(body=[m.body[0], m.body[0], m.body[1]]), id="node-in-two-places"),
+        pytest.param("import a\nx = 1\n", lambda m: (lambda line: m.with_changes(body=[m.body[0], line, line, m.body[1]]))(
+            cst.parse_statement("y = 2")
+        ), id="new-node-in-two-places"),
+        pytest.param("x = f(a)\ny = 2\n", lambda m: m.with_changes(body=[m.body[0], m.body[1].with_changes(
+            body=[m.body[1].body[0].with_changes(value=m.body[0].body[0].value)]
+        )]), id="old-node-copied-into-a-new-one"),
+    ],
+)
+def test_changes_the_index_after_a_family_cannot_describe_are_refused(source, change):
+    module = cst.parse_module(source)
+    new = change(module)
+    assert TreeIndex.of(module).after(new) is None
+    assert TreeIndex.of(new).shared
+
+
+def test_the_index_after_a_change_at_any_depth_equals_a_fresh_one():
+    module = cst.parse_module("import tensorflow as tf\ndef f(a):\n    for i in a:\n        tf.Session(i)\n    return a\n")
+    index = TreeIndex.of(module)
+
+    class Rename(cst.CSTTransformer):
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+            return cst.parse_expression("tf.compat.v1.Session") if updated.attr.value == "Session" else updated
+
+    new = transform(module, Rename(), index)
+    assert new.body[0] is module.body[0] and new.body[1] is not module.body[1]  # only the path to the change is new
+    again = index.after(new)
+    assert again is not None and _tables(again) == _tables(TreeIndex.of(new))
+    dropped = module.with_changes(body=[module.body[0]])
+    assert _tables(index.after(dropped)) == _tables(TreeIndex.of(dropped))
+
+
 def test_remove_by_node_schedules_the_imports_the_node_reads():
     module = cst.parse_module("from tensorflow.contrib import learn\nimport numpy as np\ny = learn.DNN(np.ones(1))\nnp.zeros(2)\n")
     index = TreeIndex.of(module)
@@ -742,12 +804,17 @@ def test_parsing_without_revalidation_gives_libcsts_tree(name):
 
 def test_nodes_built_after_a_parse_are_validated_again_even_after_a_parse_error():
     from tfmigrate.codemod.engine import parse_module
+    from tfmigrate.codemod.parsing import _swaps
 
+    own = {kind: vars(kind)["__init__"] for kind, _, _ in _swaps()}
+    assert len(own) > 150 and all(init.__code__.co_filename == "<string>" for init in own.values())  # dataclasses'
     parse_module(b"x = 1\n")
+    assert all(vars(kind)["__init__"] is init for kind, init in own.items())
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
     with pytest.raises(cst.ParserSyntaxError):
         parse_module(b"x = = 1\n")
+    assert all(vars(kind)["__init__"] is init for kind, init in own.items())
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
 

@@ -7,7 +7,8 @@ import click
 
 @click.command()
 @click.argument("rule_id", required=False)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: the list, or one rule with its examples; json: the rules as a JSON list.")
 def rules(rule_id: str | None, fmt: str) -> None:
     """List the rule catalog, or explain RULE_ID: why, fix safety, legacy API, its code, examples."""
     import json
@@ -34,7 +35,7 @@ def rules(rule_id: str | None, fmt: str) -> None:
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    from tfmigrate.report.console import make_console
+    from tfmigrate.report.console import make_console, print_whole
 
     out = make_console()
     if rule_id and len(chosen) == 1:
@@ -44,10 +45,10 @@ def rules(rule_id: str | None, fmt: str) -> None:
         out.print("\n".join(explain(r)) + "\n", markup=False, highlight=False)
         for i, e in enumerate(r.examples, start=1):
             out.print(f"[bold]Example {i}[/] — before:")
-            out.print(Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+            print_whole(out, Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
             out.print("after:" if e.after is not None else "after: [dim](left unchanged)[/]")
             if e.after is not None:
-                out.print(Syntax(e.after.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+                print_whole(out, Syntax(e.after.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
             out.print()
         return
     table = Table(show_header=True, header_style="bold")

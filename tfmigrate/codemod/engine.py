@@ -27,6 +27,7 @@ from tfmigrate.codemod.files import SourceError, display_path, read_source, writ
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import Context, RawFinding, suppressions
 from tfmigrate.codemod.notebook import Notebook
+from tfmigrate.codemod.parsing import parse_module  # libcst's parse, its nodes built at less cost
 from tfmigrate.codemod.positions import Positions
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
@@ -165,25 +166,6 @@ def check_python3(data: bytes, path: str) -> None:
         raise SourceError(path, "cannot parse: expressions nested too deeply for Python's parser") from None
     except ValueError as exc:  # null bytes
         raise SourceError(path, f"cannot parse: {exc}") from None
-
-
-def _no_validation(node: cst.CSTNode) -> None:
-    pass
-
-
-def parse_module(data: bytes) -> cst.Module:
-    """``libcst.parse_module``, without re-validating each node the parser makes.
-
-    Every libcst node checks its invariants when constructed (``CSTNode.__post_init__``), which is
-    for nodes a program builds: the parser's output is valid by construction, and libcst's own
-    PERF note there says as much. Skipping it saves a sixth of a parse; nodes built afterwards by
-    the rules are validated as usual (the hook is restored before this returns)."""
-    validate = cst.CSTNode.__post_init__
-    cst.CSTNode.__post_init__ = _no_validation  # type: ignore[method-assign]
-    try:
-        return cst.parse_module(data)
-    finally:
-        cst.CSTNode.__post_init__ = validate  # type: ignore[method-assign]
 
 
 def _libcst_error(path: str, exc: Exception) -> SourceError:
@@ -376,7 +358,7 @@ def _one_pass(
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions
-            indexed = edits_index
+            indexed = edits_index if edits_index is not None else prepared[1].after(new)  # None: indexed anew
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
             prepared = None
     new_bytes = current_bytes if current is not module else data

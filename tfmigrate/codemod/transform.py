@@ -145,7 +145,7 @@ class FamilyTransform(cst.CSTTransformer):
         self.metadata = {}
         self.index = index or TreeIndex.of(wrapper.module)
         tree = transform(wrapper.module, self, self.index)
-        return self.imports.apply(tree) if self.imports else tree
+        return self.imports.apply(tree, self.index) if self.imports else tree
 
     @property
     def scopes(self) -> Scopes:
