@@ -132,3 +132,8 @@ class Substitute(cst.CSTTransformer):
             return value.deep_clone()
         self.used.add(original.value)
         return value
+
+
+def is_none(node: cst.CSTNode | None) -> bool:
+    """Is the expression the name ``None``?"""
+    return isinstance(node, cst.Name) and node.value == "None"

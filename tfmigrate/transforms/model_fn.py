@@ -38,9 +38,9 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM114, TFM115
-from tfmigrate.transforms.builders import bind_args, build_call, code_of, kwarg
+from tfmigrate.transforms.builders import bind_args, build_call, code_of, is_none, kwarg
 from tfmigrate.transforms.estimators_defaults import NUMPY_INPUT_FN
-from tfmigrate.transforms.model_fn_contract import Custom, _is_none, _name_reads, _reads, _substitute
+from tfmigrate.transforms.model_fn_contract import Custom, _name_reads, _reads, _substitute
 from tfmigrate.transforms.model_fn_learn import LearnModelFn
 from tfmigrate.transforms.model_fn_tfx import TfxModelFn
 
@@ -138,7 +138,7 @@ class ModelFnPlanner(TfxModelFn, LearnModelFn):
                 for arg in fit.args:
                     if arg.keyword and arg.keyword.value == "X":
                         bound["x"] = arg.value
-            if "y" not in bound or _is_none(bound["y"]):
+            if "y" not in bound or is_none(bound["y"]):
                 return None, "fit() gets no labels y= (an input_fn): the labels predict() needs are not known"
             ys.append(bound["y"])
         if not ys:
@@ -181,7 +181,7 @@ class ModelFnPlanner(TfxModelFn, LearnModelFn):
                 if arg.keyword and arg.keyword.value == "X":
                     bound["x"] = arg.value
                     problems = [p for p in problems if p != "X="]
-        bound = {k: v for k, v in bound.items() if not _is_none(v)}
+        bound = {k: v for k, v in bound.items() if not is_none(v)}
         rule = TFM114 if custom.kind == "learn" else TFM115
         if problems:
             t.flag(call, rule, f"{method}(): cannot map {', '.join(problems)}; call predict(input_fn=...) by hand")

@@ -48,10 +48,6 @@ class Custom:
     batch_size: cst.BaseExpression | None = None
 
 
-def _is_none(node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
-
-
 def _statement(code: str) -> cst.BaseStatement:
     return cst.parse_statement(code)
 

@@ -9,11 +9,12 @@ from dataclasses import replace
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import expression, is_docstring
+from tfmigrate.codemod.tree import expression, is_docstring, join_args, keyword_arg
 from tfmigrate.rule_ids import TFM114
-from tfmigrate.transforms.builders import build_call, code_of, kwarg, layout_call
+from tfmigrate.transforms.builders import build_call, code_of, is_none, kwarg, layout_call
+from tfmigrate.transforms.contrib_learn_names import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, Unsupported, bind
 from tfmigrate.transforms.model_fn_contract import (
-    FIT_LABELS, NAMED_ARGS, PREDICTS, Custom, _ReturnSwap, _is_none, _name_reads, _not_predict, _statement,
+    FIT_LABELS, NAMED_ARGS, PREDICTS, Custom, _ReturnSwap, _name_reads, _not_predict, _statement,
     _statement_starts, _tensor_expression,
 )
 
@@ -66,11 +67,11 @@ class LearnModelFn:
                                 "predictions=..., loss=..., train_op=...) and take (features, labels, mode, params)")
         if "tuple" not in kinds and names[:2] == ["features", "labels"]:
             return False  # the tf.estimator contract already (ModelFnOps returns are TFM152's): TFM153
-        if "feature_engineering_fn" in a and not _is_none(a["feature_engineering_fn"]):
+        if "feature_engineering_fn" in a and not is_none(a["feature_engineering_fn"]):
             return self._refuse(est, TFM114, "tf.contrib.learn.Estimator(feature_engineering_fn=...): call it at "
                                 "the top of model_fn (features, labels = feature_engineering_fn(features, labels)) "
                                 "and drop the argument")
-        if "params" in a and not _is_none(a["params"]) and "params" not in names:
+        if "params" in a and not is_none(a["params"]) and "params" not in names:
             return False  # legacy raised ValueError; TFM153 says so
         shadowed = self._shadowed(fn, names, ["features", "labels", "mode", "params", "config"])
         if shadowed:
@@ -96,7 +97,7 @@ class LearnModelFn:
             _tensor_expression(fn, r.value.elements[0].value) for r, k in zip(rets, kinds) if k == "tuple"
         ) and all(k == "tuple" for k in kinds)
         given = a.get("params")
-        if spec is not None and given is not None and not _is_none(given) and not self._dict_value(given):
+        if spec is not None and given is not None and not is_none(given) and not self._dict_value(given):
             return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator(params={code_of(given)}): predict() needs "
                                 f"the labels placeholder's dtype and shape in params['{FIT_LABELS}'], and these "
                                 "params are not visibly a dict; pass a dict and run tfmigrate again")
@@ -109,7 +110,7 @@ class LearnModelFn:
         new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns=plans, defaults=extra)
         args = [kwarg("model_fn", a["model_fn"])]
         for name in ("model_dir", "config"):
-            if name in a and not _is_none(a[name]):
+            if name in a and not is_none(a[name]):
                 args.append(kwarg(name, a[name]))
         params = self._params(a.get("params"), spec)
         if params is not None:
@@ -143,23 +144,19 @@ class LearnModelFn:
     def _ops_return(self, ret: cst.Return) -> cst.Return:
         """``return ModelFnOps(...)`` -> ``return tf.estimator.EstimatorSpec(...)`` (the same arguments, by keyword
         where they were positional: TFM152's mapping)."""
-        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, bind, join_args, _kw as kw
-
         call = ret.value
-        args = [a if a.keyword is not None else kw(a, k) for k, a in bind(call, MODEL_FN_OPS_ORDER)
+        args = [a if a.keyword is not None else keyword_arg(a, k) for k, a in bind(call, MODEL_FN_OPS_ORDER)
                 if k in MODEL_FN_OPS_KEEP]  # output_alternatives=None and the like have no EstimatorSpec place
         return ret.with_changes(value=call.with_changes(func=expression("tf.estimator.EstimatorSpec"),
                                                         args=join_args(args)))
 
     def _model_fn_ops_ok(self, call: cst.Call) -> bool:
         """This ModelFnOps maps onto an EstimatorSpec (no output_alternatives)."""
-        from tfmigrate.transforms.contrib_learn import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, Unsupported, bind
-
         try:
             bound = bind(call, MODEL_FN_OPS_ORDER)
         except Unsupported:
             return False
-        return all(k in MODEL_FN_OPS_KEEP or _is_none(arg.value) for k, arg in bound)
+        return all(k in MODEL_FN_OPS_KEEP or is_none(arg.value) for k, arg in bound)
 
     def _labels_guarded(self, fn: cst.FunctionDef, names: list[str]) -> bool:
         """Every read of the labels parameter sits under ``if mode == TRAIN/EVAL``, ``if mode != INFER`` or
@@ -238,8 +235,8 @@ class LearnModelFn:
 
     def _params(self, given: cst.BaseExpression | None, spec: cst.BaseExpression | None) -> cst.BaseExpression | None:
         if spec is None:
-            return None if given is None or _is_none(given) else given
-        if given is None or _is_none(given):
+            return None if given is None or is_none(given) else given
+        if given is None or is_none(given):
             return expression(f'{{"{FIT_LABELS}": {code_of(spec)}}}')
         return expression(f"dict({code_of(given)}, {FIT_LABELS}={code_of(spec)})")
 

@@ -11,9 +11,9 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM115
-from tfmigrate.transforms.builders import build_call, code_of, kwarg, layout_call
+from tfmigrate.transforms.builders import build_call, code_of, is_none, kwarg, layout_call
 from tfmigrate.transforms.model_fn_contract import (
-    OPTIMIZER_CLASSES, PAIR_MODELS, TFX_LOST, _TFX_LOCALS, Custom, _is_none, _paren, _reads, _statement,
+    OPTIMIZER_CLASSES, PAIR_MODELS, TFX_LOST, _TFX_LOCALS, Custom, _paren, _reads, _statement,
     _target_names,
 )
 
@@ -59,11 +59,11 @@ class TfxModelFn:
         if not rets:
             return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} returns nothing")
         n = a.get("n_classes")
-        n_classes = int(n.value) if isinstance(n, cst.Integer) else (0 if _is_none(n) else None)
+        n_classes = int(n.value) if isinstance(n, cst.Integer) else (0 if is_none(n) else None)
         if n_classes is None:
             return self._refuse(est, TFM115, f"{what}: n_classes must be a literal number (it decides whether "
                                 "y was fed one-hot)")
-        lost = [k for k in TFX_LOST if k in a and not _is_none(a[k])]
+        lost = [k for k in TFX_LOST if k in a and not is_none(a[k])]
         if "tf_master" in a and not (isinstance(a["tf_master"], cst.SimpleString) and a["tf_master"].evaluated_value == ""):
             lost.append("tf_master")
         continuing = "continue_training" in a and isinstance(a["continue_training"], cst.Name) and \
@@ -96,7 +96,7 @@ class TfxModelFn:
         # TF 0.8 passed clip_gradients=5.0 to optimize_loss; skflow's TensorFlowTrainer(loss, global_step, optimizer,
         # learning_rate, clip_gradients=5.0) clipped the global norm at 5.0 too (skflow/trainer.py)
         clip = a.get("clip_gradients", expression(defaults.get("clip_gradients", "5.0")))
-        if clip is not None and not (_is_none(clip) or t._is_number(clip)):
+        if clip is not None and not (is_none(clip) or t._is_number(clip)):
             return self._refuse(est, TFM115, f"{what}: clip_gradients={code_of(clip)} is not a number")
         if not continuing and (len(est.fits) > 1 or any(self._repeated(fit, est.call) for fit in est.fits)):
             return self._refuse(est, TFM115, f"{what} is fit more than once (continue_training=False): the legacy "
@@ -118,7 +118,7 @@ class TfxModelFn:
             est.ok = False
             return True
         keyword_only = self._loop_names(fn)
-        clip_code = None if clip is None or _is_none(clip) else code_of(clip)
+        clip_code = None if clip is None or is_none(clip) else code_of(clip)
         keyword_only = [n for n in keyword_only if n not in {param.name.value for param in extra}]
         new_fn = self._rewrite_fn(fn, names, True, one_hot=n_classes, keyword_only=keyword_only, defaults=extra, returns={
             r: self._tfx_return(r, optimizer_code, clip_code) for r in rets
