@@ -1,4 +1,4 @@
-"""TFM404/TFM405/TFM412: tf.layers classes and legacy tf.train optimizers in eager code become their Keras
+"""TFM404/TFM412: tf.layers classes and legacy tf.train optimizers in eager code become their Keras
 classes, with the legacy positional order and the defaults Keras does not share written out.
 """
 
