@@ -183,7 +183,7 @@ class Converter:
             return self._manual(call, "the estimator is not a plain name (a hook needs it by name)")
         evaluated = estimator
         if "metrics" in a:
-            from tfmigrate.transforms.estimator_flow import metric_specs  # (it imports the planner's helpers)
+            from tfmigrate.transforms.estimator_inputs import metric_specs  # (it imports the planner's helpers)
 
             metrics = metric_specs(self.t, a["metrics"])
             if metrics is None:
