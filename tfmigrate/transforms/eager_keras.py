@@ -10,7 +10,7 @@ from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM404, TFM412
 from tfmigrate.transforms.builders import kwarg
 from tfmigrate.transforms.eager_calls import holds_variable
-from tfmigrate.transforms.eager_syntax import is_name, rekey, with_commas
+from tfmigrate.transforms.eager_syntax import given_args, is_name, rekey, with_commas
 from tfmigrate.transforms.eager_tables import LAYERS, LAYER_FUNCTIONS, OPTIMIZERS, OPT_MANUAL
 
 
@@ -52,9 +52,7 @@ class KerasCalls:
         params = ("inputs", "name", "data_format")
         if any(a.star for a in original.args) or len(original.args) > 3:
             return updated
-        given = {}
-        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+        given = given_args(original, updated, params)
         if "inputs" not in given:
             return updated
         if not self.fix(
@@ -83,9 +81,7 @@ class KerasCalls:
         keras, params, renames, defaults, dropped = OPTIMIZERS[name]
         if any(a.star for a in original.args) or len([a for a in original.args if not a.keyword]) > len(params):
             return updated
-        given: dict[str, cst.BaseExpression] = {}
-        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+        given = given_args(original, updated, params)
         if any(k in given and not is_name(given[k], "False") for k in dropped):
             self.flag(original, TFM412, f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
             return updated

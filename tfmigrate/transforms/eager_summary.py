@@ -10,7 +10,7 @@ from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM413
 from tfmigrate.transforms.builders import Substitute, kwarg
 from tfmigrate.transforms.eager_calls import is_path
-from tfmigrate.transforms.eager_syntax import is_name, rekey, with_commas
+from tfmigrate.transforms.eager_syntax import given_args, is_name, rekey, with_commas
 from tfmigrate.transforms.eager_tables import GLOBAL_STEP, SUMMARY_OPS, SUMMARY_SAME
 
 
@@ -30,9 +30,7 @@ class SummaryCalls:
             params = ("n", "global_step")
             if any(a.star for a in original.args) or len(original.args) > 2:
                 return updated
-            given = {}
-            for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-                given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+            given = given_args(original, updated, params)
             if "n" not in given:
                 return updated
             if not self.fix(
@@ -96,9 +94,7 @@ class SummaryCalls:
         new_name, params, renames, unsupported = SUMMARY_OPS[symbol]
         if any(a.star for a in original.args) or len(original.args) > len(params):
             return updated
-        given: dict[str, cst.BaseExpression] = {}
-        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
+        given = given_args(original, updated, params)
         bad = [k for k in unsupported if k in given and not is_name(given[k], "None")]
         if bad:
             self.flag(

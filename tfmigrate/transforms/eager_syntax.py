@@ -85,3 +85,11 @@ def is_name_pair(node: cst.CSTNode) -> bool:
 
 def is_attribute_name(name: cst.Name, parent: cst.CSTNode | None) -> bool:
     return isinstance(parent, cst.Attribute) and parent.attr is name
+
+
+def given_args(original: cst.Call, updated: cst.Call, params: tuple[str, ...]) -> dict[str, cst.BaseExpression]:
+    """The updated call's argument values by legacy parameter name (a positional one by its place)."""
+    return {
+        orig.keyword.value if orig.keyword else params[i]: arg.value
+        for i, (orig, arg) in enumerate(zip(original.args, updated.args))
+    }
