@@ -109,8 +109,9 @@ def _tensor_expression(fn: cst.FunctionDef, value: cst.BaseExpression, depth: in
     return False
 
 
-def _name_reads(node: cst.CSTNode) -> list[cst.Name]:
-    """Name nodes read as variables under ``node`` (not attribute names, keywords, parameters or targets)."""
+def _name_reads(node: cst.CSTNode, targets: bool = False) -> list[cst.Name]:
+    """Name nodes read as variables under ``node`` (not attribute names, keywords, parameters, nor
+    assignment targets unless ``targets``)."""
     out: list[cst.Name] = []
 
     def walk(n: cst.CSTNode, target: bool = False) -> None:
@@ -121,8 +122,8 @@ def _name_reads(node: cst.CSTNode) -> list[cst.Name]:
                 continue
             if isinstance(n, cst.Param) and child is n.name:
                 continue
-            is_target = isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor)) and \
-                child is getattr(n, "target", None)
+            is_target = not targets and isinstance(n, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign, cst.For,
+                                                       cst.CompFor)) and child is getattr(n, "target", None)
             if isinstance(child, cst.Name) and not (is_target or target):
                 out.append(child)
             walk(child, target or (is_target and isinstance(child, (cst.Tuple, cst.List))))
@@ -169,23 +170,9 @@ def _not_predict(t, test: cst.BaseExpression, labels: str) -> bool:
 
 
 def _reads(node: cst.CSTNode) -> set[str]:
-    """Names read as variables under ``node`` (not attribute names, keywords or parameters)."""
-    out: set[str] = set()
-
-    def walk(n: cst.CSTNode) -> None:
-        for child in n.children:
-            if isinstance(n, cst.Attribute) and child is n.attr:
-                continue
-            if isinstance(n, cst.Arg) and child is n.keyword:
-                continue
-            if isinstance(n, cst.Param) and child is n.name:
-                continue
-            if isinstance(child, cst.Name):
-                out.add(child.value)
-            walk(child)
-
-    walk(node)
-    return out
+    """Names read as variables under ``node`` (not attribute names, keywords or parameters; assignment
+    targets count too)."""
+    return {name.value for name in _name_reads(node, targets=True)}
 
 
 def _target_names(target: cst.BaseExpression) -> list[str]:
