@@ -47,3 +47,17 @@ def test_relabel_names_the_users_file_and_construction() -> None:
         "pkg/train.py:5 tf.estimator.DNNClassifier: cannot build (pkg/train.py)")
     same = EstimatorSite("train.py", 5, "experiment_fn()", "train.py:experiment_fn", "train.py")
     assert same.relabel("train.py:experiment_fn failed") == "train.py:5 experiment_fn() failed"
+
+
+def test_a_target_is_named_once_whether_or_not_the_file_changed() -> None:
+    from tfmigrate.assemble import read_comparison, read_validation
+
+    for where in ("pkg/train.py", "/tmp/s/0/train.py"):  # an unchanged file is read where it is
+        site = EstimatorSite("pkg/train.py", 5, "tf.estimator.DNNClassifier", f"{where}:5", where)
+        comparison = read_comparison(site, {"checkpoint": "m/model.ckpt-1", "compatible": True, "verdict": f"ok for {where}:5",
+                                            "model": {"target": f"{where}:5"}})
+        assert comparison.verdict == "ok for pkg/train.py:5 tf.estimator.DNNClassifier"
+        assert comparison.model.target == "pkg/train.py:5 tf.estimator.DNNClassifier"
+        validation = read_validation(site, {"passed": False, "error": f"{where}:5: cannot build", "target": f"{where}:5"})
+        assert validation.target == "pkg/train.py:5 tf.estimator.DNNClassifier" and validation.outcome == "not run"
+        assert validation.error == "pkg/train.py:5 tf.estimator.DNNClassifier: cannot build"

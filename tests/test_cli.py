@@ -61,7 +61,9 @@ def test_json_check_mode_marks_nothing_fixed(project):
     out = tfmigrate("rewrite", "--check", "--format", "json", ".", cwd=project, check=1).stdout
     data = json.loads(out)
     assert data["findings"] and all(f["fix"] in ("fixable", "manual") for f in data["findings"])
-    assert set(data["findings"][0]) == {"rule", "severity", "path", "line", "col", "message", "fix", "fix_safety"}
+    assert set(data["findings"][0]) == {"rule", "severity", "path", "line", "col", "message", "fix", "fix_safety", "fixable", "fixed"}
+    # schema 1's booleans agree with "fix": nothing is fixed under --check
+    assert all(f["fixed"] is False and f["fixable"] is (f["fix"] == "fixable") for f in data["findings"])
     # one line a file and a finding: greppable, and each line is a JSON object of its own
     lines = [line.strip().rstrip(",") for line in out.splitlines()]
     assert [json.loads(line) for line in lines if line.startswith('{"rule"')] == data["findings"]

@@ -73,10 +73,11 @@ def test_structure_summary_diff_findings_checkpoints_validation() -> None:
     # the rule's explanation from the catalog, next to its finding
     assert f'id="rule-{rule.id}"' in page and html.e(rule.why) in page
     # the mismatched weight is a highlighted row, the optimizer slot a warning, the match plain
-    assert re.search(r'<tr class="row-bad"><td class="mono">dnn/hiddenlayer_0/kernel</td>', page)
-    assert re.search(r'<tr class="row-warn"><td class="mono">—</td><td class="mono">training/Adagrad/x</td>', page)
-    assert re.search(r'<tr class="row-ok"><td class="mono">global_step</td>', page)
-    assert page.index("row-bad") < page.index("row-warn") < page.index('row-ok"><td class="mono">global_step')
+    assert re.search(r'<tr class="row-bad"><td class="mono">' + re.escape(html.path("dnn/hiddenlayer_0/kernel")) + "</td>", page)
+    assert re.search(r'<tr class="row-warn"><td class="mono">' + re.escape(html.path("—")) + '</td><td class="mono">'
+                     + re.escape(html.path("training/Adagrad/x")) + "</td>", page)
+    assert re.search(r'<tr class="row-ok"><td class="mono">' + re.escape(html.path("global_step")) + "</td>", page)
+    assert page.index("row-bad") < page.index("row-warn") < page.index('row-ok"><td class="mono">' + html.path("global_step"))
     assert '<tr class="row-bad"><td>checkpoint files</td>' in page
 
 

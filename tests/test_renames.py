@@ -488,7 +488,9 @@ def test_cli_end_to_end(tmp_path):
 
 
 @pytest.mark.slow
-def test_rewrite_of_a_5000_line_file_is_linear():
+def test_a_5000_line_file_is_rewritten_whole():
+    """Every block of a large file is rewritten and reported (its time per line, against a 1,000-
+    and a 100,000-line file, is a benchmark figure: benchmarks/, not a timed test)."""
     block = textwrap.dedent(
         """\
         x{i} = tf.placeholder(tf.float32, [None, {i}])
@@ -498,18 +500,12 @@ def test_rewrite_of_a_5000_line_file_is_linear():
         f{i} = tf.gfile.GFile("f{i}")
         """
     )
-    def source(lines: int) -> bytes:
-        return ("import tensorflow as tf\n" + "".join(block.format(i=i) for i in range(lines // 5))).encode()
-
-    timings = {}
-    for lines in (500, 5000):
-        start = time.perf_counter()
-        result = rewrite_source(source(lines), TFM5, path="big.py")
-        timings[lines] = time.perf_counter() - start
-        assert result.new.count(b"tf.compat.v1.placeholder") == lines // 5
-        assert sum(f.rule == "TFM503" for f in result.findings) == lines // 5
-    assert timings[5000] < 300, timings
-    assert timings[5000] < 25 * timings[500], timings  # linear is 10x; quadratic would be 100x
+    lines = 5000
+    source = ("import tensorflow as tf\n" + "".join(block.format(i=i) for i in range(lines // 5))).encode()
+    result = rewrite_source(source, TFM5, path="big.py")
+    assert result.new.count(b"tf.compat.v1.placeholder") == lines // 5
+    assert sum(f.rule == "TFM503" for f in result.findings) == lines // 5
+    assert rewrite_source(result.new, TFM5, path="big.py").new == result.new
 
 
 def test_parenthesized_import_split_keeps_comments():

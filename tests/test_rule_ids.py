@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
 import sys
@@ -107,3 +108,40 @@ def test_a_disabled_known_rule_stays_silent():
     result = rewrite_source(b"import tensorflow as tf\nx = tf.placeholder(tf.float32)\n", enabled)  # raises on an error
     assert b"compat.v1.placeholder" not in result.new
     assert rule_ids.TFM501 not in {f.rule for f in result.findings}
+
+
+def test_every_rule_leads_to_the_code_that_reports_it():
+    from tfmigrate.codemod.rule_sites import sites
+
+    for rule_id in CATALOG.rules:
+        places = sites(rule_id)
+        assert places, f"{rule_id}: no transform names it"
+        for place in places:
+            lines = (REPO / place.path).read_text(encoding="utf-8").splitlines()
+            head = lines[place.line - 1]
+            assert place.name.rpartition(".")[2] in head, f"{place}: the line does not define {place.name}"
+            assert any(rule_id in line for line in lines[place.line - 1:]), place
+
+
+def test_rules_command_shows_fix_safety_legacy_api_and_code():
+    from click.testing import CliRunner
+
+    from tfmigrate.cli.rules import rules
+
+    shown = CliRunner().invoke(rules, ["TFM103"])
+    assert shown.exit_code == 0, shown.output
+    assert "Fix safety: unsafe" in shown.output
+    assert "tf.train.*Optimizer" in shown.output  # its legacy API
+    code = [line.split()[0] for line in shown.output.splitlines() if line.startswith("  tfmigrate/transforms/")]
+    assert code, shown.output
+    for place in code:  # each place is a def that reports TFM103
+        path, line = place.rsplit(":", 1)
+        source = (REPO / path).read_text(encoding="utf-8").splitlines()[int(line) - 1:]
+        assert source[0].lstrip().startswith("def ")
+        body = "\n".join(source[1:next((i for i, s in enumerate(source[1:], 1) if s.lstrip().startswith("def ")), None)])
+        assert "TFM103" in body
+    listing = CliRunner().invoke(rules, [])
+    assert "unsafe" in listing.output and "safe" in listing.output and "manual" in listing.output
+    data = json.loads(CliRunner().invoke(rules, ["TFM5", "--format", "json"]).output)
+    assert {r["fix_safety"] for r in data} == {"safe", "none"}
+    assert all(r["legacy_api"] and r["implemented_in"] for r in data)

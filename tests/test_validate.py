@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -449,3 +450,106 @@ def test_cluster_spec_needs_chief_worker_and_ps() -> None:
     for bad in ("worker=2", "chief=1,worker=1", "chief=1,worker=1,ps=1,evaluator=1", "chief=two"):
         with pytest.raises(ClusterSpecError):
             parse(bad)
+
+
+PS_PROGRAM = '''
+import sys
+import tensorflow as tf
+
+# a 2017-style launcher with the default flags of a parameter server task
+cluster = tf.train.ClusterSpec({"ps": ["127.0.0.1:PORT"], "worker": ["127.0.0.1:1"]})
+server = tf.compat.v1.train.Server(cluster, job_name="ps", task_index=0)
+server.join()
+'''
+
+STALLED_PROGRAM = '''
+import subprocess
+import sys
+import time
+
+# waits for other processes that never come, with a helper process of its own
+helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+open(sys.argv[1], "w").write(str(helper.pid))
+while True:
+    time.sleep(0.1)
+'''
+
+
+@pytest.mark.slow
+def test_program_that_becomes_a_parameter_server_names_the_cluster_run(tmp_path: Path) -> None:
+    """A program whose default flags make it a ps task never trains: validate stops at its join() with the
+    command that can validate it, instead of waiting for the 30-minute watchdog."""
+    from tfmigrate.validate.cluster import _ports
+
+    path = tmp_path / "dist.py"
+    path.write_text(PS_PROGRAM.replace("PORT", str(_ports(1)[0])), encoding="utf-8")
+    started = time.monotonic()
+    code, result = validate(str(path), "--program", "--device", "cpu")
+    assert code == 2, result
+    assert time.monotonic() - started < 120
+    assert result["error"].startswith(f"{path}: the program made this process a parameter server (Server.join() serves forever)")
+    assert f"tfmigrate validate --cluster chief=1,worker=1,ps=1 {path}:FUNCTION" in result["error"] and "\n" not in result["error"]
+
+
+@pytest.mark.slow
+def test_program_that_never_trains_is_stopped_with_what_it_started(tmp_path: Path) -> None:
+    """A program that waits forever before its first train is stopped at the limit (here 3 s), with one
+    line naming the targets that can run, and the process it started does not outlive validate."""
+    import os
+
+    path = tmp_path / "stall.py"
+    path.write_text(STALLED_PROGRAM, encoding="utf-8")
+    pid_file = tmp_path / "helper.pid"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "validate", str(path), "--program", "--args", str(pid_file), "--format", "json"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "TFMIGRATE_PROGRAM_LIMIT": "3"},
+    )
+    result = json.loads(proc.stdout)
+    assert proc.returncode == 2, result
+    assert result["error"].startswith(f"{path}: the program ran 3 s without reaching its first Estimator.train")
+    assert f"tfmigrate validate {path}:FUNCTION" in result["error"]
+    helper = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and Path(f"/proc/{helper}").exists() and "Z" not in Path(f"/proc/{helper}/stat").read_text().split()[2]:
+        time.sleep(0.1)
+    assert not Path(f"/proc/{helper}").exists() or Path(f"/proc/{helper}/stat").read_text().split()[2] == "Z"
+
+
+@pytest.mark.slow
+def test_program_not_yet_migrated_says_to_rewrite_it(tmp_path: Path) -> None:
+    path = tmp_path / "legacy.py"
+    path.write_text("from tensorflow.contrib import learn\n\nlearn.DNNClassifier(hidden_units=[4])\n", encoding="utf-8")
+    code, result = validate(str(path), "--program", "--device", "cpu")
+    assert code == 2, result
+    assert result["error"] == (f"{path}: the program raised ModuleNotFoundError: No module named 'tensorflow.contrib' before it "
+                               f"trained a tf.estimator.Estimator; it still uses TensorFlow APIs 2.15 lacks: `tfmigrate rewrite "
+                               f"{path}` migrates them or lists the manual findings left to finish")
+
+
+def test_cluster_with_device_gpu_cannot_run(model_file: Path) -> None:
+    """--cluster trains on CPU only: --device gpu with it is refused in one line (exit 2), before any task starts."""
+    code, result = validate(f"{model_file}:custom", "--cluster", "chief=1,worker=1,ps=1", "--device", "gpu")
+    assert code == 2 and result["stages"] == []
+    assert result["error"].startswith("--cluster trains every task on CPU") and "\n" not in result["error"]
+
+
+def test_a_file_without_an_estimator_is_refused_without_starting_tensorflow(tmp_path: Path) -> None:
+    """The refusal (one line, naming file.py:build_estimator and --program) comes from the source alone: no
+    TensorFlow child starts (a tensorflow module first on the path would leave a mark), for --cluster too."""
+    import os
+
+    path = tmp_path / "loop.py"
+    path.write_text("import tensorflow as tf\n\nprint(tf.constant(1))\n", encoding="utf-8")
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    mark = tmp_path / "imported"
+    (fake / "tensorflow.py").write_text(f"open({str(mark)!r}, 'w').close()\nraise ImportError('fake')\n", encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(fake)}
+    for extra in ((), ("--cluster", "chief=1,worker=1,ps=1")):
+        proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", str(path), *extra, "--format", "json"],
+                              capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
+        result = json.loads(proc.stdout)
+        assert proc.returncode == 2 and result["stages"] == [], result
+        assert result["error"].startswith(f"{path}: no tf.estimator construction found") and "\n" not in result["error"]
+        assert f"{path}:build_estimator" in result["error"] and f"tfmigrate validate --program {path}" in result["error"]
+    assert not mark.exists()

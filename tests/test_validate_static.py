@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.validate import static, targets
+from tfmigrate import targets_static as static
+from tfmigrate.validate import targets
 
 
 def find(code: str) -> list[static.Site]:

@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tfmigrate.results import FileStatus, Report, Validation, checkpoint_from_json, map_text, validation_from_json
+from tfmigrate.results import (
+    CheckpointComparison, FileStatus, Report, Validation, checkpoint_from_json, map_text, validation_from_json,
+)
 
 ESTIMATOR = b"estimator"
 BUILDERS = ("build_estimator", "make_estimator", "experiment_fn", "estimator_fn")
@@ -196,6 +198,20 @@ def _distinct(paths: list[str]) -> list[str]:
     return out
 
 
+def read_comparison(site: EstimatorSite, data: dict[str, Any]) -> CheckpointComparison:
+    """A ``ckpt diff`` JSON object from the child, read into the model with the user's names."""
+    comparison = map_text(checkpoint_from_json(data), site.relabel)
+    comparison.model.target = site.shown  # after the relabel, which would name it twice
+    return comparison
+
+
+def read_validation(site: EstimatorSite, data: dict[str, Any]) -> Validation:
+    """A ``validate`` JSON object from the child, read into the model with the user's names."""
+    validation = map_text(validation_from_json(data), site.relabel)
+    validation.target = site.shown
+    return validation
+
+
 def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say) -> None:
     """Each estimator against its model_dir's checkpoint and the ``--checkpoint`` s, in one TensorFlow child."""
     from tfmigrate.validate.runner import run_validation
@@ -221,7 +237,7 @@ def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], rep
         report.errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {site.relabel(str(item['error']))}")
     for ck in r.get("checkpoints", []):
         site = by_spec[ck["target"]]
-        report.checkpoints.append(map_text(checkpoint_from_json(ck, model_target=site.shown), site.relabel))
+        report.checkpoints.append(read_comparison(site, ck))
 
 
 def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say: Say, watch: Watch | None = None) -> None:
@@ -234,7 +250,7 @@ def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say:
         say(f"validating {s.shown} ({steps} steps)")
         with (watch() if watch else nullcontext()) as on_event:
             r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event)
-        report.validations.append(map_text(validation_from_json(r, target=s.shown), s.relabel))
+        report.validations.append(read_validation(s, r))
 
 
 def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, checkpoints: tuple[Path, ...] = (),

@@ -134,6 +134,11 @@ class FileResult:
 # ------------------------------------------------------------------------------------ checkpoints
 
 
+def shape_text(shape: list[int] | tuple[int, ...] | None, none: str = "-") -> str:
+    """A tensor shape as every output shows it: ``[4, 10]``, ``[]`` for a scalar, ``none`` when absent."""
+    return none if shape is None else "[" + ", ".join(str(d) for d in shape) + "]"
+
+
 class PairStatus(StrEnum):
     MATCH = "match"
     SHAPE_MISMATCH = "shape_mismatch"

@@ -22,6 +22,8 @@ from tfmigrate.codemod.rule import Catalog, load_catalog  # noqa: E402
 OUT = REPO / "tfmigrate" / "rule_ids.py"
 HEADER = '''"""Every rule id of the catalog (``rules/*.toml``), one constant each. Generated: never edit.
 
+Titles, why, fix safety and examples stay in the catalog: ``tfmigrate rules TFM103``.
+
 The code reports a rule through its constant, never a string (``self.fix(node, TFM103, ...)``),
 so ``grep -rn TFM103 tfmigrate`` or an IDE's "find usages" leads from an id to every line that
 reports it, and a mistyped id is an ImportError. ``tfmigrate rules TFM103`` lists those places
@@ -36,11 +38,8 @@ from __future__ import annotations
 def render(catalog: Catalog) -> str:
     lines = [HEADER]
     for family in catalog.families:
-        lines.append(f"\n# rules/{family.source} ({family.prefix}): {family.title}")
-        for rule in family.rules:
-            for part in textwrap.wrap(rule.title, 96):
-                lines.append(f"#: {part}")
-            lines.append(f'{rule.id} = "{rule.id}"')
+        lines.append(f"\n# rules/{family.source}")
+        lines.extend(f'{rule.id} = "{rule.id}"' for rule in family.rules)
     lines.append("\nALL: frozenset[str] = frozenset({")
     for family in catalog.families:
         ids = [rule.id for rule in family.rules]

@@ -54,10 +54,12 @@ def _suffixed(source: str, suffix: str) -> str:
     return "".join(lines)
 
 
-def tf1_module(lines: int, exclude: tuple[str, ...] = ()) -> str:
+def tf1_module(lines: int, exclude: tuple[str, ...] = (), one_import_block: bool = False) -> str:
     """About ``lines`` lines of legacy TensorFlow code (whole sample programs, so a little more;
-    ``exclude``: sample names left out)."""
+    ``exclude``: sample names left out). ``one_import_block``: the programs' imports once, at the
+    top (one long module), instead of each program's own at its start (programs one after another)."""
     sources = [p.read_text() for p in sorted(SAMPLES.glob("*/legacy.py")) if p.parent.name not in exclude]
+    imports: list[str] = []
     out: list[str] = []
     count = copy = 0
     while count < lines:
@@ -65,7 +67,16 @@ def tf1_module(lines: int, exclude: tuple[str, ...] = ()) -> str:
         text = _suffixed(source, str(copy))
         if not text.endswith("\n"):
             text += "\n"
+        if one_import_block:
+            kept = []
+            for line in text.splitlines(keepends=True):
+                if line.startswith(("import ", "from ")):
+                    if line not in imports:
+                        imports.append(line)
+                else:
+                    kept.append(line)
+            text = "".join(kept)
         out.append(text)
         count += text.count("\n")
         copy += 1
-    return "".join(out)
+    return "".join(imports) + "\n" + "".join(out) if one_import_block else "".join(out)

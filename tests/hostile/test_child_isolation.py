@@ -76,3 +76,69 @@ def test_report_without_validate_never_imports_the_users_code(tmp_path: Path) ->
                           text=True, timeout=300)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert not marker.exists(), "tfmigrate report (no --validate) ran the user's code"
+
+
+def _project_with_side_effects(root: Path) -> tuple[Path, Path]:
+    """A project whose source writes a marker when imported, a checkpoint beside it, and modules
+    planted in the directory tfmigrate runs from: (the marker of the user's code, the planted one's)."""
+    import shutil
+
+    samples = Path(__file__).resolve().parents[2] / "samples" / "checkpoints" / "contrib1x"
+    shutil.copytree(samples, root / "models" / "iris")
+    user_marker, planted_marker = root.parent / "user-code-ran", root.parent / "planted-module-ran"
+    (root / "train.py").write_text(
+        "import pathlib\nimport tensorflow as tf\n"
+        f"pathlib.Path({str(user_marker)!r}).write_text('imported')\n\n\n"
+        "def build():\n"
+        "    columns = [tf.feature_column.numeric_column('x', shape=[4])]\n"
+        "    return tf.estimator.DNNClassifier(hidden_units=[10, 10], feature_columns=columns, n_classes=3,\n"
+        "                                      model_dir='models/iris')\n"
+    )
+    plant(root, planted_marker)
+    return user_marker, planted_marker
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args", [
+    ("rewrite", "--check", "--no-cache", "train.py"),
+    ("rewrite", "--diff", "--no-cache", "."),
+    ("rewrite", "--no-cache", "train.py"),
+    ("rules",),
+    ("ckpt", "inspect", "models/iris"),
+    ("ckpt", "diff", "models/iris", "--model", "train.py"),
+    ("report", ".", "--no-cache", "--json", "report.json"),
+])
+def test_commands_the_readme_says_never_run_user_code_never_do(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """README, "Which commands run your code": no command but validate, report --validate and
+    ckpt diff|convert --model file.py:function executes code from the user's files, or a module
+    planted in the directory it runs from."""
+    import sys
+
+    root = tmp_path / "project"
+    root.mkdir()
+    user_marker, planted_marker = _project_with_side_effects(root)
+    tfmigrate = Path(__file__).resolve().parents[2]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tfmigrate), "NO_COLOR": "1", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    proc = subprocess.run([sys.executable, "-P", "-m", "tfmigrate", *args], cwd=root, capture_output=True, text=True,
+                          timeout=300, env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert not user_marker.exists(), f"tfmigrate {' '.join(args)} ran the user's code"
+    assert not planted_marker.exists(), f"tfmigrate {' '.join(args)} imported a module planted in the current directory"
+
+
+@pytest.mark.slow
+def test_ckpt_diff_with_a_function_runs_the_users_code_and_nothing_planted(tmp_path: Path) -> None:
+    """The other side of the promise: `--model file.py:function` does import the file (in a child),
+    and still never a module planted in the current directory."""
+    import sys
+
+    root = tmp_path / "project"
+    root.mkdir()
+    user_marker, planted_marker = _project_with_side_effects(root)
+    tfmigrate = Path(__file__).resolve().parents[2]
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(tfmigrate), "NO_COLOR": "1", "TF_CPP_MIN_LOG_LEVEL": "3"}
+    proc = subprocess.run([sys.executable, "-P", "-m", "tfmigrate", "ckpt", "diff", "models/iris", "--model", "train.py:build"],
+                          cwd=root, capture_output=True, text=True, timeout=300, env=env)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert user_marker.exists(), proc.stdout + proc.stderr
+    assert not planted_marker.exists()

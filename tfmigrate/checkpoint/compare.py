@@ -26,12 +26,9 @@ from __future__ import annotations
 from typing import Any
 
 from tfmigrate.checkpoint import classify, names
+from tfmigrate.results import shape_text
 
 SCHEMA = 1
-
-
-def _fmt(shape: Any) -> str:
-    return "[" + ", ".join(str(d) for d in shape) + "]" if shape is not None else "-"
 
 
 def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], model_info: dict[str, Any], checkpoint: str) -> dict[str, Any]:
@@ -166,7 +163,7 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
 def _shape_verdict(bad: list[dict[str, Any]], src: Any, dst: Any, api: str, warm: str) -> str:
     bad = sorted(bad, key=lambda p: (p["kind"] != "model", len(p["model_shape"] or []) < 2, p["model_name"]))
     first = bad[0]  # a model kernel when there is one: the clearest example
-    shapes = f"{first['model_name']} is {_fmt(first['checkpoint_shape'])} in the checkpoint, {_fmt(first['model_shape'])} in the model"
+    shapes = f"{first['model_name']} is {shape_text(first['checkpoint_shape'])} in the checkpoint, {shape_text(first['model_shape'])} in the model"
     feature = n_classes = None
     if src and dst and src.feature_width != dst.feature_width and src.feature_width and dst.feature_width:
         feature = (src.feature_width, dst.feature_width)
@@ -184,8 +181,8 @@ def _shape_verdict(bad: list[dict[str, Any]], src: Any, dst: Any, api: str, warm
         else:
             later.append(f"predictions silently keep {old} logits (class ids up to {old - 1}) where the model asks for {new}")
     if api == "v1":
-        what = (f"raises InvalidArgumentError at restore (shape in shape_and_slice spec {_fmt(first['model_shape'])} does "
-                f"not match the shape stored in checkpoint: {_fmt(first['checkpoint_shape'])}): {shapes}")
+        what = (f"raises InvalidArgumentError at restore (shape in shape_and_slice spec {shape_text(first['model_shape'])} does "
+                f"not match the shape stored in checkpoint: {shape_text(first['checkpoint_shape'])}): {shapes}")
     elif api == "keras":
         what = f"load_weights raises ValueError (shape mismatch): {shapes}"
     else:

@@ -141,11 +141,6 @@ def mask_crc(c: int) -> int:
     return ((((c >> 15) | (c << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
 
 
-def unmask_crc(m: int) -> int:
-    rot = (m - 0xA282EAD8) & 0xFFFFFFFF
-    return ((rot >> 17) | (rot << 15)) & 0xFFFFFFFF
-
-
 def snappy_decompress(data: bytes, limit: int = MAX_BLOCK_BYTES) -> bytes:
     """Decompress a raw snappy block (the format LevelDB tables use). Bounded: never allocates
     more than the declared length, which itself must be plausible."""
@@ -233,22 +228,6 @@ def parse_fields(buf: bytes, start: int = 0, end: int | None = None) -> list[tup
 
 def _signed64(v: int) -> int:
     return v - (1 << 64) if v >= 1 << 63 else v
-
-
-def _ints(fields, number: int) -> list[int]:
-    """Repeated varint field, packed or not."""
-    values: list[int] = []
-    for n, w, v in fields:
-        if n != number:
-            continue
-        if w == 0:
-            values.append(_signed64(v))  # type: ignore[arg-type]
-        elif w == 2:
-            pos, data = 0, v
-            while pos < len(data):  # type: ignore[arg-type]
-                x, pos = read_varint(data, pos)  # type: ignore[arg-type]
-                values.append(_signed64(x))
-    return values
 
 
 def _one(fields, number: int, default=0):

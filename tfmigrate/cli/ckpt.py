@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from tfmigrate.checkpoint.index import CheckpointError
+from tfmigrate.results import shape_text
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+                      help="text: tables for people (piped: plain, no width limit); json: the result as one JSON object.")
 KIND_STYLE = {"model": "bold", "optimizer": "cyan", "bookkeeping": "dim"}
 STATUS_STYLE = {"match": "green", "shape_mismatch": "bold red", "dtype_mismatch": "bold red",
                 "missing_from_checkpoint": "yellow", "unused_in_checkpoint": "dim"}
@@ -39,13 +41,15 @@ def _run(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def _console() -> Console:
-    from rich.console import Console  # rich only for text output: --format json stays lean
+    from tfmigrate.report.console import make_console  # piped: plain, no width limit
 
-    return Console(highlight=False, soft_wrap=False, emoji=False)
+    return make_console()
 
 
-def _shape(shape: Any) -> str:
-    return "-" if shape is None else "[" + ",".join(str(d) for d in shape) + "]"
+def _table(out: Console, table: Any) -> None:
+    from tfmigrate.report.console import print_whole  # tensor names are never folded or cropped
+
+    print_whole(out, table)
 
 
 def _bytes(n: int) -> str:
@@ -94,8 +98,8 @@ def inspect(path: str, fmt: str) -> None:
         table.add_column("shape", overflow="fold")
         table.add_column("bytes", justify="right", no_wrap=True)
         for v in rows:
-            table.add_row(escape(v["name"]), escape(str(v["dtype"])), _shape(v["shape"]), _bytes(v["bytes"]))
-        out.print(table)
+            table.add_row(escape(v["name"]), escape(str(v["dtype"])), shape_text(v["shape"]), _bytes(v["bytes"]))
+        _table(out, table)
     sys.exit(0)
 
 
@@ -136,9 +140,9 @@ def _print_diff(data: dict[str, Any], out: Console) -> None:
             name = md or ck if (ck == md or not ck or not md) else f"{md}\n  <- {ck}"
             dtype = "" if p["checkpoint_dtype"] == p["model_dtype"] or None in (p["checkpoint_dtype"], p["model_dtype"]) else " (dtype)"
             table.add_row(Text(STATUS_SHORT[p["status"]], style=STATUS_STYLE.get(p["status"], "")), Text(name),
-                          _shape(p["checkpoint_shape"]) + (f" {p['checkpoint_dtype']}" if dtype else ""),
-                          _shape(p["model_shape"]) + (f" {p['model_dtype']}" if dtype else ""))
-        out.print(table)
+                          shape_text(p["checkpoint_shape"]) + (f" {p['checkpoint_dtype']}" if dtype else ""),
+                          shape_text(p["model_shape"]) + (f" {p['model_dtype']}" if dtype else ""))
+        _table(out, table)
     for note in data.get("notes", []):
         out.print(Text("note: ", style="bold") + Text(note))
 
@@ -198,7 +202,7 @@ def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_op
         table.add_column("how", no_wrap=True)
         for op in data["ops"]:
             table.add_row(escape(" + ".join(op["src"])), escape(op["new"]), escape(op["op"]))
-        out_c.print(table)
+        _table(out_c, table)
         for old, why in data["not_carried"].items():
             out_c.print(Text("not carried: ", style="yellow") + Text(f"{old}: {why}"))
         for note in data["notes"]:

@@ -7,15 +7,17 @@ import click
 
 @click.command()
 @click.argument("rule_id", required=False)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: the list, or one rule with its examples; json: the rules as a JSON list.")
 def rules(rule_id: str | None, fmt: str) -> None:
-    """List the rule catalog, or explain RULE_ID with its before/after examples."""
+    """List the rule catalog, or explain RULE_ID: why, fix safety, legacy API, its code, examples."""
     import json
 
     from rich.syntax import Syntax
     from rich.table import Table
 
     from tfmigrate.codemod.rule import load_catalog
+    from tfmigrate.codemod.rule_sites import explain, sites
 
     catalog = load_catalog()
     chosen = list(catalog.rules.values())
@@ -25,25 +27,28 @@ def rules(rule_id: str | None, fmt: str) -> None:
             raise click.BadParameter(f"no rule {rule_id} (see `tfmigrate rules`)", param_hint="RULE_ID")
     if fmt == "json":
         data = [
-            {"id": r.id, "title": r.title, "family": r.family, "severity": r.severity, "fixable": r.fixable, "why": r.why,
+            {"id": r.id, "title": r.title, "family": r.family, "severity": r.severity, "fixable": r.fixable,
+             "fix_safety": r.fix_safety, "legacy_api": list(r.legacy_api), "why": r.why,
+             "implemented_in": [str(s) for s in sites(r.id)],
              "examples": [{"before": e.before, "after": e.after} for e in r.examples]}
             for r in chosen
         ]
         click.echo(json.dumps(data, indent=2))
         return
-    from tfmigrate.report.console import make_console
+    from tfmigrate.report.console import make_console, print_whole
 
     out = make_console()
     if rule_id and len(chosen) == 1:
         r = chosen[0]
         out.print(f"[bold]{r.id}[/] {r.title}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")
         out.print(r.why + "\n", soft_wrap=False)
+        out.print("\n".join(explain(r)) + "\n", markup=False, highlight=False)
         for i, e in enumerate(r.examples, start=1):
             out.print(f"[bold]Example {i}[/] — before:")
-            out.print(Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+            print_whole(out, Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
             out.print("after:" if e.after is not None else "after: [dim](left unchanged)[/]")
             if e.after is not None:
-                out.print(Syntax(e.after.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+                print_whole(out, Syntax(e.after.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
             out.print()
         return
     table = Table(show_header=True, header_style="bold")
@@ -51,5 +56,5 @@ def rules(rule_id: str | None, fmt: str) -> None:
     table.add_column("title")
     table.add_column("fix")
     for r in chosen:
-        table.add_row(r.id, r.title, "auto" if r.fixable else "manual")
+        table.add_row(r.id, r.title, r.fix_safety if r.fixable else "manual")
     out.print(table)

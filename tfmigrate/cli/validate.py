@@ -10,34 +10,8 @@ from typing import Any
 import click
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
-from tfmigrate.report.console import make_console
-
-
-def stages_table(result: dict[str, Any], title: str | None = None) -> Table:
-    table = Table(title=title, show_header=True, header_style="bold", expand=False)
-    table.add_column("stage", no_wrap=True)
-    table.add_column("", no_wrap=True)
-    table.add_column("s", justify="right", no_wrap=True)
-    table.add_column("detail", overflow="fold")
-    for st in result.get("stages", []):
-        mark = "[green]ok[/]" if st.get("passed") else "[bold red]FAIL[/]"
-        table.add_row(escape(str(st.get("name", "?"))), mark, f"{st.get('seconds', 0):.1f}", escape(str(st.get("detail", ""))))
-    return table
-
-
-def verdict_line(result: dict[str, Any]) -> str:
-    device = escape(str(result.get("device", "?")) + (f" ({result['device_name']})" if result.get("device_name") else ""))
-    if result.get("error"):
-        return f"[bold red]could not run[/]: {escape(str(result['error']))}"
-    failed = [escape(str(s["name"])) for s in result.get("stages", []) if not s.get("passed")]
-    rate = f", {result['steps_per_second']} steps/s" if result.get("steps_per_second") else ""
-    if result.get("passed"):
-        return f"[bold green]passed[/] on {device}: {result.get('steps')} steps{rate}, {result.get('seconds', 0):.1f} s"
-    first = next((s for s in result.get("stages", []) if not s.get("passed")), None)
-    why = f"\n  {escape(str(first['detail']))}" if first and first.get("detail") else ""
-    return f"[bold red]failed[/] on {device}: stage {', '.join(failed)}{why}"
+from tfmigrate.report.console import make_console, visible, visible_data
 
 
 class ProgressView:
@@ -89,10 +63,18 @@ class ProgressView:
 @click.option("--cluster", "cluster_spec", metavar="chief=1,worker=1,ps=1",
               help="Train as a real local cluster (one process per task on 127.0.0.1, each with its own TF_CONFIG, "
                    "tf.estimator.train_and_evaluate), then restore and resume the chief's checkpoint locally.")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text: the stages and the verdict; json: the result as one JSON object (what `tfmigrate report --json` holds).")
 def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,
              program: bool, program_args: str, cluster_spec: str | None, fmt: str) -> None:
-    """Train, checkpoint, restore and resume TARGET (file.py:function or a migrated file.py) for real.
+    """Train, checkpoint, restore and resume TARGET for real.
+
+    \b
+    TARGET is one of:
+      file.py:function   a function that returns the estimator (imported and called)
+      file.py:LINE       the tf.estimator construction on that line of a migrated file
+      file.py            a migrated file: its first construction that can be built
+                         statically, else the program itself run up to its first train()
 
     Exit 0 passed, 1 a stage failed, 2 could not run.
     """
@@ -106,7 +88,7 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     if cluster_spec:
         from tfmigrate.validate.cluster import run_cluster
 
-        result = run_cluster(target, cluster_spec, steps=steps, program=program, program_args=shlex.split(program_args))
+        result = run_cluster(target, cluster_spec, steps=steps, program=program, program_args=shlex.split(program_args), device=device)
     elif err.is_terminal:
         with ProgressView(err) as view:
             result = run_validation(target, on_event=view, **kwargs)
@@ -118,8 +100,12 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
         if result.get("error"):
             err.print(f"[bold red]error[/]: {escape(str(result['error']))}")
     else:
+        from tfmigrate.report.terminal import stages_table, verdict_line
+        from tfmigrate.results import validation_from_json
+
         out = make_console()
-        if result.get("stages"):
-            out.print(stages_table(result, title=f"tfmigrate validate {escape(target)}"))
-        out.print(verdict_line(result), soft_wrap=True)
+        shown = validation_from_json(visible_data(result))  # the model the report renders too
+        if shown.stages:
+            out.print(stages_table(shown, title=f"tfmigrate validate {escape(visible(target))}"))
+        out.print(verdict_line(shown), soft_wrap=True)
     sys.exit(code)

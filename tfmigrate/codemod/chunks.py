@@ -1,49 +1,70 @@
 """Huge modules rewritten in chunks of top-level statements, so that memory stays bounded.
 
-libcst's tree of a module costs some 20 KB a line (a 100,000-line file: 2 GB before any rule
-runs, and CPython's own syntax check of the whole text another 400 MB). Above ``THRESHOLD_LINES``
-a module is cut, between top-level statements, into chunks of about ``CHUNK_LINES`` lines, and
-each chunk is rewritten by the ordinary engine (parse, families, fix loop, checks) as a module of
-its own::
+libcst's tree of a module costs some 20 KB a line (a 100,000-line file: 2 GB before any rule runs,
+and CPython's syntax check of the whole text another 400 MB). A module of more than
+``THRESHOLD_LINES`` lines is cut between top-level statements (found with Python's tokenizer,
+which builds no tree) into chunks of about ``CHUNK_LINES`` lines, preferably where another program
+or definition starts, and each chunk is rewritten by the ordinary engine (parse, families, fix
+loop, checks) as a module of its own::
 
-    <header>                      the module's docstring, its import block and the comments after it
-    __tfmigrate_chunk__ = 0       a marker: where the header ends in the rewritten text
+    <header>                   the module's docstring and import block (with the comments after it)
+    __tfmigrate_chunk__ = 0    marker: the header ends
+    <context before>           statements of earlier chunks tied to this one (see below)
+    __tfmigrate_context__ = 0  marker: the chunk's own statements follow
     <the chunk's statements>
+    __tfmigrate_after__ = 0    marker (only with a context after)
+    <context after>            statements of later chunks tied to this one
 
-The header is threaded: chunk k starts from the header as chunk k-1 left it, so an import added or
-a line inserted after the imports for one chunk is seen by the later ones (which then add nothing
-twice), and the header of the last chunk is the file's. What the families learn about the module
-(``Context.facts``) is shared in the same way. Findings are kept from each chunk's own statements
-(and the header's from the first chunk), with their lines moved to the file's.
+What makes the result the whole-module engine's:
+- the header is threaded: chunk k is rewritten under the header as chunk k-1 left it, so imports
+  added or code inserted after the imports is seen by the later chunks, and the last chunk's
+  header is the file's; what the families learn about the module (``Context.facts``) is shared;
+- the context: rules read across statements (an estimator's constructor and its ``fit``, a
+  ``model_fn`` and the Estimator it is given to, a Saver and the variables made after it). A chunk
+  is rewritten with the statements of other chunks tied to it by names (those binding a name it
+  reads, those reading a name it binds, and so on, nearest first, at most ``CONTEXT_LINES`` lines
+  a side), in their original text, with the header imports an earlier chunk removed; what is
+  rewritten there is dropped (their own chunk reports and rewrites them);
+- an import is never removed while another chunk names what it binds (the rewritten text of the
+  chunks done, the original of the others: ``imports.READ_ELSEWHERE``); a chunk whose own import
+  stayed only for a chunk rewritten later that no longer names it is rewritten again at the end;
+- findings come from each chunk's own statements (the header's from the first chunk), their lines
+  and the lines their messages cite moved to the file's.
 
-Rules that look across the whole module (an import is removed only when no statement reads it any
-more; facts one statement gives about another) see the header and their own chunk: a chunk is some
-2,000 lines of whole top-level statements, and tests/test_chunks.py checks that the samples, the
-test fixtures and generated files of every family come out byte-identical to the unchunked engine
-with chunks as small as a few statements. Anything this module cannot cut safely (not UTF-8, lone
-``\\r`` line endings, text Python's tokenizer rejects, a marker the rules moved) is rewritten whole.
+tests/hostile/test_huge_files.py checks on the samples, cut into chunks of 3 and 8 lines, that bytes and
+findings are the whole-module engine's; and on generated 6,000-line files that a chunked rewrite
+parses, reaches its fixed point, keeps every import still read and reports lines in range. Where
+one file holds several programs that reuse each other's names, the whole-module engine mixes them
+up (one program's Saver with another's variables) and a chunk, seeing fewer of them, may rewrite a
+little more or say so differently. Whatever cannot be cut or put back together safely (not UTF-8,
+lone ``\\r`` line endings, text the tokenizer rejects, a marker moved, an error outside the chunk's
+own statements) is rewritten whole.
 """
 
 from __future__ import annotations
 
 import difflib
 import io
+import keyword
 import re
 import sys
 import tokenize
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import libcst as cst
 
 from tfmigrate.codemod.files import SourceError
-from tfmigrate.codemod.imports import KEPT_FOR_ELSEWHERE, READ_ELSEWHERE
+from tfmigrate.codemod.imports import CONTEXT, KEPT_FOR_ELSEWHERE, READ_ELSEWHERE
 from tfmigrate.codemod.transform import RawFinding
 from tfmigrate.codemod.tree import is_docstring, is_import_block
 
 THRESHOLD_LINES = 4_000  # modules longer than this are rewritten in chunks
 CHUNK_LINES = 1_500  # about this many lines a chunk (whole top-level statements)
+CONTEXT_LINES = 300  # at most this many lines, on each side, of other chunks' statements tied to a chunk
 MARKER = b"__tfmigrate_chunk__ = 0"
+CONTEXT_END = b"__tfmigrate_context__ = 0"
+AFTER = b"__tfmigrate_after__ = 0"
 _CITED = re.compile(r"\bline (\d+(?:, \d+)*)")  # "line 25", "line 12, 15" in a finding's message
 
 
@@ -57,6 +78,10 @@ class Plan:
     cuts: list[int]  # byte offsets where the chunks' statements start, the first at header_end
     starts: list[int]  # the 1-based line of each cut
     names: list[set[str]]  # the names each chunk's statements read (or bind)
+    statements: list[tuple[int, int, int]]  # (chunk, first line, end line) of each top-level statement after the header
+    definitions: dict[str, list[int]]  # a top-level def or class's name -> the statements that define it
+    readers: dict[str, list[int]]  # the same name -> the statements that name it
+    statement_names: list[set[str]]  # the names each statement names
 
 
 @dataclass
@@ -64,17 +89,22 @@ class _Statement:
     first: int  # its first line
     opens: int  # how good a place to cut before: 2 an import or a lone string (a new program's docstring), 1 a def, class or decorator
     names: set[str]
+    defines: list[str] = field(default_factory=list)  # what a def or class binds, or an assignment's plain names (a, b = ...)
+    targets: bool = True  # only names and commas so far: an assignment's targets may follow
+    pending: list[str] = field(default_factory=list)  # those names
 
 
 _OPENERS = {"import": 2, "from": 2, "def": 1, "class": 1, "async": 1, "@": 1}
 
 
-def plan(data: bytes, threshold: int = THRESHOLD_LINES, chunk_lines: int = CHUNK_LINES) -> Plan | None:
+def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = None) -> Plan | None:
     """Where to cut ``data``; None when it is short or cannot be cut safely.
 
     A chunk ends after ``chunk_lines`` lines before an import or a lone string (where another
     program starts, in a file of several), after 1.5 times as many before a definition, or after
-    twice as many before any statement."""
+    twice as many before any statement. (Default sizes: THRESHOLD_LINES, CHUNK_LINES.)"""
+    threshold = THRESHOLD_LINES if threshold is None else threshold
+    chunk_lines = CHUNK_LINES if chunk_lines is None else chunk_lines
     if data.count(b"\n") <= threshold:
         return None
     try:
@@ -90,20 +120,36 @@ def plan(data: bytes, threshold: int = THRESHOLD_LINES, chunk_lines: int = CHUNK
     if first_body >= len(statements) - 1:
         return None
     starts, names = [statements[first_body].first], [set(statements[first_body].names)]
+    places: list[tuple[int, int, int]] = []
+    definitions: dict[str, list[int]] = {}
     size = 0
-    for previous, statement in zip(statements[first_body:], statements[first_body + 1 :]):
-        size += statement.first - previous.first
-        if size >= chunk_lines * (4 - statement.opens) // 2:  # x1 before an import, x1.5 before a def, x2 anywhere
-            cut = _leading_comments(lines, statement.first, previous.first)
-            if cut > starts[-1]:
-                starts.append(cut)
+    body = statements[first_body:]
+    for number, statement in enumerate(body):
+        following = body[number + 1] if number + 1 < len(body) else None
+        end = _leading_comments(lines, following.first, statement.first) if following else len(lines) + 1
+        places.append((len(starts) - 1, statement.first, end))
+        for name in statement.defines:
+            definitions.setdefault(name, []).append(number)
+        if following is None:
+            break
+        size += following.first - statement.first
+        if size >= chunk_lines * (4 - following.opens) // 2:  # x1 before an import, x1.5 before a def, x2 anywhere
+            if end > starts[-1]:
+                starts.append(end)
                 names.append(set())
                 size = 0
-        names[-1] |= statement.names
+        names[-1] |= following.names
     if len(starts) < 2:
         return None
+    readers: dict[str, list[int]] = {}
+    for number, statement in enumerate(body):
+        for name in statement.names & definitions.keys():
+            readers.setdefault(name, []).append(number)
     offsets = _line_offsets(data)
-    return Plan(offsets[starts[0] - 1], [offsets[s - 1] for s in starts], starts, names)
+    return Plan(
+        offsets[starts[0] - 1], [offsets[s - 1] for s in starts], starts, names, places, definitions, readers,
+        [statement.names for statement in body],
+    )
 
 
 def _line_offsets(data: bytes) -> list[int]:
@@ -122,11 +168,11 @@ def _statements(text: str) -> list[_Statement]:
     out: list[_Statement] = []
     current = _Statement(1, False, set())
 
-    def start(token: tokenize.TokenInfo) -> set[str]:
+    def start(token: tokenize.TokenInfo) -> _Statement:
         nonlocal current
         current = _Statement(token.start[0], 2 if token.type == tokenize.STRING else _OPENERS.get(token.string, 0), set())
         out.append(current)
-        return current.names
+        return current
 
     _scan(text, start)
     return out
@@ -134,16 +180,17 @@ def _statements(text: str) -> list[_Statement]:
 
 def names_read(text: str) -> set[str]:
     """The names ``text`` mentions outside import statements (not attribute names)."""
-    found: set[str] = set()
+    found = _Statement(0, 0, set())
     _scan(text, lambda token: found)
-    return found
+    return found.names
 
 
-def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], set[str]]) -> None:
+def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -> None:
     """Python's tokens of ``text``: ``on_statement(first token)`` at each top-level statement gives
-    the set where the names that statement mentions (outside imports) go."""
-    depth, fresh, logical, after_dot, in_import = 0, True, True, False, False
-    names: set[str] = set()
+    the statement the names it mentions (outside imports) go to, and the name it defines."""
+    depth, fresh, logical, after_dot, in_import, defining = 0, True, True, False, False, False
+    statement = _Statement(0, 0, set())
+    names = statement.names
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         kind = token.type
         if kind == tokenize.INDENT:
@@ -155,12 +202,24 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], set[str]]) -> 
             fresh = logical = True
         elif kind not in _SKIP:
             if fresh and depth == 0:  # the first token of a top-level statement
-                names = on_statement(token)
+                statement = on_statement(token)
+                names = statement.names
             if logical:
                 in_import = token.string in ("import", "from")
             fresh = logical = False
             if kind == tokenize.NAME and not after_dot and not in_import:
                 names.add(sys.intern(token.string))
+                if defining and not statement.defines:
+                    statement.defines.append(sys.intern(token.string))
+                defining = depth == 0 and token.string in ("def", "class")
+            if statement.targets and depth == 0:  # `a = ...`, `a, b = ...`: what it binds
+                if kind == tokenize.OP and token.string == "=" and statement.pending:
+                    statement.defines.extend(statement.pending)
+                    statement.targets = False
+                elif kind == tokenize.NAME and not keyword.iskeyword(token.string):
+                    statement.pending.append(sys.intern(token.string))
+                elif not (kind == tokenize.OP and token.string == ","):
+                    statement.targets = False
             after_dot = kind == tokenize.OP and token.string == "."
 
 
@@ -201,7 +260,7 @@ class _Done:
     header_in: bytes  # the header the chunk was rewritten under
     header_out: bytes
     body: bytes  # the rewritten statements
-    findings: list[tuple[RawFinding, RawFinding]]  # (in the original file's lines, in the new body's / the header's)
+    findings: list[RawFinding]  # its findings, in the original file's lines
     blocked: set[str]  # names whose import stayed only because another chunk read them
 
 
@@ -217,77 +276,193 @@ def rewrite_in_chunks(
     each chunk reads: its rewritten text for the chunks done, its original text for the others).
     A chunk whose import stayed only for a chunk that was rewritten later and reads it no more is
     rewritten once again at the end, when every other chunk's text is final."""
-    marker = MARKER + _newline(data)
     header = data[: the_plan.header_end]
     if header and not header.endswith(b"\n"):
         raise Unchunkable("header")
-    facts: set[str] = set()
-    bounds = [*the_plan.cuts, len(data)]
+    chunking = _Chunking(data, the_plan, rewrite)
     done: list[_Done] = []
-    encoding = "utf-8"
-    for k, (start, end) in enumerate(zip(bounds, bounds[1:])):
-        chunk, encoding = _rewrite_chunk(data[start:end], k, header, the_plan, rewrite, facts, marker)
+    for k in range(len(the_plan.cuts)):
+        chunk = chunking.rewrite(k, header)
         done.append(chunk)
         header = chunk.header_out
-        if chunk.body != data[start:end]:
-            the_plan.names[k] = _names_of(chunk.body, encoding)
-    first_header_out = done[0].header_out
+        if chunk.body != chunking.body(k):
+            the_plan.names[k] = chunking.names_of(chunk.body)
     for k, chunk in enumerate(done):
         if chunk.blocked and chunk.blocked - frozenset().union(*the_plan.names[:k], *the_plan.names[k + 1 :]):
-            again, _ = _rewrite_chunk(data[bounds[k] : bounds[k + 1]], k, chunk.header_in, the_plan, rewrite, facts, marker)
+            again = chunking.rewrite(k, chunk.header_in)
             header = _lines_removed(header, chunk.header_out, again.header_out)  # the header's imports it now removed
+            start = the_plan.starts[0]  # the header's findings: the first round's
+            again.findings = [f for f in chunk.findings if f.line < start] + [f for f in again.findings if f.line >= start]
             done[k] = again
-            the_plan.names[k] = _names_of(again.body, encoding)
+            the_plan.names[k] = chunking.names_of(again.body)
+    encoding = chunking.encoding
     final = header + b"".join(c.body for c in done)
-    findings: list[RawFinding] = []
-    new_findings: list[RawFinding] = []
     from tfmigrate.codemod.engine import _line_map  # the engine imports this module lazily
 
-    to_final = _line_map(first_header_out.decode(encoding, "replace"), header.decode(encoding, "replace"))
-    offset = header.count(b"\n")
-    for k, chunk in enumerate(done):
-        for f, g in chunk.findings:
-            findings.append(f)
-            new_findings.append(_at(g, to_final(g.line) if f.line < the_plan.starts[0] else g.line + offset))
-        offset += chunk.body.count(b"\n")
-    return final, findings, new_findings, encoding
+    # lines in the new text as the whole-module engine gives them: the original's line, mapped
+    to_new = _line_map(data.decode(encoding, "replace"), final.decode(encoding, "replace"))
+    original_header, final_header = data[: the_plan.header_end].splitlines(), set(header.splitlines())
+
+    def out_of_date(finding: RawFinding) -> bool:  # a manual finding on a header import a later chunk removed
+        if finding.fixable or finding.line > len(original_header):
+            return False
+        text = original_header[finding.line - 1]
+        return text.startswith((b"import ", b"from ")) and text not in final_header
+
+    findings = [f for chunk in done for f in chunk.findings if not out_of_date(f)]
+    return final, findings, [_at(f, to_new(f.line)) for f in findings], encoding
 
 
-def _rewrite_chunk(
-    body: bytes, k: int, header: bytes, the_plan: Plan, rewrite: Callable[[bytes, set[str]], object],
-    facts: set[str], marker: bytes,
-) -> tuple[_Done, str]:
-    h = header.count(b"\n")
-    elsewhere = frozenset().union(*the_plan.names[:k], *the_plan.names[k + 1 :])
-    blocked: set[str] = set()
-    tokens = READ_ELSEWHERE.set(elsewhere), KEPT_FOR_ELSEWHERE.set(blocked)
-    try:
-        result = rewrite(header + marker + body, facts)
-    except SourceError as exc:
-        if exc.line > h + 1:
-            raise SourceError(exc.path, exc.message, exc.line - h - 1 + the_plan.starts[k] - 1, exc.col) from None
-        if k and exc.line:
-            raise Unchunkable("an error in the header") from None
-        raise
-    finally:
-        READ_ELSEWHERE.reset(tokens[0])
-        KEPT_FOR_ELSEWHERE.reset(tokens[1])
-    new = result.new  # type: ignore[attr-defined]
-    at = _marker_at(new, marker)
-    header_out, body_out = new[:at], new[at + len(marker) :]
-    out_h = header_out.count(b"\n")
-    kept = []
-    for f, g in zip(result.findings, result.new_findings):  # type: ignore[attr-defined]
-        if f.line > h + 1 and g.line > out_h + 1:
-            shift = the_plan.starts[k] - h - 2  # a line of the chunk's module -> the file's
-            message = _CITED.sub(lambda m: "line " + ", ".join(str(int(n) + shift if int(n) > h + 1 else n) for n in m.group(1).split(", ")), f.message)
-            kept.append((_at(f, f.line + shift, message), _at(g, g.line - out_h - 1, message)))
-        elif f.line <= h and g.line <= out_h:
-            if k == 0:  # the header's findings, once
-                kept.append((f, g))
-        else:
-            raise Unchunkable("a finding crossed the marker")
-    return _Done(header, header_out, body_out, kept, blocked), result.encoding  # type: ignore[attr-defined]
+class _Chunking:
+    def __init__(self, data: bytes, the_plan: Plan, rewrite: Callable[[bytes, set[str]], object]) -> None:
+        self.data, self.plan, self.run = data, the_plan, rewrite
+        self.bounds = [*the_plan.cuts, len(data)]
+        self.newline = _newline(data)
+        self.facts: set[str] = set()
+        self.encoding = "utf-8"
+        self.offsets: list[int] | None = None
+        self.original_names = [set(n) for n in the_plan.names]
+        self.contexts: dict[int, tuple[tuple[bytes, list[int]], tuple[bytes, list[int]]]] = {}
+
+    def body(self, k: int) -> bytes:
+        return self.data[self.bounds[k] : self.bounds[k + 1]]
+
+    def names_of(self, body: bytes) -> set[str]:
+        try:
+            return names_read(body.decode(self.encoding))
+        except (SyntaxError, tokenize.TokenError, UnicodeDecodeError):
+            raise Unchunkable("the rewritten chunk") from None
+
+    def context(self, k: int) -> tuple[tuple[bytes, list[int]], tuple[bytes, list[int]]]:
+        """The top-level statements of other chunks tied to chunk ``k`` by the names they bind and
+        read (a breadth-first search from the chunk's names: the statements that bind a name it
+        reads, that read a name it binds, and so on; the nearest first, at most CONTEXT_LINES lines
+        on each side), as the text of those before it and of those after it, each with the file's
+        line of every line."""
+        if k in self.contexts:
+            return self.contexts[k]
+        plan = self.plan
+        mine = [i for i, (chunk, _, _) in enumerate(plan.statements) if chunk == k]
+        seen = set(mine)
+        names: set[str] = set().union(*(plan.statement_names[i] for i in mine))
+        done_names: set[str] = set()
+        chosen: list[int] = []
+        budget = {False: CONTEXT_LINES, True: CONTEXT_LINES}  # lines left before / after
+        middle = mine[len(mine) // 2] if mine else 0
+        while names:
+            level = {i for name in names for i in (*plan.definitions.get(name, ()), *plan.readers.get(name, ()))} - seen
+            done_names |= names
+            names = set()
+            for i in sorted(level, key=lambda i: abs(i - middle)):
+                seen.add(i)
+                _, first, end = plan.statements[i]
+                side = plan.statements[i][0] > k
+                if end - first <= budget[side]:
+                    budget[side] -= end - first
+                    chosen.append(i)
+                    names |= plan.statement_names[i]
+            names -= done_names
+            if not any(budget.values()):
+                break
+        wanted = set(chosen)
+        if self.offsets is None:
+            self.offsets = _line_offsets(self.data)
+        sides = []
+        for side in (sorted(i for i in wanted if plan.statements[i][0] < k), sorted(i for i in wanted if plan.statements[i][0] > k)):
+            parts, lines = [], []
+            for i in side:
+                _, first, end = plan.statements[i]
+                text = self.data[self.offsets[first - 1] : self.offsets[end - 1] if end - 1 < len(self.offsets) else len(self.data)]
+                if not text.endswith(b"\n"):
+                    text += self.newline
+                parts.append(text)
+                lines.extend(range(first, first + text.count(b"\n")))
+            sides.append((b"".join(parts), lines))
+        self.contexts[k] = (sides[0], sides[1])
+        return self.contexts[k]
+
+    def rewrite(self, k: int, header: bytes) -> _Done:
+        """Chunk ``k`` rewritten under ``header``, with the statements of other chunks it is tied to
+        (:meth:`context`) before and after it, between markers (rewritten with it, then dropped)::
+
+            header / MARKER / context before / CONTEXT_END / the chunk / AFTER / context after
+        """
+        body, start = self.body(k), self.plan.starts[k]
+        (before, before_lines), (after, after_lines) = self.context(k)
+        newline = self.newline
+        if before or after:  # the imports an earlier chunk removed from the header, for the context's original text
+            gone = _imports_gone(self.data[: self.plan.header_end], header)
+            before, before_lines = gone + before, [0] * gone.count(b"\n") + before_lines
+        module = header + MARKER + newline + before + CONTEXT_END + newline + body
+        if after:
+            if not module.endswith(b"\n"):
+                raise Unchunkable("no newline before the context after")
+            module += AFTER + newline + after
+        h, b = header.count(b"\n"), len(before_lines)
+        first_body = h + b + 3  # the body's first line in the module
+        last_body = first_body + body.count(b"\n") - 1 if after else None
+
+        def to_file(line: int) -> int | None:  # a line of the chunk's module -> the file's (None: a marker)
+            if line <= h:
+                return line
+            if h + 1 < line < h + 2 + b:
+                return before_lines[line - h - 2]
+            if line >= first_body and (last_body is None or line <= last_body):
+                return line - first_body + start
+            if last_body is not None and line > last_body + 1 and line - last_body - 2 < len(after_lines):
+                return after_lines[line - last_body - 2]
+            return None
+
+        elsewhere = frozenset().union(*self.plan.names[:k], *self.plan.names[k + 1 :])
+        blocked: set[str] = set()
+        tokens = READ_ELSEWHERE.set(elsewhere), KEPT_FOR_ELSEWHERE.set(blocked), CONTEXT.set(bool(before or after))
+        try:
+            result = self.run(module, self.facts)
+        except SourceError as exc:
+            if exc.line >= first_body and (last_body is None or exc.line <= last_body):
+                raise SourceError(exc.path, exc.message, to_file(exc.line) or 0, exc.col) from None
+            raise Unchunkable("an error outside the chunk's own statements") from None
+        finally:
+            READ_ELSEWHERE.reset(tokens[0])
+            KEPT_FOR_ELSEWHERE.reset(tokens[1])
+            CONTEXT.reset(tokens[2])
+        self.encoding = result.encoding  # type: ignore[attr-defined]
+        new = result.new  # type: ignore[attr-defined]
+        at = _marker_at(new, MARKER + newline)
+        header_out = new[:at]
+        body_at = _marker_at(new, CONTEXT_END + newline) + len(CONTEXT_END + newline)
+        body_end = _marker_at(new, AFTER + newline) if after else len(new)
+        body_out = new[body_at:body_end]
+        out_h = header_out.count(b"\n")
+        out_first = new[:body_at].count(b"\n") + 1
+        out_last = out_first + body_out.count(b"\n") - 1 if after else None
+        kept = []
+
+        def cite(match: re.Match[str]) -> str:
+            return "line " + ", ".join(str(to_file(int(n)) or n) for n in match.group(1).split(", "))
+
+        for f, g in zip(result.findings, result.new_findings):  # type: ignore[attr-defined]
+            in_body = f.line >= first_body and (last_body is None or f.line <= last_body)
+            new_in_body = g.line >= out_first and (out_last is None or g.line <= out_last)
+            if in_body and new_in_body:
+                kept.append(_at(f, f.line - first_body + start, _CITED.sub(cite, f.message)))
+            elif f.line <= h and g.line <= out_h:
+                if k == 0:  # the header's findings, once
+                    kept.append(f)
+            elif not in_body and not new_in_body and not (f.line <= h) and not (g.line <= out_h):
+                continue  # about a statement of another chunk: that chunk reports it
+            else:
+                raise Unchunkable("a finding crossed a marker")
+        return _Done(header, header_out, body_out, kept, blocked)
+
+
+def _imports_gone(original: bytes, header: bytes) -> bytes:
+    """The one-line import statements of the original header that ``header`` lacks."""
+    have = set(header.splitlines())
+    return b"".join(
+        line for line in original.splitlines(keepends=True)
+        if line.startswith((b"import ", b"from ")) and not line.rstrip().endswith((b"(", b"\\")) and line.rstrip(b"\r\n") not in have
+    )
 
 
 def _lines_removed(header: bytes, before: bytes, after: bytes) -> bytes:
@@ -308,13 +483,6 @@ def _lines_removed(header: bytes, before: bytes, after: bytes) -> bytes:
         if line in lines:
             lines.remove(line)
     return b"".join(lines)
-
-
-def _names_of(body: bytes, encoding: str) -> set[str]:
-    try:
-        return names_read(body.decode(encoding))
-    except (SyntaxError, tokenize.TokenError, UnicodeDecodeError):
-        raise Unchunkable("the rewritten chunk") from None
 
 
 def _marker_at(new: bytes, marker: bytes) -> int:

@@ -22,6 +22,10 @@ from tfmigrate.codemod.walk import transform
 # tfmigrate.codemod.chunks): the imports that bind them are never removed as unused.
 READ_ELSEWHERE: ContextVar[frozenset[str]] = ContextVar("READ_ELSEWHERE", default=frozenset())
 KEPT_FOR_ELSEWHERE: ContextVar[set[str] | None] = ContextVar("KEPT_FOR_ELSEWHERE", default=None)  # the names of those kept
+# The module holds statements of other chunks, there to be seen (between ``__tfmigrate_chunk__ = 0``
+# and ``__tfmigrate_context__ = 0``, and after ``__tfmigrate_after__ = 0``): what they read keeps no import.
+CONTEXT: ContextVar[bool] = ContextVar("CONTEXT", default=False)
+_CONTEXT_MARKERS = {"__tfmigrate_chunk__": True, "__tfmigrate_context__": False, "__tfmigrate_after__": True}  # -> inside the context
 
 
 @dataclass
@@ -90,6 +94,8 @@ class ImportEdits:
 # --- removing ----------------------------------------------------------------------------------
 def _remove_unused(module: cst.Module, index: TreeIndex, wanted: list[tuple[str, str | None, str | None]]) -> cst.Module:
     read = index.read_names()
+    if CONTEXT.get():
+        read &= _read_outside_context(module, index)
     elsewhere, kept_for_elsewhere = READ_ELSEWHERE.get(), KEPT_FOR_ELSEWHERE.get()
     exported = _exported_strings(module) if "__all__" in read or "__all__" in index.other_bindings else set()
     requested = set(wanted)
@@ -106,9 +112,43 @@ def _remove_unused(module: cst.Module, index: TreeIndex, wanted: list[tuple[str,
         if key in requested and binding.name not in read and binding.name not in exported:
             if binding.name not in elsewhere:
                 doomed.add(alias)
-            elif kept_for_elsewhere is not None:
+            elif kept_for_elsewhere is not None and not _in_header(statement, module, index):
                 kept_for_elsewhere.add(binding.name)
     return transform(module, _DropAliases(doomed, index)) if doomed else module
+
+
+def _marker(statement: cst.CSTNode) -> str | None:
+    """The name a chunk's marker statement (``__tfmigrate_chunk__ = 0`` and the like) binds."""
+    small = statement.body[0] if isinstance(statement, cst.SimpleStatementLine) and statement.body else None
+    if isinstance(small, cst.Assign) and isinstance(small.targets[0].target, cst.Name):
+        name = small.targets[0].target.value
+        return name if name in _CONTEXT_MARKERS else None
+    return None
+
+
+def _in_header(node: cst.CSTNode, module: cst.Module, index: TreeIndex) -> bool:
+    """Whether ``node`` is in a chunk's header: before the statement ``__tfmigrate_chunk__ = 0``."""
+    while node is not None and index.parents.get(node) is not module:
+        node = index.parents.get(node)  # type: ignore[assignment]
+    for statement in module.body:
+        if statement is node:
+            return True
+        if _marker(statement) == "__tfmigrate_chunk__":
+            return False
+    return False
+
+
+def _read_outside_context(module: cst.Module, index: TreeIndex) -> set[str]:
+    """The names the statements of a chunk's module read, those of other chunks left out."""
+    found: set[str] = set()
+    inside = False
+    for statement in module.body:
+        marker = _marker(statement)
+        if marker is not None:
+            inside = _CONTEXT_MARKERS[marker]
+        elif not inside:
+            found |= index.referenced_names(statement)  # type: ignore[arg-type]
+    return found
 
 
 def _exported_strings(module: cst.Module) -> set[str]:

@@ -48,6 +48,21 @@ def make_console(stderr: bool = False) -> Console:
     return console
 
 
+def print_whole(console: Console, renderable: Any) -> None:
+    """Print a table or code at its own width when that is wider than the terminal: rich would fold
+    or crop a name, a path or a line of code to fit; printed whole, the terminal wraps the long lines
+    and their text stays intact (to read, copy and search)."""
+    from rich.measure import Measurement
+
+    need = Measurement.get(console, console.options.update_width(PLAIN_WIDTH), renderable).maximum
+    if need <= console.width:
+        console.print(renderable)
+        return
+    wide = Console(file=console.file, width=need, color_system=console.color_system, force_terminal=console.is_terminal,
+                   highlight=False, emoji=False, soft_wrap=True)
+    wide.print(renderable, crop=False)
+
+
 def print_errors(report: Report, console: Console) -> None:
     """Files that could not be processed: one line each (always on stderr)."""
     for error in [r.error for r in report.files if r.status is FileStatus.ERROR] + report.errors:
@@ -92,7 +107,7 @@ def print_diffs(report: Report, console: Console) -> None:
             if console.is_terminal:
                 from rich.syntax import Syntax  # pygments with it: only for a diff shown on a terminal
 
-                console.print(Syntax(r.diff, "diff", theme="ansi_dark", background_color="default"))
+                print_whole(console, Syntax(r.diff, "diff", theme="ansi_dark", background_color="default"))
             else:
                 console.file.write(r.diff)
 

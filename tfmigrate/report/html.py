@@ -15,14 +15,31 @@ from importlib import resources
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report, shape_text
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+DASH = "—"  # an absent shape or name
 ROW_CLASS = {Concern.BAD: "row-bad", Concern.WARN: "row-warn", Concern.OK: "row-ok"}
 
 
 def e(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
+
+
+def path(value: Any) -> str:
+    """A path, a location (``dir/file.py:20:18``) or a tensor name, escaped, that a line may break
+    only after a ``/``: each part between slashes is kept whole (``expect ed.py`` or ``estimator-
+    v2`` cannot happen)."""
+    return "/<wbr>".join(f'<span class="nw">{part}</span>' if part else "" for part in e(value).split("/"))
+
+
+_TICKS = re.compile(r"`([^`\n]+)`")
+
+
+def prose(value: Any) -> str:
+    """Text with inline code in backticks (a message, a rule's explanation), escaped; each
+    ``code`` span shown as code, never as raw backticks; a path in it may break after a ``/``."""
+    return _TICKS.sub(lambda m: f"<code>{m.group(1)}</code>", e(value).replace("/", "/<wbr>"))
 
 
 def _css() -> str:
@@ -86,14 +103,6 @@ def render_diff(diff: str, code) -> str:
     return '<div class="diff">' + "\n".join(rows) + "</div>"
 
 
-def _shape(value: Any) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, (list, tuple)):
-        return "[" + ", ".join(str(v) for v in value) + "]"
-    return str(value)
-
-
 def _card(num: Any, label: str, tone: str = "") -> str:
     return f'<div class="card {tone}"><span class="num">{e(num)}</span><span class="label">{e(label)}</span></div>'
 
@@ -144,27 +153,27 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append(_card("—", "not validated (--validate)"))
     out.append("</div>")
     for note in notes:
-        out.append(f'<p class="muted">{e(note)}</p>')
+        out.append(f'<p class="muted">{prose(note)}</p>')
     shown = [r for r in report.files if r.status is not FileStatus.SKIPPED or r.findings]
     if shown:
-        out.append('<table class="files"><thead><tr><th>file</th><th>status</th><th class="num">+/−</th>'
+        out.append('<div class="scroll"><table class="files"><thead><tr><th>file</th><th>status</th><th class="num">+/−</th>'
                    '<th class="num">findings</th><th class="num">manual</th></tr></thead><tbody>')
         for i, r in enumerate(shown):
             adds, dels = diff_stats(r.diff) if r.diff else (0, 0)
-            name = f'<a href="#file-{i}">{e(r.path)}</a>' if r.diff else e(r.path)
+            name = f'<a href="#file-{i}">{path(r.path)}</a>' if r.diff else path(r.path)
             status = report.changed_label if r.status is FileStatus.CHANGED else r.status
             out.append(
                 f'<tr><td class="mono">{name}</td><td><span class="badge {e(r.status)}">{e(status)}</span></td>'
                 f'<td class="num"><span class="add-n">+{adds}</span> <span class="del-n">−{dels}</span></td>'
                 f'<td class="num">{len(r.findings)}</td><td class="num">{sum(f.fix is Fix.MANUAL for f in r.findings)}</td></tr>'
             )
-        out.append("</tbody></table>")
+        out.append("</tbody></table></div>")
     skipped = sum(r.status is FileStatus.SKIPPED and not r.findings for r in report.files)
     if skipped:
         out.append(f'<p class="muted">{skipped} file(s) use no legacy TensorFlow API and are not listed.</p>')
     errors = [r.error for r in report.files if r.status is FileStatus.ERROR] + list(report.errors)
     if errors:
-        out.append('<h3>Errors</h3><ul class="errors">' + "".join(f'<li class="mono">{e(x)}</li>' for x in errors) + "</ul>")
+        out.append('<h3>Errors</h3><ul class="errors">' + "".join(f'<li class="mono">{prose(x)}</li>' for x in errors) + "</ul>")
     out.append("</section>")
 
     # ---------------------------------------------------------------- diffs
@@ -177,7 +186,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         adds, dels = diff_stats(r.diff or "")
         rules = sorted({f.rule for f in r.findings if f.automatic})
         out.append(
-            f'<details class="file" id="file-{i}" open><summary><span class="mono">{e(r.path)}</span>'
+            f'<details class="file" id="file-{i}" open><summary><span class="mono">{path(r.path)}</span>'
             f'<span class="stat"><span class="add-n">+{adds}</span> <span class="del-n">−{dels}</span>'
             f'{" · " + e(", ".join(rules)) if rules else ""}</span></summary>'
         )
@@ -203,14 +212,14 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append(f'<article class="rule" id="rule-{e(rid)}"><h3>{head} <span class="badge {e(sev)}">{e(sev)}</span> '
                    f'<span class="badge {"manual" if manual else "auto"}">{len(fs)} × {"manual" if manual else "auto-fix"}</span></h3>')
         if rule:
-            out.append(f'<p class="why">{e(rule.why)}</p>')
-        out.append('<table><thead><tr><th>location</th><th>message</th><th>fix</th></tr></thead><tbody>')
+            out.append(f'<p class="why">{prose(rule.why)}</p>')
+        out.append('<div class="scroll"><table class="findings"><thead><tr><th>location</th><th>message</th><th>fix</th></tr></thead><tbody>')
         for f in fs:
-            where = e(f.location)
+            where = path(f.location)
             if f.path in anchors:
                 where = f'<a href="#file-{anchors[f.path]}">{where}</a>'
-            out.append(f'<tr><td class="mono">{where}</td><td>{e(f.message)}</td><td>{_fix_badge(f)}</td></tr>')
-        out.append("</tbody></table></article>")
+            out.append(f'<tr><td class="mono loc">{where}</td><td>{prose(f.message)}</td><td>{_fix_badge(f)}</td></tr>')
+        out.append("</tbody></table></div></article>")
     out.append("</section>")
 
     # ---------------------------------------------------------------- checkpoints
@@ -219,32 +228,32 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append('<p class="muted">No checkpoint analysed (no estimator model_dir holds one; use --checkpoint DIR).</p>')
     for ck in checkpoints:
         label = "compatible" if ck.compatible else "incompatible"
-        out.append(f'<h3><span class="mono">{e(ck.checkpoint)}</span> '
+        out.append(f'<h3><span class="mono">{path(ck.checkpoint)}</span> '
                    f'<span class="badge {label}">{label}</span></h3>')
-        facts = [f'against <span class="mono">{e(ck.model.target)}</span>']
+        facts = [f'against <span class="mono">{path(ck.model.target)}</span>']
         if ck.writer:
-            facts.append(f'written by <span class="mono">{e(ck.writer)}</span>')
+            facts.append(f'written by <span class="mono">{path(ck.writer)}</span>')
         out.append(f'<p class="muted">{" · ".join(facts)}</p>')
-        out.append(f'<p class="verdict {"ok" if ck.compatible else "bad"}">{e(ck.verdict)}</p>')
+        out.append(f'<p class="verdict {"ok" if ck.compatible else "bad"}">{prose(ck.verdict)}</p>')
         renames = ck.renames
         if renames:
             out.append('<details class="file"><summary>name map: ' + e(len(renames)) + ' tensor(s) renamed</summary>'
-                       '<table><thead><tr><th>in the checkpoint</th><th>in the model</th></tr></thead><tbody>'
-                       + "".join(f'<tr><td class="mono">{e(k)}</td><td class="mono">{e(v)}</td></tr>' for k, v in sorted(renames.items()))
-                       + "</tbody></table></details>")
+                       '<div class="scroll"><table><thead><tr><th>in the checkpoint</th><th>in the model</th></tr></thead><tbody>'
+                       + "".join(f'<tr><td class="mono">{path(k)}</td><td class="mono">{path(v)}</td></tr>' for k, v in sorted(renames.items()))
+                       + "</tbody></table></div></details>")
         if ck.notes:
-            out.append('<ul class="notes">' + "".join(f"<li>{e(n)}</li>" for n in ck.notes) + "</ul>")
+            out.append('<ul class="notes">' + "".join(f"<li>{prose(n)}</li>" for n in ck.notes) + "</ul>")
         if ck.pairs:
             order = {Concern.BAD: 0, Concern.WARN: 1, Concern.OK: 2}
-            out.append('<table class="ckpt"><thead><tr><th>checkpoint variable</th><th>model variable</th><th>status</th>'
+            out.append('<div class="scroll"><table class="ckpt"><thead><tr><th>checkpoint variable</th><th>model variable</th><th>status</th>'
                        '<th>checkpoint shape</th><th>model shape</th></tr></thead><tbody>')
             for p in sorted(ck.pairs, key=lambda p: order[p.concern]):
                 out.append(
-                    f'<tr class="{ROW_CLASS[p.concern]}"><td class="mono">{e(p.checkpoint_name or "—")}</td>'
-                    f'<td class="mono">{e(p.model_name or "—")}</td><td class="status">{e(p.status_text)}</td>'
-                    f'<td class="mono">{e(_shape(p.checkpoint_shape))}</td><td class="mono">{e(_shape(p.model_shape))}</td></tr>'
+                    f'<tr class="{ROW_CLASS[p.concern]}"><td class="mono">{path(p.checkpoint_name or "—")}</td>'
+                    f'<td class="mono">{path(p.model_name or "—")}</td><td class="status">{e(p.status_text)}</td>'
+                    f'<td class="mono">{e(shape_text(p.checkpoint_shape, DASH))}</td><td class="mono">{e(shape_text(p.model_shape, DASH))}</td></tr>'
                 )
-            out.append("</tbody></table>")
+            out.append("</tbody></table></div>")
     out.append("</section>")
 
     # ---------------------------------------------------------------- validation
@@ -253,7 +262,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append('<p class="muted">Not validated: run <code>tfmigrate report PATH --validate</code> or <code>tfmigrate validate TARGET</code>.</p>')
     badge = {Outcome.PASSED: "passed", Outcome.FAILED: "failed", Outcome.NOT_RUN: "warning"}
     for v in validations:
-        out.append(f'<h3><span class="mono">{e(v.target)}</span> <span class="badge {badge[v.outcome]}">{e(v.outcome)}</span></h3>')
+        out.append(f'<h3><span class="mono">{path(v.target)}</span> <span class="badge {badge[v.outcome]}">{e(v.outcome)}</span></h3>')
         if v.stages:
             facts = [f"device {v.device_label}", f"{v.steps} steps"]
             if v.steps_per_second:
@@ -262,15 +271,15 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
                 facts.append(f"{v.seconds} s in all")
             out.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
         if v.error:
-            out.append(f'<p class="verdict {"warn" if v.outcome is Outcome.NOT_RUN else "bad"}">could not run: {e(v.error)}</p>')
+            out.append(f'<p class="verdict {"warn" if v.outcome is Outcome.NOT_RUN else "bad"}">could not run: {prose(v.error)}</p>')
         if v.stages:
-            out.append('<table class="stages"><thead><tr><th>stage</th><th>result</th><th class="num">seconds</th><th>detail</th></tr></thead><tbody>')
+            out.append('<div class="scroll"><table class="stages"><thead><tr><th>stage</th><th>result</th><th class="num">seconds</th><th>detail</th></tr></thead><tbody>')
             for st in v.stages:
                 out.append(
                     f'<tr class="{"row-ok" if st.passed else "row-bad"}"><td>{e(st.name)}</td>'
                     f'<td class="status"><span class="badge {"passed" if st.passed else "failed"}">{"passed" if st.passed else "FAILED"}</span></td>'
-                    f'<td class="num">{st.seconds:.2f}</td><td>{e(st.detail)}</td></tr>'
+                    f'<td class="num">{st.seconds:.2f}</td><td>{prose(st.detail)}</td></tr>'
                 )
-            out.append("</tbody></table>")
+            out.append("</tbody></table></div>")
     out.append("</section></main></body></html>")
     return "\n".join(out) + "\n"

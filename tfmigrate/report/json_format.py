@@ -13,7 +13,7 @@ from dataclasses import asdict
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import SCHEMA, CheckpointComparison, Finding, Report, Validation
+from tfmigrate.results import SCHEMA, CheckpointComparison, Finding, Fix, Report, Validation
 
 _ONE_LINE_EACH = ("files", "findings")
 
@@ -22,6 +22,8 @@ def finding_data(f: Finding) -> dict[str, Any]:
     data: dict[str, Any] = {
         "rule": f.rule, "severity": f.severity, "path": f.path, "line": f.line, "col": f.col, "message": f.message,
         "fix": f.fix, "fix_safety": f.safety,
+        # schema 1's two booleans, kept so that readers of schema 1 (scripts, CI checks) go on working
+        "fixable": f.fix is not Fix.MANUAL, "fixed": f.fix is Fix.FIXED,
     }
     if f.cell is not None:
         data["cell"] = f.cell

@@ -1,8 +1,8 @@
 """Markdown for a pull-request comment: it fits the comment limit (65,536 characters).
 
 The summary comes first, then what a reviewer must act on (errors, manual steps, incompatible
-checkpoints, failed validations), then, collapsed, the automatic fixes by rule, every finding and
-the diffs. Sections are added in that order while they fit ``max_chars``; a section that does not
+checkpoints, failed validations), then, collapsed, the automatic fixes by rule, the diffs, every
+finding and the rules' explanations. Sections are added in that order while they fit ``max_chars``; a section that does not
 fit is cut row by row, and a last line says what was left out and where the whole report is (the
 HTML file, when the caller wrote one). Everything from the user's files is escaped (``_cell``,
 ``_code``, ``_fence``): it is shown, never interpreted.
@@ -13,7 +13,7 @@ from __future__ import annotations
 import html
 import re
 
-from tfmigrate.results import FIX_MEANING, Fix, Report
+from tfmigrate.results import FIX_MEANING, Fix, Report, shape_text
 from tfmigrate.visible import visible
 
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
@@ -38,10 +38,6 @@ def _code(text: object) -> str:
 def _fence(text: str) -> str:
     """A code fence longer than any backtick run in ``text`` (a source line holding ``` cannot end it)."""
     return "`" * max(3, max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
-
-
-def _shape(value: list[int] | None) -> str:
-    return "-" if value is None else "[" + ", ".join(str(v) for v in value) + "]"
 
 
 class _Section:
@@ -92,7 +88,7 @@ def sections(report: Report) -> list[_Section]:
         if pairs:
             head += ["| Checkpoint | Model | Status | Shapes |", "|---|---|---|---|"]
         rows = [f"| {_code(p.checkpoint_name or '-')} | {_code(p.model_name or '-')} | {_cell(p.status_text)} | "
-                f"{_cell(_shape(p.checkpoint_shape))} → {_cell(_shape(p.model_shape))} |" for p in pairs]
+                f"{_cell(shape_text(p.checkpoint_shape))} → {_cell(shape_text(p.model_shape))} |" for p in pairs]
         out.append(_Section(head, rows, [""], "checkpoint table rows"))
     for v in report.validations:
         head = [f"### Validation of {_code(v.target)}: {v.outcome} on {_cell(v.device_label)}", ""]
@@ -113,16 +109,6 @@ def sections(report: Report) -> list[_Section]:
              for rule, fixes in automatic.items()],
             ["", "</details>", ""], "rules of the fix table",
         ))
-    if findings:
-        out.append(_Section(
-            [f"<details><summary>All findings ({len(findings)})</summary>", "", "| Rule | Location | Message | Fix |", "|---|---|---|---|"],
-            [f"| {_code(f.rule)} | {_code(f.location)} | {_cell(f.message)} | {f.fix} |" for f in findings],
-            ["", "</details>", ""], "findings",
-        ))
-        explained = [report.rules[rule] for rule in by_rule if rule in report.rules]
-        if explained:
-            out.append(_Section(["<details><summary>Rules</summary>", ""],
-                                [f"- **{r.id}** {_cell(r.title)}: {_cell(r.why)}" for r in explained], ["", "</details>", ""], "rule explanations"))
     diffs = [r for r in report.files if r.diff]
     if diffs:
         rows = []
@@ -132,6 +118,16 @@ def sections(report: Report) -> list[_Section]:
             rows.append("\n".join([f"<details><summary><code>{name}</code></summary>", "", f"{fence}diff", (r.diff or "").rstrip("\n"),
                                    fence, "", "</details>", ""]))
         out.append(_Section([f"### Changes ({len(diffs)} files)", ""], rows, [], "file diffs"))
+    if findings:
+        out.append(_Section(
+            [f"<details><summary>All findings ({len(findings)})</summary>", "", "| Rule | Location | Message | Fix |", "|---|---|---|---|"],
+            [f"| {_code(f.rule)} | {_code(f.location)} | {_cell(f.message)} | {f.fix} |" for f in findings],
+            ["", "</details>", ""], "rows of the findings table",
+        ))
+        explained = [report.rules[rule] for rule in by_rule if rule in report.rules]
+        if explained:
+            out.append(_Section(["<details><summary>Rules</summary>", ""],
+                                [f"- **{r.id}** {_cell(r.title)}: {_cell(r.why)}" for r in explained], ["", "</details>", ""], "rule explanations"))
     return out
 
 

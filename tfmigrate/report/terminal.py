@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tfmigrate.report import console as view
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, Outcome, Report, Validation
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, Outcome, Report, Validation, shape_text
 
 _CONCERN_STYLE = {Concern.BAD: "bold red", Concern.WARN: "yellow", Concern.OK: "green"}
 
@@ -44,10 +44,6 @@ def summary_view(report: Report) -> Table:
     else:
         table.add_row("validation", "[dim]not run (--validate)[/]")
     return table
-
-
-def _shape(value: list[int] | None) -> str:
-    return "-" if value is None else "[" + ", ".join(str(v) for v in value) + "]"
 
 
 def stages_table(v: Validation, title: str | None = None) -> Table:
@@ -97,7 +93,7 @@ def print_details(report: Report, out: Console) -> None:
         for r in files:
             status = {FileStatus.CHANGED: f"[yellow]{report.changed_label}[/]", FileStatus.ERROR: "[bold red]error[/]"}.get(r.status, str(r.status))
             table.add_row(escape(r.path), status, *(str(sum(f.fix is fix for f in r.findings)) for fix in Fix))
-        out.print(table)
+        view.print_whole(out, table)
     manual = [f for f in report.findings if f.fix is Fix.MANUAL]
     if manual:
         heading(out, f"[bold]manual steps[/] ({len(manual)})")
@@ -116,13 +112,13 @@ def print_details(report: Report, out: Console) -> None:
         for rule_id, n in automatic.items():
             info = report.rules.get(rule_id)
             table.add_row(escape(rule_id), str(n), escape(info.title) if info else "")
-        out.print(table)
+        view.print_whole(out, table)
     diffs = [r for r in report.files if r.diff]
     if diffs:
         heading(out, "[bold]changes[/]")
         for r in diffs:
             if out.is_terminal:
-                out.print(Syntax((r.diff or "").rstrip("\n"), "diff", theme="ansi_dark", background_color="default", word_wrap=True))
+                view.print_whole(out, Syntax((r.diff or "").rstrip("\n"), "diff", theme="ansi_dark", background_color="default"))
             else:  # plain: the diff as it is, never wrapped
                 out.file.write(r.diff or "")
     for c in report.checkpoints:
@@ -149,10 +145,10 @@ def print_details(report: Report, out: Console) -> None:
             table.add_column("model", no_wrap=True)
             for p in bad[:40]:
                 table.add_row(escape(p.name), f"[{_CONCERN_STYLE[p.concern]}]{escape(p.status_text)}[/]",
-                              escape(_shape(p.checkpoint_shape)), escape(_shape(p.model_shape)))
+                              escape(shape_text(p.checkpoint_shape)), escape(shape_text(p.model_shape)))
             if len(bad) > 40:
                 table.add_row(f"... {len(bad) - 40} more", "", "", "")
-            out.print(table)
+            view.print_whole(out, table)
         if hidden:
             out.print(f"[dim]{hidden} optimizer slot/hyperparameter row(s) not shown (see --json or --html)[/]")
     for v in report.validations:

@@ -24,6 +24,7 @@ from typing import Callable, ClassVar
 
 import libcst as cst
 
+from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
 from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
@@ -198,7 +199,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
 
     def _drop_unused_imports(self) -> None:
         """An import of a contrib package of ours that nothing reads only fails on TF 2.15: it goes."""
-        read = self.index.read_names()
+        read = self.index.read_names() | READ_ELSEWHERE.get()  # (and what a huge module's other chunks read)
         for binding in self.index.imports:
             statement, alias = binding.statement, binding.alias
             rel = contrib_rel(binding.target)

@@ -17,6 +17,7 @@ from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import attribute_or_keyword, expression, join_args, keyword_arg
 from tfmigrate.rule_ids import TFM150, TFM151, TFM152, TFM153, TFM154, TFM155, TFM156, TFM157, TFM158, TFM159
 from tfmigrate.transforms import experiment_extras as extras
+from tfmigrate.transforms.builders import code_of
 
 _LEARN = "tensorflow.contrib.learn"
 _LAYERS = "tensorflow.contrib.layers"
@@ -131,10 +132,6 @@ SKCOMPAT_MESSAGE = (
 )
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
 def _is_none(node: cst.CSTNode | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
@@ -227,7 +224,7 @@ class ContribLearnTransform(FamilyTransform):
         for stmt in module.body:
             if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Import):
                 for alias in stmt.body[0].names:
-                    if _code(alias.name) == "tensorflow":
+                    if code_of(alias.name) == "tensorflow":
                         aliases.append(alias.asname.name.value if alias.asname else "tensorflow")
         if aliases:
             name = aliases[0]
@@ -330,7 +327,7 @@ class ContribLearnTransform(FamilyTransform):
     def _layout(self, original: cst.Call, call: cst.Call, width: int = 100) -> cst.Call:
         """A one-line call that grew past ``width`` gets one argument a line (unless it is itself an
         argument of a legacy call, which is laid out instead)."""
-        text = _code(call)
+        text = code_of(call)
         line, col, lines = self._lines(original)
         if "\n" in text or len(lines) > 1 or not call.args or col - 1 + len(text) <= width:
             return call
@@ -359,7 +356,7 @@ class ContribLearnTransform(FamilyTransform):
     # --- TFM150 RunConfig ----------------------------------------------------------------------
     def _run_config(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         bound = bind(updated, RUN_CONFIG_ORDER)
-        values = {k: _code(a.value) for k, a in bound}
+        values = {k: code_of(a.value) for k, a in bound}
         hard = [k for k, _ in bound if k not in RUN_CONFIG_KEEP and values[k] not in RUN_CONFIG_DEFAULTS.get(k, ())]
         if hard:
             steps = []
@@ -506,7 +503,7 @@ class ContribLearnTransform(FamilyTransform):
     def _estimator_method(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         method = original.func.attr.value
         spec = ESTIMATOR_METHODS[method]
-        where = f"{_code(original.func.value)}.{method}"
+        where = f"{code_of(original.func.value)}.{method}"
         if any(a.keyword is None or a.star for a in original.args):
             if method == "fit" or method == "partial_fit":
                 hint = ("fit(x, y) takes data, train() an input_fn: train(input_fn=tf.compat.v1.estimator.inputs."
@@ -519,7 +516,7 @@ class ContribLearnTransform(FamilyTransform):
         new_args = []
         for arg in updated.args:
             key = arg.keyword.value
-            if key in spec["drop"] and _code(arg.value) in spec["drop"][key]:
+            if key in spec["drop"] and code_of(arg.value) in spec["drop"][key]:
                 continue
             if key not in spec["keep"]:
                 self.flag(original, TFM153, f"{where}({key}=...) has no tf.estimator equivalent: {spec['manual']}")
@@ -644,7 +641,7 @@ class ContribLearnTransform(FamilyTransform):
         new_call, kwargs = extras.split_kwargs(updated.value)
         assert isinstance(new_call, cst.Call)
         bound = dict(bind(new_call, EXPERIMENT_ORDER))
-        code = lambda k: _code(bound[k].value)  # noqa: E731
+        code = lambda k: code_of(bound[k].value)  # noqa: E731
         train = [code("train_input_fn")]
         if "train_steps" in bound:
             train.append(f"max_steps={code('train_steps')}")
@@ -719,11 +716,11 @@ class ContribLearnTransform(FamilyTransform):
         ):
             return updated
         self.drop_import_of(original.func)
-        xcode = _code(x)
+        xcode = code_of(x)
         if not isinstance(x, (cst.Name, cst.Attribute, cst.Subscript, cst.Call)):
             xcode = f"({xcode})"
         column = self.tf("feature_column.numeric_column")
-        return expression(f'[{_code(column)}("x", shape={xcode}.shape[1:])]')
+        return expression(f'[{code_of(column)}("x", shape={xcode}.shape[1:])]')
 
     # --- TFM157 feature columns -------------------------------------------------------------------
     @staticmethod
@@ -752,7 +749,7 @@ class ContribLearnTransform(FamilyTransform):
         if "dimension" in d and _is_none(d["dimension"].value):
             raise Unsupported(TFM159, FLAG_ONLY_COLUMNS["real_valued_column"])
         if "dimension" in d:
-            shape = expression(f"({_code(d['dimension'].value)},)")
+            shape = expression(f"({code_of(d['dimension'].value)},)")
             bound = [(k, a.with_changes(value=shape) if k == "dimension" else a) for k, a in bound]
         note = ""
         if "column_name" in d and _str_value(d["column_name"].value) == "":
@@ -811,7 +808,7 @@ class ContribLearnTransform(FamilyTransform):
         bound = bind(updated, ("column_name", "bucket_size", "combiner", "dtype"))
         d = dict(bound)
         self._combiner_check(d)
-        if "dtype" in d and _code(d["dtype"].value).split(".")[-1] != "int64":
+        if "dtype" in d and code_of(d["dtype"].value).split(".")[-1] != "int64":
             raise Unsupported("dtype other than int64: categorical_column_with_identity parses int64; cast the "
                               "feature to an integer tensor in the input_fn and drop dtype")
         bound = [(k, a) for k, a in bound if k not in {"combiner", "dtype"}]
@@ -887,10 +884,10 @@ class ContribLearnTransform(FamilyTransform):
             return None
         value = d[key].value
         if key != "keys":
-            return _code(value)
+            return code_of(value)
         if isinstance(value, (cst.List, cst.Tuple)) and all(isinstance(e, cst.Element) for e in value.elements):
             return str(len(value.elements))
-        return f"len({_code(value)})"
+        return f"len({code_of(value)})"
 
     def _embedding(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         order = ("sparse_id_column", "dimension", "combiner")

@@ -28,6 +28,7 @@ from tfmigrate.rule_ids import (
     TFM401, TFM402, TFM403, TFM404, TFM405, TFM407, TFM408, TFM409, TFM410, TFM411, TFM412, TFM413,
     TFM414, TFM415, TFM416, TFM426,
 )
+from tfmigrate.transforms.builders import Substitute, kwarg
 from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, holds_variable, is_path, shape_value, tfe_call
 from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 
@@ -245,14 +246,6 @@ def _dotted(node: cst.BaseExpression) -> str | None:
         base = _dotted(node.value)
         return f"{base}.{node.attr.value}" if base else None
     return None
-
-
-def _kw(name: str, value: cst.BaseExpression) -> cst.Arg:
-    return cst.Arg(
-        keyword=cst.Name(name),
-        value=value,
-        equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")),
-    )
 
 
 def _strip_comma(args: list[cst.Arg]) -> list[cst.Arg]:
@@ -575,7 +568,7 @@ class EagerTransform(FamilyTransform):
                     "(use training=training if the layer was meant to be active)",
                 ):
                     args = [updated.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
-                    return updated.with_changes(args=[*args, _kw("training", cst.Name("False"))])
+                    return updated.with_changes(args=[*args, kwarg("training", cst.Name("False"))])
         if self.eager and _is_method(func, "minimize") and id(original) not in self.handled:
             keywords = {a.keyword.value for a in original.args if a.keyword}
             positional = [a for a in original.args if not a.keyword]
@@ -750,8 +743,8 @@ class EagerTransform(FamilyTransform):
             "explicitly (Keras: float32); Keras metrics return the running result when called",
         ):
             return updated
-        args = [_kw(k, v) for k, v in given.items() if k == "name"]
-        args.append(_kw("dtype", given.get("dtype") or self._tf("float64")))
+        args = [kwarg(k, v) for k, v in given.items() if k == "name"]
+        args.append(kwarg("dtype", given.get("dtype") or self._tf("float64")))
         return updated.with_changes(func=self._tf(f"keras.metrics.{name}"), args=_with_commas(args))
 
     # --- tf.layers ------------------------------------------------------------------------------
@@ -777,7 +770,7 @@ class EagerTransform(FamilyTransform):
             return updated
         given = {a.keyword.value if a.keyword else params[i] for i, a in enumerate(original.args)}
         args = _rekey(original, updated, params, {}, keep)
-        added = [_kw(k, expression(v)) for k, v in defaults.items() if k not in given]
+        added = [kwarg(k, expression(v)) for k, v in defaults.items() if k not in given]
         note = f" ({', '.join(f'{k}={v}' for k, v in defaults.items() if k not in given)} written: Keras default differs)" if added else ""
         if not self.fix(original, TFM404, f"tf.layers.{layer} is tf.keras.layers.{layer} in TF 2{note}"):
             return updated
@@ -800,8 +793,8 @@ class EagerTransform(FamilyTransform):
             "tf.layers.flatten(x) is tf.keras.layers.Flatten()(x) in TF 2 (data_format written: Keras default differs)",
         ):
             return updated
-        ctor = [_kw(k, v) for k, v in given.items() if k == "name"]
-        ctor.append(_kw("data_format", given.get("data_format") or cst.SimpleString('"channels_last"')))
+        ctor = [kwarg(k, v) for k, v in given.items() if k == "name"]
+        ctor.append(kwarg("data_format", given.get("data_format") or cst.SimpleString('"channels_last"')))
         layer = cst.Call(func=self._tf("keras.layers.Flatten"), args=_with_commas(ctor))
         return cst.Call(func=layer, args=[cst.Arg(given["inputs"])])
 
@@ -840,7 +833,7 @@ class EagerTransform(FamilyTransform):
         ):
             return updated
         args = _rekey(original, updated, params, renames, 0, drop=dropped)
-        args += [_kw(renames.get(k, k), expression(v)) for k, v in defaults.items() if k not in given]
+        args += [kwarg(renames.get(k, k), expression(v)) for k, v in defaults.items() if k not in given]
         return updated.with_changes(func=self._tf(keras_path), args=_with_commas(args))
 
     # --- tf.contrib.summary ---------------------------------------------------------------------
@@ -870,7 +863,7 @@ class EagerTransform(FamilyTransform):
             tf = self._tfname()
             step = given.get("global_step") or expression(f"{tf}.compat.v1.train.get_or_create_global_step()")
             cond = expression(f"lambda: {tf}.math.equal(STEP % N, 0)")
-            cond = cond.visit(_Substitute({"STEP": step, "N": given["n"]}))
+            cond = cond.visit(Substitute({"STEP": step, "N": given["n"]}))
             self.changed = True
             return cst.Call(func=self._tf("summary.record_if"), args=[cst.Arg(cond)])
         if symbol in _SUMMARY_OPS:
@@ -908,7 +901,7 @@ class EagerTransform(FamilyTransform):
                 new = updated.with_changes(func=self._tf("summary.create_file_writer"))
                 tf = self._tfname()
                 expr = expression(f"(NEW if LOGDIR is not None else {tf}.summary.create_noop_writer())")
-                return expr.visit(_Substitute({"NEW": new, "LOGDIR": updated.args[0].value.deep_clone()}))
+                return expr.visit(Substitute({"NEW": new, "LOGDIR": updated.args[0].value.deep_clone()}))
             return updated
         self.flag(
             original,
@@ -945,7 +938,7 @@ class EagerTransform(FamilyTransform):
         step = given.get("step")
         if step is None or _is_name(step, "None"):
             step = expression(f"{self._tfname()}.{_GLOBAL_STEP}")
-        args.append(_kw("step", step))
+        args.append(kwarg("step", step))
         return updated.with_changes(func=self._tf(f"summary.{new_name}"), args=_with_commas(args))
 
     # --- statements -----------------------------------------------------------------------------
@@ -1048,7 +1041,7 @@ class EagerTransform(FamilyTransform):
                 f"        {value} = FN(*args, **kwargs)\n"
                 f"    {variables} = {tape}.watched_variables()\n"
                 f"    return {ret}list(zip({tape}.gradient({value}, {variables}), {variables}))\n"
-            ).visit(_Substitute({"FN": _callee(new_stmt.value.args[0].value)}))
+            ).visit(Substitute({"FN": _callee(new_stmt.value.args[0].value)}))
             return func.with_changes(leading_lines=original.leading_lines)
         if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call) and id(stmt.value.func) in self.handled:
             symbol = self._implicit(stmt.value)
@@ -1093,7 +1086,7 @@ class EagerTransform(FamilyTransform):
         variables = self.fresh("variables")
         value = cst.Call(func=_callee(fn), args=_strip_comma(list(call.args)))
         body = cst.parse_statement(f"with {tf}.GradientTape() as {tape}:\n    {loss} = LOSS\n")
-        body = body.visit(_Substitute({"LOSS": value}))
+        body = body.visit(Substitute({"LOSS": value}))
         stmts = [body, cst.parse_statement(f"{variables} = {tape}.watched_variables()\n")]
         grads = expression(f"list(zip({tape}.gradient({loss}, {variables}), {variables}))")
         return stmts, names, grads
@@ -1117,7 +1110,7 @@ class EagerTransform(FamilyTransform):
         else:
             loss_expr = cst.Call(func=_callee(fn))
         with_stmt = cst.parse_statement(f"with {tf}.GradientTape() as {tape}:\n    {loss} = LOSS\n").visit(
-            _Substitute({"LOSS": loss_expr})
+            Substitute({"LOSS": loss_expr})
         )
         out: list[cst.BaseStatement] = [with_stmt.with_changes(leading_lines=original.leading_lines)]
         if "var_list" in kwargs:
@@ -1127,7 +1120,7 @@ class EagerTransform(FamilyTransform):
             out.append(cst.parse_statement(f"{variables} = {tape}.watched_variables()\n"))
             variables_expr = cst.Name(variables)
         apply = expression(f"OPT.apply_gradients(zip({tape}.gradient({loss}, VARS), VARS))").visit(
-            _Substitute({"OPT": updated.func.value, "VARS": variables_expr})
+            Substitute({"OPT": updated.func.value, "VARS": variables_expr})
         )
         out.append(original.with_changes(body=[cst.Expr(apply)], leading_lines=[]))
         step = kwargs.get("global_step")
@@ -1167,22 +1160,6 @@ class EagerTransform(FamilyTransform):
             out.append(self._assign_add(step))
         out[0] = out[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel(out)
-
-
-class _Substitute(cst.CSTTransformer):
-    def __init__(self, table: dict[str, cst.BaseExpression]) -> None:
-        self.table = table
-
-        self.used: set[str] = set()
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
-        value = self.table.get(original.value)
-        if value is None:
-            return updated
-        if original.value in self.used:  # a node appears once in a tree: copy it for a second place
-            return value.deep_clone()
-        self.used.add(original.value)
-        return value
 
 
 def _is_name(node: cst.CSTNode | None, value: str | None = None) -> bool:

@@ -26,13 +26,13 @@ from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.rule_ids import TFM131, TFM133, TFM134
 from tfmigrate.transforms import estimator_sklearn as sklearn
+from tfmigrate.transforms.builders import code_of
 from tfmigrate.transforms.model_fn import list_holds
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
 _BUILTINS = frozenset(dir(builtins))
-ESCAPE_RULE = TFM131
 LEGACY_METHODS = ("fit", "partial_fit", "evaluate", "predict", "predict_proba", "predict_classes", "predict_scores",
                   "save", "score", "export", "get_variable_names", "get_variable_value", "get_params", "set_params",
                   "weights_", "bias_", "model_dir", "config", "params")
@@ -207,7 +207,7 @@ def _check_read(t: EstimatorTransform, est: Est, node: cst.CSTNode, followed: se
     if sklearn.pipeline_step(t, node) and sklearn.wrap(t, est, node):
         return  # TFM132: wrapped in the legacy fit/predict adapter
     what = f"tf.estimator.{est.cls.target}" if est.cls.target else "the estimator"
-    t.flag(node, ESCAPE_RULE, f"{what} (rewritten from {est.cls.name}) leaves the code tfmigrate can follow here: "
+    t.flag(node, TFM131, f"{what} (rewritten from {est.cls.name}) leaves the code tfmigrate can follow here: "
            "whatever receives it must call train(input_fn=...)/evaluate(input_fn=...)/predict(input_fn=...) "
            "(tf.estimator has no fit(x, y), no save(), and predict() yields dicts); rewrite those calls by hand "
            "(a scikit-learn Pipeline/GridSearchCV needs an object with fit(x, y)/predict(x))")
@@ -235,7 +235,6 @@ LEGACY_ONLY = {  # keywords only the contrib.learn / skflow methods take (not tf
     "predict_scores": {"input_fn", "as_iterable"},
     "evaluate": {"feed_fn", "metrics", "log_progress"},
 }
-UNFOLLOWED_RULE = TFM133
 
 
 def unfollowed_calls(t: EstimatorTransform, planned: set) -> None:
@@ -251,7 +250,7 @@ def unfollowed_calls(t: EstimatorTransform, planned: set) -> None:
         if t._receiver(func.value) is not None or _tf_estimator(t, func.value):
             continue
         method = func.attr.value
-        t.flag(call, UNFOLLOWED_RULE, f"{method}({', '.join(k + '=' for k in legacy)}...) is the tf.contrib.learn "
+        t.flag(call, TFM133, f"{method}({', '.join(k + '=' for k in legacy)}...) is the tf.contrib.learn "
                f"signature, on an object tfmigrate cannot trace to its constructor (built in another module or "
                "passed in): if it is a tf.estimator, rewrite it by hand as train(input_fn=..., steps=..., hooks=[...]) / "
                "evaluate(input_fn=...) / predict(input_fn=...), which yields dicts (p['class_ids'][0], "
@@ -344,18 +343,14 @@ def path_cleared(t: EstimatorTransform, est: Est, save: cst.Call, path: cst.Base
     """A call between the constructor and ``save(path)`` that deletes or (re)creates ``path`` (the program
     cleans the directory before saving): with model_dir=path it would delete the checkpoints train()
     wrote there. Compared by the path's code text."""
-    text = _code(path)
+    text = code_of(path)
     first, last = t._line(est.call), t._line(save)
     for call in t.index.nodes(cst.Call):
         if (t.qualified_name(call.func) or "") not in CLEARING_CALLS or not call.args:
             continue
-        if first <= t._line(call) <= last and _code(call.args[0].value) == text:
+        if first <= t._line(call) <= last and code_of(call.args[0].value) == text:
             return call
     return None
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 LAZY_CONSUMERS = {"builtins.next", "itertools.islice", "itertools.takewhile", "itertools.dropwhile"}
@@ -438,8 +433,8 @@ def decay_schedule(t: EstimatorTransform, value: cst.BaseExpression) -> cst.Base
     if not (isinstance(staircase, cst.Name) and staircase.value in ("True", "False")):
         return None
     return expression(
-        f"tf.keras.optimizers.schedules.{DECAYS[last]}({_code(bound['learning_rate'])}, "
-        f"decay_steps={_code(bound['decay_steps'])}, decay_rate={_code(bound['decay_rate'])}, "
+        f"tf.keras.optimizers.schedules.{DECAYS[last]}({code_of(bound['learning_rate'])}, "
+        f"decay_steps={code_of(bound['decay_steps'])}, decay_rate={code_of(bound['decay_rate'])}, "
         f"staircase={staircase.value})"
     )
 
@@ -462,9 +457,6 @@ def metric_specs(t: EstimatorTransform, value: cst.BaseExpression | None) -> cst
                 and (t.qualified_name(spec.func) or "").endswith("MetricSpec")):
             return None
     return value
-
-
-INPUT_FN_RULE = TFM134
 
 
 def feature_dict_input_fns(t: EstimatorTransform, methods: list) -> None:
@@ -492,7 +484,7 @@ def feature_dict_input_fns(t: EstimatorTransform, methods: list) -> None:
                 fn = _local_def(t, arg.value)
                 if fn is None:
                     if empty_key:
-                        t.flag(arg.value, INPUT_FN_RULE, _input_fn_message(arg.value.value))
+                        t.flag(arg.value, TFM134, _input_fn_message(arg.value.value))
                     continue
                 users.setdefault(id(fn), (fn, []))[1].append(arg.value)
                 kinds.setdefault(id(fn), set()).add("predict" if method.startswith("predict") else "train")
@@ -529,10 +521,10 @@ def feature_dict_input_fns(t: EstimatorTransform, methods: list) -> None:
         all_reads = _reads(t, fn)
         if problem is not None or all_reads is None or {id(r) for r in all_reads} != {id(r) for r in reads}:
             where = problem if problem is not None else reads[0]
-            t.flag(where, INPUT_FN_RULE, _input_fn_message(fn.name.value) + (
+            t.flag(where, TFM134, _input_fn_message(fn.name.value) + (
                 "" if problem is not None else " (the function is used elsewhere too)"))
             continue
-        if t.fix(fn, INPUT_FN_RULE, f"{fn.name.value}(): " + "; ".join(sorted({
+        if t.fix(fn, TFM134, f"{fn.name.value}(): " + "; ".join(sorted({
                 "returns {\"x\": features}: the legacy estimator fed a bare feature tensor to its unnamed column "
                 "\"\", the rewritten column reads \"x\" and TF 2 takes a dict" if not isinstance(f, cst.Dict) else
                 "" for f, _ in plan} | {

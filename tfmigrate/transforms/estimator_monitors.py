@@ -29,21 +29,17 @@ import libcst as cst
 from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.rule_ids import TFM130
+from tfmigrate.transforms.builders import code_of, layout_call
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
-RULE = TFM130
 VALIDATION_ORDER = ("x", "y", "input_fn", "batch_size")  # stable in every TF 1.x release; the rest by keyword
 VALIDATION_KEYWORDS = {
     "x", "y", "input_fn", "batch_size", "eval_steps", "every_n_steps", "metrics", "hooks", "early_stopping_rounds",
     "early_stopping_metric", "early_stopping_metric_minimize", "name", "check_interval_secs",
 }
 STOP_AT_STEP_ORDER = ("num_steps", "last_step")
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def _is_none(node: cst.CSTNode | None) -> bool:
@@ -94,7 +90,7 @@ class Converter:
         return _list(new)
 
     def _manual(self, node: cst.CSTNode, why: str) -> None:
-        self.t.flag(self.fit, RULE, f"fit(monitors=...): {why}; turn the contrib.learn monitors into "
+        self.t.flag(self.fit, TFM130, f"fit(monitors=...): {why}; turn the contrib.learn monitors into "
                     "tf.estimator hooks by hand (ValidationMonitor: tf.estimator.experimental.InMemoryEvaluatorHook("
                     "estimator, input_fn of a tf.data.Dataset, every_n_iter=...) plus, for early stopping, "
                     "tf.estimator.experimental.stop_if_no_decrease_hook(estimator, 'loss', rounds, run_every_secs=None, "
@@ -127,7 +123,7 @@ class Converter:
         elif isinstance(value, cst.Call):
             kind = monitor_kind(self.t, value)
             if kind is None:
-                return [value] if self._is_hook(value) else self._manual(value, f"{_code(value.func)} is not a known monitor")
+                return [value] if self._is_hook(value) else self._manual(value, f"{code_of(value.func)} is not a known monitor")
         else:
             return self._manual(value, "a monitor this rewrite can follow")
         assert isinstance(call, cst.Call)
@@ -179,7 +175,7 @@ class Converter:
         if isinstance(receiver, cst.Name) or (
             isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)
         ):
-            return _code(receiver)
+            return code_of(receiver)
         return None
 
     def _validation(self, call: cst.Call) -> list[cst.BaseExpression] | None:
@@ -198,7 +194,7 @@ class Converter:
                 return self._manual(call, "ValidationMonitor(metrics=...) other than a dict of MetricSpec: add the "
                                     "metrics with tf.estimator.add_metrics(estimator, metric_fn)")
             evaluated = (f"tf.estimator.add_metrics({estimator}, lambda labels, predictions: {{name: metric(labels="
-                         f"labels, predictions=predictions) for name, metric in ({_code(metrics)}).items()}})")
+                         f"labels, predictions=predictions) for name, metric in ({code_of(metrics)}).items()}})")
             self.notes.append("metrics={name: MetricSpec} evaluated through tf.estimator.add_metrics (TFM173 rewrites "
                               "each MetricSpec)")
         if "input_fn" in a or "x" not in a:
@@ -210,23 +206,23 @@ class Converter:
             return self._manual(call, "ValidationMonitor(x=...): the feature columns do not read the key \"x\" that "
                                 "the rewritten input feeds")
         x = t._as_array(a["x"])
-        features = f'{{"x": {_code(x)}}}' if not t._is_dict(a["x"]) else _code(x)
+        features = f'{{"x": {code_of(x)}}}' if not t._is_dict(a["x"]) else code_of(x)
         parts = [features]
         if "y" in a:
             y = t._as_array(a["y"])
-            labels = _code(y)
+            labels = code_of(y)
             if self.est.cls.classifier and not t._is_int(a["y"]):
                 labels = f"np.asarray({labels}, dtype=np.int64)"
                 t.need_np = True
             parts.append(labels)
         data = f"({', '.join(parts)},)" if len(parts) == 1 else f"({', '.join(parts)})"
-        batch = _code(a["batch_size"]) if "batch_size" in a else f"len({_code(x)})"
+        batch = code_of(a["batch_size"]) if "batch_size" in a else f"len({code_of(x)})"
         input_fn = f"lambda: tf.data.Dataset.from_tensor_slices({data}).batch({batch})"
-        every = _code(a["every_n_steps"]) if "every_n_steps" in a else "100"
+        every = code_of(a["every_n_steps"]) if "every_n_steps" in a else "100"
         args = [evaluated, input_fn]
         for legacy, new in (("eval_steps", "steps"), ("hooks", "hooks"), ("name", "name")):
             if legacy in a:
-                args.append(f"{new}={_code(a[legacy])}")
+                args.append(f"{new}={code_of(a[legacy])}")
         args.append(f"every_n_iter={every}")
         hooks = [expression(f"tf.estimator.experimental.InMemoryEvaluatorHook({', '.join(args)})")]
         self.notes.append(f"ValidationMonitor -> InMemoryEvaluatorHook(every_n_iter={every}) on the current weights "
@@ -236,11 +232,11 @@ class Converter:
             if minimize is not None and not (isinstance(minimize, cst.Name) and minimize.value in ("True", "False")):
                 return self._manual(call, "early_stopping_metric_minimize is not a literal")
             which = "increase" if isinstance(minimize, cst.Name) and minimize.value == "False" else "decrease"
-            metric = _code(a["early_stopping_metric"]) if "early_stopping_metric" in a else '"loss"'
-            name = f", eval_dir={estimator}.eval_dir({_code(a['name'])})" if "name" in a else ""
+            metric = code_of(a["early_stopping_metric"]) if "early_stopping_metric" in a else '"loss"'
+            name = f", eval_dir={estimator}.eval_dir({code_of(a['name'])})" if "name" in a else ""
             hooks.append(expression(
                 f"tf.estimator.experimental.stop_if_no_{which}_hook({estimator}, {metric}, "
-                f"{_code(a['early_stopping_rounds'])}{name}, run_every_secs=None, run_every_steps={every})"
+                f"{code_of(a['early_stopping_rounds'])}{name}, run_every_secs=None, run_every_steps={every})"
             ))
             self.notes.append(f"early stopping -> stop_if_no_{which}_hook over those evaluations (it reads every "
                               "evaluation in the estimator's eval directory: clean model_dir between runs as the "
@@ -251,7 +247,7 @@ class Converter:
         a = self._bind(call, STOP_AT_STEP_ORDER, set(STOP_AT_STEP_ORDER))
         if a is None:
             return None
-        args = ", ".join(f"{k}={_code(v)}" for k, v in a.items())
+        args = ", ".join(f"{k}={code_of(v)}" for k, v in a.items())
         self.notes.append("StopAtStep -> tf.estimator.StopAtStepHook")
         return [expression(f"tf.estimator.StopAtStepHook({args})")]
 
@@ -273,7 +269,7 @@ def _names(args) -> list[cst.Name]:
 
 def _list(items: list[cst.BaseExpression]) -> cst.List:
     """``[a, b]``; one item a line (inside an argument of a call laid out one argument a line) when long."""
-    if sum(len(_code(item)) for item in items) <= 60:
+    if sum(len(code_of(item)) for item in items) <= 60:
         elements = []
         for i, item in enumerate(items):
             comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(items) - 1 else cst.MaybeSentinel.DEFAULT
@@ -285,9 +281,7 @@ def _list(items: list[cst.BaseExpression]) -> cst.List:
             first_line=cst.TrailingWhitespace(), empty_lines=[], indent=True, last_line=cst.SimpleWhitespace(indent)
         )
 
-    from tfmigrate.transforms.estimators import _layout  # the planner's own layout (it imports this module)
-
-    items = [_layout(item, depth=3, limit=92) if isinstance(item, cst.Call) else item for item in items]
+    items = [layout_call(item, depth=3, limit=92) if isinstance(item, cst.Call) else item for item in items]
     elements = [
         cst.Element(value=item, comma=cst.Comma(whitespace_after=newline("    " if i == len(items) - 1 else "        ")))
         for i, item in enumerate(items)

@@ -27,7 +27,6 @@ from tfmigrate.rule_ids import TFM132
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
 
-RULE = TFM132
 ADAPTER = "LegacyEstimatorAdapter"
 PIPELINES = ("sklearn.pipeline.Pipeline", "sklearn.pipeline.make_pipeline")
 
@@ -109,7 +108,7 @@ def wrap(t: EstimatorTransform, est: Est, node: cst.CSTNode) -> bool:
     if t.index.module_binding_count(ADAPTER) not in (0, None):
         return False  # the module already has something of that name
     classifier = "True" if est.cls.classifier else "False"
-    if not t.fix(node, RULE, f"{est.cls.name} in a scikit-learn pipeline: tf.estimator.{est.cls.target} has no "
+    if not t.fix(node, TFM132, f"{est.cls.name} in a scikit-learn pipeline: tf.estimator.{est.cls.target} has no "
                  "fit(x, y)/predict(x); it is wrapped in LegacyEstimatorAdapter (written into this module), whose "
                  "fit/predict are the legacy ones (numpy_input_fn over {\"x\": x}, the whole data set as one batch "
                  "when no batch_size is given, classes of predict as an array)"):

@@ -25,6 +25,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+# what the rewritten fit/evaluate/predict calls feed the arrays through (TFM104-TFM106, TFM114/TFM115)
+NUMPY_INPUT_FN = "tf.compat.v1.estimator.inputs.numpy_input_fn"
+FEATURE_KEY = "x"  # the feature the numpy input functions feed, and the feature columns written read
+MEAN_LOSS = "tf.keras.losses.Reduction.SUM_OVER_BATCH_SIZE"  # the legacy heads averaged the loss over the batch
+SUM_LOSS = "tf.keras.losses.Reduction.SUM"  # TF 1.x tf.estimator canned estimators summed it
+LEGACY_MODULES = ("skflow", "tensorflow.contrib.skflow", "tensorflow.contrib.learn")
+
 
 @dataclass(frozen=True)
 class LegacyClass:

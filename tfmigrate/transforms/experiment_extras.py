@@ -21,6 +21,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.transforms.builders import code_of
 
 # legacy Experiment keywords read from **kwargs: new place, legacy default (None: not given)
 KWARGS_TRAIN = {"train_steps": ("max_steps", None)}
@@ -28,10 +29,6 @@ KWARGS_EVAL = {"eval_steps": ("steps", "100"), "eval_delay_secs": ("start_delay_
 KWARGS_UNUSED = ("min_eval_frequency", "continuous_eval_throttle_secs")
 EXPORTERS = ("tensorflow.estimator.LatestExporter", "tensorflow.estimator.BestExporter",
              "tensorflow.estimator.FinalExporter", "tensorflow.estimator.Exporter")
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def split_kwargs(call: cst.Call) -> tuple[cst.Call, str | None]:
@@ -88,12 +85,12 @@ def augment(transform, bound: dict[str, cst.Arg], kwargs: str | None, train: lis
                 evals.append(f'{new}={kwargs}.get("{legacy}"' + (f", {default})" if default else ")"))
     bound = {k: a for k, a in bound.items() if not (isinstance(a.value, cst.Name) and a.value.value == "None")}
     if "export_strategies" in bound:
-        evals.append(f"exporters={_code(bound['export_strategies'].value)}")
+        evals.append(f"exporters={code_of(bound['export_strategies'].value)}")
     if kwargs is not None:
         known = ", ".join(f'"{k}"' for k in (*KWARGS_TRAIN, *KWARGS_EVAL, *KWARGS_UNUSED))
         evals.append(f"**{{k: v for k, v in {kwargs}.items() if k not in ({known})}}")
     if "eval_metrics" in bound:
-        metrics = _code(bound["eval_metrics"].value)
+        metrics = code_of(bound["eval_metrics"].value)
         estimator = (f"{tf}.estimator.add_metrics({estimator}, lambda labels, predictions: {{name: metric(labels=labels, "
                      f"predictions=predictions) for name, metric in ({metrics}).items()}})")
     return estimator

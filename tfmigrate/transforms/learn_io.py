@@ -34,6 +34,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM170, TFM171, TFM172, TFM173, TFM174, TFM175
+from tfmigrate.transforms.builders import code_of, str_value
 
 _LEARN = "tensorflow.contrib.learn."
 INPUT_FN_OPS_ORDER = ("features", "labels", "default_inputs")
@@ -96,10 +97,6 @@ INPUT_FNS = {
     "pandas_input_fn": ("x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads",
                         "target_column"),
 }
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def learn_io_function(qualified: str | None) -> str | None:
@@ -312,15 +309,15 @@ class LearnIOTransform(FamilyTransform):
             if given is None or _is_none(given.value):
                 key = "predictions"  # the single prediction of a regressor ("scores", now "predictions")
             else:
-                legacy = _string(given.value) or self._prediction_key_constant(given.value)
+                legacy = str_value(given.value) or self._prediction_key_constant(given.value)
                 key = PREDICTION_KEYS.get(legacy or "")
                 if key is None:
-                    problem = f"prediction_key={_code(given.value)} is not a key this rewrite knows"
+                    problem = f"prediction_key={code_of(given.value)} is not a key this rewrite knows"
         metric = None
         if problem is None:
             metric = self._metric_fn(original, bound["metric_fn"].value)
             if metric is None:
-                problem = (f"metric_fn={_code(bound['metric_fn'].value)} is neither a contrib streaming metric nor a "
+                problem = (f"metric_fn={code_of(bound['metric_fn'].value)} is neither a contrib streaming metric nor a "
                            "function of this module that takes labels= and predictions=")
         if problem is not None:
             self.flag(original, TFM173, f"MetricSpec: {problem}; write a function (labels, predictions) returning "
@@ -335,7 +332,7 @@ class LearnIOTransform(FamilyTransform):
             self.remove_imports_of(bound["metric_fn"].value)
             metric_code = metric
         else:
-            metric_code = _code(metric)
+            metric_code = code_of(metric)
         return expression(f'lambda labels, predictions: {metric_code}(labels=labels, predictions=predictions["{key}"])')
 
     def _prediction_key_constant(self, node: cst.BaseExpression) -> str | None:
@@ -417,12 +414,6 @@ def _is_none(node: cst.CSTNode | None) -> bool:
     return isinstance(node, cst.Name) and node.value == "None"
 
 
-def _string(node: cst.CSTNode | None) -> str | None:
-    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
-        return node.evaluated_value
-    return None
-
-
 def _args(call: cst.Call, pairs: list[tuple[str | None, cst.BaseExpression]]) -> list[cst.Arg]:
     """New arguments, with the call's own comma style (one a line stays one a line)."""
     commas = [a.comma for a in call.args if isinstance(a.comma, cst.Comma)]
@@ -449,6 +440,6 @@ def _tensorflow_alias(module: cst.Module) -> str:
             for small in stmt.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        if _code(alias.name) == "tensorflow":
+                        if code_of(alias.name) == "tensorflow":
                             return alias.asname.name.value if alias.asname else "tensorflow"  # type: ignore[union-attr]
     return "tf"

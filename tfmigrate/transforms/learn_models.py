@@ -18,7 +18,8 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM116, TFM117, TFM118
-from tfmigrate.transforms.model_fn import _code, _is_none, _reads, t_bind, t_layout
+from tfmigrate.transforms.builders import bind_args, code_of, layout_call
+from tfmigrate.transforms.model_fn import _is_none, _reads
 
 MODEL_ORDERS = {
     "linear_regression": ("x", "y", "init_mean", "init_stddev"),
@@ -166,7 +167,7 @@ class ModelCalls:
 
     def _model(self, call: cst.Call, last: str, skflow: bool = False) -> None:
         t = self.t
-        bound, problems = t_bind(call, MODEL_ORDERS[last])
+        bound, problems = bind_args(call, MODEL_ORDERS[last])
         what = f"learn.models.{last}"
         if problems or "x" not in bound or "y" not in bound:
             t.flag(call, TFM116, f"{what}: cannot map {', '.join(problems) or 'the arguments'}; rewrite it with "
@@ -178,13 +179,13 @@ class ModelCalls:
             return
         x, y = "LEGACYX", bound["y"]
         if not _simple(y):
-            t.flag(call, TFM116, f"{what}: assign y ({_code(y)}) to a name first and run tfmigrate again (the "
+            t.flag(call, TFM116, f"{what}: assign y ({code_of(y)}) to a name first and run tfmigrate again (the "
                    "rewrite reads it twice)")
             return
-        y = _code(y)
+        y = code_of(y)
         mean = "0.0" if last.endswith("_zero_init") else (
-            _code(bound["init_mean"]) if "init_mean" in bound and not _is_none(bound["init_mean"]) else None)
-        std = "0.0" if last.endswith("_zero_init") else _code(bound.get("init_stddev", expression("1.0")))
+            code_of(bound["init_mean"]) if "init_mean" in bound and not _is_none(bound["init_mean"]) else None)
+        std = "0.0" if last.endswith("_zero_init") else code_of(bound.get("init_stddev", expression("1.0")))
         if mean is None and skflow:  # skflow / TF Learn 0.8-0.10 ran on TF 0.x: get_variable's default was uniform_unit_scaling
             unit = "tf.compat.v1.uniform_unit_scaling_initializer()"
             init = f"kernel_initializer={unit}, bias_initializer={unit}"
@@ -209,7 +210,7 @@ class ModelCalls:
                     f"(tf.compat.v1.layers.dense({x}, 1 if len({y}.shape) == 1 else {y}.shape[1], {init}, "
                     f"name=\"{scope}\")))")
             loss_note = "mean squared error averaged over all values, a 1-D y squeezes the predictions"
-        new = t_layout(expression(code))
+        new = layout_call(expression(code))
         if t.fix(call, TFM116, f"{what} -> (predictions, loss) from tf.compat.v1.layers.dense (scope "
                  f"'{scope}'; {init_note}) and tf.compat.v1.losses ({loss_note}); the legacy variables were "
                  f"{scope}/weights and {scope}/bias, now {scope}/kernel and {scope}/bias"):
@@ -218,7 +219,7 @@ class ModelCalls:
     def _array_op(self, call: cst.Call, last: str) -> None:
         t = self.t
         order, template, note = ARRAY_OPS[last]
-        bound, problems = t_bind(call, order)
+        bound, problems = bind_args(call, order)
         for name, default in ARRAY_DEFAULTS.items():
             if name in order and name not in bound:
                 bound[name] = expression(default)
@@ -237,7 +238,7 @@ class ModelCalls:
 
     def _categorical(self, call: cst.Call) -> None:
         t = self.t
-        bound, problems = t_bind(call, CATEGORICAL_ORDER)
+        bound, problems = bind_args(call, CATEGORICAL_ORDER)
         if problems or set(bound) != set(CATEGORICAL_ORDER) or not isinstance(bound["name"], cst.SimpleString):
             t.flag(call, TFM116, "learn.ops.categorical_variable: pass tensor_in, n_classes, embedding_size and a "
                    "literal name; it is tf.nn.embedding_lookup(tf.compat.v1.get_variable('<name>/<name>_embeddings', "
@@ -245,12 +246,12 @@ class ModelCalls:
             return
         name = bound["name"].evaluated_value
         code = (f"tf.nn.embedding_lookup(tf.compat.v1.get_variable(\"{name}/{name}_embeddings\", "
-                f"[{_code(bound['n_classes'])}, {_code(bound['embedding_size'])}]), LEGACYX)")
+                f"[{code_of(bound['n_classes'])}, {code_of(bound['embedding_size'])}]), LEGACYX)")
         if t.fix(call, TFM116, "learn.ops.categorical_variable -> tf.nn.embedding_lookup over "
                  f"tf.compat.v1.get_variable('{name}/{name}_embeddings', [n_classes, embedding_size]) (the legacy "
                  "variable name and default initializer)"):
             new = expression(code)
-            t._apply(call, _put(t_layout(new), "LEGACYX", bound["tensor_in"]))
+            t._apply(call, _put(layout_call(new), "LEGACYX", bound["tensor_in"]))
 
 
 def _put_all(tree: cst.BaseExpression, name: str, node: cst.BaseExpression) -> cst.BaseExpression:

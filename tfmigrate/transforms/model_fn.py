@@ -38,6 +38,8 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression, is_docstring
 from tfmigrate.rule_ids import TFM114, TFM115
+from tfmigrate.transforms.builders import bind_args, build_call, code_of, kwarg, layout_call
+from tfmigrate.transforms.estimators_defaults import NUMPY_INPUT_FN
 
 NAMED_ARGS = ("mode", "params", "config")  # passed by name to a legacy model_fn that declares them
 # optimizer names of optimize_loss (OPTIMIZER_CLS_NAMES) -> the TF1 class TF 2.15 still has
@@ -71,10 +73,6 @@ class Custom:
     n_classes: int = 0
     tensor_predictions: bool = False  # every return's predictions is provably a tensor, not a dict
     batch_size: cst.BaseExpression | None = None
-
-
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
 
 
 def _is_none(node: cst.CSTNode | None) -> bool:
@@ -172,9 +170,9 @@ class ModelFnPlanner:
         ys = []
         for fit in est.fits:
             if est.cls.era == "learn":
-                bound, _ = t_bind(fit, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
+                bound, _ = bind_args(fit, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
             else:
-                bound, _ = t_bind(fit, ("x", "y", "monitor", "logdir"))
+                bound, _ = bind_args(fit, ("x", "y", "monitor", "logdir"))
                 for arg in fit.args:
                     if arg.keyword and arg.keyword.value == "X":
                         bound["x"] = arg.value
@@ -183,8 +181,8 @@ class ModelFnPlanner:
             ys.append(bound["y"])
         if not ys:
             return None, "the estimator is never fit() here, so the labels predict() needs are not known"
-        first = _code(ys[0])
-        if any(_code(y) != first for y in ys):
+        first = code_of(ys[0])
+        if any(code_of(y) != first for y in ys):
             return None, "fit() is called with different labels"
         y = ys[0]
         names = _name_reads(cst.Expr(y)) if not isinstance(y, cst.Name) else [y]
@@ -285,7 +283,7 @@ class ModelFnPlanner:
         ) and all(k == "tuple" for k in kinds)
         given = a.get("params")
         if spec is not None and given is not None and not _is_none(given) and not self._dict_value(given):
-            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator(params={_code(given)}): predict() needs "
+            return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator(params={code_of(given)}): predict() needs "
                                 f"the labels placeholder's dtype and shape in params['{FIT_LABELS}'], and these "
                                 "params are not visibly a dict; pass a dict and run tfmigrate again")
         if not t._allowed(est.call, TFM114):
@@ -295,14 +293,14 @@ class ModelFnPlanner:
         plans = {r: self._spec_return(r) for r, k in zip(rets, kinds) if k == "tuple"}
         plans.update({r: self._ops_return(r) for r, k in zip(rets, kinds) if k == "ops"})
         new_fn = self._rewrite_fn(fn, names, spec is not None, one_hot=None, returns=plans, defaults=extra)
-        args = [t_kw("model_fn", a["model_fn"])]
+        args = [kwarg("model_fn", a["model_fn"])]
         for name in ("model_dir", "config"):
             if name in a and not _is_none(a[name]):
-                args.append(t_kw(name, a[name]))
+                args.append(kwarg(name, a[name]))
         params = self._params(a.get("params"), spec)
         if params is not None:
-            args.append(t_kw("params", params))
-        new = t_layout(t_call("tf.estimator.Estimator", args))
+            args.append(kwarg("params", params))
+        new = layout_call(build_call("tf.estimator.Estimator", args))
         if not self._same_plan(fn, new_fn):
             return self._refuse(est, TFM114, f"tf.contrib.learn.Estimator: model_fn {fn.name.value} is shared with "
                                 "another estimator that needs it rewritten differently; give each its own function")
@@ -380,12 +378,12 @@ class ModelFnPlanner:
     def _layout_at(self, original: cst.Call, call: cst.Call) -> cst.Call:
         """One argument a line, indented from the line the call starts on (not from its statement: the call may
         sit inside a bracket that spans lines, e.g. a list comprehension)."""
-        if len(_code(call)) <= 80:
+        if len(code_of(call)) <= 80:
             return call
         line = self.t._lines(original)[0]
         text = (self.t.source or "").splitlines()
         if not (0 < line <= len(text)) or _statement_starts(self.t, original, line):
-            return t_layout(call, limit=80, nested=False)
+            return layout_call(call, limit=80, nested=False)
         base = len(text[line - 1]) - len(text[line - 1].lstrip())
 
         def newline(indent: int) -> cst.ParenthesizedWhitespace:
@@ -419,7 +417,7 @@ class ModelFnPlanner:
     def _same_plan(self, fn: cst.FunctionDef, new_fn: cst.FunctionDef) -> bool:
         """A model function shared by several estimators gets one rewrite: theirs must agree."""
         prior = self.t.replace.get(fn)
-        return prior is None or _code(prior) == _code(new_fn)
+        return prior is None or code_of(prior) == code_of(new_fn)
 
     def _methods(self, est) -> list[str]:
         return [method for owner, _, method in self.t.methods if owner is est]
@@ -428,8 +426,8 @@ class ModelFnPlanner:
         if spec is None:
             return None if given is None or _is_none(given) else given
         if given is None or _is_none(given):
-            return expression(f'{{"{FIT_LABELS}": {_code(spec)}}}')
-        return expression(f"dict({_code(given)}, {FIT_LABELS}={_code(spec)})")
+            return expression(f'{{"{FIT_LABELS}": {code_of(spec)}}}')
+        return expression(f"dict({code_of(given)}, {FIT_LABELS}={code_of(spec)})")
 
     def _spec_return(self, ret: cst.Return) -> list[cst.BaseStatement] | cst.Return:
         elements = [e.value for e in ret.value.elements]
@@ -549,7 +547,7 @@ class ModelFnPlanner:
         rate = a.get("learning_rate", expression(defaults["learning_rate"]))
         # TF Learn 0.8 _setup_training: a callable learning_rate is called with the global step, a callable
         # optimizer (a class or a function) with the learning rate; optimize_loss then takes the instance
-        rate_code = _code(rate) if t._is_number(rate) else None
+        rate_code = code_of(rate) if t._is_number(rate) else None
         if rate_code is None and cls.era == "learn08" and self._callable(rate):
             rate_code = f"{_paren(rate)}(tf.compat.v1.train.get_global_step())"
         optimizer_code = None
@@ -558,7 +556,7 @@ class ModelFnPlanner:
         elif name is None and cls.era == "learn08" and rate_code is not None and self._callable(optimizer):
             optimizer_code = f"{_paren(optimizer)}({rate_code})"
         if optimizer_code is None:
-            return self._refuse(est, TFM115, f"{what}: optimizer={_code(optimizer)}, learning_rate={_code(rate)}: "
+            return self._refuse(est, TFM115, f"{what}: optimizer={code_of(optimizer)}, learning_rate={code_of(rate)}: "
                                 "only an optimizer name (SGD, Adagrad, Adam, Ftrl, RMSProp) and a constant rate "
                                 "(TF Learn 0.8: also a function or optimizer class, and a function of the global step) "
                                 "are converted; build the train_op with a tf.compat.v1.train optimizer by hand")
@@ -566,7 +564,7 @@ class ModelFnPlanner:
         # learning_rate, clip_gradients=5.0) clipped the global norm at 5.0 too (skflow/trainer.py)
         clip = a.get("clip_gradients", expression(defaults.get("clip_gradients", "5.0")))
         if clip is not None and not (_is_none(clip) or t._is_number(clip)):
-            return self._refuse(est, TFM115, f"{what}: clip_gradients={_code(clip)} is not a number")
+            return self._refuse(est, TFM115, f"{what}: clip_gradients={code_of(clip)} is not a number")
         if not continuing and (len(est.fits) > 1 or any(self._repeated(fit, est.call) for fit in est.fits)):
             return self._refuse(est, TFM115, f"{what} is fit more than once (continue_training=False): the legacy "
                                 "estimator started from scratch on every fit(), tf.estimator continues from "
@@ -587,7 +585,7 @@ class ModelFnPlanner:
             est.ok = False
             return True
         keyword_only = self._loop_names(fn)
-        clip_code = None if clip is None or _is_none(clip) else _code(clip)
+        clip_code = None if clip is None or _is_none(clip) else code_of(clip)
         keyword_only = [n for n in keyword_only if n not in {param.name.value for param in extra}]
         new_fn = self._rewrite_fn(fn, names, True, one_hot=n_classes, keyword_only=keyword_only, defaults=extra, returns={
             r: self._tfx_return(r, optimizer_code, clip_code) for r in rets
@@ -596,19 +594,19 @@ class ModelFnPlanner:
             return self._refuse(est, TFM115, f"{what}: model_fn {fn.name.value} is shared with another estimator "
                                 "that needs it rewritten differently; give each its own function")
         batch = a.get("batch_size", expression(defaults["batch_size"]))
-        args = [t_kw("model_fn", a["model_fn"])]
+        args = [kwarg("model_fn", a["model_fn"])]
         for save in est.saves:  # the path given to save() is the model_dir, as for the canned estimators
             path = save.args[0].value if save.args else None
             if (path is not None and est.model_dir is None and t._statement(save) is not None
                     and t._known_at_construction(est, path)):
                 est.model_dir = path
         if est.model_dir is not None:
-            args.append(t_kw("model_dir", est.model_dir))
+            args.append(kwarg("model_dir", est.model_dir))
         config = t._config(est)  # the legacy seed (42) and checkpoint settings
         if config is not None:
-            args.append(t_kw("config", config))
-        args.append(t_kw("params", self._params(None, spec)))
-        new = t_layout(t_call("tf.estimator.Estimator", args))
+            args.append(kwarg("config", config))
+        args.append(kwarg("params", self._params(None, spec)))
+        new = layout_call(build_call("tf.estimator.Estimator", args))
         message = (f"{cls.name}(model_fn={fn.name.value}) -> tf.estimator.Estimator: {fn.name.value} takes "
                    "(features, labels, mode, params) and returns tf.estimator.EstimatorSpec with the legacy "
                    f"train_op ({optimizer_code}"
@@ -684,7 +682,7 @@ class ModelFnPlanner:
         return [n for n in dict.fromkeys(targets) if n in used and n not in params]
 
     def _tfx_return(self, ret: cst.Return, optimizer: str, clip: str | None) -> list[cst.BaseStatement]:
-        value = _code(ret.value)
+        value = code_of(ret.value)
         lines = [
             f"legacy_predictions, legacy_loss = {value}",
             f"legacy_optimizer = {optimizer}",
@@ -716,9 +714,9 @@ class ModelFnPlanner:
         t = self.t
         custom: Custom = est.custom
         if custom.kind == "learn":
-            bound, problems = t_bind(call, ("x", "input_fn", "batch_size", "outputs", "as_iterable"))
+            bound, problems = bind_args(call, ("x", "input_fn", "batch_size", "outputs", "as_iterable"))
         else:
-            bound, problems = t_bind(call, ("x", "axis", "batch_size") if method == "predict" else ("x", "batch_size"))
+            bound, problems = bind_args(call, ("x", "axis", "batch_size") if method == "predict" else ("x", "batch_size"))
             for arg in call.args:
                 if arg.keyword and arg.keyword.value == "X":
                     bound["x"] = arg.value
@@ -734,17 +732,17 @@ class ModelFnPlanner:
             x = bound["x"]
             batch = bound.get("batch_size")
             if batch is None:
-                batch = custom.batch_size if custom.kind == "tfx" else expression(f"len({_code(x)})")
-            input_fn = t_call(NUMPY_INPUT_FN(), [t_kw("x", t._as_array(x)), t_kw("batch_size", batch),
-                                                 t_kw("shuffle", expression("False")),
-                                                 t_kw("num_epochs", expression("1"))])
+                batch = custom.batch_size if custom.kind == "tfx" else expression(f"len({code_of(x)})")
+            input_fn = build_call(NUMPY_INPUT_FN, [kwarg("x", t._as_array(x)), kwarg("batch_size", batch),
+                                                 kwarg("shuffle", expression("False")),
+                                                 kwarg("num_epochs", expression("1"))])
         else:
             return
-        args = [t_kw("input_fn", input_fn)]
+        args = [kwarg("input_fn", input_fn)]
         if "outputs" in bound:
-            args.append(t_kw("predict_keys", bound["outputs"]))
+            args.append(kwarg("predict_keys", bound["outputs"]))
         predict = self._layout_at(call, call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),
-                                                          args=t_call("f", args).args))
+                                                          args=build_call("f", args).args))
         if custom.kind == "learn":
             iterable = bound.get("as_iterable")
             if iterable is None and not self._iterated(call):
@@ -754,7 +752,7 @@ class ModelFnPlanner:
                 return
             lazy = iterable is None or (isinstance(iterable, cst.Name) and iterable.value == "True")
             if not lazy and not (isinstance(iterable, cst.Name) and iterable.value == "False"):
-                t.flag(call, rule, f"{method}(as_iterable={_code(iterable)}): not a literal; rewrite by hand")
+                t.flag(call, rule, f"{method}(as_iterable={code_of(iterable)}): not a literal; rewrite by hand")
                 return
             if lazy:
                 new = predict
@@ -774,7 +772,7 @@ class ModelFnPlanner:
             axis = bound.get("axis")
             if method == "predict" and custom.n_classes > 1:
                 if axis is not None and not isinstance(axis, cst.Integer):
-                    t.flag(call, rule, f"{method}(axis={_code(axis)}): not a literal; rewrite by hand")
+                    t.flag(call, rule, f"{method}(axis={code_of(axis)}): not a literal; rewrite by hand")
                     return
                 shift = (int(axis.value) if axis is not None else 1) - 1
                 new = expression(f"np.array([np.argmax(p, axis={shift}) for p in PREDICT])")
@@ -793,7 +791,7 @@ class ModelFnPlanner:
 
 
 def _paren(node: cst.BaseExpression) -> str:
-    code = _code(node)
+    code = code_of(node)
     return f"({code})" if isinstance(node, cst.Lambda) else code
 
 
@@ -980,37 +978,6 @@ class _ReturnSwap:
             elif isinstance(value, cst.CSTNode):
                 changes[attr] = self._compound(value)
         return node.with_changes(**changes) if changes else node
-
-
-# helpers of the TFM1 transform, imported lazily (estimators.py imports this module)
-def t_bind(call, params):
-    from tfmigrate.transforms.estimators import bind_args
-
-    return bind_args(call, params)
-
-
-def t_kw(name, value):
-    from tfmigrate.transforms.estimators import _kw
-
-    return _kw(name, value)
-
-
-def t_call(func, args):
-    from tfmigrate.transforms.estimators import _call
-
-    return _call(func, args)
-
-
-def t_layout(call, **kwargs):
-    from tfmigrate.transforms.estimators import _layout
-
-    return _layout(call, **kwargs)
-
-
-def NUMPY_INPUT_FN() -> str:
-    from tfmigrate.transforms.estimators import NUMPY_INPUT_FN as name
-
-    return name
 
 
 def list_receiver(t, expr: cst.Subscript, depth: int):

@@ -926,5 +926,24 @@ def main(argv: list[str]) -> int:
     return 0
 
 
+def _exit(code: int) -> None:
+    """End the child now: the parent has every event it needs. Summary writers are closed (their events
+    reach the disk), then ``os._exit`` skips the interpreter's teardown of TensorFlow's graphs, sessions
+    and thread pools, which took 0.5 s idle and 2 s on a loaded machine after the last stage."""
+    try:
+        tf = sys.modules.get("tensorflow")
+        if tf is not None:
+            tf.compat.v1.summary.FileWriterCache.clear()
+    except Exception:  # noqa: BLE001 - best effort; the exit code is what matters
+        pass
+    for stream in (sys.stdout, sys.stderr, _PROTO):
+        try:
+            if stream is not None:
+                stream.flush()
+        except Exception:  # noqa: BLE001
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    _exit(main(sys.argv[1:]))

@@ -20,6 +20,7 @@ from typing import Any
 
 from tfmigrate.childproc import module_command
 from tfmigrate.validate.runner import child_env, run_validation
+from tfmigrate.validate.targets import TargetError, check, refuse_early
 
 ROLES = ("chief", "worker", "ps")
 
@@ -54,13 +55,18 @@ def _ports(n: int) -> list[int]:
 
 
 def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64, budget: float = 120.0,
-                program: bool = False, program_args: list[str] | None = None) -> dict[str, Any]:
+                program: bool = False, program_args: list[str] | None = None, device: str = "cpu") -> dict[str, Any]:
     started = time.perf_counter()
     result: dict[str, Any] = {"schema": 1, "passed": False, "device": "CPU", "steps": steps, "stages": [], "target": target,
                               "checkpoints": [], "cluster": spec}
+    if device == "gpu":  # every task is started with CUDA_VISIBLE_DEVICES=-1: the cluster trains on CPU only
+        return {**result, "error": "--cluster trains every task on CPU (one GPU cannot be shared by the local tasks): "
+                                   "drop --device gpu, or validate on the GPU without --cluster", "exit_code": 2}
     try:
         counts = parse(spec)
-    except ClusterSpecError as exc:
+        check(target)
+        refuse_early(target, program)
+    except (ClusterSpecError, TargetError) as exc:
         return {**result, "error": str(exc), "exit_code": 2}
     model_dir = Path(tempfile.mkdtemp(prefix="tfmigrate-cluster-"))
     result["model_dir"] = str(model_dir)

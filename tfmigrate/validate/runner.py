@@ -24,7 +24,7 @@ from typing import Any
 
 from tfmigrate.childproc import child_env as isolated_env
 from tfmigrate.childproc import module_command
-from tfmigrate.validate.targets import TargetError, check
+from tfmigrate.validate.targets import TargetError, check, refuse_early
 
 SCHEMA = 1
 Event = dict[str, Any]
@@ -65,6 +65,8 @@ def run_validation(
     started = time.perf_counter()
     try:
         check(target)
+        if analyse_batch is None:
+            refuse_early(target, program)  # no estimator in sight: say so without starting TensorFlow
     except TargetError as exc:
         return _could_not_run(result, str(exc), started)
     if checkpoint is not None and not Path(checkpoint).exists() and not Path(str(checkpoint) + ".index").exists():
@@ -100,6 +102,7 @@ def run_validation(
         proc = subprocess.Popen(
             module_command("tfmigrate.validate._child", json.dumps(config)),
             stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(),
+            start_new_session=True,  # its own process group: whatever the user's program started ends with it
         )
         fatal: str | None = None
         done = False
@@ -108,7 +111,7 @@ def run_validation(
 
         def watchdog() -> None:
             expired.set()
-            proc.kill()
+            _kill_group(proc)
 
         timer = threading.Timer(timeout, watchdog) if timeout else None
         if timer:
@@ -143,12 +146,13 @@ def run_validation(
                     on_event(event)
             proc.wait()
         except KeyboardInterrupt:
-            proc.kill()
+            _kill_group(proc)
             proc.wait()
             raise
         finally:
             if timer:
                 timer.cancel()
+            _kill_group(proc)  # processes the program started and left running (a parameter server's join())
         if expired.is_set():
             fatal = f"the validation child did not finish in {timeout:.0f} s and was stopped"
         if fatal is None and not done:
@@ -180,6 +184,16 @@ def run_validation(
         result["steps_per_second"] = train["steps_per_second"]
         result["dense_device"] = train.get("dense_device")
     return result
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the child's process group (the child and what the user's program started), if any is left."""
+    import signal
+
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
 
 
 def _convert(checkpoint: str, out: str) -> tuple[dict[str, Any], str | None]:

@@ -56,6 +56,26 @@ def _import(path: Path):
     return module
 
 
+def refuse_early(target: str, program: bool = False) -> None:
+    """The refusal of a ``file.py`` with no tf.estimator construction in sight, made without TensorFlow (the
+    parent makes it before starting a child): the same one line ``factory_for`` gives."""
+    path, func = split(target)
+    if program or func is not None:
+        return
+    from tfmigrate import targets_static as static
+
+    if not static.find(path.read_bytes(), str(path)):
+        try:
+            static.select([], str(path), None)
+        except static.StaticError as exc:
+            raise TargetError(_no_estimator(str(exc), path)) from None
+
+
+def _no_estimator(message: str, path: Path) -> str:
+    return (f"{message} (validate trains tf.estimator estimators and compiled Keras models; a program that "
+            f"builds one in another module: tfmigrate validate --program {path})")
+
+
 def factory_for(target: str, program: bool = False, program_args: list[str] | None = None) -> tuple[Callable[[str], Any], str]:
     """``program``: run the file itself as ``__main__`` (with ``program_args`` as its flags) and take the
     estimator it trains. A plain ``file.py`` whose construction cannot be built statically falls back to
@@ -73,8 +93,7 @@ def factory_for(target: str, program: bool = False, program_args: list[str] | No
             from tfmigrate import targets_static as static
 
             if not static.find(path.read_bytes(), str(path)):  # no estimator in sight: never run the program blind
-                raise TargetError(f"{exc} (validate trains tf.estimator estimators and compiled Keras models; a program that "
-                                  f"builds one in another module: tfmigrate validate --program {path})") from None
+                raise TargetError(_no_estimator(str(exc), path)) from None
             # a program (a main() block, or a script that trains at import): run it up to its first train
             factory = _program_factory(path, program_args or [])
             factory.note = f"its construction cannot be built statically ({str(exc).split(': ', 1)[-1]}), so the program ran as __main__"  # type: ignore[attr-defined]
@@ -123,18 +142,16 @@ def _static_factory(spec: str) -> Callable[[str], Any]:
     return factory
 
 
-def has_main_block(path: Path) -> bool:
-    import ast
+# seconds the program may run before its first Estimator.train (TFMIGRATE_PROGRAM_LIMIT overrides it, for tests)
+PROGRAM_LIMIT = float(os.environ.get("TFMIGRATE_PROGRAM_LIMIT") or 300)
 
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
-    except SyntaxError:
-        return False
-    for node in tree.body:
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and "__name__" in ast.unparse(node.test) \
-                and "__main__" in ast.unparse(node.test):
-            return True
-    return False
+
+class _Joined(BaseException):
+    """Raised when the program makes its process a parameter server (``Server.join()`` serves forever)."""
+
+
+class _TooLong(BaseException):
+    """Raised in the program's main thread when it has run PROGRAM_LIMIT seconds without training."""
 
 
 class _Trained(BaseException):
@@ -161,24 +178,47 @@ def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
     def capture(self, input_fn, hooks=None, steps=None, max_steps=None, saving_listeners=None):
         raise _Trained(self, input_fn)
 
+    from tensorflow.python.training import server_lib
+
+    def join(self):
+        raise _Joined()
+
     original = est_lib.Estimator.train  # the base of tf.estimator.Estimator (V2) and tf.compat.v1.estimator.Estimator
+    original_join = server_lib.Server.join  # tf.distribute.Server and tf.compat.v1.train.Server
     saved_argv, saved_path, cwd = sys.argv, list(sys.path), os.getcwd()
     sys.argv = [str(path), *args]
     sys.path.insert(0, str(path.resolve().parent))
     est_lib.Estimator.train = capture
+    server_lib.Server.join = join
     captured: _Trained | None = None
+    cluster = f"tfmigrate validate --cluster chief=1,worker=1,ps=1 {path}:FUNCTION (a function that returns the estimator)"
+    alarm = _alarm(PROGRAM_LIMIT)
     try:
         runpy.run_path(str(path), run_name="__main__")
     except _Trained as got:
         captured = got
+    except _Joined:
+        raise TargetError(f"{path}: the program made this process a parameter server (Server.join() serves forever) "
+                          f"before it trained a tf.estimator.Estimator; pass a worker's flags with --args, or validate "
+                          f"the migrated estimator as a cluster: {cluster}") from None
+    except _TooLong:
+        raise TargetError(f"{path}: the program ran {PROGRAM_LIMIT:.0f} s without reaching its first Estimator.train "
+                          f"(waiting for other processes? a server, a queue, input?); name a function that returns its "
+                          f"estimator: tfmigrate validate {path}:FUNCTION, or for a distributed program {cluster}") from None
     except SystemExit as exc:
         raise TargetError(f"{path}: the program exited (sys.exit({exc.code!r})) before it trained a tf.estimator.Estimator"
                           + (f"; pass its flags with --args" if exc.code not in (0, None) else "")) from None
     except Exception as exc:  # noqa: BLE001 - the program's own error, one line
         text = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
-        raise TargetError(f"{path}: the program raised {type(exc).__name__}: {text[:300]} before it trained a tf.estimator.Estimator") from None
+        legacy = (isinstance(exc, ImportError) and (exc.name or "").startswith("tensorflow")) or \
+            (isinstance(exc, AttributeError) and "module 'tensorflow" in text)
+        hint = (f"; it still uses TensorFlow APIs 2.15 lacks: `tfmigrate rewrite {path}` migrates them or lists the "
+                "manual findings left to finish") if legacy else ""
+        raise TargetError(f"{path}: the program raised {type(exc).__name__}: {text[:300]} before it trained a tf.estimator.Estimator{hint}") from None
     finally:
+        alarm()
         est_lib.Estimator.train = original
+        server_lib.Server.join = original_join
         sys.argv, sys.path[:] = saved_argv, saved_path
         os.chdir(cwd)
     if captured is None:
@@ -208,6 +248,33 @@ def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
     factory.declared_model_dir = first.model_dir  # type: ignore[attr-defined]
     factory.note = "the program ran as __main__ up to its first Estimator.train"  # type: ignore[attr-defined]
     return factory
+
+
+def _alarm(seconds: float) -> Callable[[], None]:
+    """Raise _TooLong in the main thread after ``seconds`` (SIGALRM; in the program's subprocesses too,
+    which inherit nothing of it: they end with the validation child's process group). Returns the cancel."""
+    import signal
+
+    if not hasattr(signal, "setitimer") or not threading_main():
+        return lambda: None
+
+    def ring(signum: int, frame: Any) -> None:
+        raise _TooLong()
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+
+    def cancel() -> None:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+    return cancel
+
+
+def threading_main() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def _optimizer_cells(fn: Any) -> list:
