@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from types import CodeType, FunctionType
 from typing import Any
 
 import libcst as cst
@@ -31,32 +32,49 @@ def _member(kind: type, name: str) -> Any:
     return None
 
 
+_TEMPLATES: dict[tuple[str, ...], CodeType] = {}  # field shape -> the code of an __init__ for it
+
+
+def _template(shape: tuple[str, ...]) -> CodeType:
+    """The code of an ``__init__`` for fields of these kinds ("r" required, "d" a default, "f" a
+    default factory), parameters ``a0, a1...``; compiled once per shape (classes share shapes:
+    one compile each would cost more than a parse saves on a small tree)."""
+    found = _TEMPLATES.get(shape)
+    if found is None:
+        parameters = [f"a{i}" if kind == "r" else f"a{i}=None" for i, kind in enumerate(shape)]
+        body = [f"    if a{i} is _FACTORY:\n        a{i} = _factory_{i}()" for i, kind in enumerate(shape) if kind == "f"]
+        body += [f"    _set_{i}(self, a{i})" for i in range(len(shape))]
+        namespace: dict[str, Any] = {}
+        exec(f"def __init__(self, {', '.join(parameters)}):\n" + ("\n".join(body) or "    pass") + "\n", namespace)  # noqa: S102
+        found = _TEMPLATES[shape] = namespace["__init__"].__code__
+    return found
+
+
 def _fast_init(kind: type) -> Callable[..., None] | None:
     """An ``__init__`` for a libcst node class that stores the fields as the dataclass's own does
     (same parameters, order, defaults and factories), without ``__post_init__``; None where the
     class is not the plain slotted frozen dataclass this is written for."""
     fields = dataclasses.fields(kind)
     namespace: dict[str, Any] = {"_FACTORY": _FACTORY}
-    parameters, body = [], []
-    for field in fields:
-        name = field.name
-        setter = _member(kind, name)
-        if not field.init or field.kw_only is True or setter is None or not name.isidentifier():
+    shape, defaults = [], []
+    for i, field in enumerate(fields):
+        setter = _member(kind, field.name)
+        if not field.init or field.kw_only is True or setter is None or not field.name.isidentifier():
             return None
-        namespace[f"_set_{name}"] = setter.__set__
+        namespace[f"_set_{i}"] = setter.__set__
         if field.default is not dataclasses.MISSING:
-            namespace[f"_default_{name}"] = field.default
-            parameters.append(f"{name}=_default_{name}")
+            shape.append("d")
+            defaults.append(field.default)
         elif field.default_factory is not dataclasses.MISSING:
-            namespace[f"_factory_{name}"] = field.default_factory
-            parameters.append(f"{name}=_FACTORY")
-            body.append(f"    if {name} is _FACTORY:\n        {name} = _factory_{name}()")
+            shape.append("f")
+            defaults.append(_FACTORY)
+            namespace[f"_factory_{i}"] = field.default_factory
         else:
-            parameters.append(name)
-        body.append(f"    _set_{name}(self, {name})")
-    source = f"def __init__(self, {', '.join(parameters)}):\n" + ("\n".join(body) or "    pass") + "\n"
-    exec(source, namespace)  # noqa: S102 - code made from libcst's own field names above
-    return namespace["__init__"]
+            if defaults:
+                return None  # a required field after a defaulted one: not a dataclass as we know it
+            shape.append("r")
+    code = _template(tuple(shape)).replace(co_varnames=("self", *(f.name for f in fields)))
+    return FunctionType(code, namespace, "__init__", tuple(defaults) or None)
 
 
 _SWAPS: list[tuple[type, Callable[..., None], Callable[..., None]]] | None = None  # (class, libcst's, ours)
@@ -67,7 +85,8 @@ def _swaps() -> list[tuple[type, Callable[..., None], Callable[..., None]]]:
     if _SWAPS is None:
         found = []
         for kind in vars(cst).values():
-            if isinstance(kind, type) and issubclass(kind, cst.CSTNode) and "__init__" in vars(kind):
+            # (CSTNode in the MRO: issubclass against libcst's abstract classes is slow)
+            if isinstance(kind, type) and cst.CSTNode in kind.__mro__ and "__init__" in vars(kind):
                 ours = _fast_init(kind)
                 if ours is not None:
                     found.append((kind, vars(kind)["__init__"], ours))

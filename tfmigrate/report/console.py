@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.syntax import Syntax
-from rich.table import Table
 from rich.text import Text
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 from tfmigrate.results import FileStatus, Fix, Report, map_text
 from tfmigrate.visible import visible, visible_block
@@ -104,12 +105,16 @@ def print_diffs(report: Report, console: Console) -> None:
     for r in visible_report(report).files:
         if r.diff:
             if console.is_terminal:
+                from rich.syntax import Syntax  # pygments with it: only for a diff shown on a terminal
+
                 print_whole(console, Syntax(r.diff, "diff", theme="ansi_dark", background_color="default"))
             else:
                 console.file.write(r.diff)
 
 
 def summary_table(report: Report, title: str = "tfmigrate") -> Table:
+    from rich.table import Table
+
     s = report.summary()
     table = Table(title=title, show_header=True, header_style="bold", expand=False)
     for name in ("files", report.changed_label, "errors", "findings", *Fix):
@@ -122,6 +127,8 @@ def rules_table(report: Report) -> Table | None:
     counts = report.by_rule()
     if not counts:
         return None
+    from rich.table import Table
+
     table = Table(show_header=True, header_style="bold", title="findings by rule")
     table.add_column("rule", no_wrap=True)
     for name in ("count", *Fix):
