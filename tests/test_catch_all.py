@@ -103,12 +103,12 @@ def test_private_module_table_is_what_the_generator_makes(tmp_path):
     import sys
     from pathlib import Path
 
-    from tfmigrate.transforms import renames
+    from tfmigrate.transforms import tf_names
 
     out = tmp_path / "private.json"
     repo = Path(__file__).resolve().parent.parent
     subprocess.run([sys.executable, str(repo / "tools" / "gen_tf_private.py"), "--out", str(out)], check=True)
-    assert out.read_bytes() == renames.PRIVATE_FILE.read_bytes(), "tf215_private.json is stale: run tools/gen_tf_private.py"
+    assert out.read_bytes() == tf_names.PRIVATE_FILE.read_bytes(), "tf215_private.json is stale: run tools/gen_tf_private.py"
 
 
 def test_the_mnist_tutorial_reader_names_its_replacement():

@@ -10,7 +10,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.transforms.contrib_learn import legacy_name
+from tfmigrate.transforms.contrib_learn_names import legacy_name
 
 CATALOG = load_catalog()
 FAMILY = CATALOG.selected(("TFM15",))

@@ -21,7 +21,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.transforms import renames
+from tfmigrate.transforms import renames, tf_names
 
 CATALOG = load_catalog()
 TFM5 = CATALOG.selected(("TFM5",))
@@ -231,7 +231,7 @@ def test_committed_table_is_what_the_generator_makes_from_tf215(tmp_path):
         capture_output=True, text=True, env=ENV, timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    assert out.read_bytes() == renames.DATA_FILE.read_bytes(), "tf215_names.json is stale: run tools/gen_tf_names.py"
+    assert out.read_bytes() == tf_names.DATA_FILE.read_bytes(), "tf215_names.json is stale: run tools/gen_tf_names.py"
 
 
 @pytest.mark.slow
@@ -415,11 +415,11 @@ def test_disable_eager_is_idempotent_and_respects_disable_v2_behavior():
 
 
 def test_json_table_is_small_and_cheap_to_load():
-    size = renames.DATA_FILE.stat().st_size
+    size = tf_names.DATA_FILE.stat().st_size
     assert size < 1_500_000
     start = time.perf_counter()
-    data = json.loads(renames.DATA_FILE.read_bytes())
-    renames.Names(data)
+    data = json.loads(tf_names.DATA_FILE.read_bytes())
+    tf_names.Names(data)
     assert time.perf_counter() - start < 2.0
     assert data["tensorflow"].startswith("2.15.")
 
@@ -428,7 +428,7 @@ def test_import_and_rewrite_never_import_tensorflow(tmp_path):
     code = textwrap.dedent(
         """\
         import sys
-        from tfmigrate.transforms import renames
+        from tfmigrate.transforms import renames, tf_names
         assert renames.names.cache_info().currsize == 0, "the table must load lazily"
         from tfmigrate.codemod.engine import rewrite_source
         from tfmigrate.codemod.rule import load_catalog

@@ -16,7 +16,7 @@ import pytest
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms import tf0
-from tfmigrate.transforms.renames import GRAPH_KEYS, UNKNOWN, names
+from tfmigrate.transforms.tf_names import GRAPH_KEYS, UNKNOWN, names
 
 ALL_RULES = load_catalog().selected(None)
 

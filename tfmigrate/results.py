@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from enum import Enum, StrEnum
-from typing import Any, TypeVar
+from typing import TypeVar
 
 T = TypeVar("T")
 

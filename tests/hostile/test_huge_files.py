@@ -125,6 +125,20 @@ def test_cuts_fall_between_top_level_statements() -> None:
     assert data[: plan.header_end].decode().lstrip().startswith('"""')  # the first program's docstring and imports
 
 
+def test_a_decorator_stays_with_its_definition() -> None:
+    data = (
+        "import tensorflow as tf\nimport tensorflow.contrib.eager as tfe\n\n\n"
+        "@tfe.implicit_value_and_gradients\n@staticmethod\ndef loss(x):\n    return tf.reduce_mean(x)\n\n\n"
+        "@tfe.defun\nclass Model:\n    pass\n\n\nloss_value = loss(1)\n"
+    ).encode()
+    plan = chunks.plan(data, threshold=0, chunk_lines=1)
+    assert plan is not None and [data.count(b"\n", 0, cut) + 1 for cut in plan.cuts] == [5, 9, 14]  # blank lines lead the next
+    bounds = [*plan.cuts, len(data)]
+    for start, end in zip(bounds, bounds[1:]):
+        ast.parse(data[start:end])
+    assert chunked(data, 1)[0] == whole(data).new
+
+
 def test_a_syntax_error_deep_in_a_huge_file_is_reported_on_its_line() -> None:
     lines = ["import tensorflow as tf\n"] + [f"x{i} = tf.placeholder(tf.float32)\n" for i in range(6_000)]
     lines[4_500] = "y = = 1\n"

@@ -188,7 +188,7 @@ def names_read(text: str) -> set[str]:
 def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -> None:
     """Python's tokens of ``text``: ``on_statement(first token)`` at each top-level statement gives
     the statement the names it mentions (outside imports) go to, and the name it defines."""
-    depth, fresh, logical, after_dot, in_import, defining = 0, True, True, False, False, False
+    depth, fresh, logical, after_dot, in_import, defining, decorating = 0, True, True, False, False, False, False
     statement = _Statement(0, 0, set())
     names = statement.names
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
@@ -201,9 +201,11 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -
         elif kind == tokenize.NEWLINE:
             fresh = logical = True
         elif kind not in _SKIP:
-            if fresh and depth == 0:  # the first token of a top-level statement
-                statement = on_statement(token)
-                names = statement.names
+            if fresh and depth == 0:  # the first token of a top-level statement (a decorator's def continues it)
+                if not decorating:
+                    statement = on_statement(token)
+                    names = statement.names
+                decorating = token.string == "@"
             if logical:
                 in_import = token.string in ("import", "from")
             fresh = logical = False
@@ -224,21 +226,35 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -
 
 
 def _header_statements(lines: list[str], statements: list[_Statement]) -> int:
-    """How many top-level statements make the header: a docstring, then the import block (as
-    :func:`tfmigrate.codemod.tree.is_import_block` sees one)."""
-    count = 0
+    """How many top-level statements make the header: a docstring, the import block (as
+    :func:`tfmigrate.codemod.tree.is_import_block` sees one), then the calls right after it (where
+    the families put ``tf.compat.v1.disable_eager_execution()``, which every chunk must see)."""
+    count, calls = 0, False
     for number, statement in enumerate(statements):
         end = statements[number + 1].first - 1 if number + 1 < len(statements) else len(lines)
         if end - statement.first > 200:  # a header is a few lines; a long block is code
             break
+        source = "".join(lines[statement.first - 1 : end])
         try:
-            body = cst.parse_module("".join(lines[statement.first - 1 : end])).body
+            body = cst.parse_module(source).body
         except Exception:  # noqa: BLE001 - not a statement on its own: no header past it
             break
-        if not body or not ((number == 0 and is_docstring(body[0])) or is_import_block(body[0])):
+        if not body:
             break
-        count += 1
+        if (number == 0 and is_docstring(body[0])) or (is_import_block(body[0]) and not calls):
+            count += 1
+        elif _is_call(body[0]) and count and "\n" not in source.strip():
+            count, calls = count + 1, True
+        else:
+            break
     return count
+
+
+def _is_call(statement: cst.BaseStatement) -> bool:
+    """A one-line statement of calls only (``tf.logging.set_verbosity(tf.logging.INFO)``)."""
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(small, cst.Expr) and isinstance(small.value, cst.Call) for small in statement.body
+    )
 
 
 def _leading_comments(lines: list[str], start: int, floor: int) -> int:
@@ -261,6 +277,7 @@ class _Done:
     header_out: bytes
     body: bytes  # the rewritten statements
     findings: list[RawFinding]  # its findings, in the original file's lines
+    about_context: list[RawFinding]  # its fixes on statements of other chunks (in the file's lines)
     blocked: set[str]  # names whose import stayed only because another chunk read them
 
 
@@ -310,6 +327,12 @@ def rewrite_in_chunks(
         return text.startswith((b"import ", b"from ")) and text not in final_header
 
     findings = [f for chunk in done for f in chunk.findings if not out_of_date(f)]
+    # A fix reported on another chunk's statement whose own chunk did not report it: its change was
+    # made elsewhere (code inserted after the imports, in the header the later chunks were given).
+    reported = {(f.rule, f.line, f.col) for f in findings}
+    extra = {(f.rule, f.line, f.col): f for chunk in done for f in chunk.about_context if (f.rule, f.line, f.col) not in reported}
+    if extra:
+        findings = sorted([*findings, *extra.values()], key=lambda f: (f.line, f.col))
     return final, findings, [_at(f, to_new(f.line)) for f in findings], encoding
 
 
@@ -436,7 +459,8 @@ class _Chunking:
         out_h = header_out.count(b"\n")
         out_first = new[:body_at].count(b"\n") + 1
         out_last = out_first + body_out.count(b"\n") - 1 if after else None
-        kept = []
+        kept: list[RawFinding] = []
+        about_context: list[RawFinding] = []
 
         def cite(match: re.Match[str]) -> str:
             return "line " + ", ".join(str(to_file(int(n)) or n) for n in match.group(1).split(", "))
@@ -450,10 +474,11 @@ class _Chunking:
                 if k == 0:  # the header's findings, once
                     kept.append(f)
             elif not in_body and not new_in_body and not (f.line <= h) and not (g.line <= out_h):
-                continue  # about a statement of another chunk: that chunk reports it
+                if f.fixable and to_file(f.line):  # about a statement of another chunk: that chunk reports it
+                    about_context.append(_at(f, to_file(f.line) or 0, _CITED.sub(cite, f.message)))
             else:
                 raise Unchunkable("a finding crossed a marker")
-        return _Done(header, header_out, body_out, kept, blocked)
+        return _Done(header, header_out, body_out, kept, about_context, blocked)
 
 
 def _imports_gone(original: bytes, header: bytes) -> bytes:

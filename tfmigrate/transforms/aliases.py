@@ -70,6 +70,6 @@ def _missing_in_tf215(target: str) -> bool:
     root, _, rel = target.partition(".")
     if root == "skflow":
         return True
-    from tfmigrate.transforms.renames import UNKNOWN, names
+    from tfmigrate.transforms.tf_names import UNKNOWN, names
 
     return names().status(rel) == UNKNOWN

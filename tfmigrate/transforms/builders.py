@@ -3,13 +3,16 @@
 Reading a node as code (:func:`code_of`), writing a keyword argument (:func:`kwarg`), a call
 (:func:`build_call`) and laying a long one out one argument a line (:func:`layout_call`), adding
 arguments in the call's own style (:func:`append_args`), binding legacy arguments by position and
-keyword (:func:`bind_args`), literal values (:func:`int_value`, :func:`str_value`), and filling a
-code template's placeholder names with nodes (:class:`Substitute`). The lower-level helpers
+keyword (:func:`bind_args`), literal values (:func:`int_value`, :func:`str_value`, :func:`is_none`),
+filling a code template's placeholder names with nodes (:class:`Substitute`), and swapping planned
+nodes into a tree in one pass (:class:`ReplaceById`). The lower-level helpers
 (``expression``, ``keyword_arg``, ``join_args``, ``is_docstring``, ``is_import_block``) are in
 :mod:`tfmigrate.codemod.tree`.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import libcst as cst
 
@@ -132,3 +135,26 @@ class Substitute(cst.CSTTransformer):
             return value.deep_clone()
         self.used.add(original.value)
         return value
+
+
+def is_none(node: cst.CSTNode | None) -> bool:
+    """Is the expression the name ``None``?"""
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+class ReplaceById(cst.CSTTransformer):
+    """Replaces nodes by the identity of the node in the tree, in one pass (``walk.transform``):
+    with the node the table gives, or with what the function it gives makes of the updated node.
+    Only expressions and statements are replaced: tokens and whitespace are never visited."""
+
+    VISITS_TRIVIA = False
+
+    def __init__(self, table: dict[int, cst.CSTNode | Callable[[cst.CSTNode], cst.CSTNode]]) -> None:
+        super().__init__()
+        self.table = table
+
+    def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
+        new = self.table.get(id(original))
+        if new is None:
+            return updated
+        return new if isinstance(new, cst.CSTNode) else new(updated)

@@ -22,6 +22,7 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM307
+from tfmigrate.transforms.builders import is_none
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.monitored import MonitoredSessionTransform
@@ -54,7 +55,7 @@ def function_kind(transform: MonitoredSessionTransform, value: cst.BaseExpressio
         return "tf.train.replica_device_setter(...)"
     if isinstance(value, cst.IfExp):  # `setter if distributed else None`: a function or no device at all
         branches = [value.body, value.orelse]
-        kinds = [function_kind(transform, b, depth + 1) for b in branches if not _is_none(b)]
+        kinds = [function_kind(transform, b, depth + 1) for b in branches if not is_none(b)]
         return kinds[0] if kinds and all(kinds) else None
     if not isinstance(value, cst.Name) or depth > 3:
         return None
@@ -76,10 +77,6 @@ def function_kind(transform: MonitoredSessionTransform, value: cst.BaseExpressio
             return None  # one binding that is not a function: it may be a device string
         kinds.append(kind)
     return kinds[0]
-
-
-def _is_none(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _assigned_value(transform: MonitoredSessionTransform, node: cst.CSTNode | None) -> cst.BaseExpression | None:

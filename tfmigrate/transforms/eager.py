@@ -23,290 +23,21 @@ from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import expression
-from tfmigrate.rule_ids import (
-    TFM401, TFM402, TFM403, TFM404, TFM405, TFM407, TFM408, TFM409, TFM410, TFM411, TFM412, TFM413,
-    TFM414, TFM415, TFM416, TFM426,
-)
+from tfmigrate.codemod.tree import dotted as dotted_name, expression
+from tfmigrate.rule_ids import TFM401, TFM402, TFM403, TFM405, TFM407, TFM408, TFM409, TFM411, TFM415, TFM416
 from tfmigrate.transforms.builders import Substitute, kwarg
-from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, holds_variable, is_path, shape_value, tfe_call
+from tfmigrate.transforms.eager_calls import eager_call, enable_with_config, shape_value, tfe_call
 from tfmigrate.transforms.eager_helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
-
-_TFE_PREFIXES = (
-    "tensorflow.contrib.eager.python.tfe.",
-    "tensorflow.contrib.eager.python.network.",
-    "tensorflow.contrib.eager.python.datasets.",
-    "tensorflow.contrib.eager.python.saver.",
-    "tensorflow.contrib.eager.python.",
-    "tensorflow.contrib.eager.",
+from tfmigrate.transforms.eager_tables import (
+    CKPT_KEYS, EAGER_MODULES, MANUAL, RENAMES, SUMMARY_PREFIXES, TFE_PREFIXES, TRAINING_LAYERS,
 )
-_SUMMARY_PREFIXES = ("tensorflow.contrib.summary.summary_ops.", "tensorflow.contrib.summary.")
-_EAGER_MODULES = ("tensorflow.contrib.eager", "tensorflow.contrib.summary")
-
-# tfe names that are the same object under another TF 2 name: tfe symbol -> (rule, TF 2 path)
-_RENAMES = {
-    "GradientTape": (TFM416, "GradientTape"),
-    "executing_eagerly": (TFM416, "executing_eagerly"),
-    "in_eager_mode": (TFM416, "executing_eagerly"),
-    "py_func": (TFM416, "py_function"),
-    "custom_gradient": (TFM416, "custom_gradient"),
-    "Checkpoint": (TFM414, "train.Checkpoint"),
-    "make_template": (TFM426, "compat.v1.make_template"),  # shares variables in TF 2 eager code too
-    "TensorSpec": (TFM426, "TensorSpec"),
-}
-# tfe names that have no mechanical TF 2 form: tfe symbol -> (rule, what to write instead)
-_MANUAL = {
-    "gradients_function": (
-        TFM410,
-        "tfe.gradients_function(f)(x, ...) is, in TF 2: `x = tf.convert_to_tensor(x)`; "
-        "`with tf.GradientTape() as tape: tape.watch(x); y = f(x, ...)`; `grads = tape.gradient(y, [x, ...])`",
-    ),
-    "value_and_gradients_function": (
-        TFM410,
-        "tfe.value_and_gradients_function(f)(x, ...) is, in TF 2: `x = tf.convert_to_tensor(x)`; "
-        "`with tf.GradientTape() as tape: tape.watch(x); y = f(x, ...)`; `value, grads = y, tape.gradient(y, [x, ...])`",
-    ),
-    "implicit_gradients": (
-        TFM408,
-        "tfe.implicit_gradients(f)(*args) is, in TF 2: `with tf.GradientTape() as tape: loss = f(*args)`; "
-        "`variables = tape.watched_variables()`; `grads_and_vars = list(zip(tape.gradient(loss, variables), variables))` "
-        "(tfmigrate rewrites it when it is the value of an assignment or the argument of apply_gradients, and "
-        "`g = tfe.implicit_gradients(f)` when f is a lambda or a name bound once)",
-    ),
-    "implicit_value_and_gradients": (
-        TFM408,
-        "tfe.implicit_value_and_gradients(f)(*args) is, in TF 2: `with tf.GradientTape() as tape: value = f(*args)`; "
-        "`variables = tape.watched_variables()`; `grads_and_vars = list(zip(tape.gradient(value, variables), variables))`",
-    ),
-    "Saver": (
-        TFM414,
-        "tfe.Saver saves a list of variables by name and does not exist in TF 2: write "
-        "`ckpt = tf.train.Checkpoint(model=model, optimizer=optimizer, step=global_step)`, "
-        "`manager = tf.train.CheckpointManager(ckpt, directory, max_to_keep=5)`, then `manager.save()` and "
-        "`ckpt.restore(manager.latest_checkpoint)`",
-    ),
-    "restore_variables_on_create": (
-        TFM414,
-        "tfe.restore_variables_on_create does not exist in TF 2: build the model, then "
-        "`tf.train.Checkpoint(model=model, optimizer=optimizer).restore(tf.train.latest_checkpoint(directory))` "
-        "(restores are deferred until the variables are created)",
-    ),
-    "save_network_checkpoint": (
-        TFM414,
-        "tfe.save_network_checkpoint does not exist in TF 2: `tf.train.Checkpoint(model=network).save(prefix)`",
-    ),
-    "restore_network_checkpoint": (
-        TFM414,
-        "tfe.restore_network_checkpoint does not exist in TF 2: `tf.train.Checkpoint(model=network).restore(path)`",
-    ),
-    "Sequential": (
-        TFM402,
-        "tfe.Sequential(layers_funcs) is `tf.keras.Sequential(layers)` for Keras layers; plain functions need "
-        "`tf.keras.layers.Lambda(fn)` wrappers and `training` is passed by Keras, not by position",
-    ),
-    "defun": (
-        TFM416,
-        "tfe.defun traced without AutoGraph: use `tf.function(f, autograph=False)` to keep Python control flow "
-        "evaluated at trace time, or `tf.function(f)` after checking the function's control flow",
-    ),
-    "CheckpointableSaver": (
-        TFM414,
-        "tfe.CheckpointableSaver(root) is `tf.train.Checkpoint(root=root)` in TF 2 (the keys gain a `root/` prefix)",
-    ),
-}
-# tfe names whose checkpoints have other keys than what TF 2 writes
-_CKPT_KEYS = {"Saver", "restore_variables_on_create", "save_network_checkpoint", "restore_network_checkpoint"}
-
-# tf.layers classes: legacy positional parameters; how many of them Keras takes in the same place;
-# the legacy defaults that Keras does not share (written explicitly).
-_LAYERS: dict[str, tuple[tuple[str, ...], int, dict[str, str]]] = {}
+from tfmigrate.transforms.eager_syntax import callee, is_attribute_name, is_method, is_name, strip_comma, with_commas
+from tfmigrate.transforms.eager_keras import KerasCalls
+from tfmigrate.transforms.eager_summary import SummaryCalls
+from tfmigrate.transforms.eager_gradients import GradientStatements
 
 
-def _conv(params: str, keep: int, data_format: bool = True) -> tuple[tuple[str, ...], int, dict[str, str]]:
-    return tuple(params.split()), keep, ({"data_format": '"channels_last"'} if data_format else {})
-
-
-_CONV = (
-    "filters kernel_size strides padding data_format dilation_rate activation use_bias kernel_initializer "
-    "bias_initializer kernel_regularizer bias_regularizer activity_regularizer kernel_constraint bias_constraint "
-    "trainable name"
-)
-_CONVT = (
-    "filters kernel_size strides padding data_format activation use_bias kernel_initializer bias_initializer "
-    "kernel_regularizer bias_regularizer activity_regularizer kernel_constraint bias_constraint trainable name"
-)
-_SEP = (
-    "filters kernel_size strides padding data_format dilation_rate depth_multiplier activation use_bias "
-    "depthwise_initializer pointwise_initializer bias_initializer depthwise_regularizer pointwise_regularizer "
-    "bias_regularizer activity_regularizer depthwise_constraint pointwise_constraint bias_constraint trainable name"
-)
-_POOL = "pool_size strides padding data_format name"
-_LAYERS.update(
-    {
-        "Dense": _conv(
-            "units activation use_bias kernel_initializer bias_initializer kernel_regularizer bias_regularizer "
-            "activity_regularizer kernel_constraint bias_constraint trainable name",
-            10,
-            False,
-        ),
-        "Dropout": (("rate", "noise_shape", "seed", "name"), 3, {"rate": "0.5"}),
-        "Flatten": (("data_format", "name"), 1, {"data_format": '"channels_last"'}),
-        "Conv1D": _conv(_CONV, 6, False),
-        "Conv2D": _conv(_CONV, 6),
-        "Conv3D": _conv(_CONV, 6),
-        "Conv2DTranspose": _conv(_CONVT, 4),
-        "Conv3DTranspose": _conv(_CONVT, 4),
-        "SeparableConv1D": _conv(_SEP, 19),
-        "SeparableConv2D": _conv(_SEP, 19),
-        "MaxPooling1D": _conv(_POOL, 4, False),
-        "AveragePooling1D": _conv(_POOL, 4, False),
-        "MaxPooling2D": _conv(_POOL, 4),
-        "AveragePooling2D": _conv(_POOL, 4),
-        "MaxPooling3D": _conv(_POOL, 4),
-        "AveragePooling3D": _conv(_POOL, 4),
-        "BatchNormalization": (
-            tuple(
-                "axis momentum epsilon center scale beta_initializer gamma_initializer moving_mean_initializer "
-                "moving_variance_initializer beta_regularizer gamma_regularizer beta_constraint gamma_constraint "
-                "renorm renorm_clipping renorm_momentum fused trainable virtual_batch_size adjustment name".split()
-            ),
-            13,
-            {},
-        ),
-    }
-)
-# legacy layers whose call defaulted to training=False (Keras inherits the model's training flag)
-_TRAINING_LAYERS = {"Dropout", "BatchNormalization"}
-_LAYER_FUNCTIONS = {
-    "dense", "dropout", "conv1d", "conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose", "separable_conv1d",
-    "separable_conv2d", "max_pooling1d", "max_pooling2d", "max_pooling3d", "average_pooling1d",
-    "average_pooling2d", "average_pooling3d", "batch_normalization",
-}
-
-# legacy optimizers: class -> (Keras class, legacy parameters in order, legacy->keras renames,
-# legacy defaults written explicitly where Keras differs, parameters Keras has no equivalent for)
-_OPTIMIZERS: dict[str, tuple[str, tuple[str, ...], dict[str, str], dict[str, str], tuple[str, ...]]] = {
-    "GradientDescentOptimizer": ("SGD", ("learning_rate", "use_locking", "name"), {}, {}, ("use_locking",)),
-    "MomentumOptimizer": (
-        "SGD",
-        ("learning_rate", "momentum", "use_locking", "name", "use_nesterov"),
-        {"use_nesterov": "nesterov"},
-        {},
-        ("use_locking",),
-    ),
-    "AdagradOptimizer": (
-        "Adagrad",
-        ("learning_rate", "initial_accumulator_value", "use_locking", "name"),
-        {},
-        {"epsilon": "0.0"},
-        ("use_locking",),
-    ),
-    "AdamOptimizer": (
-        "Adam",
-        ("learning_rate", "beta1", "beta2", "epsilon", "use_locking", "name"),
-        {"beta1": "beta_1", "beta2": "beta_2"},
-        {"epsilon": "1e-08"},
-        ("use_locking",),
-    ),
-}
-_OPT_MANUAL = {
-    "RMSPropOptimizer": "tf.keras.optimizers.RMSprop starts its mean-square accumulator at zeros (TF1: ones) and "
-    "takes epsilon outside the square root (TF1: inside, 1e-10)",
-    "AdadeltaOptimizer": "tf.keras.optimizers.Adadelta has other defaults (learning_rate 0.001, epsilon 1e-7)",
-    "FtrlOptimizer": "tf.keras.optimizers.Ftrl has other parameter names (l2_shrinkage_regularization_strength, beta)",
-    "ProximalAdagradOptimizer": "TF 2 has no proximal Adagrad; keep tf.compat.v1.train.ProximalAdagradOptimizer in graph code",
-}
-
-# tf.contrib.summary function -> (tf.summary function, legacy positional params, legacy->TF2 keyword renames,
-# legacy params with no TF 2 equivalent)
-_SUMMARY_OPS = {
-    "scalar": ("scalar", ("name", "tensor", "family", "step"), {"tensor": "data"}, ("family",)),
-    "histogram": ("histogram", ("name", "tensor", "family", "step"), {"tensor": "data"}, ("family",)),
-    "image": (
-        "image",
-        ("name", "tensor", "bad_color", "max_images", "family", "step"),
-        {"tensor": "data", "max_images": "max_outputs"},
-        ("family", "bad_color"),
-    ),
-    "audio": (
-        "audio",
-        ("name", "tensor", "sample_rate", "max_outputs", "family", "step"),
-        {"tensor": "data"},
-        ("family",),
-    ),
-}
-_SUMMARY_SAME = {"flush": "flush", "should_record_summaries": "should_record_summaries"}
-_GLOBAL_STEP = "compat.v1.train.get_or_create_global_step()"  # contrib: _choose_step(None)
-
-
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        base = _dotted(node.value)
-        return f"{base}.{node.attr.value}" if base else None
-    return None
-
-
-def _strip_comma(args: list[cst.Arg]) -> list[cst.Arg]:
-    if args:
-        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return args
-
-
-def _with_commas(args: list[cst.Arg]) -> list[cst.Arg]:
-    """Give every argument but the last a comma (keeping existing comma whitespace)."""
-    out = []
-    for i, arg in enumerate(args):
-        if i < len(args) - 1 and arg.comma is cst.MaybeSentinel.DEFAULT:
-            arg = arg.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-        out.append(arg)
-    return _strip_comma(out)
-
-
-def _callee(fn: cst.BaseExpression) -> cst.BaseExpression:
-    """``fn`` ready to be called: parenthesized unless it is a name, attribute, call or subscript."""
-    if isinstance(fn, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) or fn.lpar:
-        return fn
-    return fn.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
-
-
-def _no_params(fn: cst.Lambda) -> bool:
-    p = fn.params
-    return not p.params and not p.kwonly_params and not isinstance(p.star_arg, cst.Param) and p.star_kwarg is None
-
-
-def _rekey(
-    original: cst.Call,
-    updated: cst.Call,
-    params: tuple[str, ...],
-    renames: dict[str, str],
-    keep_positional: int,
-    drop: tuple[str, ...] = (),
-) -> list[cst.Arg]:
-    """The call's arguments, the first ``keep_positional`` positional ones kept in place, the rest by
-    (renamed) keyword; arguments named in ``drop`` left out. Each argument keeps its whitespace."""
-    out = []
-    for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-        key = orig.keyword.value if orig.keyword else params[i]
-        if key in drop:
-            continue
-        new_key = renames.get(key, key)
-        if orig.keyword is None and i < keep_positional:
-            out.append(arg)
-        elif orig.keyword is not None and new_key == key:
-            out.append(arg)
-        else:
-            out.append(
-                arg.with_changes(
-                    keyword=cst.Name(new_key),
-                    equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")),
-                )
-            )
-    return out
-
-
-class EagerTransform(FamilyTransform):
+class EagerTransform(GradientStatements, SummaryCalls, KerasCalls, FamilyTransform):
     FAMILY = "TFM4"
     # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
     UNIMPORTED_NAMES_UNCHANGED = True
@@ -316,7 +47,7 @@ class EagerTransform(FamilyTransform):
     def visit_Module(self, node: cst.Module) -> None:
         index = self.index  # describes `node`: apply() indexes the module it visits
         names = index.nodes(cst.Name)
-        self.names_in_use = {n.value for n in names if not _is_attribute_name(n, index.parents.get(n))}
+        self.names_in_use = {n.value for n in names if not is_attribute_name(n, index.parents.get(n))}
         self.names_in_use |= READ_ELSEWHERE.get()  # and the names of a huge module's other chunks (fresh() avoids them)
         self.tf = None
         self.eager = False
@@ -330,6 +61,7 @@ class EagerTransform(FamilyTransform):
         self.training_layers: set[str] = set()  # `self.<attr>` holding a legacy Dropout/BatchNormalization
         self.imports_to_drop: list[tuple[str, str | None, str | None]] = []
         self.helpers = EagerHelpers()  # TFM417/421/422: TF 2 code for tfe functions with no TF 2 name
+        self.helpers.find_existing(node)
         for imp in index.import_statements:
             self._scan_import(imp)
         self.eager = any(
@@ -351,39 +83,39 @@ class EagerTransform(FamilyTransform):
             self.context.facts.add("eager_program")
         for assign in index.nodes(cst.Assign):
             value = assign.value
-            if (isinstance(value, cst.Call) and _is_method(value.func, "track_layer")) and value.args:
+            if (isinstance(value, cst.Call) and is_method(value.func, "track_layer")) and value.args:
                 value = value.args[0].value
             if not isinstance(value, cst.Call):
                 continue
             qname = self.qualified_name(value.func) or ""
             for target in assign.targets:
-                dotted = _dotted(target.target)
+                dotted = dotted_name(target.target)
                 if not dotted:
                     continue
                 if qname.startswith("tensorflow.train.") and qname.endswith("Optimizer"):
                     self.optimizer_names.add(dotted)
                 elif qname.startswith("tensorflow.keras.optimizers."):
                     self.optimizer_names.add(dotted)
-                elif qname.removeprefix("tensorflow.layers.") in _TRAINING_LAYERS:
+                elif qname.removeprefix("tensorflow.layers.") in TRAINING_LAYERS:
                     self.training_layers.add(dotted)
 
     def _scan_import(self, node: cst.CSTNode) -> None:
         if isinstance(node, cst.Import):
             for alias in node.names:
-                full = _dotted(alias.name) or ""
-                asname = _dotted(alias.asname.name) if alias.asname else None
+                full = dotted_name(alias.name) or ""
+                asname = dotted_name(alias.asname.name) if alias.asname else None
                 if full == "tensorflow" and asname and self.tf is None:
                     self.tf = asname
-                if full.startswith(_EAGER_MODULES):
+                if full.startswith(EAGER_MODULES):
                     self.imports_to_drop.append((full, None, asname))
         elif isinstance(node, cst.ImportFrom) and node.module is not None and not node.relative:
-            module = _dotted(node.module) or ""
+            module = dotted_name(node.module) or ""
             if isinstance(node.names, cst.ImportStar):
                 return
             for alias in node.names:
-                name = _dotted(alias.name) or ""
-                asname = _dotted(alias.asname.name) if alias.asname else None
-                if module.startswith(_EAGER_MODULES) or (module == "tensorflow.contrib" and name in ("eager", "summary")):
+                name = dotted_name(alias.name) or ""
+                asname = dotted_name(alias.asname.name) if alias.asname else None
+                if module.startswith(EAGER_MODULES) or (module == "tensorflow.contrib" and name in ("eager", "summary")):
                     self.imports_to_drop.append((module, name, asname))
                 if module == "tensorflow.layers" or (module == "tensorflow" and name == "layers"):
                     self.imports_to_drop.append((module, name, asname))
@@ -421,7 +153,7 @@ class EagerTransform(FamilyTransform):
         qname = self.qualified_name(node)
         if not qname:
             return None
-        for prefix in _TFE_PREFIXES:
+        for prefix in TFE_PREFIXES:
             if qname.startswith(prefix):
                 return qname[len(prefix) :]
         return None
@@ -432,7 +164,7 @@ class EagerTransform(FamilyTransform):
         qname = self.qualified_name(node)
         if not qname:
             return None
-        for prefix in _SUMMARY_PREFIXES:
+        for prefix in SUMMARY_PREFIXES:
             if qname.startswith(prefix):
                 return qname[len(prefix) :]
         return None
@@ -459,7 +191,7 @@ class EagerTransform(FamilyTransform):
 
     def visit_For(self, node: cst.For) -> None:
         target = node.iter
-        if (isinstance(target, cst.Call) and _is_name(target.func, "enumerate")) and target.args and not target.args[0].keyword:
+        if (isinstance(target, cst.Call) and is_name(target.func, "enumerate")) and target.args and not target.args[0].keyword:
             target = target.args[0].value
         self.for_iters.add(id(target))
 
@@ -509,8 +241,8 @@ class EagerTransform(FamilyTransform):
                 isinstance(parent, cst.Attribute) and parent.attr is original
             ):
                 return helper_call(self, symbol, original, updated) or updated
-        if symbol in _RENAMES:
-            rule, path = _RENAMES[symbol]
+        if symbol in RENAMES:
+            rule, path = RENAMES[symbol]
             if self.fix(original, rule, f"tfe.{symbol} is tf.{path} in TF 2"):
                 return self._tf(path)
         return updated
@@ -545,7 +277,7 @@ class EagerTransform(FamilyTransform):
         qname = (self.qualified_name(func) if isinstance(func, (cst.Name, cst.Attribute)) else None) or ""
         if self.eager and qname.startswith("tensorflow.train.") and qname.endswith("Optimizer"):
             return self._optimizer_call(qname.removeprefix("tensorflow.train."), original, updated)
-        if (_is_method(func, "track_layer") and _is_name(func.value, "self")) and len(original.args) == 1:
+        if (is_method(func, "track_layer") and is_name(func.value, "self")) and len(original.args) == 1:
             in_class = self._in_network() or (self.eager and bool(self.network_classes))
             if in_class and not original.args[0].keyword and self.fix(
                 original, TFM403, "track_layer is gone in TF 2: tf.keras.Model tracks layers assigned to attributes"
@@ -556,7 +288,7 @@ class EagerTransform(FamilyTransform):
         if self._in_network() and self._is_super_init(original):
             return self._super_init(original, updated)
         if self.eager and isinstance(func, cst.Attribute):
-            dotted = _dotted(func)
+            dotted = dotted_name(func)
             if dotted in self.training_layers and not any(
                 a.keyword and a.keyword.value == "training" for a in original.args
             ) and len(original.args) == 1 and not original.args[0].star:
@@ -569,7 +301,7 @@ class EagerTransform(FamilyTransform):
                 ):
                     args = [updated.args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))]
                     return updated.with_changes(args=[*args, kwarg("training", cst.Name("False"))])
-        if self.eager and _is_method(func, "minimize") and id(original) not in self.handled:
+        if self.eager and is_method(func, "minimize") and id(original) not in self.handled:
             keywords = {a.keyword.value for a in original.args if a.keyword}
             positional = [a for a in original.args if not a.keyword]
             if len(positional) == 1 and not positional[0].star and keywords <= {"name"}:
@@ -590,7 +322,7 @@ class EagerTransform(FamilyTransform):
                     "`optimizer.apply_gradients(zip(tape.gradient(loss, variables), variables))` and "
                     "`global_step.assign_add(1)`",
                 )
-        if self.eager and _is_method(func, "apply_gradients") and id(original) not in self.handled:
+        if self.eager and is_method(func, "apply_gradients") and id(original) not in self.handled:
             if any(a.keyword and a.keyword.value == "global_step" for a in original.args):
                 self.flag(
                     original,
@@ -629,7 +361,7 @@ class EagerTransform(FamilyTransform):
         return self._lines(node)[1] - 1
 
     def _is_super_init(self, call: cst.Call) -> bool:
-        return (_is_method(call.func, "__init__") and isinstance(call.func.value, cst.Call) and _is_name(call.func.value.func, "super"))
+        return (is_method(call.func, "__init__") and isinstance(call.func.value, cst.Call) and is_name(call.func.value.func, "super"))
 
     def _super_init(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         # tfe.Network(name=None): an empty name made the network pick a unique one; Keras keeps '' verbatim
@@ -639,7 +371,7 @@ class EagerTransform(FamilyTransform):
             name_arg = (orig.keyword is None and not orig.star and i == 0) or (
                 orig.keyword is not None and orig.keyword.value == "name"
             )
-            empty = _is_name(orig.value, "None") or (
+            empty = is_name(orig.value, "None") or (
                 isinstance(orig.value, cst.SimpleString) and orig.value.evaluated_value == ""
             )
             if name_arg and empty and self.fix(
@@ -653,7 +385,7 @@ class EagerTransform(FamilyTransform):
             keep.append(arg)
         if len(keep) == len(args):
             return updated
-        return updated.with_changes(args=_strip_comma(keep))
+        return updated.with_changes(args=strip_comma(keep))
 
     def _tfe_call(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         if symbol == "Iterator":
@@ -707,10 +439,10 @@ class EagerTransform(FamilyTransform):
         new = tfe_call(self, symbol, original, updated)
         if new is not None:
             return new
-        if symbol in _MANUAL:
-            rule, message = _MANUAL[symbol]
+        if symbol in MANUAL:
+            rule, message = MANUAL[symbol]
             self.flag(original, rule, message)
-            if symbol in _CKPT_KEYS:
+            if symbol in CKPT_KEYS:
                 self._ckpt_finding(original, f"tfe.{symbol}")
             return updated
         if symbol == "Checkpoint":
@@ -745,201 +477,7 @@ class EagerTransform(FamilyTransform):
             return updated
         args = [kwarg(k, v) for k, v in given.items() if k == "name"]
         args.append(kwarg("dtype", given.get("dtype") or self._tf("float64")))
-        return updated.with_changes(func=self._tf(f"keras.metrics.{name}"), args=_with_commas(args))
-
-    # --- tf.layers ------------------------------------------------------------------------------
-    def _layer_call(self, layer: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if layer == "flatten":
-            return self._flatten(original, updated)
-        if layer in _LAYER_FUNCTIONS:
-            cls = "".join(p.capitalize() for p in layer.split("_")).replace("1d", "1D").replace("2d", "2D").replace(
-                "3d", "3D"
-            )
-            self.flag(
-                original,
-                TFM404,
-                f"tf.layers.{layer} creates new variables at every call in eager code: create "
-                f"`tf.keras.layers.{cls}(...)` once (in __init__) and call it",
-            )
-            return updated
-        if layer not in _LAYERS:
-            return updated
-        params, keep, defaults = _LAYERS[layer]
-        if any(a.star for a in original.args) or len([a for a in original.args if not a.keyword]) > len(params):
-            self.flag(original, TFM404, f"tf.layers.{layer}: rewrite it as tf.keras.layers.{layer} by hand")
-            return updated
-        given = {a.keyword.value if a.keyword else params[i] for i, a in enumerate(original.args)}
-        args = _rekey(original, updated, params, {}, keep)
-        added = [kwarg(k, expression(v)) for k, v in defaults.items() if k not in given]
-        note = f" ({', '.join(f'{k}={v}' for k, v in defaults.items() if k not in given)} written: Keras default differs)" if added else ""
-        if not self.fix(original, TFM404, f"tf.layers.{layer} is tf.keras.layers.{layer} in TF 2{note}"):
-            return updated
-        if added:
-            args = _with_commas([*args, *added])
-        return updated.with_changes(func=self._tf(f"keras.layers.{layer}"), args=args)
-
-    def _flatten(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        params = ("inputs", "name", "data_format")
-        if any(a.star for a in original.args) or len(original.args) > 3:
-            return updated
-        given = {}
-        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
-        if "inputs" not in given:
-            return updated
-        if not self.fix(
-            original,
-            TFM404,
-            "tf.layers.flatten(x) is tf.keras.layers.Flatten()(x) in TF 2 (data_format written: Keras default differs)",
-        ):
-            return updated
-        ctor = [kwarg(k, v) for k, v in given.items() if k == "name"]
-        ctor.append(kwarg("data_format", given.get("data_format") or cst.SimpleString('"channels_last"')))
-        layer = cst.Call(func=self._tf("keras.layers.Flatten"), args=_with_commas(ctor))
-        return cst.Call(func=layer, args=[cst.Arg(given["inputs"])])
-
-    # --- optimizers -----------------------------------------------------------------------------
-    def _optimizer_call(self, name: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if name in _OPT_MANUAL:
-            self.flag(
-                original,
-                TFM412,
-                f"tf.train.{name} in eager code: {_OPT_MANUAL[name]}; pick the Keras optimizer by hand or keep "
-                f"tf.compat.v1.train.{name}",
-            )
-            return updated
-        if name not in _OPTIMIZERS:
-            return updated
-        keras, params, renames, defaults, dropped = _OPTIMIZERS[name]
-        if any(a.star for a in original.args) or len([a for a in original.args if not a.keyword]) > len(params):
-            return updated
-        given: dict[str, cst.BaseExpression] = {}
-        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
-        if any(k in given and not _is_name(given[k], "False") for k in dropped):
-            self.flag(original, TFM412, f"tf.train.{name}: Keras optimizers have no use_locking; drop it by hand")
-            return updated
-        # A hyperparameter held in a tf.Variable (`lr = tfe.Variable(20.0)`, later `lr.assign(lr / 4)`) was read at
-        # every step by tf.train; the new Keras optimizers copy it once, tf.keras.optimizers.legacy reads it.
-        variable = [a.value for a in original.args if holds_variable(self, a.value)]
-        keras_path = f"keras.optimizers.legacy.{keras}" if variable else f"keras.optimizers.{keras}"
-        if not self.fix(
-            original,
-            TFM412,
-            f"tf.train.{name} in eager code is tf.{keras_path} in TF 2 (legacy defaults written where Keras "
-            "differs; its slot variables have other checkpoint keys"
-            + ("; the legacy Keras class because a hyperparameter is a tf.Variable, which it reads at every step "
-               "as tf.train did, where the new class copies it once)" if variable else ")"),
-        ):
-            return updated
-        args = _rekey(original, updated, params, renames, 0, drop=dropped)
-        args += [kwarg(renames.get(k, k), expression(v)) for k, v in defaults.items() if k not in given]
-        return updated.with_changes(func=self._tf(keras_path), args=_with_commas(args))
-
-    # --- tf.contrib.summary ---------------------------------------------------------------------
-    def _summary_call(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if symbol in ("create_file_writer", "create_summary_file_writer"):
-            return self._writer(symbol, original, updated)
-        if symbol in ("always_record_summaries", "never_record_summaries") and not original.args:
-            value = "True" if symbol.startswith("always") else "False"
-            if self.fix(original, TFM413, f"tf.contrib.summary.{symbol}() is tf.summary.record_if({value}) in TF 2"):
-                return cst.Call(func=self._tf("summary.record_if"), args=[cst.Arg(cst.Name(value))])
-            return updated
-        if symbol == "record_summaries_every_n_global_steps":
-            params = ("n", "global_step")
-            if any(a.star for a in original.args) or len(original.args) > 2:
-                return updated
-            given = {}
-            for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-                given[orig.keyword.value if orig.keyword else params[i]] = arg.value
-            if "n" not in given:
-                return updated
-            if not self.fix(
-                original,
-                TFM413,
-                "record_summaries_every_n_global_steps(n) is tf.summary.record_if(<global step % n == 0>) in TF 2",
-            ):
-                return updated
-            tf = self._tfname()
-            step = given.get("global_step") or expression(f"{tf}.compat.v1.train.get_or_create_global_step()")
-            cond = expression(f"lambda: {tf}.math.equal(STEP % N, 0)")
-            cond = cond.visit(Substitute({"STEP": step, "N": given["n"]}))
-            self.changed = True
-            return cst.Call(func=self._tf("summary.record_if"), args=[cst.Arg(cond)])
-        if symbol in _SUMMARY_OPS:
-            return self._summary_op(symbol, original, updated)
-        if symbol in _SUMMARY_SAME:
-            if self.fix(original, TFM413, f"tf.contrib.summary.{symbol} is tf.summary.{_SUMMARY_SAME[symbol]} in TF 2"):
-                return updated.with_changes(func=self._tf(f"summary.{_SUMMARY_SAME[symbol]}"))
-            return updated
-        self.flag(
-            original,
-            TFM413,
-            f"tf.contrib.summary.{symbol} has no TF 2 equivalent (graph-mode summary plumbing); with tf.summary, "
-            "ops write directly to the default writer: delete the call or rewrite it by hand",
-        )
-        return updated
-
-    def _writer(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if any(a.star for a in original.args) or not original.args:
-            return updated
-        first = original.args[0]
-        if first.keyword is not None and first.keyword.value != "logdir":
-            return updated
-        logdir = first.value
-        if isinstance(logdir, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)) or is_path(self, logdir):
-            if self.fix(original, TFM413, f"tf.contrib.summary.{symbol} is tf.summary.create_file_writer in TF 2"):
-                return updated.with_changes(func=self._tf("summary.create_file_writer"))
-            return updated
-        if isinstance(logdir, (cst.Name, cst.Attribute)):
-            if self.fix(
-                original,
-                TFM413,
-                f"tf.contrib.summary.{symbol}(None) gave a writer that does nothing; tf.summary.create_file_writer(None) "
-                "raises: the None case is written as tf.summary.create_noop_writer()",
-            ):
-                new = updated.with_changes(func=self._tf("summary.create_file_writer"))
-                tf = self._tfname()
-                expr = expression(f"(NEW if LOGDIR is not None else {tf}.summary.create_noop_writer())")
-                return expr.visit(Substitute({"NEW": new, "LOGDIR": updated.args[0].value.deep_clone()}))
-            return updated
-        self.flag(
-            original,
-            TFM413,
-            f"tf.contrib.summary.{symbol}: use tf.summary.create_file_writer(logdir, ...) when logdir is a path and "
-            "tf.summary.create_noop_writer() where it was None",
-        )
-        return updated
-
-    def _summary_op(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        new_name, params, renames, unsupported = _SUMMARY_OPS[symbol]
-        if any(a.star for a in original.args) or len(original.args) > len(params):
-            return updated
-        given: dict[str, cst.BaseExpression] = {}
-        for i, (orig, arg) in enumerate(zip(original.args, updated.args)):
-            given[orig.keyword.value if orig.keyword else params[i]] = arg.value
-        bad = [k for k in unsupported if k in given and not _is_name(given[k], "None")]
-        if bad:
-            self.flag(
-                original,
-                TFM413,
-                f"tf.contrib.summary.{symbol}: tf.summary.{new_name} has no {', '.join(bad)}; "
-                "(family) prefix the name as 'family/name' by hand",
-            )
-            return updated
-        if not self.fix(
-            original,
-            TFM413,
-            f"tf.contrib.summary.{symbol} is tf.summary.{new_name} in TF 2; the legacy step (the global step) is "
-            "written explicitly",
-        ):
-            return updated
-        args = _rekey(original, updated, params, renames, 2, drop=tuple(unsupported) + ("step",))
-        step = given.get("step")
-        if step is None or _is_name(step, "None"):
-            step = expression(f"{self._tfname()}.{_GLOBAL_STEP}")
-        args.append(kwarg("step", step))
-        return updated.with_changes(func=self._tf(f"summary.{new_name}"), args=_with_commas(args))
+        return updated.with_changes(func=self._tf(f"keras.metrics.{name}"), args=with_commas(args))
 
     # --- statements -----------------------------------------------------------------------------
     def visit_SimpleStatementLine(self, node: cst.SimpleStatementLine) -> None:
@@ -962,54 +500,6 @@ class EagerTransform(FamilyTransform):
         if isinstance(stmt, cst.Assign) and self._implicit_def(stmt):
             self.handled.add(id(stmt.value))
 
-    def _implicit_def(self, stmt: cst.Assign) -> str | None:
-        """``name = tfe.implicit_gradients(f)``: the gradient function is bound to a plain name."""
-        if len(stmt.targets) != 1 or not isinstance(stmt.targets[0].target, cst.Name):
-            return None
-        call = stmt.value
-        if not isinstance(call, cst.Call) or len(call.args) != 1 or call.args[0].keyword or call.args[0].star:
-            return None
-        symbol = self.tfe_symbol(call.func)
-        if symbol not in ("implicit_gradients", "implicit_value_and_gradients"):
-            return None
-        fn = call.args[0].value
-        if isinstance(fn, cst.Lambda):
-            return symbol
-        if isinstance(fn, cst.Name):  # the def looks the name up at call time: it must never be rebound
-            scope = self.scopes.scope_of(fn)
-            if scope is not None and len(scope[fn.value]) == 1:
-                return symbol
-        return None
-
-    def _implicit(self, node: cst.BaseExpression) -> str | None:
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Call) and len(node.func.args) == 1:
-            symbol = self.tfe_symbol(node.func.func)
-            if symbol in ("implicit_gradients", "implicit_value_and_gradients") and not node.func.args[0].keyword:
-                if not any(a.keyword for a in node.args):
-                    return symbol
-        return None
-
-    def _minimize_shape(self, call: cst.Call) -> bool:
-        if not _is_method(call.func, "minimize") or not call.args:
-            return False
-        if call.args[0].keyword or call.args[0].star:
-            return False
-        keywords = {a.keyword.value for a in call.args[1:] if a.keyword}
-        if len(keywords) != len(call.args) - 1 or not keywords <= {"global_step", "var_list", "name"}:
-            return False
-        receiver = _dotted(call.func.value)
-        return "global_step" in keywords or receiver in self.optimizer_names
-
-    def _apply_shape(self, call: cst.Call) -> bool:
-        if not _is_method(call.func, "apply_gradients") or not call.args:
-            return False
-        if call.args[0].keyword or call.args[0].star:
-            return False
-        keywords = {a.keyword.value for a in call.args[1:] if a.keyword}
-        if len(keywords) != len(call.args) - 1 or not keywords <= {"global_step", "name"}:
-            return False
-        return "global_step" in keywords or self._implicit(call.args[0].value) is not None
-
     def leave_SimpleStatementLine(
         self, original: cst.SimpleStatementLine, updated: cst.SimpleStatementLine
     ) -> cst.BaseStatement | cst.FlattenSentinel | cst.RemovalSentinel:
@@ -1023,9 +513,9 @@ class EagerTransform(FamilyTransform):
                     self.changed = True
                     return self._remove(original)
                 return updated
-            if _is_method(call.func, "minimize"):
+            if is_method(call.func, "minimize"):
                 return self._minimize(original, call, new_stmt.value) or updated
-            if _is_method(call.func, "apply_gradients"):
+            if is_method(call.func, "apply_gradients"):
                 return self._apply(original, call, new_stmt.value) or updated
         if isinstance(stmt, cst.Assign) and id(stmt.value) in self.handled:
             symbol = self._implicit_def(stmt)
@@ -1041,7 +531,7 @@ class EagerTransform(FamilyTransform):
                 f"        {value} = FN(*args, **kwargs)\n"
                 f"    {variables} = {tape}.watched_variables()\n"
                 f"    return {ret}list(zip({tape}.gradient({value}, {variables}), {variables}))\n"
-            ).visit(Substitute({"FN": _callee(new_stmt.value.args[0].value)}))
+            ).visit(Substitute({"FN": callee(new_stmt.value.args[0].value)}))
             return func.with_changes(leading_lines=original.leading_lines)
         if isinstance(stmt, cst.Assign) and isinstance(stmt.value, cst.Call) and id(stmt.value.func) in self.handled:
             symbol = self._implicit(stmt.value)
@@ -1062,123 +552,3 @@ class EagerTransform(FamilyTransform):
             return cst.FlattenSentinel([*pre, original.with_changes(body=[assign], leading_lines=[])])
         return updated
 
-    def _remove(self, original: cst.SimpleStatementLine) -> cst.BaseStatement | cst.RemovalSentinel:
-        parent = self.get_metadata(ParentNodeProvider, original, None)
-        if isinstance(parent, (cst.IndentedBlock, cst.SimpleStatementSuite)) and len(parent.body) == 1:
-            return original.with_changes(body=[cst.Pass()])
-        return cst.RemoveFromParent()
-
-    def _tape(
-        self, call: cst.Call, value_target: cst.BaseExpression | None
-    ) -> tuple[list[cst.BaseStatement], tuple | None, cst.BaseExpression]:
-        """Statements computing ``f(*args)`` under a tape; returns (statements, value names, grads_and_vars)."""
-        tf = self._tfname()
-        self.changed = True
-        fn = call.func.args[0].value
-        tape = self.fresh("tape")
-        names = None
-        if value_target is not None and _is_name_pair(value_target):
-            loss = value_target.elements[0].value.value
-            names = (loss, value_target.elements[1].value)
-        else:
-            loss = self.fresh("loss_value")
-        self._last_loss = loss
-        variables = self.fresh("variables")
-        value = cst.Call(func=_callee(fn), args=_strip_comma(list(call.args)))
-        body = cst.parse_statement(f"with {tf}.GradientTape() as {tape}:\n    {loss} = LOSS\n")
-        body = body.visit(Substitute({"LOSS": value}))
-        stmts = [body, cst.parse_statement(f"{variables} = {tape}.watched_variables()\n")]
-        grads = expression(f"list(zip({tape}.gradient({loss}, {variables}), {variables}))")
-        return stmts, names, grads
-
-    def _minimize(self, original: cst.SimpleStatementLine, call: cst.Call, updated: cst.Call):
-        if not self.fix(
-            call,
-            TFM411,
-            "optimizer.minimize(loss_fn, global_step=...) is a GradientTape step in TF 2 (Keras optimizers need the "
-            "variables; the global step is incremented explicitly)",
-        ):
-            return None
-        tf = self._tfname()
-        self.changed = True
-        fn = updated.args[0].value
-        kwargs = {a.keyword.value: a.value for a in updated.args[1:]}
-        tape = self.fresh("tape")
-        loss = self.fresh("loss_value")
-        if isinstance(fn, cst.Lambda) and _no_params(fn):
-            loss_expr = fn.body
-        else:
-            loss_expr = cst.Call(func=_callee(fn))
-        with_stmt = cst.parse_statement(f"with {tf}.GradientTape() as {tape}:\n    {loss} = LOSS\n").visit(
-            Substitute({"LOSS": loss_expr})
-        )
-        out: list[cst.BaseStatement] = [with_stmt.with_changes(leading_lines=original.leading_lines)]
-        if "var_list" in kwargs:
-            variables_expr = kwargs["var_list"]
-        else:
-            variables = self.fresh("variables")
-            out.append(cst.parse_statement(f"{variables} = {tape}.watched_variables()\n"))
-            variables_expr = cst.Name(variables)
-        apply = expression(f"OPT.apply_gradients(zip({tape}.gradient({loss}, VARS), VARS))").visit(
-            Substitute({"OPT": updated.func.value, "VARS": variables_expr})
-        )
-        out.append(original.with_changes(body=[cst.Expr(apply)], leading_lines=[]))
-        step = kwargs.get("global_step")
-        if step is not None and not _is_name(step, "None"):
-            out.append(self._assign_add(step))
-        return cst.FlattenSentinel(out)
-
-    def _assign_add(self, step: cst.BaseExpression) -> cst.BaseStatement:
-        return cst.SimpleStatementLine(
-            [cst.Expr(cst.Call(func=cst.Attribute(value=step, attr=cst.Name("assign_add")), args=[cst.Arg(cst.Integer("1"))]))]
-        )
-
-    def _apply(self, original: cst.SimpleStatementLine, call: cst.Call, updated: cst.Call):
-        grads_orig = call.args[0].value
-        symbol = self._implicit(grads_orig)
-        step = None
-        args = list(updated.args)
-        out: list[cst.BaseStatement] = []
-        if any(a.keyword and a.keyword.value == "global_step" for a in call.args):
-            if not self.fix(
-                call,
-                TFM411,
-                "Keras optimizers' apply_gradients takes no global_step: the global step is incremented explicitly",
-            ):
-                return None
-            step = next(a.value for a in args if a.keyword and a.keyword.value == "global_step")
-            args = _strip_comma([a for a in args if not (a.keyword and a.keyword.value == "global_step")])
-        if symbol == "implicit_gradients" and self.fix(grads_orig, TFM408, f"tfe.{symbol} is tf.GradientTape in TF 2"):
-            pre, _, grads = self._tape(args[0].value, None)
-            out.extend(pre)
-            args[0] = args[0].with_changes(value=grads)
-        elif symbol is not None:
-            self.flag(grads_orig, TFM408, _MANUAL[symbol][1])
-        self.changed = True
-        out.append(original.with_changes(body=[cst.Expr(updated.with_changes(args=args))], leading_lines=[]))
-        if step is not None and not _is_name(step, "None"):
-            out.append(self._assign_add(step))
-        out[0] = out[0].with_changes(leading_lines=original.leading_lines)
-        return cst.FlattenSentinel(out)
-
-
-def _is_name(node: cst.CSTNode | None, value: str | None = None) -> bool:
-    return isinstance(node, cst.Name) and (value is None or node.value == value)
-
-
-def _is_method(func: cst.CSTNode, attr: str) -> bool:
-    """``<anything>.attr`` (what ``m.Attribute(attr=m.Name(attr))`` matched)."""
-    return isinstance(func, cst.Attribute) and func.attr.value == attr
-
-
-def _is_name_pair(node: cst.CSTNode) -> bool:
-    """``(a, b)`` or ``[a, b]`` of two plain names."""
-    return (
-        isinstance(node, (cst.Tuple, cst.List))
-        and len(node.elements) == 2
-        and all(type(e) is cst.Element and isinstance(e.value, cst.Name) for e in node.elements)
-    )
-
-
-def _is_attribute_name(name: cst.Name, parent: cst.CSTNode | None) -> bool:
-    return isinstance(parent, cst.Attribute) and parent.attr is name

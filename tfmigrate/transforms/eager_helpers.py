@@ -27,6 +27,8 @@ What the helpers keep from TF 1.x:
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -40,6 +42,9 @@ from tfmigrate.transforms.eager_rnn import template as cudnn_template
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.eager import EagerTransform
+
+# the docstring of a helper tfmigrate wrote: "tfe.implicit_gradients(f) in TF 2 (written by tfmigrate, TFM417)."
+_WRITTEN = re.compile(r"(?:tfe|tf\.contrib\.cudnn_rnn)\.(\w+)\b[^\n]* in TF 2 \(written by tfmigrate")
 
 # tfe symbol -> (helper base name, rule)
 HELPER_SYMBOLS = {
@@ -147,8 +152,25 @@ class EagerHelpers:
     """The helpers one module needs: symbol -> name, and the first original node that uses each."""
 
     names: dict[str, str] = field(default_factory=dict)
+    # helpers the module defines already (an earlier run wrote them: a chunk of a huge module rewritten
+    # after another one, see tfmigrate.codemod.chunks): symbol -> name, used instead of a second copy
+    existing: dict[str, str] = field(default_factory=dict)
+
+    def find_existing(self, module: cst.Module) -> None:
+        for statement in module.body:
+            if type(statement) not in (cst.FunctionDef, cst.ClassDef) or not isinstance(statement.body, cst.IndentedBlock):
+                continue
+            first = statement.body.body[0] if statement.body.body else None
+            if first is None or not is_docstring(first):
+                continue
+            doc = first.body[0].value.evaluated_value  # type: ignore[attr-defined]
+            found = _WRITTEN.match(doc) if isinstance(doc, str) else None
+            if found:
+                self.existing.setdefault(found.group(1), statement.name.value)
 
     def name_for(self, transform: EagerTransform, symbol: str) -> str:
+        if symbol in self.existing:
+            return self.existing[symbol]
         if symbol not in self.names:
             self.names[symbol] = transform.fresh(_base(symbol))
             if symbol == "restore_variables_on_create":
@@ -157,6 +179,8 @@ class EagerHelpers:
 
     def peek(self, transform: EagerTransform, symbol: str) -> str:
         """The name ``name_for`` would give, without taking it."""
+        if symbol in self.existing:
+            return self.existing[symbol]
         if symbol in self.names:
             return self.names[symbol]
         base = _base(symbol)

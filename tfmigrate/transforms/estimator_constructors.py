@@ -12,7 +12,7 @@ import libcst as cst
 from tfmigrate.codemod.transform import is_suppressed
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM101, TFM102, TFM103, TFM107, TFM108, TFM110, TFM112, TFM113
-from tfmigrate.transforms import estimator_flow as flow
+from tfmigrate.transforms import estimator_flow as flow, estimator_inputs as inputs
 from tfmigrate.transforms.builders import (
     append_args, bind_args, build_call, code_of, int_value, kwarg, layout_call, str_value,
 )
@@ -39,7 +39,7 @@ class EstimatorConstructors:
             extra.append(kwarg("global_clipnorm", clip))
         lr = rate if rate is not None else expression(default_rate)
         if not self._is_number(lr):  # e.g. a decay function of global_step (skflow accepted one)
-            lr = flow.decay_schedule(self, lr)  # def f(global_step): return tf.train.exponential_decay(...)
+            lr = inputs.decay_schedule(self, lr)  # def f(global_step): return tf.train.exponential_decay(...)
             if lr is None:
                 return None
         if value is None or str_value(value) is not None:
@@ -389,7 +389,7 @@ class EstimatorConstructors:
             value = a.get("optimizer")
             if not cls.dnn and value is None and "gradient_clip_norm" not in a:
                 # legacy Ftrl at min(0.2, 1/sqrt(n columns)); TF 2.15's default "Ftrl" trains at 0.2 whatever n
-                rate = flow.linear_default_rate(self, est, a.get("feature_columns"), code_of)
+                rate = inputs.linear_default_rate(self, est, a.get("feature_columns"), code_of)
                 if rate == "unknown":
                     est.ok = False
                     self.flag(est.call, TFM103, f"{cls.name}: the legacy default Ftrl rate is min(0.2, 1/sqrt(number "

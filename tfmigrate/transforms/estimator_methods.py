@@ -11,11 +11,12 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130
-from tfmigrate.transforms import estimator_flow as flow
+from tfmigrate.transforms import estimator_flow as flow, estimator_inputs as inputs
 from tfmigrate.transforms.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimator_monitors import Converter as MonitorConverter
 from tfmigrate.transforms.estimators_defaults import FEATURE_KEY, LEGACY_MODULES, NUMPY_INPUT_FN
-from tfmigrate.transforms.model_fn import PREDICTS, ModelFnPlanner
+from tfmigrate.transforms.model_fn import ModelFnPlanner
+from tfmigrate.transforms.model_fn_contract import PREDICTS
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est
@@ -211,7 +212,7 @@ class EstimatorMethods:
         bound, problems = bind_args(call, ("x", "y", "input_fn", "feed_fn", "batch_size", "steps", "metrics", "name",
                                            "checkpoint_path", "hooks", "log_progress"))
         bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
-        metrics = flow.metric_specs(self, bound.get("metrics")) if "metrics" in bound else None
+        metrics = inputs.metric_specs(self, bound.get("metrics")) if "metrics" in bound else None
         if problems or "feed_fn" in bound or ("metrics" in bound and metrics is None):
             self.flag(call, TFM105, "evaluate(): metrics/feed_fn have no direct equivalent; rewrite as "
                       "evaluate(input_fn=...) and add metrics with tf.estimator.add_metrics")

@@ -29,7 +29,7 @@ import libcst as cst
 from tfmigrate.codemod.tree import expression
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.rule_ids import TFM130
-from tfmigrate.transforms.builders import code_of, layout_call
+from tfmigrate.transforms.builders import code_of, is_none, layout_call
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators import Est, EstimatorTransform
@@ -40,10 +40,6 @@ VALIDATION_KEYWORDS = {
     "early_stopping_metric", "early_stopping_metric_minimize", "name", "check_interval_secs",
 }
 STOP_AT_STEP_ORDER = ("num_steps", "last_step")
-
-
-def _is_none(node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def monitor_kind(t: EstimatorTransform, call: cst.Call) -> str | None:
@@ -66,7 +62,7 @@ class Converter:
         self.notes: list[str] = []
 
     def hooks(self, monitors: cst.BaseExpression) -> cst.BaseExpression | None:
-        if _is_none(monitors):
+        if is_none(monitors):
             return None
         elements = monitors
         if isinstance(monitors, cst.Name):
@@ -168,7 +164,7 @@ class Converter:
                 bound[arg.keyword.value] = arg.value
             else:
                 return self._manual(call, f"{arg.keyword.value}= is not an argument of the monitor")
-        return {k: v for k, v in bound.items() if not _is_none(v)}
+        return {k: v for k, v in bound.items() if not is_none(v)}
 
     def _receiver(self) -> str | None:
         receiver = self.fit.func.value  # type: ignore[attr-defined]
@@ -187,7 +183,7 @@ class Converter:
             return self._manual(call, "the estimator is not a plain name (a hook needs it by name)")
         evaluated = estimator
         if "metrics" in a:
-            from tfmigrate.transforms.estimator_flow import metric_specs  # (it imports the planner's helpers)
+            from tfmigrate.transforms.estimator_inputs import metric_specs  # (it imports the planner's helpers)
 
             metrics = metric_specs(self.t, a["metrics"])
             if metrics is None:

@@ -26,7 +26,7 @@ from tfmigrate.rule_ids import TFM101, TFM108, TFM110, TFM112
 from tfmigrate.transforms.builders import bind_args, code_of, int_value
 from tfmigrate.transforms.learn_models import ModelCalls
 from tfmigrate.transforms.model_fn import list_receiver
-from tfmigrate.transforms import estimator_flow as flow, estimator_sklearn
+from tfmigrate.transforms import estimator_flow as flow, estimator_inputs as inputs, estimator_sklearn
 from tfmigrate.transforms.estimators_defaults import LEARN, SKFLOW, LegacyClass
 from tfmigrate.transforms.estimator_constructors import EstimatorConstructors
 from tfmigrate.transforms.estimator_methods import EstimatorMethods
@@ -160,7 +160,7 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
         ModelCalls(self).plan(calls, attrs)  # TFM116-TFM118 (transforms/learn_models.py)
         flow.escapes(self)  # TFM131: where the rewritten estimator goes beyond what is followed
         flow.unfollowed_calls(self, {call for _, call, _ in methods})  # TFM133
-        flow.feature_dict_input_fns(self, methods)  # TFM134
+        inputs.feature_dict_input_fns(self, methods)  # TFM134
         for attr in attrs:
             if attr.attr.value in ("weights_", "bias_"):
                 est = self._receiver(attr.value)

@@ -34,7 +34,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM170, TFM171, TFM172, TFM173, TFM174, TFM175
-from tfmigrate.transforms.builders import code_of, str_value
+from tfmigrate.transforms.builders import code_of, is_none, str_value
 
 _LEARN = "tensorflow.contrib.learn."
 INPUT_FN_OPS_ORDER = ("features", "labels", "default_inputs")
@@ -240,7 +240,7 @@ class LearnIOTransform(FamilyTransform):
     # --- TFM171 InputFnOps -----------------------------------------------------------------------
     def _input_fn_ops(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         bound = self._bind(updated, INPUT_FN_OPS_ORDER, set(INPUT_FN_OPS_ORDER))
-        if isinstance(bound, str) or set(bound) != set(INPUT_FN_OPS_ORDER) or not _is_none(bound["labels"].value):
+        if isinstance(bound, str) or set(bound) != set(INPUT_FN_OPS_ORDER) or not is_none(bound["labels"].value):
             self.flag(original, TFM171, "InputFnOps(features, labels, default_inputs): " + (
                 bound if isinstance(bound, str) else "only the serving form (labels None) is rewritten") +
                 "; a serving_input_fn returns tf.estimator.export.ServingInputReceiver(features, default_inputs), "
@@ -265,7 +265,7 @@ class LearnIOTransform(FamilyTransform):
         problem = bound if isinstance(bound, str) else None
         if problem is None and "serving_input_fn" not in bound:
             problem = "serving_input_fn is missing"
-        if problem is None and "default_output_alternative_key" in bound and not _is_none(
+        if problem is None and "default_output_alternative_key" in bound and not is_none(
                 bound["default_output_alternative_key"].value):
             problem = "default_output_alternative_key names a head of a multi-head model, which canned estimators are not"
         if problem is not None:
@@ -303,10 +303,10 @@ class LearnIOTransform(FamilyTransform):
         key = None
         if problem is None:
             for name in ("label_key", "weight_key"):
-                if name in bound and not _is_none(bound[name].value):
+                if name in bound and not is_none(bound[name].value):
                     problem = f"{name}= (labels or weights from a dict) has no rewrite here"
             given = bound.get("prediction_key")
-            if given is None or _is_none(given.value):
+            if given is None or is_none(given.value):
                 key = "predictions"  # the single prediction of a regressor ("scores", now "predictions")
             else:
                 legacy = str_value(given.value) or self._prediction_key_constant(given.value)
@@ -408,10 +408,6 @@ class LearnIOTransform(FamilyTransform):
                                                else last.comma)
             args.append(keyword)
         return updated.with_changes(func=expression(f"{self._tf}.compat.v1.estimator.inputs.{name}"), args=args)
-
-
-def _is_none(node: cst.CSTNode | None) -> bool:
-    return isinstance(node, cst.Name) and node.value == "None"
 
 
 def _args(call: cst.Call, pairs: list[tuple[str | None, cst.BaseExpression]]) -> list[cst.Arg]:

@@ -18,8 +18,8 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM116, TFM117, TFM118
-from tfmigrate.transforms.builders import bind_args, code_of, layout_call
-from tfmigrate.transforms.model_fn import _is_none, _reads
+from tfmigrate.transforms.builders import bind_args, code_of, is_none, layout_call
+from tfmigrate.transforms.model_fn_contract import _reads
 
 MODEL_ORDERS = {
     "linear_regression": ("x", "y", "init_mean", "init_stddev"),
@@ -173,7 +173,7 @@ class ModelCalls:
             t.flag(call, TFM116, f"{what}: cannot map {', '.join(problems) or 'the arguments'}; rewrite it with "
                    "tf.compat.v1.layers.dense and tf.compat.v1.losses by hand")
             return
-        if "class_weight" in bound and not _is_none(bound["class_weight"]):
+        if "class_weight" in bound and not is_none(bound["class_weight"]):
             t.flag(call, TFM116, f"{what}(class_weight=...): multiply the logits by the class weights and use "
                    "tf.compat.v1.losses.softmax_cross_entropy by hand")
             return
@@ -184,7 +184,7 @@ class ModelCalls:
             return
         y = code_of(y)
         mean = "0.0" if last.endswith("_zero_init") else (
-            code_of(bound["init_mean"]) if "init_mean" in bound and not _is_none(bound["init_mean"]) else None)
+            code_of(bound["init_mean"]) if "init_mean" in bound and not is_none(bound["init_mean"]) else None)
         std = "0.0" if last.endswith("_zero_init") else code_of(bound.get("init_stddev", expression("1.0")))
         if mean is None and skflow:  # skflow / TF Learn 0.8-0.10 ran on TF 0.x: get_variable's default was uniform_unit_scaling
             unit = "tf.compat.v1.uniform_unit_scaling_initializer()"
