@@ -18,8 +18,10 @@ import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
+if TYPE_CHECKING:
+    import pathspec
 
 SKIP_DIRS = frozenset(
     {".git", ".hg", ".svn", ".venv", "venv", ".tox", ".nox", "__pycache__", "build", "dist",
@@ -65,6 +67,8 @@ def _gitignore(directory: Path) -> pathspec.PathSpec | None:
     ignore = directory / ".gitignore"
     if not ignore.is_file():  # absent, or a FIFO that would block
         return None
+    import pathspec  # only where a .gitignore is (a tenth of a start otherwise)
+
     try:
         return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
     except OSError:

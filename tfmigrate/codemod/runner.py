@@ -16,7 +16,6 @@ import os
 import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
@@ -204,6 +203,8 @@ def _processed(
         if jobs == 1:
             results: Iterable[FileResult] = (process_file(path, options) for path in work)
         else:
+            from concurrent.futures import ProcessPoolExecutor  # not imported for --jobs 1
+
             pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(options,))
             # Small chunks: the last one decides how long the other workers wait idle at the end.
             results = pool.map(_process_in_worker, work, chunksize=max(1, min(8, len(work) // (jobs * 8))))
