@@ -156,7 +156,8 @@ def test_without_tensorflow_the_child_says_how_to_install_it(tmp_path: Path) -> 
 
 
 def test_report_prefers_a_builder_function_over_an_unbuildable_construction(tmp_path: Path) -> None:
-    from tfmigrate.assemble import builder_function, find_estimators
+    from tfmigrate import targets_static
+    from tfmigrate.assemble import BUILDERS, find_estimators
 
     code = textwrap.dedent(
         '''
@@ -166,7 +167,7 @@ def test_report_prefers_a_builder_function_over_an_unbuildable_construction(tmp_
             return tf.estimator.Estimator(model_fn=model_fn, model_dir=output_dir)
         '''
     ).encode()
-    assert builder_function(code) == ("experiment_fn", 4)
+    assert targets_static.find_with_builder(code, "train.py", BUILDERS)[1] == ("experiment_fn", 4)
     (site,) = find_estimators({"pkg/train.py": (code, False)}, tmp_path)
     assert site.cls == "experiment_fn()" and site.error is None and site.spec.endswith("train.py:experiment_fn")
     plain = code.replace(b"experiment_fn", b"helper")

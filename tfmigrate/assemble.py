@@ -19,7 +19,6 @@ renderers never import it.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import os
 import tempfile
@@ -74,21 +73,6 @@ def migrated_sources(report: Report) -> dict[str, tuple[bytes, bool]]:
     return out
 
 
-def builder_function(data: bytes) -> tuple[str, int] | None:
-    """A module-level function that returns the estimator (name, line), by the usual names."""
-    if not any(name.encode() in data for name in BUILDERS):
-        return None  # parsed only where such a name occurs
-    try:
-        tree = ast.parse(data)
-    except (SyntaxError, ValueError):
-        return None
-    defs = {n.name: n.lineno for n in tree.body if isinstance(n, ast.FunctionDef)}
-    for name in BUILDERS:
-        if name in defs:
-            return name, defs[name]
-    return None
-
-
 def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_code: bool = True,
                     notes: list[str] | None = None) -> list[EstimatorSite]:
     """tf.estimator constructions of the migrated code. A changed file's new text is written to a
@@ -109,10 +93,9 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
             where = str(copy)
-        found = targets_static.find(data, where)
+        found, builder = targets_static.find_with_builder(data, where, BUILDERS)  # one parse of the migrated text
         if not found:
             continue
-        builder = builder_function(data)
         if builder and not run_code:
             if notes is not None and any(c.error for c in found):
                 notes.append(f"{path}:{builder[1]}: {builder[0]}() builds the estimator; analysing its checkpoints means "

@@ -364,13 +364,22 @@ def _analyse(mod: _Module, call: ast.Call, name: str) -> tuple[Site, dict[str, a
 
 def find(source: str | bytes, path: str) -> list[Site]:
     """Every tf.estimator construction, each with its model_dir (when constant) or the reason it cannot be built."""
+    return find_with_builder(source, path, ())[0]
+
+
+def find_with_builder(source: str | bytes, path: str, builders: tuple[str, ...]) -> tuple[list[Site], tuple[str, int] | None]:
+    """:func:`find`, and the first module-level function named in ``builders`` (name, line) that the
+    module defines, from the one parse."""
     if isinstance(source, bytes):
         source = source.decode("utf-8", errors="replace")
     try:
         mod = _Module(source, path)
     except SyntaxError as exc:
-        return [Site(path, exc.lineno or 0, "?", error=f"{path}:{exc.lineno}: cannot parse: {exc.msg}")]
-    return [_analyse(mod, call, name)[0] for call, name in _constructions(mod)]
+        return [Site(path, exc.lineno or 0, "?", error=f"{path}:{exc.lineno}: cannot parse: {exc.msg}")], None
+    sites = [_analyse(mod, call, name)[0] for call, name in _constructions(mod)]
+    defs = {n.name: n.lineno for n in mod.tree.body if isinstance(n, ast.FunctionDef)}
+    builder = next(((name, defs[name]) for name in builders if name in defs), None)
+    return sites, builder
 
 
 def select(sites: list[Site], path: str, line: int | None) -> Site:
