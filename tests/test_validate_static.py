@@ -200,6 +200,21 @@ def test_refusal_names_the_function_that_returns_the_estimator_or_one_to_write()
     )
     assert "m.py:train" not in trained.error
     assert trained.error.endswith("(def build_estimator(model_dir): return tf.estimator....) and name it: m.py:build_estimator")
+    # the same as a program (it calls train() when run): validate --program runs it up to its first train
+    (program,) = find(
+        """
+        import tensorflow as tf
+
+        def main():
+            est = tf.estimator.Estimator(model_fn=model_fn, model_dir="out")
+            est.train(input_fn, steps=1)
+
+        if __name__ == "__main__":
+            main()
+        """
+    )
+    assert program.error.endswith("and name it: m.py:build_estimator; or validate the program itself, run up to its first "
+                                  "train: tfmigrate validate --program m.py")
 
 
 def test_an_expression_that_cannot_be_evaluated_is_quoted_whole_or_cut_between_tokens() -> None:

@@ -198,8 +198,29 @@ class _Module:
                 if returns and node.name != "main":
                     return f"name the function that returns it: {self.path}:{node.name}"
                 break
+        program = ""
+        if self.trains():
+            program = f"; or validate the program itself, run up to its first train: tfmigrate validate --program {self.path}"
         return (f"write a function that returns the estimator (def build_estimator(model_dir): return tf.estimator....) "
-                f"and name it: {self.path}:build_estimator")
+                f"and name it: {self.path}:build_estimator{program}")
+
+    def trains(self) -> bool:
+        """Whether the module is a program that trains an estimator: it runs something when run as
+        ``__main__`` (a ``__name__`` guard or a call at module level) and calls ``.train(``,
+        ``train_and_evaluate``, ``learn_runner.run`` or ``.fit(``. Then ``validate --program`` can run it."""
+        runs = any(
+            (isinstance(node, ast.If) and "__name__" in ast.unparse(node.test))
+            or (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call))
+            for node in self.tree.body
+        )
+        if not runs:
+            return False
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)):
+                name = node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id
+                if name in ("train", "train_and_evaluate", "fit") or (name == "run" and "learn_runner" in ast.unparse(node.func)):
+                    return True
+        return False
 
     def __init__(self, source: str, path: str):
         self.path = path
