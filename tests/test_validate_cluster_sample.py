@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "cluster_ps"
 
 
-def validate(*args: str, cwd: Path) -> tuple[int, dict]:
+def validate(*args: str, cwd: Path, tmpdir: Path | None = None) -> tuple[int, dict]:
+    env = {**os.environ, "TMPDIR": str(tmpdir)} if tmpdir is not None else None
     proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", *args, "--format", "json"],
-                          capture_output=True, text=True, cwd=cwd, timeout=400)
+                          capture_output=True, text=True, cwd=cwd, timeout=400, env=env)
     assert proc.stdout.strip(), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
 
@@ -45,8 +46,13 @@ def test_the_migrated_sample_trains_as_a_real_local_cluster(tmp_path: Path) -> N
     trainers step, the chief's checkpoint holds the sum of their steps, every process stops by itself
     within the bound, and the chief's checkpoint restores and resumes."""
     started = time.monotonic()
+    temporary, work = tmp_path / "tmp", tmp_path / "work"
+    temporary.mkdir()
+    work.mkdir()
     code, result = validate("--cluster", "chief=1,worker=1,ps=1", f"{SAMPLE / 'migrated.py'}:build_estimator",
-                            "--steps", "12", cwd=tmp_path)
+                            "--steps", "12", cwd=work, tmpdir=temporary)
+    # nothing left in the temporary directory: not the tasks' AutoGraph modules, not a model_dir
+    assert sorted(p.name for p in temporary.iterdir()) == []
     elapsed = time.monotonic() - started
     assert code == 0, result
     tasks = result["tasks"]
@@ -60,7 +66,7 @@ def test_the_migrated_sample_trains_as_a_real_local_cluster(tmp_path: Path) -> N
     assert names[0] == "cluster" and all(s["passed"] for s in result["stages"])
     assert "bit-identical" in next(s for s in result["stages"] if s["name"] == "local: restore")["detail"]
     assert f"global_step {chief['global_step'] + 2} + 1" in next(s for s in result["stages"] if s["name"] == "local: resume")["detail"]
-    assert result.get("model_dir_removed") and not any(tmp_path.iterdir())
+    assert result.get("model_dir_removed") and not any(work.iterdir())
 
 
 @pytest.mark.slow

@@ -31,9 +31,16 @@ def module_command(module: str, *args: str) -> list[str]:
     return [sys.executable, "-P", "-m", module, *args]
 
 
-def child_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """``env`` (default: this process's) with PYTHONPATH made safe for :func:`module_command`."""
+def child_env(env: Mapping[str, str] | None = None, tmpdir: str | None = None) -> dict[str, str]:
+    """``env`` (default: this process's) with PYTHONPATH made safe for :func:`module_command`.
+
+    ``tmpdir``: the child's temporary directory (TMPDIR, TMP, TEMP), one the caller removes when the
+    child has ended. A TensorFlow child leaves files there that it never removes: an Estimator made
+    without a model_dir creates one in the temporary directory, and AutoGraph's generated modules
+    (``__autograph_generated_file*.py``) are removed only by the interpreter's exit handlers."""
     out = dict(os.environ if env is None else env)
     out["PYTHONPATH"] = os.pathsep.join(import_path(out))
     out.pop("PYTHONSAFEPATH", None)
+    if tmpdir is not None:
+        out["TMPDIR"] = out["TMP"] = out["TEMP"] = tmpdir
     return out

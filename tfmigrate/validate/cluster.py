@@ -78,8 +78,9 @@ def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64
               "workers": counts["worker"], "program": program, "program_args": list(program_args or [])}
     procs = []
     t0 = time.perf_counter()
+    child_tmp = tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True)  # the tasks' temporary files
     for role, i in tasks:
-        env = child_env()
+        env = child_env(tmpdir=child_tmp.name)
         env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": role, "index": i}})
         env["CUDA_VISIBLE_DEVICES"] = "-1"
         log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
@@ -104,6 +105,7 @@ def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64
         else:
             reports[f"{role}:{i}"] = json.loads(line)
         log.close()
+    child_tmp.cleanup()
     seconds = round(time.perf_counter() - t0, 3)
     result["tasks"] = reports
     errors = [f"{k}: {r['error']}" for k, r in reports.items() if r.get("error")]

@@ -30,13 +30,15 @@ SCHEMA = 1
 Event = dict[str, Any]
 
 
-def child_env() -> dict[str, str]:
+def child_env(tmpdir: str | None = None) -> dict[str, str]:
+    """A validation child's environment; ``tmpdir``: its temporary directory, removed by the caller
+    when the child has ended (what TensorFlow leaves there goes with it)."""
     env = dict(os.environ)
     env["TF_CPP_MIN_LOG_LEVEL"] = "3"
     env["ABSL_MIN_LOG_LEVEL"] = "3"
     env["PYTHONUNBUFFERED"] = "1"
     env.setdefault("PYTHONHASHSEED", "0")
-    return isolated_env(env)  # tfmigrate's own directory first; never the current directory
+    return isolated_env(env, tmpdir=tmpdir)  # tfmigrate's own directory first; never the current directory
 
 
 def run_validation(
@@ -98,10 +100,11 @@ def run_validation(
         "program": program,
         "program_args": list(program_args or []),
     }
-    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log, \
+            tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as child_tmp:
         proc = subprocess.Popen(
             module_command("tfmigrate.validate._child", json.dumps(config)),
-            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(),
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(tmpdir=child_tmp),
             start_new_session=True,  # its own process group: whatever the user's program started ends with it
         )
         fatal: str | None = None
