@@ -41,4 +41,9 @@ def test_catalog_ids_are_unique_and_documented():
     for rule in CATALOG.rules.values():
         assert rule.id.startswith(rule.family)
         assert len(rule.why.split()) >= 12, f"{rule.id}: the why should be a real paragraph"
-        assert rule.examples
+        assert len(rule.examples) >= 3, f"{rule.id}: at least three before/after examples (CONTRIBUTING)"
+        fires = [e for e in rule.examples if (e.findings is not None and rule.id in e.findings)
+                 or (e.findings is None and e.after is not None and e.after != e.before)]
+        assert fires, f"{rule.id}: no example in which the rule fires"
+        if rule.fixable:
+            assert any(e.after is not None and e.after != e.before for e in rule.examples), f"{rule.id}: no example of its fix"
