@@ -44,3 +44,33 @@ def child_env(env: Mapping[str, str] | None = None, tmpdir: str | None = None) -
     if tmpdir is not None:
         out["TMPDIR"] = out["TMP"] = out["TEMP"] = tmpdir
     return out
+
+
+# --target keras: the TensorFlow 2.21 children run with a second interpreter (tf.estimator ends with
+# TensorFlow 2.15, which cannot share a venv with 2.21); `make keras` builds it as .venv-keras.
+KERAS_VENV = ".venv-keras"
+KERAS_PYTHON_ENV = "TFMIGRATE_KERAS_PYTHON"
+
+
+def keras_interpreter(given: str | None = None, configured: str | None = None, config_dir: Path | None = None) -> str | None:
+    """The Python of the TensorFlow 2.21 children, or None when there is none: ``--python``, then
+    $TFMIGRATE_KERAS_PYTHON, then ``keras_python`` of [tool.tfmigrate] (relative to that
+    pyproject.toml), then ``.venv-keras/bin/python`` in the current directory or beside tfmigrate's
+    own checkout."""
+    if given:
+        return given
+    if os.environ.get(KERAS_PYTHON_ENV):
+        return os.environ[KERAS_PYTHON_ENV]
+    if configured:
+        path = Path(configured).expanduser()
+        return str(path if path.is_absolute() or config_dir is None else config_dir / path)
+    for root in (Path.cwd(), Path(PACKAGE_ROOT)):
+        candidate = root / KERAS_VENV / "bin" / "python"
+        if candidate.exists():
+            return str(candidate)
+    return None
+
+
+def interpreter_command(python: str, module: str, *args: str) -> list[str]:
+    """:func:`module_command` for another interpreter (the TensorFlow 2.21 one of ``--target keras``)."""
+    return [python, "-P", "-m", module, *args]

@@ -1,0 +1,32 @@
+"""The TensorFlow 2.21 interpreter of the ``--target keras`` tests (``make keras`` builds .venv-keras).
+
+Without it a developer's run skips those tests with one line saying how to get it; in CI (``CI`` set),
+where ``make test`` has built it, its absence fails them instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+from tfmigrate.childproc import keras_interpreter
+
+
+def keras_python() -> str:
+    python = keras_interpreter()
+    if python is None:
+        message = "no TensorFlow 2.21 interpreter: run `make keras` (builds .venv-keras) or set TFMIGRATE_KERAS_PYTHON"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return python
+
+
+def run_keras(args: list[str], cwd, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
+    """Run ``python args...`` with the TensorFlow 2.21 interpreter, TensorFlow's log noise off."""
+    child_env = dict(os.environ if env is None else env)
+    child_env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    child_env.pop("PYTHONPATH", None)
+    return subprocess.run([keras_python(), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=child_env)

@@ -1,0 +1,259 @@
+"""The code ``--target keras`` writes into a migrated module: canned estimators as Keras models.
+
+A canned ``tf.estimator`` (``DNNClassifier``, ``LinearRegressor``, ...) is a Keras model here, built
+by ``canned_keras_model`` from the estimator's own arguments: its ``feature_columns`` (which
+TensorFlow 2.21 still has) become Keras inputs and preprocessing layers, its hidden layers ``Dense``
+layers named as the estimator's variables were (``hiddenlayer_0`` ... ``logits``), its head the
+loss, reduction and metrics the estimator used. ``model_dir`` keeps its meaning: the model restores
+the newest ``model.ckpt-STEP.weights.h5`` there (weights and optimizer state: the step count goes
+on, as an Estimator's global step did) and ``checkpoints(model)`` saves at the ``RunConfig``'s
+cadence and keeps its count. ``input_dataset`` turns anything an Estimator ``input_fn`` returned into
+a ``tf.data.Dataset`` for ``fit``/``evaluate``; ``estimator_predictions`` yields the dicts
+``Estimator.predict`` yielded, so the code that reads them is unchanged.
+
+This module is text for the rewrite, and the same text the TensorFlow 2.21 children of ``ckpt
+convert --to keras`` and ``validate --target keras`` execute; tfmigrate never imports TensorFlow
+for it. It imports nothing of tfmigrate (the bottom layer).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TARGETS = ("estimator", "keras")
+DEFAULT_TARGET = "estimator"
+# the marker every helper's docstring carries: a module that already defines a helper gets no second copy
+WRITTEN_BY = "(written by tfmigrate, `tfmigrate rules TFM701`)"
+
+
+@dataclass(frozen=True)
+class Helper:
+    name: str
+    source: str
+    imports: tuple[str, ...] = ()  # modules the helper reads: "tensorflow as tf", "numpy as np", "os", ...
+    needs: tuple[str, ...] = ()  # other helpers it calls
+
+
+_KERAS_INPUTS = '''\
+def keras_inputs(feature_columns):
+    """tf.feature_column columns as Keras inputs and preprocessing layers, in the estimator's order
+    (sorted by column name) {written}."""
+    inputs, dense = {{}}, []
+
+    def source(column):
+        if column.key not in inputs:
+            inputs[column.key] = tf.keras.Input(
+                shape=getattr(column, "shape", None) or (1,), name=column.key, dtype=getattr(column, "dtype", tf.float32)
+            )
+        return inputs[column.key]
+
+    def ids(column):
+        kind = type(column).__name__
+        if kind == "VocabularyListCategoricalColumn":
+            lookup = tf.keras.layers.StringLookup if column.dtype == tf.string else tf.keras.layers.IntegerLookup
+            layer = lookup(vocabulary=list(column.vocabulary_list), num_oov_indices=column.num_oov_buckets)
+            return layer(source(column)), layer.vocabulary_size()
+        if kind == "IdentityCategoricalColumn":
+            return source(column), column.num_buckets
+        if kind == "HashedCategoricalColumn":
+            return tf.keras.layers.Hashing(column.hash_bucket_size)(source(column)), column.hash_bucket_size
+        if kind == "BucketizedColumn":
+            layer = tf.keras.layers.Discretization(bin_boundaries=list(column.boundaries))
+            return layer(source(column.source_column)), len(column.boundaries) + 1
+        raise NotImplementedError(f"{{kind}} {{column.name!r}}: no Keras preprocessing is written for it; build this input by hand")
+
+    for column in sorted(feature_columns, key=lambda column: column.name):
+        kind = type(column).__name__
+        if kind == "NumericColumn":
+            dense.append(tf.keras.layers.Flatten()(source(column)))
+        elif kind == "EmbeddingColumn":
+            values, size = ids(column.categorical_column)
+            initializer = tf.keras.initializers.TruncatedNormal(stddev=1 / math.sqrt(column.dimension))
+            layer = tf.keras.layers.Embedding(size, column.dimension, embeddings_initializer=initializer, name=f"{{column.name}}")
+            dense.append(tf.keras.layers.GlobalAveragePooling1D()(layer(values)))
+        else:
+            values, size = ids(column.categorical_column if kind == "IndicatorColumn" else column)
+            dense.append(tf.keras.layers.Flatten()(tf.keras.layers.CategoryEncoding(size, output_mode="multi_hot")(values)))
+    return inputs, dense[0] if len(dense) == 1 else tf.keras.layers.Concatenate()(dense)
+'''
+
+_CANNED_MODEL = '''\
+def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n_classes=2, label_dimension=1,
+                       activation_fn=tf.nn.relu, dropout=None, loss_reduction="sum_over_batch_size", model_dir=None,
+                       config=None):
+    """tf.estimator.<estimator> as a compiled Keras model; restores model_dir's newest checkpoint {written}."""
+    config = dict(config or {{}})
+    if config.get("tf_random_seed") is not None:
+        tf.keras.utils.set_random_seed(config["tf_random_seed"])
+    inputs, net = keras_inputs(feature_columns)
+    for index, units in enumerate(hidden_units):
+        net = tf.keras.layers.Dense(units, activation=activation_fn, name=f"hiddenlayer_{{index}}")(net)
+        if dropout:
+            net = tf.keras.layers.Dropout(dropout)(net)
+    classifier = estimator.endswith("Classifier")
+    width = (1 if n_classes == 2 else n_classes) if classifier else label_dimension
+    initializer = "zeros" if estimator.startswith("Linear") else "glorot_uniform"
+    logits = tf.keras.layers.Dense(width, kernel_initializer=initializer, name="logits")(net)
+    model = tf.keras.Model(inputs, logits, name=estimator)
+    if not classifier:
+        loss = tf.keras.losses.MeanSquaredError(reduction=loss_reduction)
+        metrics = [tf.keras.metrics.MeanSquaredError(name="average_loss")]
+    elif n_classes == 2:
+        loss = tf.keras.losses.BinaryCrossentropy(from_logits=True, reduction=loss_reduction)
+        metrics = [tf.keras.metrics.BinaryAccuracy(name="accuracy", threshold=0.0)]
+    else:
+        loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=loss_reduction)
+        metrics = [tf.keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+    model.compile(optimizer=optimizer, loss=loss, metrics=metrics)
+    model.head = "regression" if not classifier else "binary" if n_classes == 2 else "multi_class"
+    model.model_dir, model.run_config = model_dir, config
+    latest = latest_checkpoint(model_dir)
+    if latest:
+        model.optimizer.build(model.trainable_variables)
+        model.load_weights(latest)
+    return model
+'''
+
+_LATEST = '''\
+def latest_checkpoint(model_dir):
+    """The newest model.ckpt-STEP.weights.h5 in model_dir, or None {written}."""
+    paths = glob.glob(os.path.join(glob.escape(model_dir), "model.ckpt-*.weights.h5")) if model_dir else []
+    return max(paths, key=lambda path: int(os.path.basename(path)[len("model.ckpt-"):-len(".weights.h5")]), default=None)
+'''
+
+_CHECKPOINTS = '''\
+class EstimatorCheckpoints(tf.keras.callbacks.Callback):
+    """model_dir/model.ckpt-STEP.weights.h5 every save_checkpoints_steps steps or save_checkpoints_secs
+    seconds and at the end of training, the newest keep_checkpoint_max kept, as tf.estimator's
+    RunConfig did {written}."""
+
+    def __init__(self, model_dir, save_checkpoints_steps=None, save_checkpoints_secs=None, keep_checkpoint_max=5):
+        super().__init__()
+        if save_checkpoints_steps is None and save_checkpoints_secs is None:
+            save_checkpoints_secs = 600
+        self.model_dir, self.keep = model_dir, keep_checkpoint_max
+        self.every_steps, self.every_secs = save_checkpoints_steps, save_checkpoints_secs
+        self.saved_step, self.saved_time = None, time.time()
+
+    def save(self):
+        step = int(self.model.optimizer.iterations)
+        if step == self.saved_step:
+            return
+        os.makedirs(self.model_dir, exist_ok=True)
+        self.model.save_weights(os.path.join(self.model_dir, f"model.ckpt-{{step}}.weights.h5"))
+        self.saved_step, self.saved_time = step, time.time()
+        paths = glob.glob(os.path.join(glob.escape(self.model_dir), "model.ckpt-*.weights.h5"))
+        paths.sort(key=lambda path: int(os.path.basename(path)[len("model.ckpt-"):-len(".weights.h5")]))
+        for path in paths[:-self.keep] if self.keep else []:
+            os.remove(path)
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self.model.optimizer.iterations)
+        if self.every_steps and step % self.every_steps == 0:
+            self.save()
+        elif self.every_secs and time.time() - self.saved_time >= self.every_secs:
+            self.save()
+
+    def on_train_end(self, logs=None):
+        self.save()
+
+
+def checkpoints(model):
+    """The callbacks that keep model.model_dir as the Estimator's RunConfig did {written}."""
+    if not model.model_dir:
+        return []
+    keys = ("save_checkpoints_steps", "save_checkpoints_secs", "keep_checkpoint_max")
+    return [EstimatorCheckpoints(model.model_dir, **{{key: model.run_config[key] for key in keys if key in model.run_config}})]
+'''
+
+_INPUT_DATASET = '''\
+def input_dataset(input_fn):
+    """What an Estimator input_fn returned ((features, labels) or a tf.data.Dataset of them), as a
+    tf.data.Dataset for Keras {written}."""
+    data = input_fn() if callable(input_fn) else input_fn
+    if isinstance(data, tf.data.Dataset):
+        return data
+    return tf.data.Dataset.from_tensors(data if isinstance(data, tuple) else (data,)).repeat()
+'''
+
+_NUMPY_INPUT_FN = '''\
+def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000, num_threads=1):
+    """tf.compat.v1.estimator.inputs.numpy_input_fn with its defaults: an input_fn of a tf.data.Dataset
+    {written}."""
+    if shuffle is None:
+        raise ValueError("shuffle must be provided explicitly as a bool")
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(x if y is None else (x, y))
+        if shuffle:
+            dataset = dataset.shuffle(queue_capacity)
+        return dataset.repeat(num_epochs).batch(batch_size)
+
+    return input_fn
+'''
+
+_PREDICTIONS = '''\
+def estimator_predictions(model, input_fn):
+    """Estimator.predict of a canned_keras_model: one dict per example, with the keys the estimator's
+    head gave {written}."""
+    for batch in input_dataset(input_fn):
+        features = batch[0] if isinstance(batch, tuple) else batch
+        for row in model(features, training=False).numpy():
+            if model.head == "regression":
+                yield {{"predictions": row}}
+                continue
+            if model.head == "binary":
+                positive = float(tf.nn.sigmoid(row[0]))
+                probabilities, class_id = np.array([1 - positive, positive], dtype=np.float32), int(row[0] > 0)
+            else:
+                probabilities, class_id = tf.nn.softmax(row).numpy(), int(np.argmax(row))
+            yield {{"logits": row, "probabilities": probabilities, "class_ids": np.array([class_id]),
+                   "classes": np.array([str(class_id).encode()])}}
+'''
+
+
+def _helper(name: str, template: str, imports: tuple[str, ...], needs: tuple[str, ...] = ()) -> Helper:
+    return Helper(name, template.format(written=WRITTEN_BY), imports, needs)
+
+
+HELPERS: dict[str, Helper] = {
+    h.name: h
+    for h in (
+        _helper("keras_inputs", _KERAS_INPUTS, ("math", "tensorflow as tf")),
+        _helper("latest_checkpoint", _LATEST, ("glob", "os")),
+        _helper("canned_keras_model", _CANNED_MODEL, ("tensorflow as tf",), ("keras_inputs", "latest_checkpoint")),
+        _helper("checkpoints", _CHECKPOINTS, ("glob", "os", "time", "tensorflow as tf")),
+        _helper("input_dataset", _INPUT_DATASET, ("tensorflow as tf",)),
+        _helper("numpy_input_fn", _NUMPY_INPUT_FN, ("tensorflow as tf",)),
+        _helper("estimator_predictions", _PREDICTIONS, ("numpy as np", "tensorflow as tf"), ("input_dataset",)),
+    )
+}
+
+
+def closure(names: set[str] | list[str] | tuple[str, ...]) -> list[str]:
+    """``names`` and every helper they call, in the order of :data:`HELPERS` (a helper before its users)."""
+    wanted: set[str] = set()
+    todo = list(names)
+    while todo:
+        name = todo.pop()
+        if name not in wanted:
+            wanted.add(name)
+            todo.extend(HELPERS[name].needs)
+    return [name for name in HELPERS if name in wanted]
+
+
+def imports_of(names: list[str]) -> list[str]:
+    """The imports the helpers ``names`` read, each once, in a stable order."""
+    return sorted({imp for name in names for imp in HELPERS[name].imports})
+
+
+def source_of(names: list[str]) -> str:
+    """The helpers ``names`` (with what they call), as module text, separated by two blank lines."""
+    return "\n\n".join(HELPERS[name].source for name in closure(names))
+
+
+def program_text() -> str:
+    """Every helper with its imports: what a TensorFlow 2.21 child executes to build a model."""
+    names = list(HELPERS)
+    head = "\n".join(f"import {imp}" for imp in imports_of(names))
+    return head + "\n\n\n" + source_of(names)
