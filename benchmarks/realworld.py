@@ -1,6 +1,6 @@
 """Real legacy programs after the rewrite: how many run on TensorFlow 2.15, tfmigrate vs tf_upgrade_v2.
 
-usage: .venv/bin/python benchmarks/realworld.py [--corpus DIR] [--jobs N] [--json FILE] [NAME ...]
+usage: .venv/bin/python benchmarks/realworld.py [--corpus DIR] [--jobs N] [--json FILE] [--target keras] [NAME ...]
 
 The corpus (default ``../shared/realworld`` beside the repository) holds real 2016-2019 programs, an
 offline-data patch for each (data loading only, never TensorFlow code) and a harness
@@ -16,6 +16,11 @@ It prints one line a program (tfmigrate's exit code and manual findings, whether
 runs, and for a failure the exception and the migrated line it points at), whether the exit code
 told the truth (0 and runs, or 1 and a manual finding), and the totals ``N/M run`` side by side.
 Python 2 programs count as not running for both (tfmigrate refuses them with one line).
+
+``--target keras``: tfmigrate rewrites with ``--target keras`` and both migrations run on TensorFlow 2.21
+(the ``.venv-keras`` interpreter, or ``--keras-python``), where tf.estimator no longer exists. The
+corpus programs also import scikit-learn and pandas: install them there once
+(``.venv-keras/bin/pip install -e ".[keras,keras-corpus]"``).
 """
 
 from __future__ import annotations
@@ -43,6 +48,14 @@ def load_harness(corpus: Path):
     import run_one  # type: ignore[import-not-found]
 
     return run_one
+
+
+def target_keras(harness, scratch: Path, python: str) -> None:
+    """Point the harness at ``rewrite --target keras`` and at the TensorFlow 2.21 interpreter."""
+    wrapper = scratch / "tfmigrate-keras"
+    wrapper.write_text(f'#!/bin/sh\nexec "{VENV / "bin" / "tfmigrate"}" "$@" --target keras\n')
+    wrapper.chmod(0o755)
+    harness.TFM, harness.PY = str(wrapper), python
 
 
 def run_tf_upgrade_v2(harness, name: str) -> dict:
@@ -103,7 +116,16 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path, help="write every result here")
     parser.add_argument("--keep", action="store_true", help="keep the scratch copy (printed)")
+    parser.add_argument("--target", choices=("estimator", "keras"), default="estimator",
+                        help="keras: rewrite with --target keras and run both migrations on TensorFlow 2.21")
+    parser.add_argument("--keras-python", default=str(REPO / ".venv-keras" / "bin" / "python"))
     args = parser.parse_args()
+    if args.target == "keras":
+        probe = subprocess.run([args.keras_python, "-c", "import tensorflow, sklearn, pandas"], capture_output=True)
+        if probe.returncode != 0:
+            print(f"realworld.py: {args.keras_python} lacks TensorFlow 2.21, scikit-learn or pandas "
+                  '(make keras, then .venv-keras/bin/pip install -e ".[keras,keras-corpus]")', file=sys.stderr)
+            return 2
     if not (args.corpus / "tools" / "run_one.py").exists():
         print(f"realworld.py: no corpus at {args.corpus} (tools/run_one.py missing)", file=sys.stderr)
         return 2
@@ -115,6 +137,8 @@ def main() -> int:
     if not (corpus / "data" / "text8.zip").exists():
         subprocess.run([python, "tools/make_data.py"], cwd=corpus, check=True, stdout=subprocess.DEVNULL)
     harness = load_harness(corpus)
+    if args.target == "keras":
+        target_keras(harness, scratch, args.keras_python)
     names = args.names or [n.strip() for n in (corpus / "tools" / "names.txt").read_text().splitlines() if n.strip() and not n.startswith("#")]
     families = _families(corpus)
 
@@ -152,7 +176,7 @@ def main() -> int:
     cautious = [r["name"] for r in results if honest(r) == "exit 1, runs"]
     print(f"exit 0 but fails: {len(lies)} {lies}")
     print(f"exit 1 but runs:  {len(cautious)} {cautious}")
-    print(f"({elapsed:.0f} s, {args.jobs} jobs; scratch copy {'kept at ' + str(scratch) if args.keep else 'removed'})")
+    print(f"(target {args.target}: programs run with {harness.PY}; {elapsed:.0f} s, {args.jobs} jobs; scratch copy {'kept at ' + str(scratch) if args.keep else 'removed'})")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     if not args.keep:
