@@ -1,5 +1,6 @@
 """The TensorFlow 2.21 side of ``ckpt convert --to keras``; runs only as a child process of the
-Keras interpreter (``python -P -m tfmigrate.checkpoint._keraschild < REQUEST``).
+Keras interpreter (``python -P -m tfmigrate.checkpoint._keraschild < {"jobs": [REQUEST, ...]}``):
+one TensorFlow import for several conversions.
 
 It executes :func:`tfmigrate.keras_runtime.program_text` (the helpers a migrated module gets),
 evaluates the model's arguments (checked statically by the parent), builds ``canned_keras_model``,
@@ -7,7 +8,8 @@ sets each layer's weights from the parent's arrays (after checking their shapes)
 ``.weights.h5`` through Keras, loads it into a fresh model (with ``model_dir``, the way the
 migrated program restores it) and predicts on deterministic inputs.
 
-Prints one JSON line: ``{"ok": true, ...}`` or ``{"ok": false, "error": "one line"}``.
+Prints one JSON line: ``{"ok": true, "results": [{"ok": true, ...} | {"ok": false, "error": "one line"}, ...]}``
+or ``{"ok": false, "error": "one line"}``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 def _fail(message: str) -> None:
     print(json.dumps({"ok": False, "error": " ".join(str(message).split())[:500]}))
     sys.exit(0)
+
+
+class JobError(Exception):
+    """One conversion cannot be done (one line); the others go on."""
 
 
 def _first(exc: BaseException) -> str:
@@ -94,17 +100,33 @@ def _jsonable(x: Any) -> Any:
 
 
 def main() -> None:
-    request = json.loads(sys.stdin.read())
+    jobs = json.loads(sys.stdin.read())["jobs"]
+    from tfmigrate import keras_runtime
+
+    ns: dict[str, Any] = {}
+    exec(compile(keras_runtime.program_text(), "<tfmigrate.keras_runtime>", "exec"), ns)  # noqa: S102 - tfmigrate's own helpers
+    ns["tf"].get_logger().setLevel("ERROR")
+    results = []
+    for request in jobs:
+        try:
+            results.append(convert(request, ns))
+        except JobError as exc:
+            results.append({"ok": False, "error": " ".join(str(exc).split())[:500]})
+        except Exception as exc:  # noqa: BLE001 - one line for the parent, the traceback on stderr
+            traceback.print_exc()
+            results.append({"ok": False, "error": f"TensorFlow 2.21 child: {_first(exc)}"})
+        ns["tf"].keras.backend.clear_session()
+    print(json.dumps({"ok": True, "results": results}))
+
+
+def convert(request: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
     import importlib
 
     import numpy as np
 
-    from tfmigrate import keras_runtime, targets_static
+    from tfmigrate import targets_static
 
-    ns: dict[str, Any] = {}
-    exec(compile(keras_runtime.program_text(), "<tfmigrate.keras_runtime>", "exec"), ns)  # noqa: S102 - tfmigrate's own helpers
     tf = ns["tf"]
-    tf.get_logger().setLevel("ERROR")
     canned = ns["canned_keras_model"]
 
     builtins = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
@@ -130,7 +152,7 @@ def main() -> None:
                 pass  # e.g. a RunConfig: only an error when an argument below reads it
         kwargs = {k: evaluate(k, v) for k, v in request["kwargs"].items() if k != "optimizer"}
     except ValueError as exc:
-        _fail(f"the model's arguments cannot be evaluated: {exc}")
+        raise JobError(f"the model's arguments cannot be evaluated: {exc}") from None
 
     estimator = request["estimator"]
     default_optimizer = "tf.keras.optimizers.Adagrad(learning_rate=0.05)" if estimator.startswith("DNN") else "tf.keras.optimizers.Ftrl(learning_rate=0.2)"
@@ -149,9 +171,9 @@ def main() -> None:
     for col in columns:
         leaves = _leaves(col)
         if col.get("unsupported") or any(leaf.get("unsupported") for leaf in leaves):
-            _fail(f"feature column {col['name']} ({col['kind']}): --to keras converts numeric, bucketized, vocabulary-list and identity columns")
+            raise JobError(f"feature column {col['name']} ({col['kind']}): --to keras converts numeric, bucketized, vocabulary-list and identity columns")
         if any(leaf.get("num_oov") for leaf in leaves):
-            _fail(f"feature column {col['name']}: a vocabulary with out-of-vocabulary buckets (Keras' StringLookup puts them first, "
+            raise JobError(f"feature column {col['name']}: a vocabulary with out-of-vocabulary buckets (Keras' StringLookup puts them first, "
                   f"tf.feature_column last): not converted")
 
     def build(model_dir: str | None = None) -> Any:
@@ -160,7 +182,7 @@ def main() -> None:
     try:
         model = build()
     except Exception as exc:  # noqa: BLE001
-        _fail(f"canned_keras_model({estimator!r}, ...) fails: {_first(exc)}")
+        raise JobError(f"canned_keras_model({estimator!r}, ...) fails: {_first(exc)}") from None
     layers = {layer.name: layer for layer in model.layers if layer.weights}
     shapes = {name: [list(w.shape) for w in layer.weights] for name, layer in layers.items()}
     stored = np.load(request["weights"])
@@ -196,8 +218,7 @@ def main() -> None:
             bad = True
         plan[name] = values
     if bad:
-        print(json.dumps(_jsonable(result)))
-        return
+        return _jsonable(result)
     for name, values in plan.items():
         layers[name].set_weights([np.asarray(v, dtype=w.dtype) for v, w in zip(values, layers[name].weights)])
     model.optimizer.build(model.trainable_variables)
@@ -216,7 +237,7 @@ def main() -> None:
                   inputs=_jsonable({k: v.astype(str) if v.dtype == object else v for k, v in inputs.items()}),
                   width=int(predictions.shape[-1]), keras=tf.keras.__version__ if hasattr(tf.keras, "__version__") else "?",
                   tensorflow=tf.__version__)
-    print(json.dumps(_jsonable(result)))
+    return _jsonable(result)
 
 
 if __name__ == "__main__":

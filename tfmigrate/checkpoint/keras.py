@@ -128,8 +128,8 @@ def parse_model(spec: str) -> ModelSpec:
     found: list[tuple[ast.Call, str, str]] = [(c, "keras", "") for c in _keras_calls(mod)]
     found += [(c, "estimator", name.rsplit(".", 1)[-1]) for c, name in static._constructions(mod)]
     found.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
-    if line is not None:
-        found = [t for t in found if t[0].lineno == line]
+    if line is not None:  # the call on LINE, or the one LINE is inside
+        found = [t for t in found if t[0].lineno == line] or [t for t in found if t[0].lineno <= line <= (t[0].end_lineno or 0)]
     if not found:
         where = f"{path}:{line}" if line is not None else path
         raise CheckpointError(f"{where}: no canned_keras_model(...) call or tf.estimator construction there")
@@ -456,6 +456,73 @@ def _shapes(shapes: list[list[int] | None]) -> str:
     return " + ".join(shape_text(s) for s in shapes if s is not None)
 
 
+@dataclass
+class _Job:
+    ck: index.Checkpoint
+    spec: ModelSpec
+    cm: CheckpointModel
+    arrays: dict[str, list[Any]]
+    rows: list[LayerTransfer]
+    notes: list[str]
+    target: Path
+    model_dir: str | None
+    request: dict[str, Any]
+    created: bool = False
+
+
+def _prepare(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.PathLike[str], work: str, n: int) -> _Job:
+    ck = index.read(checkpoint)
+    spec = parse_model(model_spec)
+    cm = read_checkpoint_model(ck)
+    arrays, rows, notes = plan_layers(cm, spec.estimator)
+    target, model_dir = _out_path(out, cm.step, ck)
+    np = values._np()
+    linear_cols = arrays.pop("_linear_columns", None)
+    npz = Path(work) / f"weights-{n}.npz"
+    np.savez(npz, **{f"{layer}::{i}": np.asarray(x) for layer, xs in arrays.items() for i, x in enumerate(xs)})
+    request = {
+        "estimator": spec.estimator, "form": spec.form, "aliases": spec.aliases, "constants": spec.constants,
+        "kwargs": spec.kwargs, "weights": str(npz), "layers": {k: len(v) for k, v in arrays.items()},
+        "linear_columns": linear_cols, "out": str(target.resolve()),
+        "model_dir": str(Path(model_dir).resolve()) if model_dir else None, "step": cm.step, "rows": ROWS,
+    }
+    return _Job(ck, spec, cm, arrays, rows, notes, target, model_dir, request)
+
+
+def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike[str]]], python: str | None = None,
+                 timeout: float = CHILD_TIMEOUT_S) -> list[KerasConversion | CheckpointError]:
+    """:func:`convert_to_keras` for several ``(checkpoint, model_spec, out)`` with ONE TensorFlow 2.21
+    child; each result is a KerasConversion or the CheckpointError that one conversion raised. No
+    interpreter, or the child failing as a whole, raises CheckpointError."""
+    py = _python(python)
+    results: list[KerasConversion | CheckpointError | None] = []
+    prepared: list[_Job] = []
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-keras-") as work:
+        for n, (checkpoint, model_spec, out) in enumerate(jobs):
+            try:
+                prepared.append(_prepare(checkpoint, model_spec, out, work, n))
+                results.append(None)
+            except CheckpointError as exc:
+                results.append(exc)
+            except (OSError, ValueError, KeyError) as exc:
+                results.append(CheckpointError(f"{checkpoint}: {type(exc).__name__}: {exc}"))
+        if not prepared:
+            return results  # type: ignore[return-value]
+        for job in prepared:
+            if job.model_dir:
+                job.created = not Path(job.model_dir).exists()
+                Path(job.model_dir).mkdir(parents=True, exist_ok=True)
+        try:
+            answer = run_keras_child(py, {"jobs": [j.request for j in prepared]}, work, timeout=timeout)
+        finally:
+            for job in prepared:
+                if job.created and not job.target.exists():
+                    Path(job.model_dir).rmdir()  # type: ignore[arg-type]  # nothing written: no empty model_dir left behind
+    done = iter(_finish(job, r) if r.get("ok") else CheckpointError(r.get("error") or "failed")
+                for job, r in zip(prepared, answer["results"]))
+    return [r if r is not None else next(done) for r in results]
+
+
 def convert_to_keras(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.PathLike[str],
                      python: str | None = None, timeout: float = CHILD_TIMEOUT_S) -> KerasConversion:
     """Convert CHECKPOINT to the Keras model MODEL_SPEC builds, write OUT, verify by predictions.
@@ -463,34 +530,18 @@ def convert_to_keras(checkpoint: str | os.PathLike[str], model_spec: str, out: s
     Returns the verdict (``compatible`` False: a layer's shapes differ, nothing written; or the
     predictions differ). Raises CheckpointError (one line) when it cannot run: unreadable checkpoint
     or model, no TensorFlow 2.21 interpreter, the child failing."""
-    ck = index.read(checkpoint)
-    spec = parse_model(model_spec)
-    py = _python(python)
-    cm = read_checkpoint_model(ck)
-    arrays, rows, notes = plan_layers(cm, spec.estimator)
-    target, model_dir = _out_path(out, cm.step, ck)
+    index.read(checkpoint)  # checkpoint and model errors before the interpreter's
+    parse_model(model_spec)
+    result = convert_many([(checkpoint, model_spec, out)], python=python, timeout=timeout)[0]
+    if isinstance(result, CheckpointError):
+        raise result
+    return result
+
+
+def _finish(job: _Job, result: dict[str, Any]) -> KerasConversion:
+    ck, spec, cm, arrays, rows, notes, model_dir = job.ck, job.spec, job.cm, job.arrays, job.rows, job.notes, job.model_dir
     np = values._np()
     ref = ModelRef(target=spec.target, kind="keras", cls=spec.estimator, api="keras", model_dir=model_dir)
-    with tempfile.TemporaryDirectory(prefix="tfmigrate-keras-") as work:
-        linear_cols = arrays.pop("_linear_columns", None)
-        npz = Path(work) / "weights.npz"
-        flat = {f"{layer}::{i}": np.asarray(x) for layer, xs in arrays.items() for i, x in enumerate(xs)}
-        np.savez(npz, **flat)
-        request = {
-            "estimator": spec.estimator, "form": spec.form, "aliases": spec.aliases, "constants": spec.constants,
-            "kwargs": spec.kwargs, "weights": str(npz), "layers": {k: len(v) for k, v in arrays.items()},
-            "linear_columns": linear_cols, "embeddings": sorted(cm.embeddings), "out": str(target.resolve()) if target.parent.exists() else str(target),
-            "model_dir": str(Path(model_dir).resolve()) if model_dir else None, "step": cm.step, "rows": ROWS,
-        }
-        created = bool(model_dir) and not Path(model_dir).exists()
-        if model_dir:
-            Path(model_dir).mkdir(parents=True, exist_ok=True)
-            request["out"] = str(target.resolve())
-        try:
-            result = run_keras_child(py, request, work, timeout=timeout)
-        finally:
-            if created and not target.exists():
-                Path(model_dir).rmdir()  # nothing written: leave no empty model_dir behind  # type: ignore[arg-type]
     notes += result.get("notes", [])
     shapes = result["layer_shapes"]  # keras layer -> [shape, ...]
     for r in rows:
