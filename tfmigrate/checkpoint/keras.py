@@ -343,7 +343,8 @@ def plan_layers(cm: CheckpointModel, estimator: str) -> tuple[dict[str, list[Any
 
     if estimator.startswith("DNN"):
         if cm.logits is None:
-            raise CheckpointError(f"no DNN layers in the checkpoint (found {cm.era} tensors); is it a {estimator}'s checkpoint?")
+            what = f"{len(cm.hidden)} hidden layers but no logits layer" if cm.hidden else f"no DNN layers ({cm.era} tensors)"
+            raise CheckpointError(f"the checkpoint has {what}: not a canned {estimator}'s checkpoint")
         for i, (k, b) in enumerate(cm.hidden):
             bias = a[b] if b else np.zeros(a[k].shape[-1], a[k].dtype)
             arrays[f"hiddenlayer_{i}"] = [a[k], bias]
