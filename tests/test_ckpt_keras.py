@@ -16,7 +16,6 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -27,8 +26,8 @@ from tests.ckpt_factory import _weights, canned_features
 from tests.keras_env import keras_python, run_keras
 from tfmigrate.checkpoint import index, keras, values
 from tfmigrate.checkpoint.index import CheckpointError
+from tfmigrate.checkpoint.keras import KerasConversion
 from tfmigrate.cli.ckpt import ckpt
-from tfmigrate.results import KerasConversion, keras_conversion_from_json
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -187,9 +186,11 @@ def test_conversion_round_trips_through_json() -> None:
             "out": None, "compatible": False, "verdict": "v", "layers": [
                 {"keras_layer": "hiddenlayer_0", "checkpoint_names": ["k"], "checkpoint_shapes": [[4, 10]], "op": "copy",
                  "keras_shapes": [[4, 20]], "status": "shape_mismatch"}], "max_abs_diff": None, "rows": 0, "step": 20}
-    conv = keras_conversion_from_json(data)
+    conv = keras.conversion_from_json(data)
     assert isinstance(conv, KerasConversion) and conv.layers[0].status == "shape_mismatch" and conv.model.cls == "DNNClassifier"
     assert keras.conversion_json(conv)["layers"][0]["keras_shapes"] == [[4, 20]]
+    assert conv.report_fields(model="train.py:9") == {"checkpoint": "c", "model": "train.py:9", "passed": False, "verdict": "v",
+                                                       "out": None, "max_difference": None, "notes": []}
 
 
 # ------------------------------------------------------------------------------------ TensorFlow 2.15 + 2.21
@@ -313,15 +314,12 @@ def test_weights_load_into_the_generated_model(converted: dict) -> None:
 
 
 @pytest.mark.slow
-def test_cli_text_and_json(converted: dict, specs: dict[str, str], tmp_path: Path) -> None:
-    r = CliRunner().invoke(ckpt, ["convert", str(SAMPLES / "checkpoints" / "contrib1x"), str(tmp_path / "out"), "--to", "keras",
-                                  "--model", specs["iris"], "--python", converted["python"]])
-    assert r.exit_code == 0, r.output
-    assert r.output.startswith("same predictions") and "dnn/hiddenlayer_0/weights" in r.output and "add centered_bias_weight" in r.output
-    assert (tmp_path / "out" / "model.ckpt-100.weights.h5").is_file()
+def test_cli_shape_mismatch(converted: dict, tmp_path: Path) -> None:
+    """`ckpt convert --to keras` on the seed-001 trap: exit 1, a table naming each layer with both shapes."""
     r = CliRunner().invoke(ckpt, ["convert", str(SAMPLES / "iris_checkpoint_trap" / "models" / "iris"), str(tmp_path / "trap"),
                                   "--to", "keras", "--model", f"{SAMPLES / 'iris_checkpoint_trap' / 'expected.py'}:21",
-                                  "--python", converted["python"], "--format", "json"])
+                                  "--python", converted["python"]])
     assert r.exit_code == 1, r.output
-    data = json.loads(r.output)
-    assert data["to"] == "keras" and not data["compatible"] and data["layers"][0]["keras_shapes"] == [[4, 20], [20]]
+    assert r.output.startswith("INCOMPATIBLE") and "nothing written" in r.output
+    assert "SHAPE" in r.output and "dnn/hiddenlayer_1/kernel" in r.output and "[10, 10] + [10]" in r.output and "[20, 20] + [20]" in r.output
+    assert "Traceback" not in r.output and not (tmp_path / "trap").exists()

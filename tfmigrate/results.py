@@ -226,37 +226,6 @@ class CheckpointComparison:
         return {k: v for k, v in self.name_map.items() if k != v}
 
 
-@dataclass
-class LayerTransfer:
-    """One Keras layer of ``ckpt convert --to keras`` and the checkpoint tensors its weights come from."""
-
-    keras_layer: str  # hiddenlayer_0 ... logits, or an embedding column's name
-    checkpoint_names: list[str]
-    checkpoint_shapes: list[list[int] | None]
-    op: str  # copy | add centered_bias_weight | stack columns | 2-class softmax -> sigmoid logit ...
-    keras_shapes: list[list[int]] | None = None  # the layer's weights in the Keras model
-    status: str = "match"  # match | shape_mismatch | missing_from_checkpoint | missing_from_model
-
-
-@dataclass
-class KerasConversion:
-    """A checkpoint converted to the Keras model ``--target keras`` generates (``tfmigrate ckpt
-    convert --to keras``), verified by equal predictions."""
-
-    checkpoint: str
-    model: ModelRef
-    out: str | None  # the .weights.h5 written (None: nothing written)
-    compatible: bool  # written, restored by the Keras model, and its predictions equal the checkpoint's
-    verdict: str
-    layers: list[LayerTransfer] = field(default_factory=list)
-    not_carried: dict[str, str] = field(default_factory=dict)  # checkpoint model tensor -> why
-    max_abs_diff: float | None = None  # Keras predict vs the numpy forward pass of the checkpoint's arrays
-    rows: int = 0  # inputs compared
-    step: int | None = None  # the checkpoint's global step (the optimizer's iterations in the file)
-    writer: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-
 # ------------------------------------------------------------------------------------ validation
 
 
@@ -451,23 +420,3 @@ def map_text(value: T, fn: Callable[[str], str], skip: tuple[str, ...] = ()) -> 
     if isinstance(value, (list, tuple)):
         return type(value)(map_text(v, fn, skip) for v in value)  # type: ignore[return-value]
     return value
-
-
-def keras_conversion_from_json(data: dict) -> KerasConversion:
-    """A ``tfmigrate ckpt convert --to keras --format json`` object."""
-    model = dict(data.get("model") or {})
-    return KerasConversion(
-        checkpoint=str(data.get("checkpoint", "?")),
-        model=ModelRef(target=str(model.get("target", "?")), kind=model.get("kind"), cls=model.get("cls"), api=model.get("api"),
-                       model_dir=model.get("model_dir")),
-        out=data.get("out"),
-        compatible=bool(data.get("compatible")),
-        verdict=str(data.get("verdict", "")),
-        layers=[LayerTransfer(**layer) for layer in data.get("layers") or []],
-        not_carried=dict(data.get("not_carried") or {}),
-        max_abs_diff=data.get("max_abs_diff"),
-        rows=int(data.get("rows") or 0),
-        step=data.get("step"),
-        writer=data.get("writer"),
-        notes=[str(n) for n in data.get("notes") or []],
-    )

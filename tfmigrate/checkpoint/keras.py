@@ -1,7 +1,8 @@
 """``tfmigrate ckpt convert --to keras``: a canned estimator's checkpoint as the weights of the Keras
 model ``--target keras`` generates for it (``canned_keras_model`` of :mod:`tfmigrate.keras_runtime`).
 
-    convert_to_keras(checkpoint, model_spec, out, python=None) -> tfmigrate.results.KerasConversion
+    convert_to_keras(checkpoint, model_spec, out, python=None) -> KerasConversion
+    convert_many([(checkpoint, model_spec, out), ...], python=None) -> [KerasConversion | CheckpointError]  # one TF child
 
 ``checkpoint``: an Estimator, TF Learn / contrib.learn or skflow checkpoint of a canned
 ``DNNClassifier``/``DNNRegressor``/``LinearClassifier``/``LinearRegressor`` (prefix, ``.index`` or
@@ -44,7 +45,7 @@ from typing import Any
 from tfmigrate import targets_static as static
 from tfmigrate.checkpoint import classify, index, names, values
 from tfmigrate.checkpoint.index import CheckpointError
-from tfmigrate.results import KerasConversion, LayerTransfer, ModelRef
+from tfmigrate.results import ModelRef, shape_text
 
 CHILD_TIMEOUT_S = 300
 SUPPORTED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor")
@@ -52,6 +53,57 @@ SUPPORTED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegress
 MODEL_KEYWORDS = ("feature_columns", "hidden_units", "n_classes", "label_dimension", "activation_fn", "dropout", "optimizer")
 ROWS = 16  # inputs compared
 ATOL, RTOL = 1e-4, 1e-4
+
+
+@dataclass
+class LayerTransfer:
+    """One Keras layer and the checkpoint tensors its weights come from."""
+
+    keras_layer: str  # hiddenlayer_0 ... logits, or an embedding column's name
+    checkpoint_names: list[str]
+    checkpoint_shapes: list[list[int] | None]
+    op: str  # copy | add centered_bias_weight | stack columns | 2-class softmax -> sigmoid logit ...
+    keras_shapes: list[list[int]] | None = None  # the layer's weights in the Keras model
+    status: str = "match"  # match | shape_mismatch | missing_from_checkpoint | missing_from_model
+
+
+@dataclass
+class KerasConversion:
+    """A checkpoint converted to the Keras model ``--target keras`` generates, verified by equal
+    predictions (``ckpt convert --to keras --format json`` is this object, with ``schema`` and ``to``)."""
+
+    checkpoint: str
+    model: ModelRef  # target: ``file.py:LINE DNNClassifier``; model_dir: where canned_keras_model restores OUT from
+    out: str | None  # the .weights.h5 written (None: nothing written)
+    compatible: bool  # written, restored by the Keras model, and its predictions equal the checkpoint's
+    verdict: str  # one line
+    layers: list[LayerTransfer] = field(default_factory=list)
+    not_carried: dict[str, str] = field(default_factory=dict)  # checkpoint model tensor -> why
+    max_abs_diff: float | None = None  # Keras predict vs the numpy forward pass of the checkpoint's arrays
+    rows: int = 0  # inputs compared
+    step: int | None = None  # the checkpoint's global step (the optimizer's iterations in the file)
+    writer: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def report_fields(self, model: str | None = None) -> dict[str, Any]:
+        """The report's ``tfmigrate.results.KerasConversion(**fields)`` (h/val): checkpoint, model (as
+        the user names it; default the target), passed, verdict, out, max_difference, notes."""
+        return {"checkpoint": self.checkpoint, "model": model or self.model.target, "passed": self.compatible,
+                "verdict": self.verdict, "out": self.out, "max_difference": self.max_abs_diff, "notes": list(self.notes)}
+
+
+def conversion_from_json(data: dict[str, Any]) -> KerasConversion:
+    """A ``ckpt convert --to keras --format json`` object."""
+    model = dict(data.get("model") or {})
+    return KerasConversion(
+        checkpoint=str(data.get("checkpoint", "?")),
+        model=ModelRef(target=str(model.get("target", "?")), kind=model.get("kind"), cls=model.get("cls"), api=model.get("api"),
+                       model_dir=model.get("model_dir")),
+        out=data.get("out"), compatible=bool(data.get("compatible")), verdict=str(data.get("verdict", "")),
+        layers=[LayerTransfer(**layer) for layer in data.get("layers") or []],
+        not_carried=dict(data.get("not_carried") or {}), max_abs_diff=data.get("max_abs_diff"), rows=int(data.get("rows") or 0),
+        step=data.get("step"), writer=data.get("writer"), notes=[str(n) for n in data.get("notes") or []],
+    )
 
 
 @dataclass
@@ -452,8 +504,6 @@ def _verdict_mismatch(rows: list[LayerTransfer]) -> str:
 
 
 def _shapes(shapes: list[list[int] | None]) -> str:
-    from tfmigrate.results import shape_text
-
     return " + ".join(shape_text(s) for s in shapes if s is not None)
 
 
