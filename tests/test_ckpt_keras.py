@@ -142,6 +142,7 @@ def test_model_spec_forms(specs: dict[str, str]) -> None:
     k = keras.parse_model(specs["keras"])
     assert (k.form, k.estimator) == ("keras", "DNNClassifier")
     assert set(k.kwargs) == {"feature_columns", "optimizer", "hidden_units", "n_classes"}
+    assert keras.parse_model(specs["linear"].rsplit(":", 1)[0] + ":embedding").estimator == "DNNRegressor"  # file.py:function
     lin = keras.parse_model(specs["linear"])
     assert lin.estimator == "LinearClassifier" and [n for n, _ in lin.constants] == ["fc", "X", "COLOR"]
 
@@ -159,6 +160,10 @@ def test_model_spec_errors(tmp_path: Path) -> None:
         keras.parse_model(f"{bad}:3")
     with pytest.raises(CheckpointError, match="file.py:LINE"):
         keras.parse_model("model.ckpt")
+    with pytest.raises(CheckpointError, match="bad.py: no function 'build'"):
+        keras.parse_model(f"{bad}:build")
+    with pytest.raises(CheckpointError, match="bad.py:cols: no canned_keras_model"):
+        keras.parse_model(f"{bad}:cols")
 
 
 def test_cli_errors_are_one_line(tmp_path: Path, specs: dict[str, str]) -> None:

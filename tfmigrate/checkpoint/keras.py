@@ -127,17 +127,22 @@ class ModelSpec:
 # ------------------------------------------------------------------------------------ the model side (static)
 
 
-def _spec_path(spec: str) -> tuple[str, int | None]:
+def _spec_path(spec: str) -> tuple[str, int | str | None]:
+    """(file, LINE | function name | None)."""
     base, sep, tail = spec.rpartition(":")
+    where: int | str | None
     if sep and base.endswith(".py") and tail.isdigit():
-        path, line = base, int(tail)
+        path, where = base, int(tail)
+    elif sep and base.endswith(".py") and tail.isidentifier():
+        path, where = base, tail
     elif spec.endswith(".py"):
-        path, line = spec, None
+        path, where = spec, None
     else:
-        raise CheckpointError(f"{spec}: --model for --to keras is file.py:LINE (a canned_keras_model(...) call or a tf.estimator construction)")
+        raise CheckpointError(f"{spec}: --model for --to keras is file.py:LINE (a canned_keras_model(...) call or a tf.estimator "
+                              f"construction), or file.py:function (the first one in it)")
     if not Path(path).is_file():
         raise CheckpointError(f"{path}: no such file")
-    return path, line
+    return path, where
 
 
 def _keras_calls(mod: static._Module) -> list[ast.Call]:
@@ -180,7 +185,12 @@ def parse_model(spec: str) -> ModelSpec:
     found: list[tuple[ast.Call, str, str]] = [(c, "keras", "") for c in _keras_calls(mod)]
     found += [(c, "estimator", name.rsplit(".", 1)[-1]) for c, name in static._constructions(mod)]
     found.sort(key=lambda t: (t[0].lineno, t[0].col_offset))
-    if line is not None:  # the call on LINE, or the one LINE is inside
+    if isinstance(line, str):  # the first one in the function
+        defs = [n for n in ast.walk(mod.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == line]
+        if not defs:
+            raise CheckpointError(f"{path}: no function {line!r}")
+        found = [t for t in found if defs[0].lineno <= t[0].lineno <= (defs[0].end_lineno or 0)]
+    elif line is not None:  # the call on LINE, or the one LINE is inside
         found = [t for t in found if t[0].lineno == line] or [t for t in found if t[0].lineno <= line <= (t[0].end_lineno or 0)]
     if not found:
         where = f"{path}:{line}" if line is not None else path

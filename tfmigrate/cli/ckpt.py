@@ -174,8 +174,8 @@ def diff(checkpoint: str, model: str, fmt: str) -> None:
               help="estimator: a renamed TF checkpoint (a model_dir); keras: a .weights.h5 for the model `rewrite --target keras` "
                    "generates (needs --model file.py:LINE and the TensorFlow 2.21 interpreter).")
 @click.option("--map", "name_map", default="auto", show_default=True, help="auto, or a map.toml ([map] \"old\" = \"new\", drop = [...]).")
-@click.option("--model", default=None, help="Map onto this model's names and verify against it. With --to keras: file.py:LINE of a "
-                                            "canned_keras_model(...) call or a tf.estimator construction.")
+@click.option("--model", default=None, help="Map onto this model's names and verify against it. With --to keras: file.py:LINE (or "
+                                            "file.py:function) of a canned_keras_model(...) call or a tf.estimator construction.")
 @click.option("--drop-optimizer", is_flag=True, help="Leave optimizer state out.")
 @click.option("--python", "python", default=None, help="--to keras: the TensorFlow 2.21 interpreter (default: $TFMIGRATE_KERAS_PYTHON, "
                                                        "[tool.tfmigrate] keras_python, .venv-keras).")
