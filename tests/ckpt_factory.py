@@ -25,7 +25,7 @@ from tfmigrate.checkpoint.index import MAGIC, Table, crc32c, mask_crc  # noqa: E
 KINDS = ("skflow", "skflow_binary", "contrib09", "contrib1x", "estimator_v1", "estimator_v2", "keras", "tfcheckpoint",
          "partitioned", "v2_iris_10x10", "tfe_network")
 # trained canned models of other kinds (ckpt convert --to keras); not in KINDS, which test_ckpt_reader writes all of
-CANNED_KINDS = ("estimator_linear", "estimator_embedding", "estimator_partitioned")
+CANNED_KINDS = ("estimator_linear", "estimator_embedding", "estimator_partitioned", "estimator_batchnorm")
 HIDDEN = [10, 10]
 N_FEATURES = 4
 N_CLASSES = 3
@@ -211,6 +211,10 @@ def _train_canned(model_dir: str, kind: str) -> None:
         est = tf.compat.v1.estimator.DNNClassifier(feature_columns=cols, hidden_units=[8], n_classes=N_CLASSES, model_dir=model_dir,
                                                    input_layer_partitioner=tf.compat.v1.fixed_size_partitioner(3))
         labels = y
+    elif kind == "estimator_batchnorm":  # batch normalisation after each hidden layer: weights canned_keras_model has no place for
+        cols = [fc.numeric_column("x", shape=[N_FEATURES])]
+        est = tf.estimator.DNNClassifier(feature_columns=cols, hidden_units=[8], n_classes=N_CLASSES, model_dir=model_dir, batch_norm=True)
+        labels = y
     elif kind == "estimator_linear":
         cols = [fc.numeric_column("x", shape=[N_FEATURES]), fc.bucketized_column(fc.numeric_column("z"), boundaries=[-0.5, 0.0, 0.5]), color]
         est = tf.estimator.LinearClassifier(feature_columns=cols, n_classes=N_CLASSES, model_dir=model_dir)
@@ -312,8 +316,7 @@ def make(out: Path, kinds: list[str]) -> dict:
             t = {"dnn/input_from_feature_columns/words_embedding/weights": np.arange(30 * 4, dtype="float32").reshape(30, 4),
                  "dnn/hiddenlayer_0/weights": w[0][0], "global_step": np.int64(7)}
             _save_graph(prefix, t, partition={"dnn/input_from_feature_columns/words_embedding/weights": 3})
-        elif kind in ("estimator_linear", "estimator_embedding",
-         "estimator_partitioned"):
+        elif kind in CANNED_KINDS:
             _train_canned(str(d), kind)
             prefix = tf.train.latest_checkpoint(str(d))
         elif kind in ("estimator_v1", "estimator_v2", "v2_iris_10x10"):

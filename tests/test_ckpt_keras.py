@@ -61,11 +61,20 @@ def embedding(model_dir):
                                      activation_fn=tf.nn.tanh, model_dir=model_dir)
 
 
+def normalized(model_dir):
+    return tf.estimator.DNNClassifier(feature_columns=[fc.numeric_column("x", shape=[4], normalizer_fn=lambda v: v * 2.0)],
+                                      hidden_units=[10, 10], n_classes=3, model_dir=model_dir)
+
+
+def small(model_dir):
+    return tf.estimator.DNNClassifier(feature_columns=[X], hidden_units=[8], n_classes=3, model_dir=model_dir)
+
+
 def partitioned(model_dir):
     return tf.estimator.DNNClassifier(feature_columns=[X, fc.embedding_column(COLOR, dimension=2)], hidden_units=[8],
                                       n_classes=3, model_dir=model_dir)
 '''
-LINES = {"iris": 9, "binary": 14, "linear": 18, "embedding": 24, "partitioned": 29}
+LINES = {"iris": 9, "binary": 14, "linear": 18, "embedding": 24, "normalized": 29, "small": 34, "partitioned": 38}
 
 KERAS_FORM = '''\
 import tensorflow as tf
@@ -200,7 +209,7 @@ def test_conversion_round_trips_through_json() -> None:
 
 # ------------------------------------------------------------------------------------ TensorFlow 2.15 + 2.21
 
-TRAINED = ("estimator_v2", "skflow_binary", "estimator_linear", "estimator_embedding", "estimator_partitioned")
+TRAINED = ("estimator_v2", "skflow_binary", "estimator_linear", "estimator_embedding", "estimator_partitioned", "estimator_batchnorm")
 
 
 @pytest.fixture(scope="module")
@@ -220,6 +229,8 @@ def converted(tmp_path_factory: pytest.TempPathFactory, specs: dict[str, str]) -
         "linear": (manifest["estimator_linear"]["dir"], specs["linear"], d / "linear"),
         "embedding": (manifest["estimator_embedding"]["dir"], specs["embedding"], d / "embedding"),
         "partitioned": (manifest["estimator_partitioned"]["dir"], specs["partitioned"], d / "partitioned"),
+        "batchnorm": (manifest["estimator_batchnorm"]["dir"], specs["small"], d / "batchnorm"),
+        "normalized": (SAMPLES / "checkpoints" / "skflow", specs["normalized"], d / "normalized"),
     }
     results = keras.convert_many([(str(c), s, str(o)) for c, s, o in jobs.values()], python=python)
     return {"dir": d, "manifest": manifest, "jobs": jobs, "results": dict(zip(jobs, results)), "python": python}
@@ -229,12 +240,12 @@ def converted(tmp_path_factory: pytest.TempPathFactory, specs: dict[str, str]) -
 def test_converted_checkpoints_predict_the_same(converted: dict) -> None:
     diffs = {}
     for name, conv in converted["results"].items():
-        if name == "trap":
+        if name in ("trap", "batchnorm", "normalized"):
             continue
         assert isinstance(conv, KerasConversion), f"{name}: {conv}"
         assert conv.compatible, f"{name}: {conv.verdict}"
         assert conv.max_abs_diff is not None and conv.max_abs_diff < 1e-4 and conv.rows == keras.ROWS
-        assert all(r.status == "match" for r in conv.layers) and Path(conv.out).is_file()
+        assert all(r.status == "match" for r in conv.layers) and Path(conv.out).is_file() and not conv.not_carried
         diffs[name] = conv.max_abs_diff
     print("max abs prediction difference (numpy vs Keras):", json.dumps(diffs))
     r = converted["results"]
@@ -255,6 +266,18 @@ def test_shape_mismatch_is_a_verdict(converted: dict) -> None:
     assert "layer hiddenlayer_0: checkpoint [4, 10] + [10]" in conv.verdict and "the Keras model's is [4, 20] + [20]" in conv.verdict
     assert [x.status for x in conv.layers] == ["shape_mismatch"] * 3
     assert not (converted["dir"] / "trap").exists()
+
+
+@pytest.mark.slow
+def test_what_the_keras_model_does_not_compute_is_not_passed(converted: dict) -> None:
+    """Batch normalisation's weights have no place in canned_keras_model: INCOMPATIBLE, naming them.
+    A normalizer_fn it does not apply: one line, nothing written."""
+    conv = converted["results"]["batchnorm"]
+    assert isinstance(conv, KerasConversion) and not conv.compatible
+    assert "batchnorm" in conv.verdict and any("batchnorm" in n for n in conv.not_carried)
+    err = converted["results"]["normalized"]
+    assert isinstance(err, CheckpointError) and "normalizer_fn" in str(err)
+    assert not (converted["dir"] / "normalized").exists()
 
 
 @pytest.mark.slow

@@ -42,7 +42,7 @@ def describe(column: Any) -> dict[str, Any]:
     kind = type(column).__name__
     out: dict[str, Any] = {"name": column.name, "kind": kind}
     if kind == "NumericColumn":
-        out.update(key=column.key, shape=list(column.shape), dtype=column.dtype.name)
+        out.update(key=column.key, shape=list(column.shape), dtype=column.dtype.name, normalizer=column.normalizer_fn is not None)
     elif kind in ("EmbeddingColumn", "IndicatorColumn"):
         out["categorical"] = describe(column.categorical_column)
         if kind == "EmbeddingColumn":
@@ -172,6 +172,9 @@ def convert(request: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
         leaves = _leaves(col)
         if col.get("unsupported") or any(leaf.get("unsupported") for leaf in leaves):
             raise JobError(f"feature column {col['name']} ({col['kind']}): --to keras converts numeric, bucketized, vocabulary-list and identity columns")
+        if any(leaf.get("normalizer") for leaf in leaves):
+            raise JobError(f"feature column {col['name']}: a numeric column with normalizer_fn, which canned_keras_model's inputs "
+                           f"do not apply: the Keras model would not compute what the estimator did")
         if any(leaf.get("num_oov") for leaf in leaves):
             raise JobError(f"feature column {col['name']}: a vocabulary with out-of-vocabulary buckets (Keras' StringLookup puts them first, "
                   f"tf.feature_column last): not converted")

@@ -651,6 +651,11 @@ def _finish(job: _Job, result: dict[str, Any]) -> KerasConversion:
                         f"difference {conv.max_abs_diff:.3g} on {conv.rows} inputs (the file {conv.out} is written but wrong)")
     if ok and not step_ok:
         conv.verdict += f"; but the restored optimizer's iterations are {result.get('restored_step')}, not the checkpoint's step {cm.step}"
+    if cm.unused:  # weights of the legacy model the Keras model has no place for: it does not compute what the legacy one did
+        conv.compatible = False
+        conv.verdict = (f"the Keras model has no place for {len(cm.unused)} of the checkpoint's model weights ({', '.join(cm.unused[:3])}"
+                        f"{', ...' if len(cm.unused) > 3 else ''}): the legacy model computed more than the Keras one "
+                        f"(e.g. batch_norm, or a column the model does not have); the layers that fit are written")
     return conv
 
 
