@@ -300,7 +300,7 @@ def test_numpy_forward_pass_is_the_estimators(converted: dict) -> None:
 
 
 KERAS_CHECK = '''\
-import json, sys
+import json, os, sys
 import numpy as np
 from tfmigrate import keras_runtime
 ns = {}
@@ -312,6 +312,9 @@ out = {}
 migrated = ns["canned_keras_model"]("DNNClassifier", feature_columns=cols, optimizer=tf.keras.optimizers.Adagrad(learning_rate=0.05),
                                     hidden_units=[10, 10], n_classes=3, model_dir=sys.argv[1])
 out["model_dir"] = {"iterations": int(migrated.optimizer.iterations), "logits": migrated.predict({"x": x}, verbose=0).tolist()}
+y = np.arange(12) % 3
+migrated.fit({"x": x}, y, batch_size=4, epochs=1, steps_per_epoch=3, verbose=0, callbacks=ns["checkpoints"](migrated))
+out["trained_on"] = {"iterations": int(migrated.optimizer.iterations), "files": sorted(os.listdir(sys.argv[1]))}
 fresh = ns["canned_keras_model"]("DNNClassifier", feature_columns=cols, optimizer=tf.keras.optimizers.Adam(), hidden_units=[10, 10], n_classes=3)
 fresh.load_weights(sys.argv[2])
 out["file"] = {"logits": fresh.predict({"x": x}, verbose=0).tolist()}
@@ -322,7 +325,8 @@ print(json.dumps(out))
 @pytest.mark.slow
 def test_weights_load_into_the_generated_model(converted: dict) -> None:
     """A TF 2.21 program of its own: canned_keras_model(model_dir=OUT) restores the converted skflow
-    weights and step; a .weights.h5 file loads with load_weights; both predict the legacy logits."""
+    weights and step, and trains on from them (checkpoints(model) saves step 203 beside 200); a
+    .weights.h5 file loads with load_weights; both predict the legacy logits."""
     d = converted["dir"]
     script = d / "keras_check.py"
     script.write_text(KERAS_CHECK)
@@ -331,6 +335,7 @@ def test_weights_load_into_the_generated_model(converted: dict) -> None:
     assert proc.returncode == 0, proc.stderr[-2000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["model_dir"]["iterations"] == 200
+    assert got["trained_on"] == {"iterations": 203, "files": ["model.ckpt-200.weights.h5", "model.ckpt-203.weights.h5"]}  # it trains on
     x = np.random.RandomState(7).normal(size=(12, 4)).astype("float32")
     w = _weights(1, [4, 10, 10, 3])  # the samples' weights (skflow and contrib1x, whose centered bias is 0)
     h = x.astype("float64")
