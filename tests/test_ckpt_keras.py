@@ -249,6 +249,10 @@ def test_converted_checkpoints_predict_the_same(converted: dict) -> None:
         diffs[name] = conv.max_abs_diff
     print("max abs prediction difference (numpy vs Keras):", json.dumps(diffs))
     r = converted["results"]
+    for name in ("skflow", "iris", "estimator_v2"):  # TF1 and TF2 Adagrad slots into the Keras Adagrad, read back equal
+        assert any(n.startswith("the legacy Adagrad accumulators are carried (6 tensors; restored with max abs difference 0)")
+                   for n in r[name].notes), (name, r[name].notes)
+    assert any("not carried" in n for n in r["contrib1x"].notes)  # a centered bias: no accumulator of the sum
     assert Path(r["skflow"].out).name == "model.ckpt-200.weights.h5" and "training goes on from step 200" in r["skflow"].verdict
     assert r["contrib1x"].out.endswith("contrib1x.weights.h5") and r["contrib1x"].layers[-1].op == "add centered_bias_weight"
     assert r["skflow_binary"].layers[-1].op.startswith("2-class softmax") and r["skflow_binary"].layers[-1].keras_shapes == [[10, 1], [1]]

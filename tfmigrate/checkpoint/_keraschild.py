@@ -190,6 +190,7 @@ def convert(request: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
     shapes = {name: [list(w.shape) for w in layer.weights] for name, layer in layers.items()}
     stored = np.load(request["weights"])
     arrays = {layer: [stored[f"{layer}::{i}"] for i in range(n)] for layer, n in request["layers"].items()}
+    slots = {layer: [stored[f"slot::{layer}::{i}"] for i in range(n)] for layer, n in (request.get("slots") or {}).items()}
     result: dict[str, Any] = {"ok": True, "layer_shapes": shapes, "notes": notes, "written": False, "stack_status": "match",
                               "activation": getattr(kwargs.get("activation_fn", tf.nn.relu), "__name__", "?"),
                               "columns": columns}
@@ -201,8 +202,12 @@ def convert(request: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
             result["stack_status"] = "shape_mismatch"
             notes.append(f"the checkpoint has no linear weights for column {missing[0]}")
         else:
-            kernel = np.concatenate([by_col[c["name"]] for c in sorted(columns, key=lambda c: c["name"])], axis=0)
+            order = [c["name"] for c in sorted(columns, key=lambda c: c["name"])]
+            kernel = np.concatenate([by_col[c] for c in order], axis=0)
             arrays["logits"] = [kernel, arrays["logits"][-1]]
+            if "logits" in slots:
+                by_col = dict(zip(request["linear_columns"], slots["logits"][:-1]))
+                slots["logits"] = [np.concatenate([by_col[c] for c in order], axis=0), slots["logits"][-1]]
             if [list(kernel.shape), list(arrays["logits"][1].shape)] != shapes.get("logits"):
                 result["stack_status"] = "shape_mismatch"
     plan: dict[str, list[Any]] = {}
@@ -215,6 +220,7 @@ def convert(request: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
         have = [list(v.shape) for v in values]
         if have != want and name == "logits" and have[0][-1] == 2 and want[0][-1] == 1 and have[0][:-1] == want[0][:-1]:
             values = [v[..., 1:2] - v[..., 0:1] for v in values]  # a 2-class softmax is the sigmoid of the difference
+            slots.clear()  # the difference has no accumulator of its own
             notes.append("logits: a 2-class softmax becomes 1 sigmoid logit (column 1 - column 0): same predictions")
             have = want
         if have != want:
@@ -227,12 +233,29 @@ def convert(request: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
     model.optimizer.build(model.trainable_variables)
     step = int(request.get("step") or 0)
     model.optimizer.iterations.assign(step)
+    carried = []  # (variable path, accumulator) of the Adagrad slots carried
+    if slots and type(model.optimizer).__name__ == "Adagrad":
+        for name, values in slots.items():
+            for var, value in zip(layers[name].weights, values):
+                model.optimizer._accumulators[model.optimizer._get_variable_index(var)].assign(np.asarray(value, dtype=var.dtype))  # noqa: SLF001
+                carried.append((name, var.name, np.asarray(value)))
+    elif slots:
+        notes.append(f"the legacy Adagrad accumulators are not carried: the model's optimizer is {type(model.optimizer).__name__}")
     out = request["out"]
     model.save_weights(out)
     fresh = build(request["model_dir"]) if request.get("model_dir") else build()
     if not request.get("model_dir"):
         fresh.optimizer.build(fresh.trainable_variables)
         fresh.load_weights(out)
+    if carried:
+        fresh_layers = {layer.name: layer for layer in fresh.layers if layer.weights}
+        opt = fresh.optimizer
+        diff = 0.0
+        for name, var_name, value in carried:
+            var = next(v for v in fresh_layers[name].weights if v.name == var_name)
+            diff = max(diff, float(np.max(np.abs(np.asarray(opt._accumulators[opt._get_variable_index(var)]) - value))))  # noqa: SLF001
+        result["slots"] = {"carried": len(carried), "max_abs_diff": diff}
+        notes.append(f"the legacy Adagrad accumulators are carried ({len(carried)} tensors; restored with max abs difference {diff:.3g})")
     inputs = _inputs(columns, int(request.get("rows") or 16), np)
     feed = {k: (tf.constant(v.astype(str)) if v.dtype == object else v) for k, v in inputs.items()}
     predictions = fresh.predict(feed, verbose=0)

@@ -25,7 +25,8 @@ Layer by layer: ``dnn/hiddenlayer_N`` (every era's names, :mod:`tfmigrate.checkp
 ``hiddenlayer_N``; ``dnn/logits`` -> ``logits`` (a 2-class softmax becomes 1 sigmoid logit,
 ``centered_bias_weight`` is added to the bias); a linear model's per-column ``weights`` stacked in
 the model's column order -> ``logits`` kernel, ``bias_weights`` -> its bias; embedding weights ->
-the ``Embedding`` layer named as the column. Verified by equal predictions: a numpy forward pass
+the ``Embedding`` layer named as the column. The legacy Adagrad accumulators go into the Keras
+Adagrad's where every layer is a plain copy. Verified by equal predictions: a numpy forward pass
 computed here from the checkpoint's own arrays, against Keras ``predict`` of a fresh model that
 loaded the written file, on the same deterministic inputs.
 """
@@ -531,6 +532,34 @@ class _Job:
     created: bool = False
 
 
+SLOT_FORMS = ("{}/Adagrad", "training/Adagrad/{}/accumulator")  # TF1 Adagrad; tf.keras legacy Adagrad (TF2 tf.estimator)
+
+
+def adagrad_slots(ck: index.Checkpoint, cm: CheckpointModel, rows: list[LayerTransfer], arrays: dict[str, list[Any]]) -> tuple[dict[str, list[Any]], str]:
+    """The Adagrad accumulators of the carried weights, laid out as ``arrays`` (layer -> [kernel, bias]
+    or the linear columns then the bias), and a note. Empty when any weight has none or is not a plain
+    copy (a centered bias, a 2-class head: no accumulator of the sum or difference is meaningful)."""
+    names = {e.name for e in ck.entries}
+    slots: dict[str, list[str]] = {}
+    for r in rows:
+        if r.op not in ("copy", "stack columns") or len(r.checkpoint_names) != len(arrays.get(r.keras_layer, [])):
+            return {}, f"Adagrad accumulators not carried: {r.keras_layer} is not a plain copy ({r.op})"
+        found = []
+        for n in r.checkpoint_names:
+            slot = next((f.format(n) for f in SLOT_FORMS if f.format(n) in names), None)
+            if slot is None:
+                return {}, ""
+            found.append(slot)
+        slots[r.keras_layer] = found
+    if not slots:
+        return {}, ""
+    read = values.read_arrays(ck, [n for ns in slots.values() for n in ns])
+    out = {layer: [read[n] for n in ns] for layer, ns in slots.items()}
+    if any(list(a.shape) != list(w.shape) for layer in out for a, w in zip(out[layer], arrays[layer])):
+        return {}, "Adagrad accumulators not carried: their shapes differ from the weights'"
+    return out, ""
+
+
 def _prepare(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.PathLike[str], work: str, n: int) -> _Job:
     ck = index.read(checkpoint)
     spec = parse_model(model_spec)
@@ -540,10 +569,15 @@ def _prepare(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.
     np = values._np()
     linear_cols = arrays.pop("_linear_columns", None)
     npz = Path(work) / f"weights-{n}.npz"
-    np.savez(npz, **{f"{layer}::{i}": np.asarray(x) for layer, xs in arrays.items() for i, x in enumerate(xs)})
+    slots, why = adagrad_slots(ck, cm, rows, arrays)
+    if why:
+        notes.append(why)
+    np.savez(npz, **{f"{layer}::{i}": np.asarray(x) for layer, xs in arrays.items() for i, x in enumerate(xs)},
+             **{f"slot::{layer}::{i}": np.asarray(x) for layer, xs in slots.items() for i, x in enumerate(xs)})
     request = {
         "estimator": spec.estimator, "form": spec.form, "aliases": spec.aliases, "constants": spec.constants,
         "kwargs": spec.kwargs, "weights": str(npz), "layers": {k: len(v) for k, v in arrays.items()},
+        "slots": {k: len(v) for k, v in slots.items()},
         "linear_columns": linear_cols, "out": str(target.resolve()),
         "model_dir": str(Path(model_dir).resolve()) if model_dir else None, "step": cm.step, "rows": ROWS,
     }
