@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tests.ckpt_factory import _weights, canned_features
+from tests.ckpt_factory import _weights
 from tests.keras_env import keras_python, run_keras
 from tfmigrate.checkpoint import index, keras, values
 from tfmigrate.checkpoint.index import CheckpointError

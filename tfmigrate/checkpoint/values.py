@@ -21,7 +21,7 @@ from tfmigrate.checkpoint.index import Checkpoint, CheckpointError, _Corrupt, _o
 
 NUMPY = {"float32": "<f4", "float64": "<f8", "int32": "<i4", "int64": "<i8", "int16": "<i2", "int8": "i1", "uint8": "u1",
          "uint16": "<u2", "uint32": "<u4", "uint64": "<u8", "float16": "<f2", "bool": "?"}
-# TensorProto repeated value fields -> (wire type when packed, decoder of one unpacked value)
+# TensorProto repeated value fields (packed, or one value a field) -> what they hold
 _VALUE_FIELDS = {5: "float", 6: "double", 7: "int", 10: "int64", 11: "bool", 13: "half"}
 
 
