@@ -24,6 +24,8 @@ from tfmigrate.checkpoint.index import MAGIC, Table, crc32c, mask_crc  # noqa: E
 
 KINDS = ("skflow", "skflow_binary", "contrib09", "contrib1x", "estimator_v1", "estimator_v2", "keras", "tfcheckpoint",
          "partitioned", "v2_iris_10x10", "tfe_network")
+# trained canned models of other kinds (ckpt convert --to keras); not in KINDS, which test_ckpt_reader writes all of
+CANNED_KINDS = ("estimator_linear", "estimator_embedding", "estimator_partitioned", "estimator_batchnorm")
 HIDDEN = [10, 10]
 N_FEATURES = 4
 N_CLASSES = 3
@@ -182,6 +184,48 @@ def _train_estimator(model_dir: str, v1: bool) -> None:
     est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8), steps=1)
 
 
+COLORS = ["red", "green", "blue"]
+
+
+def canned_features(n: int = 24) -> dict:
+    """The features of the canned models below (x: 4 floats, z: 1 float, color: a word of COLORS)."""
+    import numpy as np
+
+    x, _ = _iris(n)
+    rng = np.random.RandomState(5)
+    return {"x": x, "z": rng.normal(size=(n, 1)).astype("float32"), "color": np.asarray(COLORS, dtype=object)[np.arange(n) % 3].reshape(n, 1)}
+
+
+def _train_canned(model_dir: str, kind: str) -> None:
+    """A tf.estimator LinearClassifier (numeric, bucketized and vocabulary columns), a DNNRegressor
+    with an embedding column and tanh, or a TF1 DNNClassifier whose embedding is partitioned, trained
+    a few steps."""
+    import tensorflow as tf
+
+    feats = canned_features()
+    _, y = _iris()
+    fc = tf.feature_column
+    color = fc.categorical_column_with_vocabulary_list("color", COLORS)
+    if kind == "estimator_partitioned":  # TF1 tf.estimator: the input layer split 3 ways (slice keys in the index)
+        cols = [fc.numeric_column("x", shape=[N_FEATURES]), fc.embedding_column(color, dimension=2)]
+        est = tf.compat.v1.estimator.DNNClassifier(feature_columns=cols, hidden_units=[8], n_classes=N_CLASSES, model_dir=model_dir,
+                                                   input_layer_partitioner=tf.compat.v1.fixed_size_partitioner(3))
+        labels = y
+    elif kind == "estimator_batchnorm":  # batch normalisation after each hidden layer: weights canned_keras_model has no place for
+        cols = [fc.numeric_column("x", shape=[N_FEATURES])]
+        est = tf.estimator.DNNClassifier(feature_columns=cols, hidden_units=[8], n_classes=N_CLASSES, model_dir=model_dir, batch_norm=True)
+        labels = y
+    elif kind == "estimator_linear":
+        cols = [fc.numeric_column("x", shape=[N_FEATURES]), fc.bucketized_column(fc.numeric_column("z"), boundaries=[-0.5, 0.0, 0.5]), color]
+        est = tf.estimator.LinearClassifier(feature_columns=cols, n_classes=N_CLASSES, model_dir=model_dir)
+        labels = y
+    else:
+        cols = [fc.numeric_column("x", shape=[N_FEATURES]), fc.embedding_column(color, dimension=2)]
+        est = tf.estimator.DNNRegressor(feature_columns=cols, hidden_units=[8], activation_fn=tf.nn.tanh, model_dir=model_dir)
+        labels = y.astype("float32")
+    est.train(lambda: tf.data.Dataset.from_tensor_slices((dict(feats), labels)).repeat().batch(8), steps=3)
+
+
 def _tfe_network(d: Path) -> tuple[str, dict]:
     """The 2017 eager MNIST ``tfe.Network`` (samples/eager_mnist/legacy.py, channels_last: 28x28 -> conv 5x5 valid -> pool -> conv -> pool: 4x4x64) saved by
     ``tfe.Saver(model.variables)``: full variable names ``<network scope>/<layer>/kernel``. The
@@ -272,6 +316,9 @@ def make(out: Path, kinds: list[str]) -> dict:
             t = {"dnn/input_from_feature_columns/words_embedding/weights": np.arange(30 * 4, dtype="float32").reshape(30, 4),
                  "dnn/hiddenlayer_0/weights": w[0][0], "global_step": np.int64(7)}
             _save_graph(prefix, t, partition={"dnn/input_from_feature_columns/words_embedding/weights": 3})
+        elif kind in CANNED_KINDS:
+            _train_canned(str(d), kind)
+            prefix = tf.train.latest_checkpoint(str(d))
         elif kind in ("estimator_v1", "estimator_v2", "v2_iris_10x10"):
             _train_estimator(str(d), v1=kind == "estimator_v1")
             prefix = tf.train.latest_checkpoint(str(d))

@@ -1,4 +1,4 @@
-"""The checkpoint-compatibility analyser (``tfmigrate ckpt inspect | diff | convert``).
+"""The checkpoint-compatibility analyser (``tfmigrate ckpt inspect | diff | convert [--to keras]``).
 
 index      pure-Python reader of checkpoint indexes (V2 bundles, V1 tables, snappy, crc32c); no TF
 classify   tensor kinds (model / optimizer / bookkeeping) and the writer of a checkpoint
@@ -8,6 +8,9 @@ targets    TARGET forms (file.py:function, migrated source, checkpoint); shared 
 api        inspect / diff / convert as dictionaries (the JSON the CLI prints)
 (the click group ``ckpt`` is tfmigrate/cli/ckpt.py)
 _tfchild   the TensorFlow side, run only as a child process
+values     tensor values without TensorFlow (V2 bundles, partitioned slices, V1 tables), as numpy arrays
+keras      ``convert --to keras``: a canned estimator's checkpoint as the Keras model's .weights.h5 (--target keras)
+_keraschild  its TensorFlow 2.21 side, run only as a child process of the Keras interpreter
 
 Nothing here imports TensorFlow at import time.
 """

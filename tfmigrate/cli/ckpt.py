@@ -170,15 +170,30 @@ def diff(checkpoint: str, model: str, fmt: str) -> None:
 @ckpt.command()
 @click.argument("checkpoint")
 @click.argument("out")
+@click.option("--to", "to", type=click.Choice(["estimator", "keras"]), default="estimator", show_default=True,
+              help="estimator: a renamed TF checkpoint (a model_dir); keras: a .weights.h5 for the model `rewrite --target keras` "
+                   "generates (needs --model file.py:LINE and the TensorFlow 2.21 interpreter).")
 @click.option("--map", "name_map", default="auto", show_default=True, help="auto, or a map.toml ([map] \"old\" = \"new\", drop = [...]).")
-@click.option("--model", default=None, help="Map onto this model's names and verify against it.")
+@click.option("--model", default=None, help="Map onto this model's names and verify against it. With --to keras: file.py:LINE (or "
+                                            "file.py:function) of a canned_keras_model(...) call or a tf.estimator construction.")
 @click.option("--drop-optimizer", is_flag=True, help="Leave optimizer state out.")
+@click.option("--python", "python", default=None, help="--to keras: the TensorFlow 2.21 interpreter (default: $TFMIGRATE_KERAS_PYTHON, "
+                                                       "[tool.tfmigrate] keras_python, .venv-keras).")
 @FORMAT
-def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_optimizer: bool, fmt: str) -> None:
+def convert(checkpoint: str, out: str, to: str, name_map: str, model: str | None, drop_optimizer: bool, python: str | None,
+            fmt: str) -> None:
     """Write a renamed copy of CHECKPOINT as a new model_dir OUT (TensorFlow, in a child process).
 
     With --model, the copy is compared with the model as `ckpt diff` does. Exit 0 written (and
-    compatible with --model), 1 written but incompatible with --model, 2 error."""
+    compatible with --model), 1 written but incompatible with --model, 2 error.
+
+    --to keras: OUT is a new model_dir (it gets model.ckpt-STEP.weights.h5, which the migrated
+    program's canned_keras_model(..., model_dir=OUT) restores) or a file named *.weights.h5. Each
+    layer is mapped and checked, and the Keras model's predictions are compared with a numpy forward
+    pass of the checkpoint. Exit 0 same predictions, 1 incompatible (nothing written when the shapes
+    differ), 2 error."""
+    if to == "keras":
+        _convert_keras(checkpoint, out, name_map, model, drop_optimizer, python, fmt)
     from tfmigrate.checkpoint import api
 
     data = _run(api.convert, checkpoint, out, map=name_map, model=model, drop_optimizer=drop_optimizer)
@@ -210,3 +225,48 @@ def convert(checkpoint: str, out: str, name_map: str, model: str | None, drop_op
         if data.get("diff"):
             _print_diff(data["diff"], out_c)
     sys.exit(1 if bad else 0)
+
+
+def _convert_keras(checkpoint: str, out: str, name_map: str, model: str | None, drop_optimizer: bool, python: str | None,
+                   fmt: str) -> None:
+    if not model:
+        _fail("--to keras needs --model file.py:LINE (a canned_keras_model(...) call or a tf.estimator construction)")
+    if name_map != "auto" or drop_optimizer:
+        _fail("--to keras maps the layers itself: --map and --drop-optimizer are for --to estimator")
+    from tfmigrate.checkpoint import keras
+
+    conv = _run(keras.convert_to_keras, checkpoint, model, out, python=python)
+    if fmt == "json":
+        click.echo(json.dumps(keras.conversion_json(conv), indent=2))
+        sys.exit(0 if conv.compatible else 1)
+    from rich.markup import escape
+    from rich.table import Table
+    from rich.text import Text
+
+    from tfmigrate.report.console import visible_data
+
+    conv = visible_data(conv)
+    out_c = _console()
+    out_c.print(Text("same predictions" if conv.compatible else "INCOMPATIBLE", style="bold green" if conv.compatible else "bold red")
+                + Text(f"  {conv.checkpoint} -> Keras {conv.model.target}"))
+    out_c.print(Text(conv.verdict))
+    table = Table(title="layers", title_justify="left", expand=False)
+    table.add_column("", no_wrap=True)
+    table.add_column("Keras layer", overflow="fold")
+    table.add_column("from (checkpoint)", overflow="fold")
+    table.add_column("checkpoint", overflow="fold")
+    table.add_column("Keras", overflow="fold")
+    table.add_column("how", overflow="fold")
+    for r in conv.layers:
+        status = {"match": "ok", "shape_mismatch": "SHAPE"}.get(r.status, r.status.replace("_", " "))
+        table.add_row(Text(status, style="green" if r.status == "match" else "bold red"), escape(r.keras_layer),
+                      escape("\n".join(r.checkpoint_names)), " + ".join(shape_text(x) for x in r.checkpoint_shapes if x is not None),
+                      " + ".join(shape_text(x) for x in r.keras_shapes or []) or "-", escape(r.op))
+    _table(out_c, table)
+    if conv.out:
+        out_c.print(f"[bold]wrote[/] {escape(conv.out)}")
+    for old, why in conv.not_carried.items():
+        out_c.print(Text("not carried: ", style="yellow") + Text(f"{old}: {why}"))
+    for note in conv.notes:
+        out_c.print(Text("note: ", style="bold") + Text(note))
+    sys.exit(0 if conv.compatible else 1)
