@@ -903,14 +903,15 @@ def first_line(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], run: type[Run] = Run) -> int:
+    """``run``: the Run class (``_keras_child.KerasRun`` for --target keras)."""
     global _PROTO
     _PROTO = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # the user's prints and TensorFlow's go to stderr
     sys.stdout = sys.stderr
     config = json.loads(argv[0])
     try:
-        Run(config).main()
+        run(config).main()
     except _Stop:
         pass
     except CouldNotRun as exc:
