@@ -274,11 +274,10 @@ class Validation:
 
     @property
     def runtime(self) -> str:
-        """``--target keras, TensorFlow 2.21.0``: what it ran as (empty for the estimator target with no version known)."""
-        parts = [f"--target {self.migration_target}"] if self.migration_target != TARGET_ESTIMATOR else []
-        if self.tensorflow:
-            parts.append(f"TensorFlow {self.tensorflow}")
-        return ", ".join(parts)
+        """``--target keras, TensorFlow 2.21.0``: what another target ran as (empty for the estimator target)."""
+        if self.migration_target == TARGET_ESTIMATOR:
+            return ""
+        return f"--target {self.migration_target}" + (f", TensorFlow {self.tensorflow}" if self.tensorflow else "")
 
     @property
     def passed(self) -> bool:

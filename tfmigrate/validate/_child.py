@@ -636,7 +636,7 @@ class Run:
             except Exception:  # noqa: BLE001 - details are cosmetic
                 gpu_name = ""
         emit("info", device=device, device_name=gpu_name, estimator=type(est).__name__, model_dir=model_dir,
-             declared_model_dir=declared, inputs=kinds)
+             declared_model_dir=declared, inputs=kinds, tensorflow=tf.__version__)
         emit("stage", name="load", passed=True, seconds=round(time.perf_counter() - t0, 3),
              detail=(f"Keras model '{est._tfmigrate_keras.name}' via tf.keras.estimator.model_to_estimator (name-based checkpoints)"
                      if getattr(est, "_tfmigrate_keras", None) is not None

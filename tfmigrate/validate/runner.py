@@ -5,7 +5,8 @@ No TensorFlow here. ``run_validation`` returns the ``tfmigrate validate`` JSON o
     {"schema": 1, "passed": bool, "device": str, "steps": int,
      "stages": [{"name", "passed", "seconds", "detail"}], ...}
 
-plus ``target``, ``model_dir``, ``estimator``, ``checkpoints`` (analyses, `ckpt diff`-shaped),
+plus ``target``, ``migration_target`` (``estimator``; ``keras`` from ``tfmigrate.validate.keras``),
+``tensorflow`` (its version), ``model_dir``, ``estimator``, ``checkpoints`` (analyses, `ckpt diff`-shaped),
 ``error`` (when it could not run) and ``exit_code`` (0 passed, 1 failed, 2 could not run).
 """
 
@@ -62,7 +63,7 @@ def run_validation(
     (each with its ``target``) and ``result["target_errors"]``."""
     result: dict[str, Any] = {
         "schema": SCHEMA, "passed": False, "device": device, "steps": steps, "stages": [],
-        "target": target, "checkpoints": [],
+        "target": target, "checkpoints": [], "migration_target": "estimator",
     }
     started = time.perf_counter()
     try:
