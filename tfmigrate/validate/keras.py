@@ -87,15 +87,15 @@ def run_keras_validation(
         "target": target, "checkpoints": [], "migration_target": "keras",
     }
     started = time.perf_counter()
+    try:
+        sites = keras_sites(target, program)  # what is wrong with TARGET first: it needs no interpreter to say
+    except TargetError as exc:
+        return _could_not_run(result, str(exc), started)
     if not python:
         return _could_not_run(result, NO_INTERPRETER, started)
     if not (Path(python).is_file() and os.access(python, os.X_OK)):
         return _could_not_run(result, f"--python {python}: no such interpreter ({NO_INTERPRETER.split(': ', 1)[1]})", started)
     result["python"] = str(python)
-    try:
-        sites = keras_sites(target, program)
-    except TargetError as exc:
-        return _could_not_run(result, str(exc), started)
     if program:
         return _run_program(result, target, python, sites, steps, program_args or [], on_event, timeout, started)
     fresh = model_dir is None
