@@ -108,6 +108,9 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
             if value:
                 raise click.UsageError(f"{option} validates tf.estimator code; with --target keras, convert a legacy checkpoint "
                                        "with `tfmigrate ckpt convert --to keras`")
+        if program and model_dir:
+            raise click.UsageError("--model-dir: with --target keras, --program runs the program in a scratch working "
+                                   "directory, where its own (relative) model_dir lands")
         del kwargs["checkpoint"], kwargs["convert"]
         run_validation = partial(run_keras_validation, python=keras_python(python))  # type: ignore[assignment]
     elif python:

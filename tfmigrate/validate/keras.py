@@ -150,6 +150,8 @@ def _scratch_workdir(path: Path, sites: list) -> Path:
         if entry.name in reserved or entry.name.startswith(".") or entry.name == "__pycache__":
             continue
         (work / entry.name).symlink_to(entry)
+    if not (work / path.name).exists():
+        (work / path.name).symlink_to(path.resolve())
     return work
 
 
@@ -166,7 +168,8 @@ def _run_once(python: str, path: Path, args: list[str], work: Path, timeout: flo
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log, \
             tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as tmp:
         began = time.perf_counter()
-        proc = subprocess.Popen([python, str(path.resolve()), *args], cwd=work, stdout=log, stderr=subprocess.STDOUT,
+        # the program's link in the scratch directory: its __file__ is there too (a model_dir made from it lands there)
+        proc = subprocess.Popen([python, str(work / path.name), *args], cwd=work, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=_program_env(tmp), start_new_session=True)
         expired = threading.Event()
 
