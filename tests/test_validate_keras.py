@@ -11,6 +11,7 @@ The refusals (no interpreter, a file still on tf.estimator, a function) start no
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -148,8 +149,21 @@ def test_no_interpreter_names_make_keras_and_python(project: Path) -> None:
     assert result["exit_code"] == 2 and result["stages"] == []
     assert "`make keras`" in result["error"] and "--python" in result["error"] and "\n" not in result["error"]
     code, result = validate(str(project / "train.py"), "--python", str(project / "no-such-python"))
-    assert code == 2 and result["error"].startswith(f"--python {project / 'no-such-python'}: no such interpreter")
+    assert code == 2 and result["error"].startswith(f"the TensorFlow 2.21 interpreter {project / 'no-such-python'} does not exist")
     assert "`make keras`" in result["error"]
+
+
+def test_keras_python_of_the_configuration_is_relative_to_its_pyproject(project: Path, tmp_path: Path) -> None:
+    """--python, then keras_python of [tool.tfmigrate] (relative to that pyproject.toml), then $TFMIGRATE_KERAS_PYTHON."""
+    (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nkeras_python = "venvs/keras/bin/python"\ntarget = "keras"\n')
+    (tmp_path / "sub").mkdir()
+    env = {**os.environ, "TFMIGRATE_KERAS_PYTHON": "/nowhere/env/python", "PYTHONPATH": str(ROOT)}
+    for extra, named in (((), tmp_path / "venvs/keras/bin/python"), (("--python", "/nowhere/given/python"), "/nowhere/given/python")):
+        proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", str(project / "train.py"), *extra, "--format", "json"],
+                              capture_output=True, text=True, cwd=tmp_path / "sub", env=env, timeout=60)
+        result = json.loads(proc.stdout)  # target = "keras" of the configuration: no --target needed
+        assert proc.returncode == 2 and result["migration_target"] == "keras", result
+        assert result["error"].startswith(f"the TensorFlow 2.21 interpreter {named} does not exist"), result
 
 
 def test_a_function_or_a_line_without_a_call_is_refused(project: Path) -> None:

@@ -94,7 +94,8 @@ def run_keras_validation(
     if not python:
         return _could_not_run(result, NO_INTERPRETER, started)
     if not (Path(python).is_file() and os.access(python, os.X_OK)):
-        return _could_not_run(result, f"--python {python}: no such interpreter ({NO_INTERPRETER.split(': ', 1)[1]})", started)
+        return _could_not_run(result, f"the TensorFlow 2.21 interpreter {python} does not exist "
+                                      f"({NO_INTERPRETER.split(': ', 1)[1]})", started)
     result["python"] = str(python)
     if program:
         return _run_program(result, target, python, sites, steps, program_args or [], on_event, timeout, started)
