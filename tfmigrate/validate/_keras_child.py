@@ -279,6 +279,7 @@ class KerasRun(Run):
         sample = {k: v[:16] for k, v in features.items()}
         first_out = np.asarray(model(sample, training=False))
         first_weights = [np.asarray(w) for w in model.weights]
+        first_slots = [np.asarray(v) for v in model.optimizer.variables]  # iterations, learning rate, accumulators...
         state: dict[str, Any] = {}
 
         def restore():
@@ -295,12 +296,18 @@ class KerasRun(Run):
             for w, a, b in zip(second.weights, first_weights, weights):
                 if a.shape != b.shape or a.tobytes() != b.tobytes():
                     raise StageFailed(f"{w.path}: restored value is not bit-identical to the trained model's")
+            slots = [np.asarray(v) for v in second.optimizer.variables]
+            if len(slots) != len(first_slots):
+                raise StageFailed(f"the second model's optimizer has {len(slots)} variables, the trained one's {len(first_slots)}")
+            for v, a, b in zip(second.optimizer.variables, first_slots, slots):
+                if a.shape != b.shape or a.tobytes() != b.tobytes():
+                    raise StageFailed(f"optimizer variable {v.path}: restored value is not bit-identical to the trained optimizer's")
             again = np.asarray(second(sample, training=False))
             if again.shape != first_out.shape or not np.array_equal(again, first_out):
                 raise StageFailed("predictions differ after restore")
             n = len(first_out)
             return (f"second model from {CHECKPOINT_PREFIX}{newest}{CHECKPOINT_SUFFIX}: {n} predictions equal, "
-                    f"{len(weights)} weights bit-identical, optimizer.iterations {iterations}")
+                    f"{len(weights)} weights and {len(slots)} optimizer variables bit-identical, optimizer.iterations {iterations}")
 
         self.stage("restore", restore)
 
