@@ -69,6 +69,7 @@ def test_keras_target_in_every_format() -> None:
     page = html.render(report, generated="now")
     assert '<span class="target">target keras: Keras 3 (TensorFlow 2.16+)</span>' in page
     assert '<section id="keras-conversion"><h2>Keras conversion</h2>' in page and "failed</span></h3>" in page
+    assert '<a href="#keras-conversion">Keras conversion</a></nav>' in page
     assert "--target keras, TensorFlow 2.21.0" in page
     assert page.count("<section") == page.count("</section>")
 

@@ -129,7 +129,8 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         f'<header><h1>{e(title)}</h1><p class="meta">{e(subject) + " · " if subject else ""}tfmigrate {e(__version__)} · '
         f'<span class="target">target {e(report.target_label)}</span> · {e(generated)}</p></header>',
         '<nav><a href="#summary">Summary</a><a href="#changes">Changes</a><a href="#findings">Findings</a>'
-        '<a href="#checkpoints">Checkpoints</a><a href="#validation">Validation</a></nav>',
+        '<a href="#checkpoints">Checkpoints</a><a href="#validation">Validation</a>'
+        + ('<a href="#keras-conversion">Keras conversion</a>' if report.keras_conversions else '') + '</nav>',
     ]
 
     # ---------------------------------------------------------------- summary
