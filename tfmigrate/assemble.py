@@ -7,6 +7,12 @@
    with it, all in one TensorFlow child;
 4. with ``validate``, each construction trained, checkpointed, restored and resumed.
 
+With ``--target keras`` (the rewrite's ``Options.target``, or ``build_report(target=...)``) the
+constructions of stage 2 are the ``canned_keras_model(...)`` calls the rewrite writes; stage 3 is the
+conversion of each legacy checkpoint for the Keras model (:func:`keras_conversion`, the hook for
+``tfmigrate ckpt convert --to keras``), and stage 4 runs with TensorFlow 2.21 in the Keras
+interpreter (``validate --target keras``).
+
 The TensorFlow child imports the definitions from files: a changed file's new text is written to a
 scratch directory (an unchanged file is used where it is), and the scratch paths in what comes
 back are replaced by the user's file before anything reaches the Report. The results of stages 3
@@ -29,7 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from tfmigrate.results import (
-    CheckpointComparison, FileStatus, Report, Validation, checkpoint_from_json, map_text, validation_from_json,
+    TARGET_ESTIMATOR, TARGET_KERAS, CheckpointComparison, FileStatus, KerasConversion, Report, Validation, checkpoint_from_json,
+    map_text, validation_from_json,
 )
 
 ESTIMATOR = b"estimator"
@@ -74,14 +81,16 @@ def migrated_sources(report: Report) -> dict[str, tuple[bytes, bool]]:
 
 
 def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_code: bool = True,
-                    notes: list[str] | None = None) -> list[EstimatorSite]:
+                    notes: list[str] | None = None, target: str = TARGET_ESTIMATOR) -> list[EstimatorSite]:
     """tf.estimator constructions of the migrated code. A changed file's new text is written to a
     scratch copy for the TensorFlow child; an unchanged one is read where it is (its sibling
     imports work).
 
     A builder function (``build_estimator()``...) is a site only with ``run_code``: using it means
     importing the file and calling the function, which ``tfmigrate report`` does only under
-    ``--validate``; otherwise a note (in ``notes``) says so and the static constructions are used."""
+    ``--validate``; otherwise a note (in ``notes``) says so and the static constructions are used.
+
+    ``target`` keras: the ``canned_keras_model(...)`` calls instead (``targets_static.find_keras``)."""
     from tfmigrate import targets_static
 
     sites: list[EstimatorSite] = []
@@ -93,7 +102,10 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
             where = str(copy)
-        found, builder = targets_static.find_with_builder(data, where, BUILDERS)  # one parse of the migrated text
+        if target == TARGET_KERAS:
+            found, builder = targets_static.find_keras(data, where), None
+        else:
+            found, builder = targets_static.find_with_builder(data, where, BUILDERS)  # one parse of the migrated text
         if not found:
             continue
         if builder and not run_code:
@@ -223,33 +235,87 @@ def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], rep
         report.checkpoints.append(read_comparison(site, ck))
 
 
-def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say: Say, watch: Watch | None = None) -> None:
+def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say: Say, watch: Watch | None = None,
+                    target: str = TARGET_ESTIMATOR, keras_python: str | None = None) -> None:
+    """Each site trained, checkpointed, restored and resumed: with TensorFlow 2.15 here, or for ``target``
+    keras with TensorFlow 2.21 in ``keras_python`` (``validate --target keras``)."""
     from tfmigrate.validate.runner import run_validation
 
+    if target == TARGET_KERAS:
+        from functools import partial
+
+        from tfmigrate.validate.keras import run_keras_validation
+
+        run_validation = partial(run_keras_validation, python=keras_python)  # type: ignore[assignment]
     for s in unique(sites):
         if s.error:
-            report.validations.append(Validation(target=s.shown, outcome="not run", error=s.error))
+            report.validations.append(Validation(target=s.shown, outcome="not run", error=s.error, migration_target=target))
             continue
-        say(f"validating {s.shown} ({steps} steps)")
+        say(f"validating {s.shown} ({steps} steps{', TensorFlow 2.21' if target == TARGET_KERAS else ''})")
         with (watch() if watch else nullcontext()) as on_event:
             r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event)
         report.validations.append(read_validation(s, r))
 
 
+def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None) -> KerasConversion | None:
+    """HOOK for ``tfmigrate ckpt convert --to keras`` (h/ckpt): convert the legacy ``checkpoint`` for the Keras
+    model of ``site`` (``site.spec``, the ``canned_keras_model`` call the TensorFlow 2.21 child builds with
+    ``keras_python``) into a scratch ``.weights.h5`` and return its verdict as a :class:`KerasConversion`
+    (``checkpoint``, ``model=site.shown``, ``passed`` = written and verified by equal predictions, ``verdict``
+    one line, ``out``, ``max_difference``), text naming the user's files (``site.relabel``).
+
+    Returns None while the converter is not wired in: the report then notes the checkpoint and the command
+    that converts it. Wiring it is the only change this module needs."""
+    return None
+
+
+def convert_for_keras(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say,
+                      keras_python: str | None) -> None:
+    """``--target keras``: each legacy checkpoint (a Keras model's model_dir holding one, each ``--checkpoint``)
+    converted for the Keras model through :func:`keras_conversion`; its verdict goes into the report."""
+    usable = [s for s in unique(sites) if not s.error]
+    if extra and not usable:
+        report.errors.append("--checkpoint: no canned_keras_model(...) call in PATH to convert it for")
+    for s in usable:
+        found = resolve_model_dir(s)
+        for checkpoint in _distinct(([str(found)] if found else []) + [str(p) for p in extra]):
+            say(f"keras conversion: {checkpoint} for {s.shown}")
+            verdict = keras_conversion(s, checkpoint, keras_python)
+            if verdict is None:
+                report.notes.append(f"{checkpoint}: a legacy checkpoint for {s.shown}; carry its weights over with "
+                                    f"`tfmigrate ckpt convert {checkpoint} --to keras`")
+            else:
+                report.keras_conversions.append(verdict)
+
+
 def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, checkpoints: tuple[Path, ...] = (),
-                 validate: bool = False, steps: int = 10, say: Say = lambda message: None, watch: Watch | None = None) -> Report:
+                 validate: bool = False, steps: int = 10, say: Say = lambda message: None, watch: Watch | None = None,
+                 target: str | None = None, keras_python: str | None = None) -> Report:
     """The whole migration of PATH as one Report. ``rewrite(options)`` runs the engine over PATH
-    (the command line's, with its progress bar); ``options`` are its Options, mode "diff"."""
+    (the command line's, with its progress bar); ``options`` are its Options, mode "diff".
+
+    ``target``: what the code is migrated to (default: the Options' ``target``, else estimator);
+    ``keras_python``: the TensorFlow 2.21 interpreter of ``--target keras`` (default:
+    ``childproc.keras_interpreter()``)."""
     from dataclasses import replace
 
+    target = target or getattr(options, "target", None) or TARGET_ESTIMATOR
+    if target == TARGET_KERAS and keras_python is None:
+        from tfmigrate.childproc import keras_interpreter
+
+        keras_python = keras_interpreter()
     report = rewrite(replace(options, keep_text_with=ESTIMATOR))
+    report.target = target
     with tempfile.TemporaryDirectory(prefix="tfmigrate-report-") as scratch:
         notes: list[str] = []  # without --validate no code of the user's is run (see the README)
-        sites = find_estimators(migrated_sources(report), Path(scratch), run_code=validate, notes=notes)
+        sites = find_estimators(migrated_sources(report), Path(scratch), run_code=validate, notes=notes, target=target)
         for r in report.files:
             r.new_text = None  # analysed: not kept any longer than needed
-        analyse_checkpoints(sites, checkpoints, report, say)
+        if target == TARGET_KERAS:
+            convert_for_keras(sites, checkpoints, report, say, keras_python)
+        else:
+            analyse_checkpoints(sites, checkpoints, report, say)
         report.notes.extend(notes + unreferenced_checkpoints(path, sites, checkpoints))
         if validate:
-            run_validations(sites, steps, report, say, watch)
+            run_validations(sites, steps, report, say, watch, target=target, keras_python=keras_python)
     return report

@@ -29,6 +29,18 @@ T = TypeVar("T")
 
 SCHEMA = 2  # the JSON schema of a Report (README "JSON schema"); raise it when a key changes meaning
 
+# what the code is migrated to (``--target``; tfmigrate.keras_runtime.TARGETS, which this bottom layer does not import)
+TARGET_ESTIMATOR, TARGET_KERAS = "estimator", "keras"
+TARGET_LABEL = {
+    TARGET_ESTIMATOR: "tf.estimator (TensorFlow 2.15)",
+    TARGET_KERAS: "Keras 3 (TensorFlow 2.16+)",
+}
+
+
+def target_label(target: str) -> str:
+    """``--target`` as every output names it."""
+    return f"{target}: {TARGET_LABEL[target]}" if target in TARGET_LABEL else target
+
 
 class FileStatus(StrEnum):
     CHANGED = "changed"  # rewritten (mode write) or would be (check, diff)
@@ -254,9 +266,18 @@ class Validation:
     error: str | None = None
     seconds: float | None = None
     steps_per_second: float | None = None
+    migration_target: str = TARGET_ESTIMATOR  # what the validated code was migrated to (--target)
+    tensorflow: str | None = None  # the TensorFlow version that ran it, when the child said
 
     def __post_init__(self) -> None:
         self.outcome = Outcome(self.outcome)
+
+    @property
+    def runtime(self) -> str:
+        """``--target keras, TensorFlow 2.21.0``: what another target ran as (empty for the estimator target)."""
+        if self.migration_target == TARGET_ESTIMATOR:
+            return ""
+        return f"--target {self.migration_target}" + (f", TensorFlow {self.tensorflow}" if self.tensorflow else "")
 
     @property
     def passed(self) -> bool:
@@ -265,6 +286,23 @@ class Validation:
     @property
     def device_label(self) -> str:
         return self.device + (f" ({self.device_name})" if self.device_name else "")
+
+
+# ------------------------------------------------------------------------------------ keras conversion
+
+
+@dataclass
+class KerasConversion:
+    """A legacy checkpoint converted for the Keras model of ``--target keras`` (``tfmigrate ckpt convert --to keras``):
+    the weights written (``out``, a ``.weights.h5``) and whether the Keras model predicts as the legacy one did."""
+
+    checkpoint: str
+    model: str  # the definition, as the user names it: ``file.py:21 canned_keras_model("DNNClassifier")``
+    passed: bool  # written, and verified by equal predictions
+    verdict: str  # one line: what was converted, and how it was verified (or why it was not)
+    out: str | None = None  # the .weights.h5 written
+    max_difference: float | None = None  # the largest |legacy - keras| prediction difference, when compared
+    notes: list[str] = field(default_factory=list)
 
 
 # ------------------------------------------------------------------------------------ the report
@@ -296,6 +334,8 @@ class Summary:
     validations: int = 0
     validations_failed: int = 0
     validations_not_run: int = 0
+    keras_conversions: int = 0
+    keras_conversions_failed: int = 0
 
 
 @dataclass
@@ -307,6 +347,12 @@ class Report:
     notes: list[str] = field(default_factory=list)  # what the reader should know about this run (not errors)
     mode: Mode = Mode.CHECK
     rules: dict[str, RuleInfo] = field(default_factory=dict)  # the catalog, for titles and explanations
+    target: str = TARGET_ESTIMATOR  # what the code is migrated to: --target estimator | keras
+    keras_conversions: list[KerasConversion] = field(default_factory=list)  # --target keras: converted checkpoints
+
+    @property
+    def target_label(self) -> str:
+        return target_label(self.target)
 
     def __post_init__(self) -> None:
         self.mode = Mode(self.mode)
@@ -335,6 +381,8 @@ class Report:
             validations=len(self.validations),
             validations_failed=sum(v.outcome is Outcome.FAILED for v in self.validations),
             validations_not_run=sum(v.outcome is Outcome.NOT_RUN for v in self.validations),
+            keras_conversions=len(self.keras_conversions),
+            keras_conversions_failed=sum(not k.passed for k in self.keras_conversions),
         )
 
     def by_rule(self) -> dict[str, Counter[Fix]]:
@@ -347,12 +395,13 @@ class Report:
     def exit_code(self) -> int:
         """0 nothing left to do, 1 work remains, 2 errors. After a write, work remains where a
         finding is manual; otherwise where a file would change or any finding remains, and in
-        every mode where a checkpoint is incompatible or a validation did not pass."""
+        every mode where a checkpoint is incompatible, a validation did not pass or a Keras
+        conversion failed."""
         s = self.summary()
         if s.errors:
             return 2
         remains = s.manual if self.mode is Mode.WRITE else s.changed or s.findings
-        if remains or s.incompatible or any(not v.passed for v in self.validations):
+        if remains or s.incompatible or s.keras_conversions_failed or any(not v.passed for v in self.validations):
             return 1
         return 0
 
@@ -402,6 +451,8 @@ def validation_from_json(data: dict, target: str | None = None) -> Validation:
         error=data.get("error"),
         seconds=data.get("seconds"),
         steps_per_second=data.get("steps_per_second"),
+        migration_target=str(data.get("migration_target") or TARGET_ESTIMATOR),
+        tensorflow=data.get("tensorflow"),
     )
 
 

@@ -383,6 +383,114 @@ def _analyse(mod: _Module, call: ast.Call, name: str) -> tuple[Site, dict[str, a
     return site, uses
 
 
+# --target keras: the Keras model `tfmigrate rewrite --target keras` writes for a canned estimator is a call of
+# the helper it writes into the module (tfmigrate.keras_runtime): canned_keras_model("DNNClassifier", ...)
+KERAS_BUILDER = "canned_keras_model"
+
+
+def _keras_constructions(mod: _Module) -> list[tuple[ast.Call, str]]:
+    """``canned_keras_model("DNNClassifier", ...)`` calls, each with the estimator it stands for."""
+    out = []
+    for node in ast.walk(mod.tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name != KERAS_BUILDER:
+                continue
+            first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "estimator"), None)
+            estimator = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else "?"
+            out.append((node, estimator))
+    return sorted(out, key=lambda x: (x[0].lineno, x[0].col_offset))
+
+
+def _analyse_keras(mod: _Module, call: ast.Call, estimator: str) -> tuple[Site, dict[str, ast.expr]]:
+    path = mod.path
+    site = Site(path, call.lineno, f'{KERAS_BUILDER}("{estimator}")')
+    uses: dict[str, ast.expr] = {}
+    scopes = mod.scopes_of(call)
+    mod.call = call
+    try:
+        if estimator == "?":
+            raise StaticError(f"{path}:{call.lineno}: {KERAS_BUILDER}(...): its first argument must name the estimator as a string")
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            raise StaticError(f"{path}:{call.lineno}: {site.cls}: * or ** arguments; write them as keywords")
+        for arg in call.args[1:]:
+            mod.check(arg, frozenset(), uses, scopes)
+        for kw in call.keywords:
+            site.args[kw.arg] = ast.unparse(kw.value)  # type: ignore[index]
+            if kw.arg not in ("model_dir", "estimator"):
+                mod.check(kw.value, frozenset(), uses, scopes)
+    except StaticError as exc:
+        site.error = str(exc)
+    site.model_dir = _model_dir(mod, call, scopes)
+    site.uses = list(uses)
+    consts = {u: ast.unparse(v) for u, v in uses.items()}
+    site.key = json.dumps([KERAS_BUILDER, ast.unparse(call), consts], sort_keys=True) if not site.error else json.dumps([site.error.split(":", 2)[-1], ast.unparse(call)])
+    return site, uses
+
+
+def find_keras(source: str | bytes, path: str) -> list[Site]:
+    """Every ``canned_keras_model(...)`` call (the Keras model of a canned estimator ``rewrite --target keras``
+    writes), each with its model_dir (when constant) or the reason it cannot be built statically."""
+    if isinstance(source, bytes):
+        source = source.decode("utf-8", errors="replace")
+    try:
+        mod = _Module(source, path)
+    except SyntaxError as exc:
+        return [Site(path, exc.lineno or 0, "?", error=f"{path}:{exc.lineno}: cannot parse: {exc.msg}")]
+    return [_analyse_keras(mod, call, estimator)[0] for call, estimator in _keras_constructions(mod)]
+
+
+def select_keras(sites: list[Site], path: str, line: int | None) -> Site:
+    """:func:`select` for ``canned_keras_model`` calls."""
+    if not sites:
+        raise StaticError(f"{path}: no {KERAS_BUILDER}(...) call found (the Keras model `tfmigrate rewrite --target keras` writes)")
+    if line is not None:
+        chosen = [s for s in sites if s.line == line]
+        if not chosen:
+            raise StaticError(f"{path}:{line}: no {KERAS_BUILDER}(...) call on that line (found on {', '.join(str(s.line) for s in sites)})")
+    else:
+        chosen = [s for s in sites if not s.error] or sites
+    if chosen[0].error:
+        raise StaticError(chosen[0].error)
+    return chosen[0]
+
+
+def build_keras(path: str, line: int | None, model_dir: str, helpers: dict[str, Any]) -> tuple[Any, Site, dict[str, Any]]:
+    """Build the ``canned_keras_model`` call on ``line`` (or the first buildable one) with ``model_dir``,
+    calling ``helpers["canned_keras_model"]`` (the namespace ``keras_runtime.program_text()`` was executed in,
+    TensorFlow 2.21); (model, its Site, the keyword arguments it was built with, model_dir excepted).
+
+    The arguments are evaluated afresh at each call (an optimizer instance serves one model only)."""
+    import importlib
+
+    source = Path(path).read_text(encoding="utf-8", errors="replace")
+    mod = _Module(source, path)
+    pairs = _keras_constructions(mod)
+    sites = [_analyse_keras(mod, call, estimator) for call, estimator in pairs]
+    site = select_keras([s for s, _ in sites], path, line)
+    index = next(i for i, (s, _) in enumerate(sites) if s is site)
+    call, estimator, uses = pairs[index][0], pairs[index][1], sites[index][1]
+    builtins = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
+    namespace: dict[str, Any] = {"__builtins__": {k: builtins[k] for k in SAFE_BUILTINS if k not in ("True", "False", "None")}}
+    for alias, dotted in mod.aliases.items():
+        namespace[alias] = _resolve(importlib, dotted)
+    for name in _ordered(uses):
+        namespace[name] = eval(compile(ast.Expression(uses[name]), path, "eval"), namespace)  # noqa: S307 - checked above
+
+    def value(node: ast.expr) -> Any:
+        return eval(compile(ast.fix_missing_locations(ast.Expression(node)), path, "eval"), namespace)  # noqa: S307
+
+    try:
+        args = [value(a) for a in call.args[1:]]
+        kwargs = {k.arg: value(k.value) for k in call.keywords if k.arg not in ("model_dir", "estimator")}
+        model = helpers[KERAS_BUILDER](estimator, *args, model_dir=model_dir, **kwargs)
+    except Exception as exc:  # noqa: BLE001 - the user's arguments
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise StaticError(f"{path}:{site.line}: {site.cls} fails: {type(exc).__name__}: {first[:300]}") from None
+    return model, site, kwargs
+
+
 def find(source: str | bytes, path: str) -> list[Site]:
     """Every tf.estimator construction, each with its model_dir (when constant) or the reason it cannot be built."""
     return find_with_builder(source, path, ())[0]

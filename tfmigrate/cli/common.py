@@ -33,6 +33,32 @@ def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
     return None, {}
 
 
+def keras_python(given: str | Path | None = None) -> str | None:
+    """The TensorFlow 2.21 interpreter of ``--target keras``: ``--python``, then ``keras_python`` of
+    [tool.tfmigrate] (relative to that pyproject.toml), then ``childproc.keras_interpreter()``
+    ($TFMIGRATE_KERAS_PYTHON, .venv-keras); None when there is none."""
+    from tfmigrate.childproc import keras_interpreter
+
+    if given:
+        return str(given)
+    config_file, config = find_config(Path.cwd())
+    if config.get("keras_python") and config_file is not None:
+        path = Path(str(config["keras_python"])).expanduser()
+        return str(path if path.is_absolute() else config_file.parent / path)
+    return keras_interpreter()
+
+
+def configured_target(given: str | None) -> str:
+    """``--target``, else ``target`` of [tool.tfmigrate], else the estimator target."""
+    if given:
+        return given
+    _, config = find_config(Path.cwd())
+    target = str(config.get("target") or "estimator")
+    if target not in ("estimator", "keras"):
+        raise click.UsageError(f"[tool.tfmigrate] target = {target!r}: use 'estimator' or 'keras'")
+    return target
+
+
 def split_codes(values: tuple[str, ...] | list[str] | str | None) -> tuple[str, ...] | None:
     if values is None:
         return None

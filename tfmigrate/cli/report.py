@@ -51,7 +51,7 @@ def report(
     failed validation), 2 errors.
     """
     from tfmigrate.assemble import build_report
-    from tfmigrate.cli.common import emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob
+    from tfmigrate.cli.common import emit, enabled_rules, keras_python, refuse_clobbering, run_with_progress, split_codes, split_glob
     from tfmigrate.codemod.runner import Options, default_jobs
     from tfmigrate.report import html, json_format, markdown, sarif, terminal
 
@@ -71,7 +71,8 @@ def report(
     options = Options(enabled=enabled_rules(split_codes(select), split_codes(ignore)), mode="diff", jobs=jobs or default_jobs())
     excludes = tuple(split_glob(exclude))
     result = build_report(lambda opts: run_with_progress((path,), opts, excludes), path, options, checkpoints=checkpoints,
-                          validate=do_validate, steps=steps, say=say, watch=watch if err.is_terminal else None)
+                          validate=do_validate, steps=steps, say=say, watch=watch if err.is_terminal else None,
+                          keras_python=keras_python())  # used with --target keras (the rewrite Options' target)
     written: list[tuple[str, str]] = []
     if html_out is not None:
         emit(html.render(result, subject=str(path)), html_out)

@@ -63,10 +63,18 @@ class ProgressView:
 @click.option("--cluster", "cluster_spec", metavar="chief=1,worker=1,ps=1",
               help="Train as a real local cluster (one process per task on 127.0.0.1, each with its own TF_CONFIG, "
                    "tf.estimator.train_and_evaluate), then restore and resume the chief's checkpoint locally.")
+@click.option("--target", "migration_target", type=click.Choice(["estimator", "keras"]), default=None,
+              help="What the code was migrated to: tf.estimator (TensorFlow 2.15, this interpreter), or keras "
+                   "(`rewrite --target keras`: trained with TensorFlow 2.21 in the --python interpreter) "
+                   "[default: target of [tool.tfmigrate], else estimator].")
+@click.option("--python", "python", type=click.Path(dir_okay=False, path_type=Path),
+              help="With --target keras: the Python that has TensorFlow 2.21 [default: keras_python of [tool.tfmigrate], "
+                   "$TFMIGRATE_KERAS_PYTHON, .venv-keras (make keras)].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: the stages and the verdict; json: the result as one JSON object (what `tfmigrate report --json` holds).")
 def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,
-             program: bool, program_args: str, cluster_spec: str | None, fmt: str) -> None:
+             program: bool, program_args: str, cluster_spec: str | None, migration_target: str | None, python: Path | None,
+             fmt: str) -> None:
     """Train, checkpoint, restore and resume TARGET for real.
 
     \b
@@ -76,8 +84,13 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
       file.py            a migrated file: its first construction that can be built
                          statically, else the program itself run up to its first train()
 
+    With --target keras (code `tfmigrate rewrite --target keras` wrote), TARGET is file.py:LINE of a
+    canned_keras_model(...) call (or file.py: its first one), or --program file.py (the whole program,
+    run twice: it must checkpoint, and its second run resume).
+
     Exit 0 passed, 1 a stage failed, 2 could not run.
     """
+    from tfmigrate.cli.common import configured_target, keras_python
     from tfmigrate.validate.runner import run_validation
 
     err = make_console(stderr=True)
@@ -85,6 +98,23 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
 
     kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert,
                   program=program, program_args=shlex.split(program_args))
+    keras = configured_target(migration_target) == "keras"
+    if keras:
+        from functools import partial
+
+        from tfmigrate.validate.keras import run_keras_validation
+
+        for option, value in (("--cluster", cluster_spec), ("--checkpoint", checkpoint), ("--convert", convert)):
+            if value:
+                raise click.UsageError(f"{option} validates tf.estimator code; with --target keras, convert a legacy checkpoint "
+                                       "with `tfmigrate ckpt convert --to keras`")
+        if program and model_dir:
+            raise click.UsageError("--model-dir: with --target keras, --program runs the program in a scratch working "
+                                   "directory, where its own (relative) model_dir lands")
+        del kwargs["checkpoint"], kwargs["convert"]
+        run_validation = partial(run_keras_validation, python=keras_python(python))  # type: ignore[assignment]
+    elif python:
+        raise click.UsageError("--python names the TensorFlow 2.21 interpreter of --target keras")
     if cluster_spec:
         from tfmigrate.validate.cluster import run_cluster
 

@@ -126,9 +126,11 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{e(title)}{(' — ' + e(subject)) if subject else ''}</title>",
         f"<style>\n{_css()}\n</style></head><body><main>",
-        f'<header><h1>{e(title)}</h1><p class="meta">{e(subject) + " · " if subject else ""}tfmigrate {e(__version__)} · {e(generated)}</p></header>',
+        f'<header><h1>{e(title)}</h1><p class="meta">{e(subject) + " · " if subject else ""}tfmigrate {e(__version__)} · '
+        f'<span class="target">target {e(report.target_label)}</span> · {e(generated)}</p></header>',
         '<nav><a href="#summary">Summary</a><a href="#changes">Changes</a><a href="#findings">Findings</a>'
-        '<a href="#checkpoints">Checkpoints</a><a href="#validation">Validation</a></nav>',
+        '<a href="#checkpoints">Checkpoints</a><a href="#validation">Validation</a>'
+        + ('<a href="#keras-conversion">Keras conversion</a>' if report.keras_conversions else '') + '</nav>',
     ]
 
     # ---------------------------------------------------------------- summary
@@ -151,6 +153,10 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
             out.append(_card(s.validations_not_run, "could not be validated", "warn"))
     else:
         out.append(_card("—", "not validated (--validate)"))
+    if s.keras_conversions:
+        out.append(_card(f"{s.keras_conversions - s.keras_conversions_failed}/{s.keras_conversions}", "Keras conversions verified",
+                         "bad" if s.keras_conversions_failed else "good"))
+    out.append(_card(report.target, "target"))
     out.append("</div>")
     for note in notes:
         out.append(f'<p class="muted">{prose(note)}</p>')
@@ -264,7 +270,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     for v in validations:
         out.append(f'<h3><span class="mono">{path(v.target)}</span> <span class="badge {badge[v.outcome]}">{e(v.outcome)}</span></h3>')
         if v.stages:
-            facts = [f"device {v.device_label}", f"{v.steps} steps"]
+            facts = [f"device {v.device_label}", f"{v.steps} steps"] + ([v.runtime] if v.runtime else [])
             if v.steps_per_second:
                 facts.append(f"{v.steps_per_second} steps/s")
             if v.seconds is not None:
@@ -281,5 +287,18 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
                     f'<td class="num">{st.seconds:.2f}</td><td>{prose(st.detail)}</td></tr>'
                 )
             out.append("</tbody></table></div>")
-    out.append("</section></main></body></html>")
+    out.append("</section>")
+    if report.keras_conversions:
+        out.append('<section id="keras-conversion"><h2>Keras conversion</h2>')
+        for k in report.keras_conversions:
+            out.append(f'<h3><span class="mono">{path(k.checkpoint)}</span> <span class="badge {"passed" if k.passed else "failed"}">'
+                       f'{"verified" if k.passed else "failed"}</span></h3>')
+            facts = [f"for {k.model}"] + ([f"written to {k.out}"] if k.out else []) + (
+                [f"max difference {k.max_difference:.3g}"] if k.max_difference is not None else [])
+            out.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
+            out.append(f'<p class="verdict {"ok" if k.passed else "bad"}">{prose(k.verdict)}</p>')
+            for note in k.notes:
+                out.append(f'<p class="muted">{prose(note)}</p>')
+        out.append("</section>")
+    out.append("</main></body></html>")
     return "\n".join(out) + "\n"

@@ -13,7 +13,7 @@ from dataclasses import asdict
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import SCHEMA, CheckpointComparison, Finding, Fix, Report, Validation
+from tfmigrate.results import SCHEMA, CheckpointComparison, Finding, Fix, KerasConversion, Report, Validation
 
 _ONE_LINE_EACH = ("files", "findings")
 
@@ -44,20 +44,27 @@ def validation_data(v: Validation) -> dict[str, Any]:
     return data
 
 
+def keras_conversion_data(k: KerasConversion) -> dict[str, Any]:
+    return asdict(k)
+
+
 def data(report: Report) -> dict[str, Any]:
-    """The JSON object of ``report``: schema, tool, version, mode, files, findings, summary, and
-    checkpoints, validations, errors, notes when there are any."""
+    """The JSON object of ``report``: schema, tool, version, mode, target, files, findings, summary, and
+    checkpoints, keras_conversions, validations, errors, notes when there are any."""
     out: dict[str, Any] = {
         "schema": SCHEMA,
         "tool": "tfmigrate",
         "version": __version__,
         "mode": report.mode,
+        "target": report.target,
         "files": [{"path": r.path, "status": r.status, "error": r.error} for r in report.files],
         "findings": [finding_data(f) for f in report.findings],
         "summary": asdict(report.summary()),
     }
     if report.checkpoints:
         out["checkpoints"] = [checkpoint_data(c) for c in report.checkpoints]
+    if report.keras_conversions:
+        out["keras_conversions"] = [keras_conversion_data(k) for k in report.keras_conversions]
     if report.validations:
         out["validations"] = [validation_data(v) for v in report.validations]
     if report.errors:

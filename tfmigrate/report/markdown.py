@@ -58,6 +58,8 @@ def summary_lines(report: Report) -> list[str]:
         "",
         f"**{s.findings}** findings: **{s.fixed}** {Fix.FIXED} · **{s.fixable}** {Fix.FIXABLE} "
         f"({FIX_MEANING[Fix.FIXABLE]}) · **{s.manual}** {Fix.MANUAL}",
+        "",
+        f"target: **{_cell(report.target_label)}**",
     ]
     if s.checkpoints:
         lines += ["", f"**{s.checkpoints}** checkpoint(s) analysed: **{s.incompatible}** incompatible"]
@@ -65,6 +67,8 @@ def summary_lines(report: Report) -> list[str]:
         ran = s.validations - s.validations_not_run
         lines += ["", f"**{ran}** validation(s) run: **{s.validations_failed}** failed"
                   + (f" · **{s.validations_not_run}** could not run" if s.validations_not_run else "")]
+    if s.keras_conversions:
+        lines += ["", f"**{s.keras_conversions}** checkpoint(s) converted for Keras: **{s.keras_conversions_failed}** failed"]
     return lines
 
 
@@ -90,8 +94,14 @@ def sections(report: Report) -> list[_Section]:
         rows = [f"| {_code(p.checkpoint_name or '-')} | {_code(p.model_name or '-')} | {_cell(p.status_text)} | "
                 f"{_cell(shape_text(p.checkpoint_shape))} → {_cell(shape_text(p.model_shape))} |" for p in pairs]
         out.append(_Section(head, rows, [""], "checkpoint table rows"))
+    for k in report.keras_conversions:
+        out.append(_Section([f"### Keras conversion of {_code(k.checkpoint)}: {'verified' if k.passed else 'failed'}", "",
+                             f"for {_code(k.model)}" + (f" → {_code(k.out)}" if k.out else "")
+                             + (f" (max difference {k.max_difference:.3g})" if k.max_difference is not None else "")
+                             + f": {_cell(k.verdict)}", ""], what="keras conversions"))
     for v in report.validations:
-        head = [f"### Validation of {_code(v.target)}: {v.outcome} on {_cell(v.device_label)}", ""]
+        runtime = f" ({_cell(v.runtime)})" if v.runtime else ""
+        head = [f"### Validation of {_code(v.target)}: {v.outcome} on {_cell(v.device_label)}{runtime}", ""]
         if v.error:
             head += [f"could not run: {_cell(v.error)}", ""]
         if v.stages:

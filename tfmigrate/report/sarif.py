@@ -72,7 +72,7 @@ def render(report: Report) -> str:
                     {"executionSuccessful": not notifications, "toolExecutionNotifications": notifications}
                 ],
                 "results": results,
-                "properties": {"summary": asdict(report.summary())},
+                "properties": {"target": report.target, "summary": asdict(report.summary())},
             }
         ],
     }

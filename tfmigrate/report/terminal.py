@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 
 from tfmigrate.report import console as view
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, Outcome, Report, Validation, shape_text
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, KerasConversion, Outcome, Report, Validation, shape_text
 
 _CONCERN_STYLE = {Concern.BAD: "bold red", Concern.WARN: "yellow", Concern.OK: "green"}
 
@@ -31,6 +31,7 @@ def summary_view(report: Report) -> Table:
     table.add_row("files", f"{s.files} scanned, [yellow]{s.changed} {report.changed_label}[/], {s.errors} error(s)")
     table.add_row("findings", f"{s.findings}: {s.fixed} {Fix.FIXED}, [blue]{s.fixable} {Fix.FIXABLE}[/] "
                               f"({FIX_MEANING[Fix.FIXABLE]}), [magenta]{s.manual} {Fix.MANUAL}[/]")
+    table.add_row("target", escape(report.target_label))
     if s.checkpoints:
         table.add_row("checkpoints", f"{s.checkpoints} analysed, " + (f"[bold red]{s.incompatible} incompatible[/]" if s.incompatible else "[green]all compatible[/]"))
     else:
@@ -43,6 +44,10 @@ def summary_view(report: Report) -> Table:
         table.add_row("validation", ", ".join(parts))
     else:
         table.add_row("validation", "[dim]not run (--validate)[/]")
+    if s.keras_conversions:
+        failed = s.keras_conversions_failed
+        table.add_row("keras conversion", f"{s.keras_conversions} checkpoint(s) converted, "
+                      + (f"[bold red]{failed} failed[/]" if failed else "[green]all verified[/]"))
     return table
 
 
@@ -60,14 +65,24 @@ def stages_table(v: Validation, title: str | None = None) -> Table:
 def verdict_line(v: Validation) -> str:
     if v.outcome is Outcome.NOT_RUN:
         return f"[bold red]could not run[/]: {escape(v.error or '')}"
-    device = escape(v.device_label)
+    device = f" on {escape(v.device_label)}" if v.device not in ("-", "auto") else ""
+    runtime = f" ({escape(v.runtime)})" if v.runtime else ""
     if v.passed:
         rate = f", {v.steps_per_second} steps/s" if v.steps_per_second else ""
-        return f"[bold green]passed[/] on {device}: {v.steps} steps{rate}, {v.seconds or 0:.1f} s"
+        steps = f"{v.steps} steps{rate}, " if v.steps else ""
+        return f"[bold green]passed[/]{device}{runtime}: {steps}{v.seconds or 0:.1f} s"
     failed = [s for s in v.stages if not s.passed]
     why = f"\n  {escape(failed[0].detail)}" if failed and failed[0].detail else ""
     error = f"\n  {escape(v.error)}" if v.error else ""
-    return f"[bold red]failed[/] on {device}: stage {', '.join(escape(s.name) for s in failed)}{why}{error}"
+    return f"[bold red]failed[/]{device}{runtime}: stage {', '.join(escape(s.name) for s in failed)}{why}{error}"
+
+
+def keras_conversion_line(k: KerasConversion) -> str:
+    """A converted checkpoint's verdict (``ckpt convert --to keras``): verified or not, and its one line."""
+    mark = "[bold green]verified[/]" if k.passed else "[bold red]failed[/]"
+    out = f" -> {escape(k.out)}" if k.out else ""
+    diff = f" (max difference {k.max_difference:.3g})" if k.max_difference is not None else ""
+    return f"{mark} for {escape(k.model)}{out}{diff}\n  {escape(k.verdict)}"
 
 
 def heading(out: Console, title: str) -> None:
@@ -151,6 +166,9 @@ def print_details(report: Report, out: Console) -> None:
             view.print_whole(out, table)
         if hidden:
             out.print(f"[dim]{hidden} optimizer slot/hyperparameter row(s) not shown (see --json or --html)[/]")
+    for k in report.keras_conversions:
+        heading(out, f"[bold]keras conversion[/] {escape(k.checkpoint)}")
+        out.print(keras_conversion_line(k), soft_wrap=True)
     for v in report.validations:
         heading(out, f"[bold]validation[/] {escape(v.target)}")
         if v.stages:
@@ -171,6 +189,8 @@ def print_summary(report: Report, out: Console, written: Sequence[tuple[str, str
     for c in report.checkpoints:
         mark = "[green]compatible[/]" if c.compatible else "[bold red]incompatible[/]"
         out.print(Text.from_markup("[bold]checkpoint[/] ") + Text(f"{c.checkpoint} vs {c.model.target}: ") + Text.from_markup(mark))
+    for k in report.keras_conversions:
+        out.print(f"[bold]keras conversion[/] {escape(k.checkpoint)}: " + keras_conversion_line(k).split("\n")[0])
     for v in report.validations:
         out.print(f"[bold]validate[/] {escape(v.target)}: " + verdict_line(v).split("\n")[0])
     for label, path in written:

@@ -636,7 +636,7 @@ class Run:
             except Exception:  # noqa: BLE001 - details are cosmetic
                 gpu_name = ""
         emit("info", device=device, device_name=gpu_name, estimator=type(est).__name__, model_dir=model_dir,
-             declared_model_dir=declared, inputs=kinds)
+             declared_model_dir=declared, inputs=kinds, tensorflow=tf.__version__)
         emit("stage", name="load", passed=True, seconds=round(time.perf_counter() - t0, 3),
              detail=(f"Keras model '{est._tfmigrate_keras.name}' via tf.keras.estimator.model_to_estimator (name-based checkpoints)"
                      if getattr(est, "_tfmigrate_keras", None) is not None
@@ -903,14 +903,15 @@ def first_line(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], run: type[Run] = Run) -> int:
+    """``run``: the Run class (``_keras_child.KerasRun`` for --target keras)."""
     global _PROTO
     _PROTO = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
     os.dup2(2, 1)  # the user's prints and TensorFlow's go to stderr
     sys.stdout = sys.stderr
     config = json.loads(argv[0])
     try:
-        Run(config).main()
+        run(config).main()
     except _Stop:
         pass
     except CouldNotRun as exc:

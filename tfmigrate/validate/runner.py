@@ -5,7 +5,8 @@ No TensorFlow here. ``run_validation`` returns the ``tfmigrate validate`` JSON o
     {"schema": 1, "passed": bool, "device": str, "steps": int,
      "stages": [{"name", "passed", "seconds", "detail"}], ...}
 
-plus ``target``, ``model_dir``, ``estimator``, ``checkpoints`` (analyses, `ckpt diff`-shaped),
+plus ``target``, ``migration_target`` (``estimator``; ``keras`` from ``tfmigrate.validate.keras``),
+``tensorflow`` (its version), ``model_dir``, ``estimator``, ``checkpoints`` (analyses, `ckpt diff`-shaped),
 ``error`` (when it could not run) and ``exit_code`` (0 passed, 1 failed, 2 could not run).
 """
 
@@ -62,7 +63,7 @@ def run_validation(
     (each with its ``target``) and ``result["target_errors"]``."""
     result: dict[str, Any] = {
         "schema": SCHEMA, "passed": False, "device": device, "steps": steps, "stages": [],
-        "target": target, "checkpoints": [],
+        "target": target, "checkpoints": [], "migration_target": "estimator",
     }
     started = time.perf_counter()
     try:
@@ -100,10 +101,45 @@ def run_validation(
         "program": program,
         "program_args": list(program_args or []),
     }
+    fatal = stream_child(module_command("tfmigrate.validate._child", json.dumps(config)), result, device, on_event, timeout)
+    if analyse_batch is not None:
+        scratch.cleanup()
+        result.pop("model_dir", None)
+    if fatal is not None:
+        return _could_not_run(result, fatal, started)
+    if analyse_batch is not None:
+        result["passed"] = all(c.get("compatible") for c in result["checkpoints"])
+        result["exit_code"] = 0 if result["passed"] else 1
+        return result
+    if convert_stage is not None:
+        names = [s["name"] for s in result["stages"]]
+        at = names.index("converted checkpoint") if "converted checkpoint" in names else len(names)
+        result["stages"].insert(at, convert_stage)
+        if convert_stage["passed"]:
+            result["converted"] = converted
+    result["passed"] = bool(result["stages"]) and all(s["passed"] for s in result["stages"])
+    if fresh and result["passed"]:
+        shutil.rmtree(directory, ignore_errors=True)  # a failed run keeps its model_dir to look at
+        result["model_dir_removed"] = True
+    result["exit_code"] = 0 if result["passed"] else 1
+    result["seconds"] = round(time.perf_counter() - started, 2)
+    train = next((s for s in result["stages"] if s["name"] == "train"), None)
+    if train and "steps_per_second" in train:
+        result["steps_per_second"] = train["steps_per_second"]
+        result["dense_device"] = train.get("dense_device")
+    return result
+
+
+def stream_child(command: list[str], result: dict[str, Any], device: str, on_event: Callable[[Event], None] | None,
+                 timeout: float | None) -> str | None:
+    """Run a validation child (``command``) and read its events into ``result``; the one-line error when it
+    could not run (None when it reached its end). The child gets a temporary directory of its own
+    (removed when it ends), its own process group (killed when it ends: whatever the user's program
+    started ends with it), TensorFlow's log noise off and its stderr kept out of the terminal."""
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log, \
             tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as child_tmp:
         proc = subprocess.Popen(
-            module_command("tfmigrate.validate._child", json.dumps(config)),
+            command,
             stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(tmpdir=child_tmp),
             start_new_session=True,  # its own process group: whatever the user's program started ends with it
         )
@@ -131,7 +167,7 @@ def run_validation(
                     result["stages"].append({k: v for k, v in event.items() if k != "event"})
                 elif kind == "info":
                     result["device"] = event.get("device", device)
-                    for key in ("device_name", "estimator", "declared_model_dir", "inputs"):
+                    for key in ("device_name", "estimator", "declared_model_dir", "inputs", "tensorflow"):
                         if event.get(key):
                             result[key] = event[key]
                 elif kind == "checkpoint":
@@ -161,32 +197,7 @@ def run_validation(
         if fatal is None and not done:
             log.seek(0)
             fatal = f"the validation child exited with code {proc.returncode}: {last_error_line(log.read())}"
-    if analyse_batch is not None:
-        scratch.cleanup()
-        result.pop("model_dir", None)
-    if fatal is not None:
-        return _could_not_run(result, fatal, started)
-    if analyse_batch is not None:
-        result["passed"] = all(c.get("compatible") for c in result["checkpoints"])
-        result["exit_code"] = 0 if result["passed"] else 1
-        return result
-    if convert_stage is not None:
-        names = [s["name"] for s in result["stages"]]
-        at = names.index("converted checkpoint") if "converted checkpoint" in names else len(names)
-        result["stages"].insert(at, convert_stage)
-        if convert_stage["passed"]:
-            result["converted"] = converted
-    result["passed"] = bool(result["stages"]) and all(s["passed"] for s in result["stages"])
-    if fresh and result["passed"]:
-        shutil.rmtree(directory, ignore_errors=True)  # a failed run keeps its model_dir to look at
-        result["model_dir_removed"] = True
-    result["exit_code"] = 0 if result["passed"] else 1
-    result["seconds"] = round(time.perf_counter() - started, 2)
-    train = next((s for s in result["stages"] if s["name"] == "train"), None)
-    if train and "steps_per_second" in train:
-        result["steps_per_second"] = train["steps_per_second"]
-        result["dense_device"] = train.get("dense_device")
-    return result
+    return fatal
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
