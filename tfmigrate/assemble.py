@@ -9,8 +9,8 @@
 
 With ``--target keras`` (the rewrite's ``Options.target``, or ``build_report(target=...)``) the
 constructions of stage 2 are the ``canned_keras_model(...)`` calls the rewrite writes; stage 3 is the
-conversion of each legacy checkpoint for the Keras model (:func:`keras_conversion`, the hook for
-``tfmigrate ckpt convert --to keras``), and stage 4 runs with TensorFlow 2.21 in the Keras
+conversion of each legacy checkpoint for the Keras model (:func:`keras_conversion`: ``tfmigrate ckpt
+convert --to keras`` into a scratch file, verified by equal predictions), and stage 4 runs with TensorFlow 2.21 in the Keras
 interpreter (``validate --target keras``).
 
 The TensorFlow child imports the definitions from files: a changed file's new text is written to a
@@ -257,16 +257,26 @@ def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say:
         report.validations.append(read_validation(s, r))
 
 
-def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None) -> KerasConversion | None:
-    """HOOK for ``tfmigrate ckpt convert --to keras`` (h/ckpt): convert the legacy ``checkpoint`` for the Keras
-    model of ``site`` (``site.spec``, the ``canned_keras_model`` call the TensorFlow 2.21 child builds with
-    ``keras_python``) into a scratch ``.weights.h5`` and return its verdict as a :class:`KerasConversion`
-    (``checkpoint``, ``model=site.shown``, ``passed`` = written and verified by equal predictions, ``verdict``
-    one line, ``out``, ``max_difference``), text naming the user's files (``site.relabel``).
+def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None) -> KerasConversion:
+    """``tfmigrate ckpt convert --to keras`` of the legacy ``checkpoint`` for the Keras model of ``site``
+    (``site.spec``, the ``canned_keras_model`` call the TensorFlow 2.21 child builds with ``keras_python``),
+    into a scratch ``.weights.h5`` that is removed afterwards (a report writes nothing beside your files):
+    its verdict (``passed``: written, and the Keras model predicts as the checkpoint's own arrays do), with
+    text naming the user's files. A conversion that cannot run (an unreadable checkpoint, no
+    interpreter) is a failed verdict with its one line."""
+    from tfmigrate.checkpoint.index import CheckpointError
+    from tfmigrate.checkpoint.keras import convert_to_keras
 
-    Returns None while the converter is not wired in: the report then notes the checkpoint and the command
-    that converts it. Wiring it is the only change this module needs."""
-    return None
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-report-keras-") as scratch:
+        try:
+            conversion = convert_to_keras(checkpoint, site.spec, Path(scratch) / "model.weights.h5", python=keras_python)
+        except CheckpointError as exc:
+            return KerasConversion(checkpoint=checkpoint, model=site.shown, passed=False, verdict=site.relabel(str(exc)))
+        fields = conversion.report_fields(model=site.shown)
+    fields["verdict"] = site.relabel(fields["verdict"])
+    fields["notes"] = [site.relabel(note) for note in fields["notes"]]
+    fields["out"] = None  # the scratch file is gone: `tfmigrate ckpt convert CHECKPOINT OUT --to keras` writes it
+    return KerasConversion(**fields)
 
 
 def convert_for_keras(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say,
@@ -280,12 +290,7 @@ def convert_for_keras(sites: list[EstimatorSite], extra: tuple[Path, ...], repor
         found = resolve_model_dir(s)
         for checkpoint in _distinct(([str(found)] if found else []) + [str(p) for p in extra]):
             say(f"keras conversion: {checkpoint} for {s.shown}")
-            verdict = keras_conversion(s, checkpoint, keras_python)
-            if verdict is None:
-                report.notes.append(f"{checkpoint}: a legacy checkpoint for {s.shown}; carry its weights over with "
-                                    f"`tfmigrate ckpt convert {checkpoint} --to keras`")
-            else:
-                report.keras_conversions.append(verdict)
+            report.keras_conversions.append(keras_conversion(s, checkpoint, keras_python))
 
 
 def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, checkpoints: tuple[Path, ...] = (),
