@@ -13,9 +13,9 @@ does not keep, checked by running the migrated samples and the real-world corpus
 - TFM752 (finding): a legacy optimizer that cannot be renamed so (Nadam, whose Keras 3 update
   differs; ``lr=``/``decay=`` or other arguments Keras 3 reads otherwise; graph-mode modules, where
   a Keras 3 optimizer cannot ``minimize`` a tensor).
-- TFM753 (finding): ``tf.compat.v1.layers`` (and ``tf.layers``) needs Keras 2 in TF >= 2.16.
+- TFM753 (finding): ``tf.compat.v1.layers`` and ``tf.compat.v1.nn.rnn_cell`` need Keras 2 in TF >= 2.16.
 - TFM754 (finding, one a line): TF 2 summary ops (``tf.summary.scalar`` ...) need the ``tensorboard``
-  package, which TF 2.21 no longer installs.
+  package, which TF 2.21 no longer installs (and so does ``import tensorboard...``).
 - TFM755 (finding, catch-all): any other ``tf.estimator`` name left in the code.
 
 TensorFlow is never imported here.
@@ -28,7 +28,7 @@ from typing import ClassVar
 import libcst as cst
 
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import dotted as dotted_name, expression
 from tfmigrate.rule_ids import TFM750, TFM751, TFM752, TFM753, TFM754, TFM755
 
 # tf.estimator names that are tf.compat.v1.train's own classes in TF 2.15 (checked with `is`)
@@ -63,6 +63,16 @@ GRAPH_MODE = frozenset({
     "tensorflow.Graph",
 })
 
+# tf.compat.v1 modules that TF >= 2.16 builds from Keras 2 (a KerasLazyLoader that, under Keras 3, raises
+# "`X` is not available with Keras 3" for every name: found by walking TF 2.21's tf.compat.v1)
+KERAS2_MODULES = frozenset({
+    "tensorflow.compat.v1.layers", "tensorflow.layers", "tensorflow.compat.v1.nn.rnn_cell", "tensorflow.nn.rnn_cell",
+})
+RNN_CELLS = {
+    "BasicLSTMCell": "LSTMCell", "LSTMCell": "LSTMCell", "GRUCell": "GRUCell", "BasicRNNCell": "SimpleRNNCell",
+    "MultiRNNCell": "StackedRNNCells",
+}
+
 SUMMARY_OPS = frozenset({"scalar", "histogram", "image", "audio", "text"})
 
 LEGACY_KERAS = ("install tf-keras (`pip install tf-keras~=2.21`, Keras 2 for TF 2.21) and set the environment "
@@ -95,8 +105,8 @@ class KerasCompatTransform(FamilyTransform):
         module, _, last = name.rpartition(".")
         if module in ESTIMATOR_MODULES:
             return self._estimator_name(original, updated, module, last)
-        if module in ("tensorflow.compat.v1.layers", "tensorflow.layers"):
-            self._layers(original, name, last)
+        if module in KERAS2_MODULES:
+            self._layers(original, name, module, last)
         elif module == "tensorflow.summary" and last in SUMMARY_OPS and isinstance(self.index.parents.get(original), cst.Call):
             self._summary(original)
         return updated
@@ -139,20 +149,39 @@ class KerasCompatTransform(FamilyTransform):
             return f"{head.value}.train.{last}"
         return None
 
-    def _layers(self, original: cst.CSTNode, name: str, last: str) -> None:
+    def _layers(self, original: cst.CSTNode, name: str, module: str, last: str) -> None:
         if isinstance(self.index.parents.get(original), cst.ImportFrom):
             return
         shown = "tf." + name.removeprefix("tensorflow.")
-        target = last  # the class, or the class of the function: conv2d_transpose -> Conv2DTranspose
-        if last[:1].islower():
-            target = "".join(part.capitalize() for part in last.split("_"))
-            target = target.replace("1d", "1D").replace("2d", "2D").replace("3d", "3D")
+        if module.endswith("rnn_cell"):
+            target = RNN_CELLS.get(last)
+            port = (f"port it to tf.keras.layers.{target} inside tf.keras.layers.RNN" if target else
+                    "port the recurrent network to tf.keras.layers.RNN / LSTM / GRU")
+        else:
+            target = last  # the class, or the class of the function: conv2d_transpose -> Conv2DTranspose
+            if last[:1].islower():
+                target = "".join(part.capitalize() for part in last.split("_"))
+                target = target.replace("1d", "1D").replace("2d", "2D").replace("3d", "3D")
+            port = f"port it to tf.keras.layers.{target}"
         self.flag(original, TFM753, f"{shown} is not available with Keras 3: TensorFlow 2.16 and later build "
-                  "tf.compat.v1.layers from Keras 2's legacy layers, and Keras 3 (TF 2.21's tf.keras) has none "
+                  f"{shown.rpartition('.')[0]} from Keras 2's legacy code, and Keras 3 (TF 2.21's tf.keras) has none "
                   f"(AttributeError: `{last}` is not available with Keras 3). To keep the code and its variable names "
-                  f"(checkpoints carry over): {LEGACY_KERAS}. Or port it to tf.keras.layers.{target} (Keras 3 names its "
-                  "variables by a process-wide layer counter and ignores tf.compat.v1.variable_scope: a legacy "
-                  "checkpoint then needs a name map)")
+                  f"(checkpoints carry over): {LEGACY_KERAS}. Or {port} (Keras 3 names its variables by a process-wide "
+                  "layer counter and ignores tf.compat.v1.variable_scope: a legacy checkpoint then needs a name map)")
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            self._tensorboard_import(node, dotted_name(alias.name))
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if node.module is not None and not node.relative:
+            self._tensorboard_import(node, dotted_name(node.module))
+
+    def _tensorboard_import(self, node: cst.CSTNode, module: str | None) -> None:
+        if module is not None and (module == "tensorboard" or module.startswith("tensorboard.")):
+            self.flag(node, TFM754, f"`{module}` is the tensorboard package, which TensorFlow 2.21 no longer installs with "
+                      "itself (TF 2.15 depended on it): add `tensorboard` to the program's requirements "
+                      "(`pip install tensorboard`)")
 
     def _summary(self, original: cst.CSTNode) -> None:
         line = self.index.positions[original].start.line
