@@ -53,9 +53,12 @@ OPTIMIZER_ARGUMENTS: dict[str, tuple[str, ...]] = {
     "Ftrl": ("learning_rate", "learning_rate_power", "initial_accumulator_value", "l1_regularization_strength",
              "l2_regularization_strength", "name", "l2_shrinkage_regularization_strength", "beta"),
 }
-LEGACY_OPTIMIZERS = "tensorflow.keras.optimizers.legacy"
+LEGACY_OPTIMIZERS = frozenset({
+    "tensorflow.keras.optimizers.legacy", "tensorflow.compat.v1.keras.optimizers.legacy",
+    "tensorflow.compat.v2.keras.optimizers.legacy",
+})
 
-# what makes a module graph-mode code: a Keras 3 optimizer cannot minimize a tensor there
+# what makes a module graph-mode code (and any tf.estimator name): a Keras 3 optimizer cannot minimize a tensor there
 GRAPH_MODE = frozenset({
     "tensorflow.compat.v1.disable_eager_execution", "tensorflow.compat.v1.disable_v2_behavior",
     "tensorflow.compat.v1.Session", "tensorflow.compat.v1.InteractiveSession", "tensorflow.compat.v1.placeholder",
@@ -87,7 +90,8 @@ class KerasCompatTransform(FamilyTransform):
         self.summary_lines: set[int] = set()  # one TFM754 a line
         for kind in (cst.Attribute, cst.Name):
             for ref in self.index.nodes(kind):
-                if self.qualified_name(ref) in GRAPH_MODE:
+                name = self.qualified_name(ref)
+                if name in GRAPH_MODE or (name or "").startswith(("tensorflow.estimator.", "tensorflow.compat.v1.estimator.")):
                     self.graph_mode = True
                     return
 
@@ -198,7 +202,7 @@ class KerasCompatTransform(FamilyTransform):
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         name = self.qualified_name(original.func)
         module, _, cls = (name or "").rpartition(".")
-        if module != LEGACY_OPTIMIZERS:
+        if module not in LEGACY_OPTIMIZERS:
             return updated
         shown = f"tf.keras.optimizers.legacy.{cls}"
         reason = self._optimizer_obstacle(original, cls)
@@ -207,13 +211,11 @@ class KerasCompatTransform(FamilyTransform):
                       f"raises when built); {reason}. Either {LEGACY_KERAS} (the code keeps its legacy optimizer and "
                       f"checkpoint slots), or port the training to a Keras 3 tf.keras.optimizers.{cls}")
             return updated
-        head = original.func
-        while isinstance(head, cst.Attribute):
-            head = head.value
         if self.fix(original, TFM751, f"{shown} -> tf.keras.optimizers.{cls}: Keras 3 has no legacy optimizers; its "
                     f"{cls} has the same arguments, defaults and update (its slot variables are named otherwise: a "
                     "legacy checkpoint's optimizer state does not carry over)"):
-            return updated.with_changes(func=expression(f"{head.value}.keras.optimizers.{cls}"))  # type: ignore[union-attr]
+            func = updated.func  # `<...>.optimizers.legacy.X` -> `<...>.optimizers.X`, in the code's own aliases
+            return updated.with_changes(func=func.with_changes(value=func.value.value))  # type: ignore[attr-defined]
         return updated
 
     def _optimizer_obstacle(self, call: cst.Call, cls: str) -> str | None:
@@ -234,11 +236,14 @@ class KerasCompatTransform(FamilyTransform):
                         + (" (the legacy time-based decay: use a tf.keras.optimizers.schedules.InverseTimeDecay "
                            "learning rate)" if arg.keyword.value == "decay" else ""))
         if self.graph_mode:
-            return ("this module runs in graph mode (tf.compat.v1 sessions or placeholders), where a Keras 3 optimizer "
-                    "cannot minimize a tensor")
-        head = call.func
-        while isinstance(head, cst.Attribute):
-            head = head.value
-        if not isinstance(call.func, cst.Attribute) or self.qualified_name(head) != "tensorflow":
+            return ("this module runs in graph mode (tf.compat.v1 sessions or placeholders, MonitoredTrainingSession, "
+                    "tf.estimator), where a Keras 3 optimizer cannot minimize a tensor")
+        if not _through_legacy(call.func):
             return f"it is imported by name; build tf.keras.optimizers.{cls} instead"
         return None
+
+
+def _through_legacy(func: cst.BaseExpression) -> bool:
+    """Is ``func`` an attribute chain ``<...>.legacy.X`` (so dropping ``.legacy`` names the Keras 3 class)?"""
+    return (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Attribute)
+            and func.value.attr.value == "legacy" and isinstance(func.value.value, (cst.Attribute, cst.Name)))
