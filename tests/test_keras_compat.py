@@ -22,6 +22,7 @@ import pytest
 from tests.keras_env import keras_python, run_keras
 from tfmigrate.codemod.engine import Options, process_file, rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tfmigrate.transforms.keras_compat import HOOKS, KERAS2_MODULES, OPTIMIZER_ARGUMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"
@@ -140,6 +141,21 @@ import tensorflow as tf
 exec(open(os.path.join(work, "optimizers.py")).read())
 out["optimizers"] = trajectories(tf.keras.optimizers)
 
+# the facts the rules rest on
+HOOKS, KERAS2_MODULES = json.loads(sys.argv[3])  # the family's tables (tfmigrate is not imported here)
+facts = {"estimator": hasattr(tf, "estimator"), "hooks": sorted(h for h in HOOKS if hasattr(tf.compat.v1.train, h))}
+try:
+    tf.keras.optimizers.legacy.SGD(learning_rate=0.1)
+except Exception as exc:
+    facts["legacy_optimizer"] = f"{type(exc).__name__}: {exc}"
+for module in sorted(KERAS2_MODULES):
+    if module.startswith("tensorflow.compat.v1."):
+        try:
+            getattr(eval("tf." + module.removeprefix("tensorflow.")), "Dense" if module.endswith("layers") else "LSTMCell")
+        except AttributeError as exc:
+            facts[module] = str(exc)
+out["facts"] = facts
+
 # eager first: the graph programs switch the process to graph mode
 def eager():
     module = load("eager_mnist", programs["eager_mnist"])
@@ -225,7 +241,8 @@ def tf221(tmp_path_factory):
     legacy = subprocess.Popen(  # TF 2.15's legacy optimizers, meanwhile
         [sys.executable, "-c", OPTIMIZERS + "import tensorflow as tf\nprint(json.dumps(trajectories(tf.keras.optimizers.legacy)))"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
-    proc = run_keras(["-c", CHILD, str(work), json.dumps(programs)], cwd=work, timeout=400)
+    tables = json.dumps([sorted(HOOKS), sorted(KERAS2_MODULES)])
+    proc = run_keras(["-c", CHILD, str(work), json.dumps(programs), tables], cwd=work, timeout=400)
     stdout, stderr = legacy.communicate(timeout=300)
     assert legacy.returncode == 0, stderr[-2000:]
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -241,6 +258,16 @@ def _finding_lines(name: str, rule: str) -> set[int]:
     """Lines of the keras output (the file the child ran) where ``rule`` reports."""
     result = rewrite_source(keras_rewrite(name).new, KERAS, path=f"{name}.py")  # on the output: its own lines
     return {f.line for f in result.findings if f.rule == rule}
+
+
+@pytest.mark.slow
+def test_tf221_lacks_what_the_family_says(tf221):
+    facts = tf221["facts"]
+    assert facts["estimator"] is False and facts["hooks"] == sorted(HOOKS)  # TFM755, TFM750
+    assert facts["legacy_optimizer"].startswith("ImportError: `keras.optimizers.legacy` is not supported in Keras 3")  # TFM751/2
+    if not tf221["tf_keras"]:  # TFM753
+        assert facts["tensorflow.compat.v1.layers"] == "`Dense` is not available with Keras 3."
+        assert facts["tensorflow.compat.v1.nn.rnn_cell"] == "`LSTMCell` is not available with Keras 3."
 
 
 @pytest.mark.slow
@@ -288,8 +315,6 @@ def test_tf221_monitored_mnist_stops_at_a_reported_estimator_line(tf221):
 @pytest.mark.slow
 def test_tf221_keras3_optimizers_step_like_the_tf215_legacy_ones(tf221):
     """TFM751 renames exactly the classes whose five steps agree; Nadam (TFM752) does not."""
-    from tfmigrate.transforms.keras_compat import OPTIMIZER_ARGUMENTS
-
     new, legacy = tf221["optimizers"], tf221["legacy_optimizers"]
     assert new.keys() == legacy.keys()
     for case in new:
