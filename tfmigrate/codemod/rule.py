@@ -13,6 +13,7 @@ File format (TOML)::
     title = "Plain TF1 renames"
     transform = "tfmigrate.transforms.renames:CompatV1Renames"
     needles = ["tensorflow"]
+    target = "keras"            # optional: the family runs only with `--target keras` (default: every target)
 
     [[rules]]
     id = "TFM501"
@@ -108,6 +109,7 @@ class Family:
     rules: tuple[Rule, ...]
     order: int = 50  # families run in ascending order; the catch-all runs last
     source: str = ""
+    target: str | None = None  # the only --target this family runs with (None: every target)
 
     def load_transform(self) -> type[FamilyTransform]:
         module_name, _, attr = self.transform.partition(":")
@@ -128,9 +130,11 @@ class Catalog:
         """Every rule id of the catalog."""
         return frozenset(self.rules)
 
-    def selected(self, select: tuple[str, ...] | None, ignore: tuple[str, ...] = ()) -> frozenset[str]:
-        """Rule ids enabled by --select/--ignore (ids or prefixes such as ``TFM1``)."""
-        ids = [r for r in self.rules if select is None or any(r.startswith(s) for s in select)]
+    def selected(self, select: tuple[str, ...] | None, ignore: tuple[str, ...] = (), target: str = "estimator") -> frozenset[str]:
+        """Rule ids enabled by --select/--ignore (ids or prefixes such as ``TFM1``) for ``--target``:
+        a family of another target (``target = "keras"`` in its file) is never enabled."""
+        other = {r.id for f in self.families if f.target is not None and f.target != target for r in f.rules}
+        ids = [r for r in self.rules if r not in other and (select is None or any(r.startswith(s) for s in select))]
         return frozenset(r for r in ids if not any(r.startswith(i) for i in ignore))
 
     def unknown_codes(self, codes: tuple[str, ...]) -> list[str]:
@@ -210,7 +214,15 @@ def load_family(path: Path) -> Family:
         rules=tuple(rules),
         order=int(data.get("order", 50)),
         source=path.name,
+        target=_target(data, path.name),
     )
+
+
+def _target(data: dict, where: str) -> str | None:
+    target = data.get("target")
+    if target is not None and target not in ("estimator", "keras"):
+        raise CatalogError(f"{where}: target must be \"estimator\" or \"keras\"")
+    return target
 
 
 @cache
