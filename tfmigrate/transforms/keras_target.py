@@ -493,10 +493,10 @@ class KerasTargetTransform(FamilyTransform):
             fn = next((f for f in self.index.nodes(cst.FunctionDef) if f.name.value == model_fn.value), None)
         if fn is not None:
             line = self.get_metadata(PositionProvider, fn).start.line
-            pieces.append(f"model_fn {fn.name.value} (line {line})")
+            pieces.append(f"the model_fn `{fn.name.value}` (line {line})")
             pieces.extend(self._model_fn_pieces(fn))
         elif model_fn is not None:
-            pieces.append(f"model_fn {code_of(model_fn)}")
+            pieces.append(f"the model_fn `{code_of(model_fn)}`")
         self.flag(call, TFM705, "tf.estimator.Estimator with a custom model_fn has no Keras form tfmigrate writes: "
                   + "; ".join(pieces) + ". Write a tf.keras.Model (or a Model subclass with a train_step) with these layers, "
                   "compile it with that optimizer, loss and metrics, train it with model.fit(input_dataset(input_fn), epochs=1, "
