@@ -131,6 +131,7 @@ def test_unhonoured_arguments_leave_the_construction_with_their_names():
     assert not finding.fixable and "label_vocabulary=" in finding.message and "session_config=" in finding.message
 
 
+@pytest.mark.slow
 def test_cli_target_option_and_config_key(tmp_path: Path):
     program = tmp_path / "train.py"
     legacy = (SAMPLES / "learn_dnn_fit" / "legacy.py").read_bytes()

@@ -30,7 +30,6 @@ DNNClassifier(...)``, also ``clf = DNNClassifier(...).train(...)``, split in two
 from __future__ import annotations
 
 import libcst as cst
-from libcst.metadata import PositionProvider
 
 from tfmigrate import keras_runtime
 from tfmigrate.codemod.transform import FamilyTransform
@@ -88,6 +87,8 @@ def lowers_to_keras(t: FamilyTransform) -> bool:
     if "keras_program" in t.context.facts:
         return True
     for call in t.index.nodes(cst.Call):
+        if isinstance(call.func, cst.Name) and call.func.value == "canned_keras_model":  # lowered by an earlier run
+            return True
         found = estimator_class(t.qualified_name(call.func))
         if found is not None and found[0] in CANNED:
             return True
@@ -123,6 +124,7 @@ class KerasTargetTransform(FamilyTransform):
         self.bound: set[cst.CSTNode] = set()  # the Name targets bound to a lowered construction
         self.lowered: set[int] = set()  # id of each lowered construction call
         self.factories: dict[cst.FunctionDef, list[cst.Return]] = {}
+        self.custom: list[cst.Call] = []
 
     # --- the plan ----------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
@@ -136,12 +138,15 @@ class KerasTargetTransform(FamilyTransform):
                 if cls in CANNED:
                     self._construction(call, cls, v1)
                 elif cls in COMBINED:
-                    self.flag(call, TFM706, f"tf.estimator.{cls} has no Keras form here yet (a linear model and a DNN "
-                              "summed, two optimizers): write a tf.keras.Model with a 'linear_logits' Dense over the "
-                              "linear_feature_columns (zeros initializer) plus the DNN tower, summed, and a train_step that "
-                              "applies linear_optimizer to the linear weights and dnn_optimizer to the rest")
+                    self.flag(call, TFM706, f"tf.estimator.{cls} has no Keras form tfmigrate writes (a linear model and a "
+                              "DNN summed, two optimizers): write a tf.keras.Model subclass whose logits are a Dense named "
+                              "'linear_logits' (kernel_initializer='zeros') over keras_inputs(linear_feature_columns) plus the "
+                              "DNN tower over keras_inputs(dnn_feature_columns) (Dense 'hiddenlayer_N' of dnn_hidden_units, then "
+                              "'logits'), and a train_step that applies linear_optimizer to the linear weights and "
+                              "dnn_optimizer to the others; TF 2.15's rates: a string or absent linear_optimizer (Ftrl) trains "
+                              "at min(0.2, 1/sqrt(number of linear columns)), a string or absent dnn_optimizer (Adagrad) at 0.001")
                 elif cls == "Estimator":
-                    self._custom(call)
+                    self.custom.append(call)  # reported in leave_Module: the model_fn's line in the new code
                 elif cls in MANUAL_API:
                     self.flag(call, TFM706, MANUAL_API[cls])
             elif name in NUMPY_INPUT_FNS:
@@ -484,16 +489,15 @@ class KerasTargetTransform(FamilyTransform):
                       "for a SavedModel)")
 
     # --- custom model_fn (TFM705) ---------------------------------------------------------------------
-    def _custom(self, call: cst.Call) -> None:
+    def _custom(self, call: cst.Call, module: cst.Module) -> None:
         model_fn = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "model_fn"),
                         call.args[0].value if call.args and call.args[0].keyword is None else None)
         pieces = []
         fn = None
-        if isinstance(model_fn, cst.Name):
+        if isinstance(model_fn, cst.Name):  # the first def of that name
             fn = next((f for f in self.index.nodes(cst.FunctionDef) if f.name.value == model_fn.value), None)
         if fn is not None:
-            line = self.get_metadata(PositionProvider, fn).start.line
-            pieces.append(f"the model_fn `{fn.name.value}` (line {line})")
+            pieces.append(f"the model_fn `def {fn.name.value}({code_of(fn.params)})`")
             pieces.extend(self._model_fn_pieces(fn))
         elif model_fn is not None:
             pieces.append(f"the model_fn `{code_of(model_fn)}`")
@@ -513,8 +517,8 @@ class KerasTargetTransform(FamilyTransform):
             name = self.qualified_name(node.func) or dotted(node.func) or ""
             short = name.replace("tensorflow.", "tf.")
             if ".layers." in name:
-                layers.append(f"{short.rpartition('.')[2]}({', '.join(code_of(a).rstrip(', ') for a in node.args[1:] if not a.star)})"
-                              if name.split(".")[-2] == "layers" and name.split(".")[-1].islower() else short.rpartition('.')[2])
+                layers.append(" ".join(f"{short.rpartition('.')[2]}({', '.join(code_of(a).strip().rstrip(',') for a in node.args[1:] if not a.star)})"
+                              .split()) if name.split(".")[-2] == "layers" and name.split(".")[-1].islower() else short.rpartition('.')[2])
             elif name.endswith("Optimizer") or ".optimizers." in name:
                 optimizers.append(code_of(node).replace("tensorflow.", "tf."))
             elif name.endswith("EstimatorSpec"):
@@ -539,10 +543,10 @@ class KerasTargetTransform(FamilyTransform):
 
     # --- writing ------------------------------------------------------------------------------------
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
-        if not self.table:
-            return updated
-        module = transform(updated, ReplaceById(self.table))  # type: ignore[arg-type]
-        return self._insert_helpers(module)
+        module = self._insert_helpers(transform(updated, ReplaceById(self.table))) if self.table else updated  # type: ignore[arg-type]
+        for call in self.custom:
+            self._custom(call, module)
+        return module
 
     def _insert_helpers(self, module: cst.Module) -> cst.Module:
         written = self._written_helpers(module)
