@@ -105,6 +105,18 @@ def test_an_unrelated_train_is_left_alone():
     assert "    model.train(input_fn=f, steps=3)  # another binding" in new
 
 
+def test_max_steps_trains_up_to_that_step_and_never_zero_steps():
+    code = textwrap.dedent('''\
+        import tensorflow as tf
+
+        model = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=[tf.feature_column.numeric_column("x")])
+        model.train(input_fn=f, max_steps=30)
+        ''').encode()
+    new = rewrite_source(code, KERAS).new.decode()
+    assert ("if int(model.optimizer.iterations) < 30:\n    model.fit(input_dataset(f), epochs=1, "
+            "steps_per_epoch=30 - int(model.optimizer.iterations), callbacks=checkpoints(model))\n") in new
+
+
 def test_a_lowered_module_is_never_put_in_graph_mode():
     code = textwrap.dedent('''\
         import tensorflow as tf

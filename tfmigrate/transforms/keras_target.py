@@ -365,14 +365,20 @@ class KerasTargetTransform(FamilyTransform):
 
         self.table[id(line)] = split
 
-    def _fit(self, call: cst.Call, name: str) -> cst.Call | None:
-        """``name.fit(input_dataset(E), epochs=1, steps_per_epoch=S, callbacks=checkpoints(name))``."""
+    def _fit(self, call: cst.Call, name: str, guarded: bool = False):  # type: ignore[no-untyped-def]
+        """``name.fit(input_dataset(E), epochs=1, steps_per_epoch=S, callbacks=checkpoints(name))``; with
+        ``max_steps=M`` (only where the call is a statement line of its own, ``guarded``) the fit runs
+        ``M - steps done`` steps, and only when that is positive (Keras refuses 0 steps; the Estimator
+        trained none once its global step had reached M)."""
         args = self._bind_method(call, ("input_fn", "hooks", "steps", "max_steps", "saving_listeners"))
         if args is None or "input_fn" not in args:
             self.flag(call, TFM702, "train(...) with arguments tfmigrate cannot read: write "
                       f"{name}.fit(input_dataset(input_fn), epochs=1, steps_per_epoch=steps, callbacks=checkpoints({name}))")
             return None
-        extra = [k for k in ("hooks", "saving_listeners", "max_steps") if k in args and code_of(args[k]) != "None"]
+        given = {k for k in args if code_of(args[k]) != "None"}
+        extra = [k for k in ("hooks", "saving_listeners") if k in given]
+        if "max_steps" in given and ("steps" in given or not guarded):
+            extra.append("max_steps")
         if extra:
             self.flag(call, TFM702, f"train(..., {', '.join(k + '=' for k in extra)}) has no fit form tfmigrate writes: "
                       f"hooks become tf.keras.callbacks.Callback subclasses passed to {name}.fit(callbacks=[...]); max_steps=M "
@@ -389,10 +395,23 @@ class KerasTargetTransform(FamilyTransform):
             parts = [f"input_dataset({code_of(now['input_fn'])})", "epochs=1"]
             if "steps" in now and code_of(now["steps"]) != "None":
                 parts.append(f"steps_per_epoch={code_of(now['steps'])}")
+            if "max_steps" in given:
+                parts.append(f"steps_per_epoch={code_of(now['max_steps'])} - int({name}.optimizer.iterations)")
             parts.append(f"callbacks=checkpoints({name})")
             return _call(f"{name}.fit", parts, multiline="\n" in code_of(updated))
 
-        return fit
+        if "max_steps" not in given:
+            return fit
+        limit = code_of(args["max_steps"])
+
+        def guard(updated: cst.CSTNode) -> cst.CSTNode:  # the statement line -> if <steps left>: <fit>
+            assert isinstance(updated, cst.SimpleStatementLine)
+            inner = updated.with_changes(body=[cst.Expr(fit(updated.body[0].value))], leading_lines=[])  # its comment kept
+            body = cst.IndentedBlock(body=[inner])
+            test = cst.parse_expression(f"int({name}.optimizer.iterations) < {limit}")
+            return cst.If(test=test, body=body, leading_lines=updated.leading_lines)
+
+        return guard
 
     def _bind_method(self, call: cst.Call, params: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
         out: dict[str, cst.BaseExpression] = {}
@@ -440,9 +459,12 @@ class KerasTargetTransform(FamilyTransform):
                 self.flag(call, TFM702, "the value of Estimator.train (the estimator) is used: Keras fit returns a History; "
                           f"call {name}.fit(...) as a statement and use {name} itself")
                 return
-            fit = self._fit(call, name)
+            line = self.index.parents.get(statement)
+            alone = isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1
+            fit = self._fit(call, name, guarded=alone)
             if fit is not None:
-                self.table[id(call)] = fit
+                guarded = fit.__name__ == "guard"
+                self.table[id(line) if guarded else id(call)] = fit
                 self.used.update(("input_dataset", "checkpoints"))
         elif method == "evaluate":
             args = self._bind_method(call, ("input_fn", "steps", "hooks", "checkpoint_path", "name"))
