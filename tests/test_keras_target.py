@@ -45,7 +45,8 @@ def estimator_names(code: bytes) -> list[str]:
     """The ``tf.estimator`` / ``tf.compat.v1.estimator`` attributes the code reads (not its docstrings)."""
     import ast
 
-    return [ast.unparse(n) for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Attribute) and n.attr == "estimator"]
+    return [ast.unparse(n) for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Attribute) and n.attr == "estimator"
+            and ast.unparse(n.value) in ("tf", "tf.compat.v1", "tensorflow", "tensorflow.compat.v1")]
 
 
 @pytest.mark.parametrize("name", ESTIMATOR_SAMPLES)
@@ -223,3 +224,25 @@ def test_keras_program_keeps_the_legacy_hyperparameters(keras_runs, name: str):
         assert "same predictions after restore: True" in run["stdout"]
     if name == "skflow_dnn_save_restore":
         assert "probabilities: (150, 3)" in run["stdout"]
+
+
+def test_the_sklearn_adapter_trains_and_predicts_the_keras_model():
+    code = textwrap.dedent('''\
+        from sklearn.pipeline import Pipeline
+        from tensorflow.contrib import learn
+
+
+        def main(x_train, y_train, x_test, scaler):
+            classifier = learn.DNNClassifier(
+                feature_columns=learn.infer_real_valued_columns_from_input(x_train), hidden_units=[10], n_classes=3)
+            pipeline = Pipeline([("scaler", scaler), ("dnn", classifier)])
+            pipeline.fit(x_train, y_train, dnn__steps=200)
+            return list(pipeline.predict(x_test))
+        ''').encode()
+    result = rewrite_source(code, KERAS)
+    new = result.new.decode()
+    assert "self.estimator.train(" not in new and "self.estimator.predict(" not in new
+    assert "self.estimator.fit(input_dataset(numpy_input_fn(" in new
+    assert "if steps is None or steps > 0:" in new and new.count("estimator_predictions(self.estimator, ") == 2
+    assert "TFM706" not in {f.rule for f in result.findings} and not estimator_names(result.new)
+    assert rewrite_source(result.new, KERAS).new == result.new

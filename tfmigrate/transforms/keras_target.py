@@ -125,11 +125,13 @@ class KerasTargetTransform(FamilyTransform):
         self.lowered: set[int] = set()  # id of each lowered construction call
         self.factories: dict[cst.FunctionDef, list[cst.Return]] = {}
         self.custom: list[cst.Call] = []
+        self.manual_constructions = 0  # canned constructions left as they are (TFM701 manual)
 
     # --- the plan ----------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
         calls = self.index.nodes(cst.Call)
         written = self._written_helpers(node)
+        adapters: list[cst.Call] = []
         for call in calls:
             name = self.qualified_name(call.func)
             found = estimator_class(name) if name not in NUMPY_INPUT_FNS + PANDAS_INPUT_FNS else None
@@ -158,6 +160,9 @@ class KerasTargetTransform(FamilyTransform):
                 self.flag(call, TFM706, "pandas_input_fn is not in TensorFlow 2.16+: build the tf.data.Dataset with "
                           "tf.data.Dataset.from_tensor_slices((dict(df), labels)).batch(batch_size) instead")
             elif isinstance(call.func, cst.Name) and call.func.value == ADAPTER and ADAPTER in written:
+                adapters.append(call)
+        if adapters and self._adapter_calls(node) and not self._adapter(node):
+            for call in adapters:
                 self.flag(call, TFM706, "LegacyEstimatorAdapter (TFM132) calls the Estimator's train/predict: in its "
                           "fit write self.estimator.fit(input_dataset(numpy_input_fn(x={'x': x}, y=y, batch_size=..., "
                           "shuffle=True, num_epochs=None)), epochs=1, steps_per_epoch=steps, callbacks=checkpoints(self.estimator)) "
@@ -166,6 +171,69 @@ class KerasTargetTransform(FamilyTransform):
         for call in calls:
             self._method(call)
         return False  # every change is planned: the walk does not enter the module
+
+    @staticmethod
+    def _adapter_calls(module: cst.Module) -> bool:
+        """Does the module's LegacyEstimatorAdapter still call the Estimator's train/predict?"""
+        adapter = next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == ADAPTER), None)
+        return adapter is not None and any(
+            isinstance(n, cst.Call) and dotted(n.func) in ("self.estimator.train", "self.estimator.predict")
+            for n in iter_nodes(adapter, trivia=False)
+        )
+
+    def _adapter(self, module: cst.Module) -> bool:
+        """TFM132's LegacyEstimatorAdapter on the Keras model: its ``self.estimator.train(...)`` becomes fit
+        (``steps``, or what is left up to ``max_steps``, never 0 steps) and ``self.estimator.predict(...)``
+        estimator_predictions. Only where this module's estimators were lowered (the adapter wraps them)."""
+        if not self.lowered or self.manual_constructions:
+            return False
+        adapter = next((s for s in module.body if isinstance(s, cst.ClassDef) and s.name.value == ADAPTER), None)
+        if adapter is None:
+            return False
+        planned: dict[int, object] = {}
+        for call in iter_nodes(adapter, trivia=False):
+            if not isinstance(call, cst.Call) or dotted(call.func) not in ("self.estimator.train", "self.estimator.predict"):
+                continue
+            args = self._bind_method(call, ("input_fn", "steps", "max_steps"))
+            if args is None or "input_fn" not in args:
+                return False
+            if call.func.attr.value == "predict":  # type: ignore[attr-defined]
+                def predict(updated: cst.CSTNode) -> cst.CSTNode:
+                    return cst.parse_expression(f"estimator_predictions(self.estimator, {code_of(updated.args[0].value)})")  # type: ignore[attr-defined]
+
+                planned[id(call)] = (call, TFM703, predict)
+                continue
+            expr = self.index.parents.get(call)
+            line = self.index.parents.get(expr)
+            if not (isinstance(expr, cst.Expr) and isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+                return False
+            if [k for k in args if k != "input_fn"] != ["steps", "max_steps"] or code_of(args["steps"]) != "steps" \
+                    or code_of(args["max_steps"]) != "max_steps":
+                return False
+
+            def train(updated: cst.CSTNode) -> cst.CSTNode:
+                source = code_of(updated.body[0].value.args[0].value)  # type: ignore[attr-defined]
+                text = (
+                    "steps = steps if max_steps is None else max_steps - int(self.estimator.optimizer.iterations)\n"
+                    "if steps is None or steps > 0:  # the Estimator trained no step past max_steps; Keras refuses 0 steps\n"
+                    f"    self.estimator.fit(input_dataset({source}), epochs=1, steps_per_epoch=steps, "
+                    "callbacks=checkpoints(self.estimator))\n"
+                )
+                first, second = cst.parse_module(text).body
+                return cst.FlattenSentinel([first.with_changes(leading_lines=updated.leading_lines), second])
+
+            planned[id(line)] = (call, TFM702, train)
+        if not planned:
+            return False
+        for key, (call, rule, build) in planned.items():
+            message = ("LegacyEstimatorAdapter.fit trains the Keras model: fit(input_dataset(input_fn), epochs=1, "
+                       "steps_per_epoch=steps (or what is left up to max_steps), callbacks=checkpoints(model))"
+                       if rule == TFM702 else "LegacyEstimatorAdapter.predict reads the Keras model: "
+                       "estimator_predictions(self.estimator, input_fn), the Estimator's dicts")
+            if self.fix(call, rule, message):
+                self.table[key] = build
+        self.used.update(("input_dataset", "checkpoints", "estimator_predictions"))
+        return True
 
     @staticmethod
     def _written_helpers(module: cst.Module) -> set[str]:
@@ -193,6 +261,7 @@ class KerasTargetTransform(FamilyTransform):
         config_plan, why_config = self._config(config.value) if config is not None else ({}, None)
         problems = [f"{k}=" for k in unsupported] + [w for w in (why, why_reduction, why_config) if w]
         if problems:
+            self.manual_constructions += 1
             self.flag(call, TFM701, f"tf.estimator.{cls} -> canned_keras_model: it cannot honour "
                       f"{', '.join(problems)}; build the Keras model by hand (tf.keras.Model with these) or drop them knowingly")
             return
