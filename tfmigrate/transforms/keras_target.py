@@ -17,8 +17,10 @@ estimator is ``canned_keras_model("DNNClassifier", ...)`` (its own arguments, th
 - TFM704 (fix, safe): ``numpy_input_fn`` (TensorFlow 2.16+ has no ``tf.compat.v1.estimator``) -> the helper.
 - TFM705 (manual): ``tf.estimator.Estimator(model_fn=...)``: the model_fn's pieces, named.
 - TFM706 (manual): the rest of the Estimator API (``train_and_evaluate``, ``TrainSpec``, ``EvalSpec``,
-  ``add_metrics``, the TFM132 sklearn adapter, DNNLinearCombined estimators, estimator methods with
-  no Keras form), each with what to write instead.
+  ``add_metrics``, ``pandas_input_fn``, DNNLinearCombined estimators, estimator methods with no Keras
+  form, a lowered model tfmigrate cannot follow), each with what to write instead. TFM132's
+  ``LegacyEstimatorAdapter`` is rewritten to train and predict the Keras model (TFM702/TFM703) where
+  the module's estimators were lowered, and reported here otherwise.
 
 Methods are rewritten only on a name bound once to a construction this family lowered (``clf =
 DNNClassifier(...)``, also ``clf = DNNClassifier(...).train(...)``, split in two statements, and ``clf
