@@ -134,6 +134,7 @@ class KerasTargetTransform(FamilyTransform):
         calls = self.index.nodes(cst.Call)
         written = self._written_helpers(node)
         adapters: list[cst.Call] = []
+        rewritten_inputs: set[cst.CSTNode] = set()
         for call in calls:
             name = self.qualified_name(call.func)
             found = estimator_class(name) if name not in NUMPY_INPUT_FNS + PANDAS_INPUT_FNS else None
@@ -158,6 +159,7 @@ class KerasTargetTransform(FamilyTransform):
                             "numpy_input_fn, a helper written into this module (the same keywords and defaults, a tf.data input_fn)"):
                     self.table[id(call.func)] = cst.Name("numpy_input_fn")
                     self.used.add("numpy_input_fn")
+                    rewritten_inputs.add(call.func)
             elif name in PANDAS_INPUT_FNS:
                 self.flag(call, TFM706, "pandas_input_fn is not in TensorFlow 2.16+: build the tf.data.Dataset with "
                           "tf.data.Dataset.from_tensor_slices((dict(df), labels)).batch(batch_size) instead")
@@ -169,10 +171,33 @@ class KerasTargetTransform(FamilyTransform):
                           "fit write self.estimator.fit(input_dataset(numpy_input_fn(x={'x': x}, y=y, batch_size=..., "
                           "shuffle=True, num_epochs=None)), epochs=1, steps_per_epoch=steps, callbacks=checkpoints(self.estimator)) "
                           "and in predict/predict_proba estimator_predictions(self.estimator, numpy_input_fn(...))")
+        if rewritten_inputs:
+            self._drop_input_imports(rewritten_inputs)
         self._follow_factories(node)
         for call in calls:
             self._method(call)
         return False  # every change is planned: the walk does not enter the module
+
+    def _drop_input_imports(self, rewritten: set[cst.CSTNode]) -> None:
+        """``from tensorflow.compat.v1.estimator.inputs import numpy_input_fn [as f]``: TensorFlow 2.16+
+        cannot import it, and the helper takes its name; the import goes once every use is rewritten."""
+        for binding in self.index.imports:
+            if binding.target not in NUMPY_INPUT_FNS or not isinstance(binding.statement, cst.ImportFrom):
+                continue
+            reads = [n for n in self.index.nodes(cst.Name) if n.value == binding.name
+                     and not self.index.is_within(n, binding.statement)]
+            if not all(n in rewritten for n in reads):
+                continue
+            statement = binding.statement
+            names = statement.names if isinstance(statement.names, (list, tuple)) else []
+            kept = [a for a in names if a is not binding.alias]
+            if kept:
+                kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+                self.table[id(statement)] = statement.with_changes(names=kept)
+            else:
+                line = self.index.parents.get(statement)
+                if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1:
+                    self.table[id(line)] = lambda updated: cst.RemovalSentinel.REMOVE
 
     @staticmethod
     def _adapter_calls(module: cst.Module) -> bool:
