@@ -32,6 +32,7 @@ DNNClassifier(...)``, also ``clf = DNNClassifier(...).train(...)``, split in two
 from __future__ import annotations
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from tfmigrate import keras_runtime
 from tfmigrate.codemod.transform import FamilyTransform
@@ -127,6 +128,7 @@ class KerasTargetTransform(FamilyTransform):
         self.lowered: set[int] = set()  # id of each lowered construction call
         self.factories: dict[cst.FunctionDef, list[cst.Return]] = {}
         self.custom: list[cst.Call] = []
+        self.flagged: list[cst.CSTNode] = []  # what a manual finding of this family already covers
         self.manual_constructions = 0  # canned constructions left as they are (TFM701 manual)
 
     # --- the plan ----------------------------------------------------------------------------------
@@ -176,7 +178,58 @@ class KerasTargetTransform(FamilyTransform):
         self._follow_factories(node)
         for call in calls:
             self._method(call)
+        self._leftovers(calls)
         return False  # every change is planned: the walk does not enter the module
+
+    def flag(self, node: cst.CSTNode, rule_id: str, message: str) -> bool:
+        self.flagged.append(node)
+        return super().flag(node, rule_id, message)
+
+    def _leftovers(self, calls: list[cst.Call]) -> None:
+        """TFM706: every other tf.estimator name (ModeKeys, export, exporters, experimental hooks, a
+        RunConfig that is not a lowered model's config): TensorFlow 2.16+ fails on it. Once a line; not
+        inside a custom model_fn (TFM705 names it) nor on a line another TFM70 finding already covers."""
+        covered = {f.line for f in self._sink}
+        model_fns = set()
+        for call in self.custom:
+            for arg in call.args:
+                if (arg.keyword is None or arg.keyword.value == "model_fn") and isinstance(arg.value, cst.Name):
+                    model_fns.add(arg.value.value)
+                    break
+        skip = [f for f in self.index.nodes(cst.FunctionDef) if f.name.value in model_fns] + self.flagged
+        # the arguments of train/evaluate/predict: TFM702/TFM703 named them (in the pass that saw the estimator)
+        skip += [c for c in calls if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("train", "evaluate", "predict")]
+        handled = {id(c.func) for c in calls if estimator_class(self.qualified_name(c.func)) is not None
+                   and (c.func.attr.value if isinstance(c.func, cst.Attribute) else "") in (*CANNED, *COMBINED, "Estimator", *MANUAL_API)}
+        handled |= {key for key in self.table}
+        for node in self.index.nodes(cst.Attribute):
+            parent = self.index.parents.get(node)
+            if isinstance(parent, cst.Attribute) and parent.value is node:
+                continue  # the outermost attribute of a chain only
+            name = self.qualified_name(node)
+            found = estimator_class(name)
+            if found is None or id(node) in handled or name in NUMPY_INPUT_FNS + PANDAS_INPUT_FNS:
+                continue
+            if any(self.index.is_within(node, fn) for fn in skip):
+                continue
+            line = self.get_metadata(PositionProvider, node).start.line
+            if line in covered:
+                continue
+            covered.add(line)
+            rel = found[0]
+            if rel.startswith("ModeKeys."):
+                value = {"TRAIN": "train", "EVAL": "eval", "PREDICT": "infer"}.get(rel.split(".")[1], rel)
+                hint = f"it is the string {value!r}"
+            elif rel.startswith(("export", "LatestExporter", "BestExporter", "FinalExporter", "Exporter")):
+                hint = "export the Keras model with model.export(path) (a SavedModel for serving) instead"
+            elif rel.startswith("experimental") or "Hook" in rel:
+                hint = "write a tf.keras.callbacks.Callback (tf.keras.callbacks.EarlyStopping for stop_if_no_decrease_hook) for model.fit(callbacks=[...])"
+            elif rel == "RunConfig":
+                hint = "pass dict(...) of its checkpoint settings as config= to canned_keras_model"
+            else:
+                hint = "port it to Keras by hand"
+            shown = "tf." + name.split(".", 1)[1] if name.startswith("tensorflow.") else name
+            self.flag(node, TFM706, f"{shown} is tf.estimator API, which TensorFlow 2.16+ does not have: {hint}")
 
     def _drop_input_imports(self, rewritten: set[cst.CSTNode]) -> None:
         """``from tensorflow.compat.v1.estimator.inputs import numpy_input_fn [as f]``: TensorFlow 2.16+
