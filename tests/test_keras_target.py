@@ -244,5 +244,6 @@ def test_the_sklearn_adapter_trains_and_predicts_the_keras_model():
     assert "self.estimator.train(" not in new and "self.estimator.predict(" not in new
     assert "self.estimator.fit(input_dataset(numpy_input_fn(" in new
     assert "if steps is None or steps > 0:" in new and new.count("estimator_predictions(self.estimator, ") == 2
+    assert "class LegacyEstimatorAdapter(sklearn.base.BaseEstimator):" in new and "def __sklearn_is_fitted__(self):" in new
     assert "TFM706" not in {f.rule for f in result.findings} and not estimator_names(result.new)
     assert rewrite_source(result.new, KERAS).new == result.new

@@ -313,6 +313,21 @@ class KerasTargetTransform(FamilyTransform):
             if self.fix(call, rule, message):
                 self.table[key] = build
         self.used.update(("input_dataset", "checkpoints", "estimator_predictions"))
+        if [code_of(b.value) for b in adapter.bases] == ["object"]:
+            # scikit-learn 1.6+ (what installs beside TensorFlow 2.16+) takes a pipeline step's tags from
+            # BaseEstimator; its get_params reads the adapter's own (estimator, classifier) attributes
+            # and asks __sklearn_is_fitted__ before predict (a legacy estimator predicted from its model_dir)
+            method = cst.parse_statement(
+                "def __sklearn_is_fitted__(self):\n    return True  # the model predicts from its weights, trained or restored\n"
+            ).with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+
+            def based(updated: cst.CSTNode) -> cst.CSTNode:
+                assert isinstance(updated, cst.ClassDef)
+                body = updated.body.with_changes(body=[*updated.body.body, method])  # type: ignore[attr-defined]
+                return updated.with_changes(bases=[cst.Arg(value=cst.parse_expression("sklearn.base.BaseEstimator"))], body=body)
+
+            self.table[id(adapter)] = based
+            self.imports.add("sklearn.base")
         return True
 
     @staticmethod
