@@ -20,7 +20,7 @@ from tfmigrate.transforms import contrib_tables as T
 from tfmigrate.transforms.contrib import contrib_rel
 
 CATALOG = load_catalog()
-ALL = frozenset(CATALOG.rules)
+ALL = CATALOG.selected(None)  # every rule of the default target (tf.estimator)
 TFM6 = frozenset(r for r in CATALOG.rules if r.startswith("TFM6"))
 
 

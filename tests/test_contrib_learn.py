@@ -378,7 +378,7 @@ def test_the_prefilter_lets_every_import_form_through(imports):
     ],
 )
 def test_the_prefilter_lets_every_import_form_of_contrib_learn_through(source):
-    result = rewrite_source(source.encode(), CATALOG.selected(None), catalog=CATALOG)
+    result = rewrite_source(source.encode(), CATALOG.selected(None), catalog=CATALOG)  # the default target's rules
     assert "tf.estimator.RunConfig(model_dir='m')" in result.new.decode()
     assert [f.rule for f in result.findings] == ["TFM150"]
 

@@ -23,7 +23,7 @@ from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 
 CATALOG = load_catalog()
-ALL = CATALOG.selected(None)  # every rule of the default target (a --target keras family is not)
+ALL = CATALOG.selected(None)  # every rule of the default target (tf.estimator)
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 

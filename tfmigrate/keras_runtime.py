@@ -51,15 +51,15 @@ def keras_inputs(feature_columns):
         kind = type(column).__name__
         if kind == "VocabularyListCategoricalColumn":
             lookup = tf.keras.layers.StringLookup if column.dtype == tf.string else tf.keras.layers.IntegerLookup
-            layer = lookup(vocabulary=list(column.vocabulary_list), num_oov_indices=column.num_oov_buckets)
-            return layer(source(column)), layer.vocabulary_size()
+            table = lookup(vocabulary=list(column.vocabulary_list), num_oov_indices=column.num_oov_buckets)
+            return table(source(column)), table.vocabulary_size()
         if kind == "IdentityCategoricalColumn":
             return source(column), column.num_buckets
         if kind == "HashedCategoricalColumn":
             return tf.keras.layers.Hashing(column.hash_bucket_size)(source(column)), column.hash_bucket_size
         if kind == "BucketizedColumn":
-            layer = tf.keras.layers.Discretization(bin_boundaries=list(column.boundaries))
-            return layer(source(column.source_column)), len(column.boundaries) + 1
+            buckets = tf.keras.layers.Discretization(bin_boundaries=list(column.boundaries))
+            return buckets(source(column.source_column)), len(column.boundaries) + 1
         raise NotImplementedError(f"{{kind}} {{column.name!r}}: no Keras preprocessing is written for it; build this input by hand")
 
     for column in sorted(feature_columns, key=lambda column: column.name):
@@ -67,13 +67,14 @@ def keras_inputs(feature_columns):
         if kind == "NumericColumn":
             dense.append(tf.keras.layers.Flatten()(source(column)))
         elif kind == "EmbeddingColumn":
-            values, size = ids(column.categorical_column)
+            embedded_ids, size = ids(column.categorical_column)
             initializer = tf.keras.initializers.TruncatedNormal(stddev=1 / math.sqrt(column.dimension))
-            layer = tf.keras.layers.Embedding(size, column.dimension, embeddings_initializer=initializer, name=f"{{column.name}}")
-            dense.append(tf.keras.layers.GlobalAveragePooling1D()(layer(values)))
+            embedding = tf.keras.layers.Embedding(size, column.dimension, embeddings_initializer=initializer, name=f"{{column.name}}")
+            dense.append(tf.keras.layers.GlobalAveragePooling1D()(embedding(embedded_ids)))
         else:
-            values, size = ids(column.categorical_column if kind == "IndicatorColumn" else column)
-            dense.append(tf.keras.layers.Flatten()(tf.keras.layers.CategoryEncoding(size, output_mode="multi_hot")(values)))
+            encoded_ids, encoded_size = ids(column.categorical_column if kind == "IndicatorColumn" else column)
+            encoding = tf.keras.layers.CategoryEncoding(encoded_size, output_mode="multi_hot")
+            dense.append(tf.keras.layers.Flatten()(encoding(encoded_ids)))
     return inputs, dense[0] if len(dense) == 1 else tf.keras.layers.Concatenate()(dense)
 '''
 
@@ -82,9 +83,9 @@ def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n
                        activation_fn=tf.nn.relu, dropout=None, loss_reduction="sum_over_batch_size", model_dir=None,
                        config=None):
     """tf.estimator.<estimator> as a compiled Keras model; restores model_dir's newest checkpoint {written}."""
-    config = dict(config or {{}})
-    if config.get("tf_random_seed") is not None:
-        tf.keras.utils.set_random_seed(config["tf_random_seed"])
+    run_config = dict(config or {{}})
+    if run_config.get("tf_random_seed") is not None:
+        tf.keras.utils.set_random_seed(run_config["tf_random_seed"])
     inputs, net = keras_inputs(feature_columns)
     for index, units in enumerate(hidden_units):
         net = tf.keras.layers.Dense(units, activation=activation_fn, name=f"hiddenlayer_{{index}}")(net)
@@ -106,8 +107,9 @@ def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n
         metrics = [tf.keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
     model.compile(optimizer=optimizer, loss=loss, metrics=metrics)
     model.head = "regression" if not classifier else "binary" if n_classes == 2 else "multi_class"
-    model.model_dir, model.run_config = model_dir, config
-    latest = latest_checkpoint(model_dir)
+    model.model_dir = model_dir or run_config.get("model_dir")  # RunConfig(model_dir=...), as the estimator read it
+    model.run_config = run_config
+    latest = latest_checkpoint(model.model_dir)
     if latest:
         model.optimizer.build(model.trainable_variables)
         model.load_weights(latest)

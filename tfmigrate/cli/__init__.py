@@ -69,7 +69,7 @@ def cli(ctx: click.Context) -> None:
     """Move legacy TensorFlow code and checkpoints onto tf.estimator (TensorFlow 2.15)."""
     _, config = find_config(Path.cwd())
     if config:
-        ctx.default_map = {"rewrite": config, "report": {k: v for k, v in config.items() if k in ("select", "ignore", "exclude", "jobs")}}
+        ctx.default_map = {"rewrite": config, "report": {k: v for k, v in config.items() if k in ("select", "ignore", "exclude", "jobs", "target")}}
 
 
 def main() -> None:

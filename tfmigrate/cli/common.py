@@ -68,7 +68,8 @@ def split_codes(values: tuple[str, ...] | list[str] | str | None) -> tuple[str, 
     return codes or None
 
 
-def enabled_rules(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None) -> frozenset[str]:
+def enabled_rules(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None, target: str = "estimator") -> frozenset[str]:
+    """The rules --select/--ignore enable for --target (a family of the other target never runs)."""
     from tfmigrate.codemod.rule import load_catalog
 
     catalog = load_catalog()
@@ -76,7 +77,11 @@ def enabled_rules(select: tuple[str, ...] | None, ignore: tuple[str, ...] | None
         unknown = catalog.unknown_codes(codes)
         if unknown:
             raise click.BadParameter(f"unknown rule code(s): {', '.join(unknown)} (see `tfmigrate rules`)", param_hint=option)
-    return catalog.selected(select, ignore or ())
+    return catalog.selected(select, ignore or (), target=target)
+
+
+TARGET_HELP = ("What the estimator code becomes: estimator (tf.estimator on TensorFlow 2.15) or keras (Keras 3 models "
+               "on today's TensorFlow, 2.16+: the TFM70 rules).")
 
 
 def stderr_console() -> Console:

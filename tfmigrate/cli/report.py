@@ -36,13 +36,15 @@ def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
               help="The longest Markdown to write (a GitHub comment holds 65,536 characters); what is cut is named, with the HTML file's path.")
 @click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), help="Write the report as JSON (schema 2, see the README).")
 @click.option("--sarif", "sarif_out", type=click.Path(dir_okay=False, path_type=Path), help="Write SARIF 2.1.0.")
+@click.option("--target", type=click.Choice(("estimator", "keras")), default="estimator", show_default=True,
+              help="What the estimator code becomes: estimator (TensorFlow 2.15) or keras (Keras 3, TensorFlow 2.16+).")
 @click.option("--select", multiple=True, help="Rule ids or prefixes to enable.")
 @click.option("--ignore", multiple=True, help="Rule ids or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for the rewrite stage.")
 def report(
     path: Path, checkpoints: tuple[Path, ...], do_validate: bool, steps: int, html_out: Path | None, md_out: Path | None,
-    max_chars: int, json_out: Path | None, sarif_out: Path | None, select: tuple[str, ...], ignore: tuple[str, ...], exclude: tuple[str, ...],
+    max_chars: int, json_out: Path | None, sarif_out: Path | None, target: str, select: tuple[str, ...], ignore: tuple[str, ...], exclude: tuple[str, ...],
     jobs: int | None,
 ) -> None:
     """Everything about migrating PATH: rewrites, manual steps, checkpoints, validation.
@@ -68,7 +70,8 @@ def report(
 
         return ProgressView(err)
 
-    options = Options(enabled=enabled_rules(split_codes(select), split_codes(ignore)), mode="diff", jobs=jobs or default_jobs())
+    options = Options(enabled=enabled_rules(split_codes(select), split_codes(ignore), target), mode="diff", jobs=jobs or default_jobs(),
+                      target=target)
     excludes = tuple(split_glob(exclude))
     result = build_report(lambda opts: run_with_progress((path,), opts, excludes), path, options, checkpoints=checkpoints,
                           validate=do_validate, steps=steps, say=say, watch=watch if err.is_terminal else None,

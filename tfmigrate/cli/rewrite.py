@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from tfmigrate.cli.common import (
-    cache_directory, emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob, stderr_console,
+    TARGET_HELP, cache_directory, emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob, stderr_console,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,6 +25,7 @@ FORMATS = ("text", "json", "sarif", "markdown")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--diff", "show_diff", is_flag=True, help="Print unified diffs; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change or a finding remains.")
+@click.option("--target", type=click.Choice(("estimator", "keras")), default="estimator", show_default=True, help=TARGET_HELP)
 @click.option("--select", multiple=True, help="Rule ids or prefixes to enable (e.g. TFM1,TFM501).")
 @click.option("--ignore", multiple=True, help="Rule ids or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
@@ -43,7 +44,7 @@ FORMATS = ("text", "json", "sarif", "markdown")
     help="Where results of unchanged files are kept [default: .tfmigrate_cache beside pyproject.toml, or here].",
 )
 def rewrite(
-    paths: tuple[Path, ...], show_diff: bool, check: bool, select: tuple[str, ...], ignore: tuple[str, ...],
+    paths: tuple[Path, ...], show_diff: bool, check: bool, target: str, select: tuple[str, ...], ignore: tuple[str, ...],
     exclude: tuple[str, ...], jobs: int | None, fmt: str, output: Path | None, max_chars: int, quiet: bool, no_cache: bool,
     cache_dir: Path | None,
 ) -> None:
@@ -65,12 +66,13 @@ def rewrite(
     if show_diff and check:
         raise click.UsageError("--diff and --check are exclusive")
     refuse_clobbering({"--output": output}, paths or (Path("."),))
-    enabled = enabled_rules(split_codes(select), split_codes(ignore))
+    enabled = enabled_rules(split_codes(select), split_codes(ignore), target)
     mode = "diff" if show_diff else "check" if check else "write"
     # Only --diff and the Markdown report show diffs; making them is a cost on every changed file.
     cache = None if no_cache else cache_directory(cache_dir or Path(DEFAULT_DIRECTORY))
     options = Options(
-        enabled=enabled, mode=mode, jobs=jobs or default_jobs(), diffs=show_diff or fmt == "markdown", cache_dir=cache
+        enabled=enabled, mode=mode, jobs=jobs or default_jobs(), diffs=show_diff or fmt == "markdown", cache_dir=cache,
+        target=target,
     )
     report = run_with_progress(paths or (Path("."),), options, tuple(split_glob(exclude)))
     render_report(report, fmt, output, quiet, show_diff, max_chars)

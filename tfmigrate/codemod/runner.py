@@ -44,6 +44,9 @@ class Options:
     # keep the rewritten text of each .py file whose new text holds these bytes (FileResult.new_text):
     # what `tfmigrate report` analyses statically; never cached
     keep_text_with: bytes | None = None
+    # what the estimator code becomes (--target): "estimator" or "keras"; the rules it enables are in
+    # `enabled` already (a family of the other target is never enabled), so the cache's fingerprint covers it
+    target: str = "estimator"
 
     @property
     def catalog(self) -> Catalog:

@@ -428,6 +428,10 @@ class CompatV1Renames(FamilyTransform):
         updated = self._pin_changed_names(updated)
         if not self.graph_uses or self.has_disable or self.eager_program:
             return self._finish(updated)
+        from tfmigrate.transforms.keras_target import lowers_to_keras
+
+        if lowers_to_keras(self):  # --target keras lowers this module to Keras 3, which needs eager execution
+            return self._finish(updated)
         message = (
             "tf.{} needs graph mode, which TensorFlow 2.15 has off by default: "
             "inserted tf.compat.v1.disable_eager_execution() after the imports"

@@ -1,0 +1,231 @@
+"""Seed 000 (v0.9/1.x): tf.contrib.learn DNNClassifier with fit(x=, y=, steps=), evaluate and predict.
+
+The model is restored the 0.9+ way: a second DNNClassifier with the same model_dir.
+"""
+import numpy as np
+import tensorflow as tf
+import glob
+import math
+import os
+import time
+
+
+def keras_inputs(feature_columns):
+    """tf.feature_column columns as Keras inputs and preprocessing layers, in the estimator's order
+    (sorted by column name) (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    inputs, dense = {}, []
+
+    def source(column):
+        if column.key not in inputs:
+            inputs[column.key] = tf.keras.Input(
+                shape=getattr(column, "shape", None) or (1,), name=column.key, dtype=getattr(column, "dtype", tf.float32)
+            )
+        return inputs[column.key]
+
+    def ids(column):
+        kind = type(column).__name__
+        if kind == "VocabularyListCategoricalColumn":
+            lookup = tf.keras.layers.StringLookup if column.dtype == tf.string else tf.keras.layers.IntegerLookup
+            table = lookup(vocabulary=list(column.vocabulary_list), num_oov_indices=column.num_oov_buckets)
+            return table(source(column)), table.vocabulary_size()
+        if kind == "IdentityCategoricalColumn":
+            return source(column), column.num_buckets
+        if kind == "HashedCategoricalColumn":
+            return tf.keras.layers.Hashing(column.hash_bucket_size)(source(column)), column.hash_bucket_size
+        if kind == "BucketizedColumn":
+            buckets = tf.keras.layers.Discretization(bin_boundaries=list(column.boundaries))
+            return buckets(source(column.source_column)), len(column.boundaries) + 1
+        raise NotImplementedError(f"{kind} {column.name!r}: no Keras preprocessing is written for it; build this input by hand")
+
+    for column in sorted(feature_columns, key=lambda column: column.name):
+        kind = type(column).__name__
+        if kind == "NumericColumn":
+            dense.append(tf.keras.layers.Flatten()(source(column)))
+        elif kind == "EmbeddingColumn":
+            embedded_ids, size = ids(column.categorical_column)
+            initializer = tf.keras.initializers.TruncatedNormal(stddev=1 / math.sqrt(column.dimension))
+            embedding = tf.keras.layers.Embedding(size, column.dimension, embeddings_initializer=initializer, name=f"{column.name}")
+            dense.append(tf.keras.layers.GlobalAveragePooling1D()(embedding(embedded_ids)))
+        else:
+            encoded_ids, encoded_size = ids(column.categorical_column if kind == "IndicatorColumn" else column)
+            encoding = tf.keras.layers.CategoryEncoding(encoded_size, output_mode="multi_hot")
+            dense.append(tf.keras.layers.Flatten()(encoding(encoded_ids)))
+    return inputs, dense[0] if len(dense) == 1 else tf.keras.layers.Concatenate()(dense)
+
+
+def latest_checkpoint(model_dir):
+    """The newest model.ckpt-STEP.weights.h5 in model_dir, or None (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    paths = glob.glob(os.path.join(glob.escape(model_dir), "model.ckpt-*.weights.h5")) if model_dir else []
+    return max(paths, key=lambda path: int(os.path.basename(path)[len("model.ckpt-"):-len(".weights.h5")]), default=None)
+
+
+def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n_classes=2, label_dimension=1,
+                       activation_fn=tf.nn.relu, dropout=None, loss_reduction="sum_over_batch_size", model_dir=None,
+                       config=None):
+    """tf.estimator.<estimator> as a compiled Keras model; restores model_dir's newest checkpoint (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    run_config = dict(config or {})
+    if run_config.get("tf_random_seed") is not None:
+        tf.keras.utils.set_random_seed(run_config["tf_random_seed"])
+    inputs, net = keras_inputs(feature_columns)
+    for index, units in enumerate(hidden_units):
+        net = tf.keras.layers.Dense(units, activation=activation_fn, name=f"hiddenlayer_{index}")(net)
+        if dropout:
+            net = tf.keras.layers.Dropout(dropout)(net)
+    classifier = estimator.endswith("Classifier")
+    width = (1 if n_classes == 2 else n_classes) if classifier else label_dimension
+    initializer = "zeros" if estimator.startswith("Linear") else "glorot_uniform"
+    logits = tf.keras.layers.Dense(width, kernel_initializer=initializer, name="logits")(net)
+    model = tf.keras.Model(inputs, logits, name=estimator)
+    if not classifier:
+        loss = tf.keras.losses.MeanSquaredError(reduction=loss_reduction)
+        metrics = [tf.keras.metrics.MeanSquaredError(name="average_loss")]
+    elif n_classes == 2:
+        loss = tf.keras.losses.BinaryCrossentropy(from_logits=True, reduction=loss_reduction)
+        metrics = [tf.keras.metrics.BinaryAccuracy(name="accuracy", threshold=0.0)]
+    else:
+        loss = tf.keras.losses.SparseCategoricalCrossentropy(from_logits=True, reduction=loss_reduction)
+        metrics = [tf.keras.metrics.SparseCategoricalAccuracy(name="accuracy")]
+    model.compile(optimizer=optimizer, loss=loss, metrics=metrics)
+    model.head = "regression" if not classifier else "binary" if n_classes == 2 else "multi_class"
+    model.model_dir = model_dir or run_config.get("model_dir")  # RunConfig(model_dir=...), as the estimator read it
+    model.run_config = run_config
+    latest = latest_checkpoint(model.model_dir)
+    if latest:
+        model.optimizer.build(model.trainable_variables)
+        model.load_weights(latest)
+    return model
+
+
+class EstimatorCheckpoints(tf.keras.callbacks.Callback):
+    """model_dir/model.ckpt-STEP.weights.h5 every save_checkpoints_steps steps or save_checkpoints_secs
+    seconds and at the end of training, the newest keep_checkpoint_max kept, as tf.estimator's
+    RunConfig did (written by tfmigrate, `tfmigrate rules TFM701`)."""
+
+    def __init__(self, model_dir, save_checkpoints_steps=None, save_checkpoints_secs=None, keep_checkpoint_max=5):
+        super().__init__()
+        if save_checkpoints_steps is None and save_checkpoints_secs is None:
+            save_checkpoints_secs = 600
+        self.model_dir, self.keep = model_dir, keep_checkpoint_max
+        self.every_steps, self.every_secs = save_checkpoints_steps, save_checkpoints_secs
+        self.saved_step, self.saved_time = None, time.time()
+
+    def save(self):
+        step = int(self.model.optimizer.iterations)
+        if step == self.saved_step:
+            return
+        os.makedirs(self.model_dir, exist_ok=True)
+        self.model.save_weights(os.path.join(self.model_dir, f"model.ckpt-{step}.weights.h5"))
+        self.saved_step, self.saved_time = step, time.time()
+        paths = glob.glob(os.path.join(glob.escape(self.model_dir), "model.ckpt-*.weights.h5"))
+        paths.sort(key=lambda path: int(os.path.basename(path)[len("model.ckpt-"):-len(".weights.h5")]))
+        for path in paths[:-self.keep] if self.keep else []:
+            os.remove(path)
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self.model.optimizer.iterations)
+        if self.every_steps and step % self.every_steps == 0:
+            self.save()
+        elif self.every_secs and time.time() - self.saved_time >= self.every_secs:
+            self.save()
+
+    def on_train_end(self, logs=None):
+        self.save()
+
+
+def checkpoints(model):
+    """The callbacks that keep model.model_dir as the Estimator's RunConfig did (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    if not model.model_dir:
+        return []
+    keys = ("save_checkpoints_steps", "save_checkpoints_secs", "keep_checkpoint_max")
+    return [EstimatorCheckpoints(model.model_dir, **{key: model.run_config[key] for key in keys if key in model.run_config})]
+
+
+def input_dataset(input_fn):
+    """What an Estimator input_fn returned ((features, labels) or a tf.data.Dataset of them), as a
+    tf.data.Dataset for Keras (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    data = input_fn() if callable(input_fn) else input_fn
+    if isinstance(data, tf.data.Dataset):
+        return data
+    return tf.data.Dataset.from_tensors(data if isinstance(data, tuple) else (data,)).repeat()
+
+
+def numpy_input_fn(x, y=None, batch_size=128, num_epochs=1, shuffle=None, queue_capacity=1000, num_threads=1):
+    """tf.compat.v1.estimator.inputs.numpy_input_fn with its defaults: an input_fn of a tf.data.Dataset
+    (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    if shuffle is None:
+        raise ValueError("shuffle must be provided explicitly as a bool")
+
+    def input_fn():
+        dataset = tf.data.Dataset.from_tensor_slices(x if y is None else (x, y))
+        if shuffle:
+            dataset = dataset.shuffle(queue_capacity)
+        return dataset.repeat(num_epochs).batch(batch_size)
+
+    return input_fn
+
+
+def estimator_predictions(model, input_fn):
+    """Estimator.predict of a canned_keras_model: one dict per example, with the keys the estimator's
+    head gave (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    for batch in input_dataset(input_fn):
+        features = batch[0] if isinstance(batch, tuple) else batch
+        for row in model(features, training=False).numpy():
+            if model.head == "regression":
+                yield {"predictions": row}
+                continue
+            if model.head == "binary":
+                positive = float(tf.nn.sigmoid(row[0]))
+                probabilities, class_id = np.array([1 - positive, positive], dtype=np.float32), int(row[0] > 0)
+            else:
+                probabilities, class_id = tf.nn.softmax(row).numpy(), int(np.argmax(row))
+            yield {"logits": row, "probabilities": probabilities, "class_ids": np.array([class_id]),
+                   "classes": np.array([str(class_id).encode()])}
+
+
+rng = np.random.RandomState(1)
+x_train = rng.rand(120, 5).astype(np.float32)
+y_train = (x_train[:, 1] + x_train[:, 2] > 1.0).astype(np.int64)
+x_test = rng.rand(40, 5).astype(np.float32)
+y_test = (x_test[:, 1] + x_test[:, 2] > 1.0).astype(np.int64)
+
+feature_columns = [tf.feature_column.numeric_column("x", shape=x_train.shape[1:])]
+classifier = canned_keras_model(
+    "DNNClassifier",
+    hidden_units=[16, 8],
+    feature_columns=feature_columns,
+    model_dir="model_learn",
+    n_classes=2,
+    optimizer=tf.keras.optimizers.Adagrad(learning_rate=0.05),
+    loss_reduction="sum_over_batch_size",
+)
+classifier.fit(
+    input_dataset(numpy_input_fn(
+        x={"x": x_train},
+        y=y_train,
+        batch_size=len(x_train),
+        shuffle=True,
+        num_epochs=None,
+    )),
+    epochs=1,
+    steps_per_epoch=40,
+    callbacks=checkpoints(classifier),
+)
+accuracy = classifier.evaluate(
+    input_dataset(numpy_input_fn(x={"x": x_test}, y=y_test, shuffle=False, num_epochs=1)),
+    return_dict=True,
+    verbose=0,
+)["accuracy"]
+predictions = np.array([p["class_ids"][0] for p in estimator_predictions(classifier, numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1))])
+print("accuracy: %.3f" % accuracy)
+
+restored = canned_keras_model(
+    "DNNClassifier",
+    hidden_units=[16, 8],
+    feature_columns=feature_columns,
+    model_dir="model_learn",
+    n_classes=2,
+    optimizer=tf.keras.optimizers.Adagrad(learning_rate=0.05),
+    loss_reduction="sum_over_batch_size",
+)
+restored_predictions = np.array([p["class_ids"][0] for p in estimator_predictions(restored, numpy_input_fn(x={"x": x_test}, shuffle=False, num_epochs=1))])
+print("same predictions after restore:", bool((predictions == restored_predictions).all()))
