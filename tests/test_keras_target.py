@@ -166,19 +166,31 @@ def test_cli_target_option_and_config_key(tmp_path: Path):
 
 # --- the Keras programs on TensorFlow 2.21 ---------------------------------------------------------------
 CHILD = r'''
-import json, os, runpy, sys, io, contextlib
+import glob, json, os, runpy, shutil, sys, io, contextlib
 import h5py
 
-out = {}
-for directory, model_dir in json.loads(sys.argv[1]):
-    os.chdir(directory)
+
+def run_program(printed):
     sys.argv = ["expected_keras.py"]
-    printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
         try:
             runpy.run_path("expected_keras.py", run_name="__main__")
         except SystemExit as exc:  # tf.compat.v1.app.run ends the program with sys.exit
             assert not exc.code, exc.code
+
+
+out = {}
+for directory, model_dir in json.loads(sys.argv[1]):
+    os.chdir(directory)
+    refused = None
+    if glob.glob(os.path.join(model_dir, "*.index")):  # the Estimator's checkpoint of the seed-001 trap
+        try:
+            run_program(io.StringIO())
+        except ValueError as exc:
+            refused = str(exc)
+        shutil.rmtree(model_dir)
+    printed = io.StringIO()
+    run_program(printed)
     names = sorted(n for n in os.listdir(model_dir) if n.endswith(".weights.h5"))
     with h5py.File(os.path.join(model_dir, names[-1])) as f:
         kernels = {}
@@ -189,6 +201,7 @@ for directory, model_dir in json.loads(sys.argv[1]):
         out[directory] = {
             "files": names, "kernels": kernels, "optimizer": optimizer.attrs["name"],
             "iterations": int(optimizer["0"][()]), "learning_rate": float(optimizer["1"][()]), "stdout": printed.getvalue(),
+            "refused": refused,
         }
 print(json.dumps(out))
 '''
@@ -224,6 +237,12 @@ def test_keras_program_keeps_the_legacy_hyperparameters(keras_runs, name: str):
         assert "same predictions after restore: True" in run["stdout"]
     if name == "skflow_dnn_save_restore":
         assert "probabilities: (150, 3)" in run["stdout"]
+    if name == "iris_checkpoint_trap":
+        # models/iris holds the Estimator's [10, 10] checkpoint: the Keras program stops and says how to carry it
+        # over, instead of training a new model beside it as if it were not there
+        assert run["refused"] and "tfmigrate ckpt convert models/iris NEW_DIR --to keras" in run["refused"]
+    else:
+        assert run["refused"] is None
 
 
 def test_the_sklearn_adapter_trains_and_predicts_the_keras_model():

@@ -54,8 +54,18 @@ def keras_inputs(feature_columns):
 
 
 def latest_checkpoint(model_dir):
-    """The newest model.ckpt-STEP.weights.h5 in model_dir, or None (written by tfmigrate, `tfmigrate rules TFM701`)."""
-    paths = glob.glob(os.path.join(glob.escape(model_dir), "model.ckpt-*.weights.h5")) if model_dir else []
+    """The newest model.ckpt-STEP.weights.h5 in model_dir, or None. A model_dir that holds only a
+    TensorFlow checkpoint (the Estimator's model.ckpt-STEP.index) stops the program: Keras cannot
+    restore it, and training on beside it would leave that model behind without a word (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    if not model_dir:
+        return None
+    paths = glob.glob(os.path.join(glob.escape(model_dir), "model.ckpt-*.weights.h5"))
+    if not paths and glob.glob(os.path.join(glob.escape(model_dir), "*.index")):
+        raise ValueError(
+            f"{model_dir} holds a TensorFlow (tf.estimator) checkpoint that a Keras model cannot restore: "
+            f"convert it with `tfmigrate ckpt convert {model_dir} NEW_DIR --to keras --model FILE:LINE` "
+            "and train from NEW_DIR, or remove it to start from scratch"
+        )
     return max(paths, key=lambda path: int(os.path.basename(path)[len("model.ckpt-"):-len(".weights.h5")]), default=None)
 
 
