@@ -89,3 +89,35 @@ def test_the_estimator_target_is_named_too(render: str) -> None:
     else:
         assert "estimator: tf.estimator (TensorFlow 2.15)" in text.replace("\\", "")
         assert "keras conversion" not in text.lower()
+
+
+@pytest.mark.slow
+def test_report_target_keras_converts_the_legacy_checkpoint_and_names_the_seed_001_trap(tmp_path) -> None:
+    """The real composition: `report --target keras` over the trap sample (a [20, 20] model over the
+    [10, 10] Estimator checkpoint in its model_dir) runs `ckpt convert --to keras` in the TensorFlow 2.21
+    child and reports, layer by layer, that the checkpoint does not fit; nothing is written beside the sample."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tests.keras_env import keras_python
+
+    python = keras_python()
+    sample = Path(__file__).resolve().parent.parent / "samples" / "iris_checkpoint_trap"
+    shutil.copytree(sample, tmp_path / "trap")
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    out = tmp_path.parent / f"{tmp_path.name}-report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "tfmigrate", "report", "--target", "keras", "trap/legacy.py", "--json", str(out)],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "TFMIGRATE_KERAS_PYTHON": python},
+    )
+    assert proc.returncode == 1, proc.stderr[-2000:]  # migration work, and a conversion that failed
+    data = json.loads(out.read_text())
+    assert data["target"] == "keras"
+    (conversion,) = data["keras_conversions"]
+    assert conversion["checkpoint"] == "trap/models/iris/model.ckpt-20" and conversion["passed"] is False
+    assert "layer hiddenlayer_0: checkpoint [4, 10] + [10]" in conversion["verdict"]
+    assert "the Keras model's is [4, 20] + [20]" in conversion["verdict"]
+    assert data["summary"]["keras_conversions_failed"] == 1
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before  # the report wrote nothing there
