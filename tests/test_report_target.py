@@ -96,6 +96,7 @@ def test_report_target_keras_converts_the_legacy_checkpoint_and_names_the_seed_0
     """The real composition: `report --target keras` over the trap sample (a [20, 20] model over the
     [10, 10] Estimator checkpoint in its model_dir) runs `ckpt convert --to keras` in the TensorFlow 2.21
     child and reports, layer by layer, that the checkpoint does not fit; nothing is written beside the sample."""
+    import os
     import shutil
     import subprocess
     import sys
@@ -110,7 +111,7 @@ def test_report_target_keras_converts_the_legacy_checkpoint_and_names_the_seed_0
     out = tmp_path.parent / f"{tmp_path.name}-report.json"
     proc = subprocess.run(
         [sys.executable, "-m", "tfmigrate", "report", "--target", "keras", "trap/legacy.py", "--json", str(out)],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**__import__("os").environ, "TFMIGRATE_KERAS_PYTHON": python},
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env={**os.environ, "TFMIGRATE_KERAS_PYTHON": python},
     )
     assert proc.returncode == 1, proc.stderr[-2000:]  # migration work, and a conversion that failed
     data = json.loads(out.read_text())
