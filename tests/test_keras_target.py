@@ -266,3 +266,92 @@ def test_the_sklearn_adapter_trains_and_predicts_the_keras_model():
     assert "class LegacyEstimatorAdapter(sklearn.base.BaseEstimator):" in new and "def __sklearn_is_fitted__(self):" in new
     assert "TFM706" not in {f.rule for f in result.findings} and not estimator_names(result.new)
     assert rewrite_source(result.new, KERAS).new == result.new
+
+
+# --- DNNLinearCombined: two optimizers -------------------------------------------------------------------
+COMBINED = textwrap.dedent('''\
+    import numpy as np
+    import tensorflow as tf
+
+    age = tf.feature_column.numeric_column("age")
+    color = tf.feature_column.categorical_column_with_vocabulary_list("color", ["red", "blue"])
+    model = tf.estimator.DNNLinearCombinedClassifier(
+        linear_feature_columns=[age, tf.feature_column.indicator_column(color)],
+        dnn_feature_columns=[age],
+        dnn_hidden_units=[4],
+        n_classes=3,
+        model_dir="model_combined",
+        config=tf.estimator.RunConfig(save_checkpoints_steps=2),
+    )
+    x = {"age": np.arange(8, dtype=np.float32).reshape(8, 1), "color": np.array([["red"], ["blue"]] * 4)}
+    train_fn = tf.compat.v1.estimator.inputs.numpy_input_fn(x=x, y=np.arange(8) % 3, batch_size=4, num_epochs=None, shuffle=True)
+    model.train(input_fn=train_fn, steps=3)
+    print(model.evaluate(input_fn=train_fn, steps=1))
+    ''').encode()
+
+
+def test_dnn_linear_combined_lowers_to_combined_keras_model():
+    result = rewrite_source(COMBINED, KERAS)
+    new = result.new.decode()
+    assert textwrap.dedent('''\
+        model = combined_keras_model(
+            "DNNLinearCombinedClassifier",
+            linear_feature_columns=[age, tf.feature_column.indicator_column(color)],
+            dnn_feature_columns=[age],
+            dnn_hidden_units=[4],
+            n_classes=3,
+            model_dir="model_combined",
+            config=dict(save_checkpoints_steps=2),
+            linear_optimizer="Ftrl",
+            dnn_optimizer=tf.keras.optimizers.Adagrad(learning_rate=0.001),
+            loss_reduction="sum_over_batch_size",
+        )
+        ''') in new
+    assert "model.fit(input_dataset(train_fn), epochs=1, steps_per_epoch=3, callbacks=checkpoints(model))" in new
+    assert "class CombinedKerasModel(tf.keras.Model):" in new and "def canned_keras_model(" not in new
+    assert {f.rule for f in result.findings} == {"TFM701", "TFM702", "TFM703", "TFM704"} and not estimator_names(result.new)
+    assert rewrite_source(result.new, KERAS).new == result.new
+    # the tf.compat.v1 estimator (tf.compat.v1.train optimizers, SUM reduction) stays, reported
+    v1 = COMBINED.replace(b"tf.estimator.DNNLinearCombined", b"tf.compat.v1.estimator.DNNLinearCombined")
+    assert "TFM706" in {f.rule for f in rewrite_source(v1, KERAS).findings}
+
+
+COMBINED_CHILD = r"""
+import glob, json, os, runpy
+import numpy as np
+
+runpy.run_path("program.py", run_name="__main__")  # steps 1-3
+trained = runpy.run_path("program.py", run_name="__main__")["model"]  # restores step 3, trains 4-6
+source = open("program.py").read()
+namespace = {}
+exec(source[:source.index("\nx = {")], namespace)  # the construction alone: a third model restores step 6
+model = namespace["model"]
+out = {
+    "files": sorted(os.path.basename(p) for p in glob.glob("model_combined/*.weights.h5")),
+    "iterations": [int(model.optimizer.iterations), int(model.linear_optimizer.iterations)],
+    "optimizers": [type(model.optimizer).__name__, type(model.linear_optimizer).__name__],
+    "linear_rate": float(model.linear_optimizer.learning_rate.numpy()),
+    "layers": sorted(layer.name for layer in model.layers if layer.name in ("hiddenlayer_0", "logits", "linear_logits")),
+    "restored": [len(a.variables) == len(b.variables) > 2 and all(np.array_equal(u.numpy(), v.numpy()) for u, v in zip(a.variables, b.variables))
+                 for a, b in ((model.optimizer, trained.optimizer), (model.linear_optimizer, trained.linear_optimizer))],
+    "weights": all(np.array_equal(u, v) for u, v in zip(model.get_weights(), trained.get_weights())),
+}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.slow
+def test_dnn_linear_combined_trains_checkpoints_restores_and_resumes_on_tf_2_21(tmp_path: Path):
+    from tests.keras_env import keras_python, run_keras
+
+    keras_python()
+    (tmp_path / "program.py").write_bytes(rewrite_source(COMBINED, KERAS).new)
+    proc = run_keras(["-c", COMBINED_CHILD], cwd=tmp_path, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    # run 1: steps 1-3 (saved at 2 and at the end); run 2 restores step 3 and goes on to 6 (saved at 4 and 6)
+    assert out["files"] == [f"model.ckpt-{step}.weights.h5" for step in (2, 3, 4, 6)]
+    assert out["iterations"] == [6, 6], "both optimizers' step counts restored"
+    assert out["optimizers"] == ["Adagrad", "Ftrl"] and out["linear_rate"] == pytest.approx(0.005)  # min(0.005, 1/sqrt(2))
+    assert out["layers"] == ["hiddenlayer_0", "linear_logits", "logits"]
+    assert out["restored"] == [True, True] and out["weights"], "both optimizers' state and the weights restored"

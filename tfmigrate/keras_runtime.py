@@ -35,10 +35,10 @@ class Helper:
 
 
 _KERAS_INPUTS = '''\
-def keras_inputs(feature_columns):
+def keras_inputs(feature_columns, inputs=None):
     """tf.feature_column columns as Keras inputs and preprocessing layers, in the estimator's order
-    (sorted by column name) {written}."""
-    inputs, dense = {{}}, []
+    (sorted by column name); ``inputs``: the Keras inputs other columns already made {written}."""
+    inputs, dense = {{}} if inputs is None else inputs, []
 
     def source(column):
         if column.key not in inputs:
@@ -91,11 +91,25 @@ def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n
         net = tf.keras.layers.Dense(units, activation=activation_fn, name=f"hiddenlayer_{{index}}")(net)
         if dropout:
             net = tf.keras.layers.Dropout(dropout)(net)
-    classifier = estimator.endswith("Classifier")
-    width = (1 if n_classes == 2 else n_classes) if classifier else label_dimension
-    initializer = "zeros" if estimator.startswith("Linear") else "glorot_uniform"
-    logits = tf.keras.layers.Dense(width, kernel_initializer=initializer, name="logits")(net)
+    logits = tf.keras.layers.Dense(logits_width(estimator, n_classes, label_dimension), name="logits",
+                                   kernel_initializer="zeros" if estimator.startswith("Linear") else "glorot_uniform")(net)
     model = tf.keras.Model(inputs, logits, name=estimator)
+    compile_canned(model, estimator, optimizer, n_classes, loss_reduction, model_dir, run_config)
+    return model
+'''
+
+_HEAD = '''\
+def logits_width(estimator, n_classes, label_dimension):
+    """How many logits the head of tf.estimator.<estimator> reads {written}."""
+    if estimator.endswith("Classifier"):
+        return 1 if n_classes == 2 else n_classes
+    return label_dimension
+
+
+def compile_canned(model, estimator, optimizer, n_classes, loss_reduction, model_dir, run_config):
+    """Compiles model with the loss and metrics of tf.estimator.<estimator>'s head and restores
+    model_dir's newest checkpoint (weights and optimizer state) {written}."""
+    classifier = estimator.endswith("Classifier")
     if not classifier:
         loss = tf.keras.losses.MeanSquaredError(reduction=loss_reduction)
         metrics = [tf.keras.metrics.MeanSquaredError(name="average_loss")]
@@ -111,8 +125,74 @@ def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n
     model.run_config = run_config
     latest = latest_checkpoint(model.model_dir)
     if latest:
-        model.optimizer.build(model.trainable_variables)
+        if hasattr(model, "optimizer_variables"):  # a CombinedKerasModel: two optimizers
+            for each_optimizer, variables in model.optimizer_variables():
+                each_optimizer.build(variables)
+        else:
+            model.optimizer.build(model.trainable_variables)
         model.load_weights(latest)
+'''
+
+_COMBINED_MODEL = '''\
+class CombinedKerasModel(tf.keras.Model):
+    """A DNNLinearCombined estimator's model: linear_optimizer trains the layer "linear_logits",
+    the compiled optimizer (dnn_optimizer) the others and counts the steps {written}."""
+
+    def __init__(self, inputs, outputs, linear_optimizer, **kwargs):
+        super().__init__(inputs, outputs, **kwargs)
+        self.linear_optimizer = linear_optimizer
+        self.has_linear = any(layer.name == "linear_logits" for layer in self.layers)
+
+    def optimizer_variables(self):
+        linear = self.get_layer("linear_logits").trainable_variables if self.has_linear else []
+        dnn = [v for v in self.trainable_variables if all(v is not w for w in linear)]
+        return [(self.linear_optimizer, linear), (self.optimizer, dnn)]
+
+    def train_step(self, data):
+        x, y = data[0], data[1]
+        with tf.GradientTape() as tape:
+            logits = self(x, training=True)
+            loss = self.compute_loss(x=x, y=y, y_pred=logits)
+        pairs = self.optimizer_variables()
+        gradients = tape.gradient(loss, [variables for _, variables in pairs])
+        for (each_optimizer, variables), each_gradients in zip(pairs, gradients):
+            if variables:
+                each_optimizer.apply_gradients(zip(each_gradients, variables))
+            elif each_optimizer is self.optimizer:  # no DNN: the step is counted all the same
+                self.optimizer.iterations.assign_add(1)
+        self._loss_tracker.update_state(loss)
+        return self.compute_metrics(x, y, logits, sample_weight=None)
+
+
+def combined_keras_model(estimator, linear_feature_columns=None, linear_optimizer="Ftrl", dnn_feature_columns=None,
+                         dnn_optimizer=None, dnn_hidden_units=(), dnn_activation_fn=tf.nn.relu, dnn_dropout=None,
+                         n_classes=2, label_dimension=1, loss_reduction="sum_over_batch_size", model_dir=None,
+                         config=None):
+    """tf.estimator.<estimator> (DNNLinearCombinedClassifier/Regressor) as a compiled Keras model: the
+    DNN's logits plus the linear model's; restores model_dir's newest checkpoint {written}."""
+    run_config = dict(config or {{}})
+    if run_config.get("tf_random_seed") is not None:
+        tf.keras.utils.set_random_seed(run_config["tf_random_seed"])
+    if not linear_feature_columns and not dnn_feature_columns:
+        raise ValueError("Either linear_feature_columns or dnn_feature_columns must be defined.")
+    width, inputs, logits = logits_width(estimator, n_classes, label_dimension), {{}}, []
+    if dnn_feature_columns:
+        inputs, net = keras_inputs(dnn_feature_columns, inputs)
+        for index, units in enumerate(dnn_hidden_units):
+            net = tf.keras.layers.Dense(units, activation=dnn_activation_fn, name=f"hiddenlayer_{{index}}")(net)
+            if dnn_dropout:
+                net = tf.keras.layers.Dropout(dnn_dropout)(net)
+        logits.append(tf.keras.layers.Dense(width, name="logits")(net))
+    if linear_feature_columns:
+        if isinstance(linear_optimizer, str):  # TF 2.15: the named optimizer at min(0.005, 1/sqrt(columns))
+            rate = min(0.005, 1 / math.sqrt(len(linear_feature_columns)))
+            linear_optimizer = getattr(tf.keras.optimizers, linear_optimizer)(learning_rate=rate)
+        inputs, net = keras_inputs(linear_feature_columns, inputs)
+        logits.append(tf.keras.layers.Dense(width, kernel_initializer="zeros", name="linear_logits")(net))
+    outputs = logits[0] if len(logits) == 1 else tf.keras.layers.Add()(logits)
+    model = CombinedKerasModel(inputs, outputs, linear_optimizer, name=estimator)
+    compile_canned(model, estimator, dnn_optimizer or tf.keras.optimizers.Adagrad(learning_rate=0.001), n_classes,
+                   loss_reduction, model_dir, run_config)
     return model
 '''
 
@@ -233,7 +313,9 @@ HELPERS: dict[str, Helper] = {
     for h in (
         _helper("keras_inputs", _KERAS_INPUTS, ("math", "tensorflow as tf")),
         _helper("latest_checkpoint", _LATEST, ("glob", "os")),
-        _helper("canned_keras_model", _CANNED_MODEL, ("tensorflow as tf",), ("keras_inputs", "latest_checkpoint")),
+        _helper("compile_canned", _HEAD, ("tensorflow as tf",), ("latest_checkpoint",)),
+        _helper("canned_keras_model", _CANNED_MODEL, ("tensorflow as tf",), ("keras_inputs", "compile_canned")),
+        _helper("combined_keras_model", _COMBINED_MODEL, ("math", "tensorflow as tf"), ("keras_inputs", "compile_canned")),
         _helper("checkpoints", _CHECKPOINTS, ("glob", "os", "time", "tensorflow as tf")),
         _helper("input_dataset", _INPUT_DATASET, ("tensorflow as tf",)),
         _helper("numpy_input_fn", _NUMPY_INPUT_FN, ("tensorflow as tf",)),

@@ -14,10 +14,10 @@ import os
 import time
 
 
-def keras_inputs(feature_columns):
+def keras_inputs(feature_columns, inputs=None):
     """tf.feature_column columns as Keras inputs and preprocessing layers, in the estimator's order
-    (sorted by column name) (written by tfmigrate, `tfmigrate rules TFM701`)."""
-    inputs, dense = {}, []
+    (sorted by column name); ``inputs``: the Keras inputs other columns already made (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    inputs, dense = {} if inputs is None else inputs, []
 
     def source(column):
         if column.key not in inputs:
@@ -73,23 +73,17 @@ def latest_checkpoint(model_dir):
     return max(paths, key=lambda path: int(os.path.basename(path)[len("model.ckpt-"):-len(".weights.h5")]), default=None)
 
 
-def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n_classes=2, label_dimension=1,
-                       activation_fn=tf.nn.relu, dropout=None, loss_reduction="sum_over_batch_size", model_dir=None,
-                       config=None):
-    """tf.estimator.<estimator> as a compiled Keras model; restores model_dir's newest checkpoint (written by tfmigrate, `tfmigrate rules TFM701`)."""
-    run_config = dict(config or {})
-    if run_config.get("tf_random_seed") is not None:
-        tf.keras.utils.set_random_seed(run_config["tf_random_seed"])
-    inputs, net = keras_inputs(feature_columns)
-    for index, units in enumerate(hidden_units):
-        net = tf.keras.layers.Dense(units, activation=activation_fn, name=f"hiddenlayer_{index}")(net)
-        if dropout:
-            net = tf.keras.layers.Dropout(dropout)(net)
+def logits_width(estimator, n_classes, label_dimension):
+    """How many logits the head of tf.estimator.<estimator> reads (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    if estimator.endswith("Classifier"):
+        return 1 if n_classes == 2 else n_classes
+    return label_dimension
+
+
+def compile_canned(model, estimator, optimizer, n_classes, loss_reduction, model_dir, run_config):
+    """Compiles model with the loss and metrics of tf.estimator.<estimator>'s head and restores
+    model_dir's newest checkpoint (weights and optimizer state) (written by tfmigrate, `tfmigrate rules TFM701`)."""
     classifier = estimator.endswith("Classifier")
-    width = (1 if n_classes == 2 else n_classes) if classifier else label_dimension
-    initializer = "zeros" if estimator.startswith("Linear") else "glorot_uniform"
-    logits = tf.keras.layers.Dense(width, kernel_initializer=initializer, name="logits")(net)
-    model = tf.keras.Model(inputs, logits, name=estimator)
     if not classifier:
         loss = tf.keras.losses.MeanSquaredError(reduction=loss_reduction)
         metrics = [tf.keras.metrics.MeanSquaredError(name="average_loss")]
@@ -105,8 +99,30 @@ def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n
     model.run_config = run_config
     latest = latest_checkpoint(model.model_dir)
     if latest:
-        model.optimizer.build(model.trainable_variables)
+        if hasattr(model, "optimizer_variables"):  # a CombinedKerasModel: two optimizers
+            for each_optimizer, variables in model.optimizer_variables():
+                each_optimizer.build(variables)
+        else:
+            model.optimizer.build(model.trainable_variables)
         model.load_weights(latest)
+
+
+def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n_classes=2, label_dimension=1,
+                       activation_fn=tf.nn.relu, dropout=None, loss_reduction="sum_over_batch_size", model_dir=None,
+                       config=None):
+    """tf.estimator.<estimator> as a compiled Keras model; restores model_dir's newest checkpoint (written by tfmigrate, `tfmigrate rules TFM701`)."""
+    run_config = dict(config or {})
+    if run_config.get("tf_random_seed") is not None:
+        tf.keras.utils.set_random_seed(run_config["tf_random_seed"])
+    inputs, net = keras_inputs(feature_columns)
+    for index, units in enumerate(hidden_units):
+        net = tf.keras.layers.Dense(units, activation=activation_fn, name=f"hiddenlayer_{index}")(net)
+        if dropout:
+            net = tf.keras.layers.Dropout(dropout)(net)
+    logits = tf.keras.layers.Dense(logits_width(estimator, n_classes, label_dimension), name="logits",
+                                   kernel_initializer="zeros" if estimator.startswith("Linear") else "glorot_uniform")(net)
+    model = tf.keras.Model(inputs, logits, name=estimator)
+    compile_canned(model, estimator, optimizer, n_classes, loss_reduction, model_dir, run_config)
     return model
 
 

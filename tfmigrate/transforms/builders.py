@@ -75,6 +75,8 @@ def append_args(call: cst.Call, replaced: list[cst.Arg], extra: list[cst.Arg]) -
     if commas and not isinstance(old[-1].comma, cst.Comma) and len(commas) == len(old) - 1:
         style = commas[-1]
     last_comma = old[-1].comma if old else cst.MaybeSentinel.DEFAULT
+    if isinstance(last_comma, cst.Comma) and len(commas) >= 2:  # a trailing comma before ")": lay out as the others
+        style = commas[-2]
     out = []
     for i, arg in enumerate(replaced):
         out.append(arg.with_changes(comma=style) if i == len(replaced) - 1 else arg)

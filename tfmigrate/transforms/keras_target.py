@@ -10,14 +10,15 @@ estimator is ``canned_keras_model("DNNClassifier", ...)`` (its own arguments, th
 :mod:`tfmigrate.keras_runtime` (only those used, with what they call and import).
 
 - TFM701 (fix, unsafe): a canned ``DNNClassifier``/``DNNRegressor``/``LinearClassifier``/
-  ``LinearRegressor`` construction; an argument the Keras model cannot honour leaves it as it is,
-  with a manual finding that names it (no hyperparameter is dropped silently).
+  ``LinearRegressor`` construction (``canned_keras_model``) and a TF 2 ``DNNLinearCombinedClassifier``/
+  ``Regressor`` (``combined_keras_model``: two optimizers); an argument the Keras model cannot honour
+  leaves it as it is, with a manual finding that names it (no hyperparameter is dropped silently).
 - TFM702 (fix, unsafe): ``train`` on a lowered estimator -> ``fit``.
 - TFM703 (fix, unsafe): ``evaluate`` / ``predict`` on a lowered estimator.
 - TFM704 (fix, safe): ``numpy_input_fn`` (TensorFlow 2.16+ has no ``tf.compat.v1.estimator``) -> the helper.
 - TFM705 (manual): ``tf.estimator.Estimator(model_fn=...)``: the model_fn's pieces, named.
 - TFM706 (manual): the rest of the Estimator API (``train_and_evaluate``, ``TrainSpec``, ``EvalSpec``,
-  ``add_metrics``, ``pandas_input_fn``, DNNLinearCombined estimators, estimator methods with no Keras
+  ``add_metrics``, ``pandas_input_fn``, tf.compat.v1 DNNLinearCombined estimators, estimator methods with no Keras
   form, a lowered model tfmigrate cannot follow), each with what to write instead. TFM132's
   ``LegacyEstimatorAdapter`` is rewritten to train and predict the Keras model (TFM702/TFM703) where
   the module's estimators were lowered, and reported here otherwise.
@@ -47,6 +48,11 @@ COMBINED = ("DNNLinearCombinedClassifier", "DNNLinearCombinedRegressor")
 # what canned_keras_model takes of a canned estimator's arguments
 TAKEN = ("feature_columns", "optimizer", "hidden_units", "n_classes", "label_dimension", "activation_fn", "dropout",
          "loss_reduction", "model_dir", "config")
+# what combined_keras_model takes of a DNNLinearCombined estimator's arguments
+COMBINED_TAKEN = ("linear_feature_columns", "linear_optimizer", "dnn_feature_columns", "dnn_optimizer", "dnn_hidden_units",
+                  "dnn_activation_fn", "dnn_dropout", "n_classes", "label_dimension", "loss_reduction", "model_dir", "config")
+DNN_STRING_RATE = "0.001"  # dnn_linear_combined.py: _DNN_LEARNING_RATE (linear: min(0.005, 1/sqrt(columns)), in the helper)
+BUILDERS = ("canned_keras_model", "combined_keras_model")
 RUN_CONFIG_TAKEN = ("model_dir", "tf_random_seed", "save_checkpoints_steps", "save_checkpoints_secs", "keep_checkpoint_max")
 RUN_CONFIG_HARMLESS = ("save_summary_steps", "log_step_count_steps")  # logging only: no effect on the model
 # TF 2.15's optimizer strings (canned/optimizers.py) -> the Keras 3 class; the rate a string trains at
@@ -90,10 +96,10 @@ def lowers_to_keras(t: FamilyTransform) -> bool:
     if "keras_program" in t.context.facts:
         return True
     for call in t.index.nodes(cst.Call):
-        if isinstance(call.func, cst.Name) and call.func.value == "canned_keras_model":  # lowered by an earlier run
+        if isinstance(call.func, cst.Name) and call.func.value in BUILDERS:  # lowered by an earlier run
             return True
         found = estimator_class(t.qualified_name(call.func))
-        if found is not None and found[0] in CANNED:
+        if found is not None and (found[0] in CANNED or (found[0] in COMBINED and not found[1])):
             return True
     return False
 
@@ -144,14 +150,12 @@ class KerasTargetTransform(FamilyTransform):
                 cls, v1 = found
                 if cls in CANNED:
                     self._construction(call, cls, v1)
+                elif cls in COMBINED and not v1:
+                    self._combined(call, cls)
                 elif cls in COMBINED:
-                    self.flag(call, TFM706, f"tf.estimator.{cls} has no Keras form tfmigrate writes (a linear model and a "
-                              "DNN summed, two optimizers): write a tf.keras.Model subclass whose logits are a Dense named "
-                              "'linear_logits' (kernel_initializer='zeros') over keras_inputs(linear_feature_columns) plus the "
-                              "DNN tower over keras_inputs(dnn_feature_columns) (Dense 'hiddenlayer_N' of dnn_hidden_units, then "
-                              "'logits'), and a train_step that applies linear_optimizer to the linear weights and "
-                              "dnn_optimizer to the others; TF 2.15's rates: a string or absent linear_optimizer (Ftrl) trains "
-                              "at min(0.2, 1/sqrt(number of linear columns)), a string or absent dnn_optimizer (Adagrad) at 0.001")
+                    self.flag(call, TFM706, f"tf.compat.v1.estimator.{cls} has no Keras form tfmigrate writes (its "
+                              "tf.compat.v1.train optimizers and SUM loss reduction): use tf.estimator.{cls} (TF 2.x) "
+                              "and run tfmigrate rewrite --target keras again, or write combined_keras_model(...) by hand")
                 elif cls == "Estimator":
                     self.custom.append(call)  # reported in leave_Module: the model_fn's line in the new code
                 elif cls in MANUAL_API:
@@ -368,35 +372,80 @@ class KerasTargetTransform(FamilyTransform):
         self.context.facts.add("keras_program")
         self.table.update(config_plan)
 
+        self.table[id(call)] = self._lowered(cls, "canned_keras_model", args, {"optimizer": optimizer, "loss_reduction": reduction})
+        self._bind(call)
+
+    def _combined(self, call: cst.Call, cls: str) -> None:
+        """``tf.estimator.DNNLinearCombined*(...)`` -> ``combined_keras_model("DNNLinearCombined*", ...)``."""
+        args = _keyword_args(call)
+        if args is None:
+            self.flag(call, TFM701, f"tf.estimator.{cls} with positional arguments: write them as keywords and run "
+                      "tfmigrate rewrite --target keras again")
+            return
+        unsupported = [k for k in args if k not in COMBINED_TAKEN
+                       and not (k == "linear_sparse_combiner" and str_value(args[k].value) == "sum")]
+        linear, why_linear = self._combined_optimizer(args.get("linear_optimizer"), linear=True)
+        dnn, why_dnn = self._combined_optimizer(args.get("dnn_optimizer"), linear=False)
+        reduction, why_reduction = self._reduction(args.get("loss_reduction"), False)
+        config = args.get("config")
+        config_plan, why_config = self._config(config.value) if config is not None else ({}, None)
+        problems = [f"{k}=" for k in unsupported] + [w for w in (why_linear, why_dnn, why_reduction, why_config) if w]
+        if problems:
+            self.manual_constructions += 1
+            self.flag(call, TFM701, f"tf.estimator.{cls} -> combined_keras_model: it cannot honour "
+                      f"{', '.join(problems)}; build the Keras model by hand (tf.keras.Model with these) or drop them knowingly")
+            return
+        if not self.fix(call, TFM701, f"tf.estimator.{cls} is a Keras model: combined_keras_model({cls!r}, ...), a helper "
+                        "written into this module (the DNN and linear logits summed, linear_optimizer training the linear "
+                        "weights and dnn_optimizer the others at TF 2.15's rates, loss reduction, model_dir checkpoints)"):
+            return
+        self.lowered.add(id(call))
+        self.used.add("combined_keras_model")
+        self.context.facts.add("keras_program")
+        self.table.update(config_plan)
+        values = {"linear_optimizer": linear, "dnn_optimizer": dnn, "loss_reduction": reduction}
+        self.table[id(call)] = self._lowered(cls, "combined_keras_model", args, values)
+        self._bind(call)
+
+    def _combined_optimizer(self, arg: cst.Arg | None, linear: bool) -> tuple[cst.BaseExpression | None, str | None]:
+        """A DNNLinearCombined optimizer: a string (or none) at TF 2.15's rate (the linear one's, which depends on
+        the number of linear columns, computed by the helper from the name), else what :meth:`_optimizer` reads."""
+        text = "Ftrl" if linear and arg is None else "Adagrad" if arg is None else str_value(arg.value)
+        if text is None:
+            return self._optimizer(arg, linear, False)
+        if text not in KERAS_OPTIMIZERS:
+            return None, f"{'linear' if linear else 'dnn'}_optimizer={text!r}"
+        if linear:
+            return cst.SimpleString(f'"{KERAS_OPTIMIZERS[text]}"'), None
+        return cst.parse_expression(f"tf.keras.optimizers.{KERAS_OPTIMIZERS[text]}(learning_rate={DNN_STRING_RATE})"), None
+
+    @staticmethod
+    def _lowered(cls: str, builder: str, args: dict[str, cst.Arg], values: dict[str, cst.BaseExpression | None]):  # type: ignore[no-untyped-def]
+        """The replacement of a construction: ``builder("cls", ...)`` with ``values`` replacing or appended to its arguments."""
+
         def lowered(updated: cst.CSTNode) -> cst.CSTNode:
             assert isinstance(updated, cst.Call)
             replaced = []
             for arg in updated.args:
                 key = arg.keyword.value  # type: ignore[union-attr]
-                if key == "optimizer":
-                    arg = arg.with_changes(value=optimizer)
-                elif key == "loss_reduction":
-                    arg = arg.with_changes(value=reduction)
+                if key in values:
+                    arg = arg.with_changes(value=values[key])
                 replaced.append(arg)
-            extra = []
-            if "optimizer" not in args:
-                extra.append(kwarg("optimizer", optimizer))
-            if "loss_reduction" not in args:
-                extra.append(kwarg("loss_reduction", reduction))
+            extra = [kwarg(key, value) for key, value in values.items() if key not in args]
             if updated.args and not extra:
                 new = updated.with_changes(args=replaced)
             elif updated.args:
                 new = append_args(updated, replaced, extra)
             else:
-                new = updated.with_changes(args=[extra[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), extra[1]])
+                space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                new = updated.with_changes(args=[e.with_changes(comma=space) for e in extra[:-1]] + [extra[-1]])
             comma = new.args[0].comma
             if not isinstance(comma, cst.Comma):
                 comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
             head = cst.Arg(value=cst.SimpleString(f'"{cls}"'), comma=comma)
-            return new.with_changes(func=cst.Name("canned_keras_model"), args=[head, *new.args])
+            return new.with_changes(func=cst.Name(builder), args=[head, *new.args])
 
-        self.table[id(call)] = lowered
-        self._bind(call)
+        return lowered
 
     def _optimizer(self, arg: cst.Arg | None, linear: bool, v1: bool) -> tuple[cst.BaseExpression | None, str | None]:
         """The Keras 3 optimizer instance of the estimator's ``optimizer`` argument, or why not."""
