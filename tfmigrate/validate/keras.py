@@ -23,14 +23,13 @@ import os
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tfmigrate.childproc import interpreter_command
-from tfmigrate.validate.runner import SCHEMA, Event, _could_not_run, _kill_group, last_error_line, stream_child
+from tfmigrate.validate.runner import SCHEMA, Event, _could_not_run, last_error_line, stream_child, watched
 from tfmigrate.validate.targets import TargetError, check, split
 
 NO_INTERPRETER = ("no TensorFlow 2.21 interpreter for --target keras: run `make keras` (builds .venv-keras) or name one "
@@ -172,26 +171,8 @@ def _run_once(python: str, path: Path, args: list[str], work: Path, timeout: flo
         # the program's link in the scratch directory: its __file__ is there too (a model_dir made from it lands there)
         proc = subprocess.Popen([python, str(work / path.name), *args], cwd=work, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=_program_env(tmp), start_new_session=True)
-        expired = threading.Event()
-
-        def watchdog() -> None:
-            expired.set()
-            _kill_group(proc)
-
-        timer = threading.Timer(timeout, watchdog) if timeout else None
-        if timer:
-            timer.daemon = True
-            timer.start()
-        try:
+        with watched(proc, timeout) as expired:
             proc.wait()
-        except KeyboardInterrupt:
-            _kill_group(proc)
-            proc.wait()
-            raise
-        finally:
-            if timer:
-                timer.cancel()
-            _kill_group(proc)
         seconds = time.perf_counter() - began
         log.seek(0)
         return (None if expired.is_set() else proc.returncode), seconds, last_error_line(log.read())

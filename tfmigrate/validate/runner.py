@@ -19,7 +19,8 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -146,17 +147,7 @@ def stream_child(command: list[str], result: dict[str, Any], device: str, on_eve
         fatal: str | None = None
         done = False
         assert proc.stdout is not None
-        expired = threading.Event()
-
-        def watchdog() -> None:
-            expired.set()
-            _kill_group(proc)
-
-        timer = threading.Timer(timeout, watchdog) if timeout else None
-        if timer:
-            timer.daemon = True
-            timer.start()
-        try:
+        with watched(proc, timeout) as expired:
             for line in proc.stdout:
                 try:
                     event = json.loads(line)
@@ -184,20 +175,39 @@ def stream_child(command: list[str], result: dict[str, Any], device: str, on_eve
                 if on_event:
                     on_event(event)
             proc.wait()
-        except KeyboardInterrupt:
-            _kill_group(proc)
-            proc.wait()
-            raise
-        finally:
-            if timer:
-                timer.cancel()
-            _kill_group(proc)  # processes the program started and left running (a parameter server's join())
         if expired.is_set():
             fatal = f"the validation child did not finish in {timeout:.0f} s and was stopped"
         if fatal is None and not done:
             log.seek(0)
             fatal = f"the validation child exited with code {proc.returncode}: {last_error_line(log.read())}"
     return fatal
+
+
+@contextmanager
+def watched(proc: subprocess.Popen, timeout: float | None) -> Iterator[threading.Event]:
+    """A child's lifetime: its process group is killed at ``timeout`` seconds (the event yielded is then
+    set), on Ctrl-C, and when the block ends (processes the program started and left running, such as
+    a parameter server's join())."""
+    expired = threading.Event()
+
+    def watchdog() -> None:
+        expired.set()
+        _kill_group(proc)
+
+    timer = threading.Timer(timeout, watchdog) if timeout else None
+    if timer:
+        timer.daemon = True
+        timer.start()
+    try:
+        yield expired
+    except KeyboardInterrupt:
+        _kill_group(proc)
+        proc.wait()
+        raise
+    finally:
+        if timer:
+            timer.cancel()
+        _kill_group(proc)
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
