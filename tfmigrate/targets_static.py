@@ -443,17 +443,8 @@ def find_keras(source: str | bytes, path: str) -> list[Site]:
 
 def select_keras(sites: list[Site], path: str, line: int | None) -> Site:
     """:func:`select` for ``canned_keras_model`` calls."""
-    if not sites:
-        raise StaticError(f"{path}: no {KERAS_BUILDER}(...) call found (the Keras model `tfmigrate rewrite --target keras` writes)")
-    if line is not None:
-        chosen = [s for s in sites if s.line == line]
-        if not chosen:
-            raise StaticError(f"{path}:{line}: no {KERAS_BUILDER}(...) call on that line (found on {', '.join(str(s.line) for s in sites)})")
-    else:
-        chosen = [s for s in sites if not s.error] or sites
-    if chosen[0].error:
-        raise StaticError(chosen[0].error)
-    return chosen[0]
+    return _choose(sites, path, line, what=f"{KERAS_BUILDER}(...) call",
+                   none=f"{path}: no {KERAS_BUILDER}(...) call found (the Keras model `tfmigrate rewrite --target keras` writes)")
 
 
 def build_keras(path: str, line: int | None, model_dir: str, helpers: dict[str, Any]) -> tuple[Any, Site, dict[str, Any]]:
@@ -514,13 +505,18 @@ def find_with_builder(source: str | bytes, path: str, builders: tuple[str, ...])
 def select(sites: list[Site], path: str, line: int | None) -> Site:
     """The construction a target means: the one on ``line``, else the first buildable one. StaticError
     (one line) when there is none or it cannot be built."""
+    return _choose(sites, path, line, what="tf.estimator construction",
+                   none=f"{path}: no tf.estimator construction found; write a function that returns the estimator "
+                        f"(def build_estimator(model_dir): return tf.estimator....) and name it: {path}:build_estimator")
+
+
+def _choose(sites: list[Site], path: str, line: int | None, what: str, none: str) -> Site:
     if not sites:
-        raise StaticError(f"{path}: no tf.estimator construction found; write a function that returns the estimator "
-                          f"(def build_estimator(model_dir): return tf.estimator....) and name it: {path}:build_estimator")
+        raise StaticError(none)
     if line is not None:
         chosen = [s for s in sites if s.line == line]
         if not chosen:
-            raise StaticError(f"{path}:{line}: no tf.estimator construction on that line (found on {', '.join(str(s.line) for s in sites)})")
+            raise StaticError(f"{path}:{line}: no {what} on that line (found on {', '.join(str(s.line) for s in sites)})")
     else:
         chosen = [s for s in sites if not s.error] or sites
     if chosen[0].error:
