@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tfmigrate.codemod.engine import Options, process_file, rewrite_source, run
+from tfmigrate.codemod.engine import process_file, rewrite_source
+from tfmigrate.codemod.runner import Options, run
 from tfmigrate.codemod.files import SourceError, write_atomic
 from tfmigrate.report.json_format import data
 from tfmigrate.codemod.rule import load_catalog
@@ -273,7 +274,7 @@ def test_findings_on_consecutive_rewritten_lines_keep_their_own_lines(options):
 
 
 def test_line_map_realigns_around_insertions_and_removals():
-    from tfmigrate.codemod.engine import _line_map
+    from tfmigrate.codemod.lines import line_map as _line_map
 
     old = [f"line{i}" for i in range(10)]
     inserted = _line_map("\n".join(old), "\n".join(["line0", "new", *old[1:]]))

@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from tests.keras_env import keras_python, run_keras
-from tfmigrate.codemod.engine import Options, process_file, rewrite_source
+from tfmigrate.codemod.engine import process_file, rewrite_source
+from tfmigrate.codemod.options import Options
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.keras_compat import HOOKS, KERAS2_MODULES, OPTIMIZER_ARGUMENTS
 

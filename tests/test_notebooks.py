@@ -11,7 +11,8 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tfmigrate.codemod.engine import Options, process_file, rewrite_source, run
+from tfmigrate.codemod.engine import process_file, rewrite_source
+from tfmigrate.codemod.runner import Options, run
 from tfmigrate.codemod.files import SourceError, discover
 from tfmigrate.codemod.notebook import Notebook, _magic_lines
 from tfmigrate.codemod.rule import load_catalog

@@ -56,6 +56,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 
 from tfmigrate.codemod.files import SourceError
+from tfmigrate.codemod.lines import line_map
 from tfmigrate.codemod.imports import CONTEXT, KEPT_FOR_ELSEWHERE, READ_ELSEWHERE
 from tfmigrate.codemod.transform import RawFinding
 from tfmigrate.codemod.tree import is_docstring, is_import_block
@@ -321,10 +322,9 @@ def rewrite_in_chunks(
             the_plan.names[k] = chunking.names_of(again.body)
     encoding = chunking.encoding
     final = header + b"".join(c.body for c in done)
-    from tfmigrate.codemod.engine import _line_map  # the engine imports this module lazily
 
     # lines in the new text as the whole-module engine gives them: the original's line, mapped
-    to_new = _line_map(data.decode(encoding, "replace"), final.decode(encoding, "replace"))
+    to_new = line_map(data.decode(encoding, "replace"), final.decode(encoding, "replace"))
     original_header, final_header = data[: the_plan.header_end].splitlines(), set(header.splitlines())
 
     def out_of_date(finding: RawFinding) -> bool:  # a manual finding on a header import a later chunk removed

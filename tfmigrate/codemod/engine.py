@@ -8,14 +8,12 @@ worker processes is :mod:`tfmigrate.codemod.runner`'s job.
 from __future__ import annotations
 
 import ast
-import bisect
 import difflib
 import io
 import re
 import tokenize
 import traceback
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +22,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from tfmigrate.codemod.files import SourceError, display_path, read_source, write_atomic
+from tfmigrate.codemod.lines import line_map
+from tfmigrate.codemod.options import Options, fix_safety, wanted
 from tfmigrate.codemod.rule import Catalog, load_catalog
 from tfmigrate.codemod.transform import Context, RawFinding, suppressions
 from tfmigrate.codemod.notebook import Notebook
@@ -33,8 +33,6 @@ from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
 from tfmigrate.results import FileResult, Finding, Fix, FixSafety
 from tfmigrate.visible import visible
-# the options, the prefilter and the parallel run live in runner (no libcst there); re-exported here
-from tfmigrate.codemod.runner import Mode, Options, default_jobs, fix_safety, run, wanted  # noqa: F401
 
 _PY2 = re.compile(
     r"^\s*(print\s+[^\s(=]|print\s*$|exec\s+[\"'\w]|except\s+[\w.]+\s*,\s*\w+\s*:|raise\s+\w+\s*,)|`|<>|\b0[0-7]+\b|\b\d+L\b|ur[\"']"
@@ -54,80 +52,13 @@ class SourceResult:
         return self.new != self.original
 
 
-def _line_map(source: str, target: str) -> Callable[[int], int]:
-    """Map 1-based line numbers of ``source`` onto ``target``, in O(n log n) for any input.
-
-    Patience-style alignment: the equal prefix and suffix, then the lines that occur exactly once
-    on each side, kept in order (a longest increasing subsequence), are anchors; lines between two
-    anchors map in order, clamped to the gap. (difflib's matcher is quadratic on the repeated
-    lines real code is full of: minutes for a 5,000-line file.)
-    """
-    if source == target:
-        return lambda line: line
-    a, b = source.splitlines(), target.splitlines()
-    anchors = _anchors(a, b)
-    starts = [i for i, _ in anchors]
-
-    def mapped(line: int) -> int:
-        index = line - 1
-        k = bisect.bisect_right(starts, index) - 1
-        i0, j0 = anchors[k]
-        if i0 == index:
-            return j0 + 1
-        _, j1 = anchors[k + 1]
-        j = min(j0 + (index - i0), j1 - 1) if j1 - j0 > 1 else j1  # removed lines: the next line
-        return max(min(j, len(b) - 1), 0) + 1
-
-    return mapped
-
-
-def _anchors(a: list[str], b: list[str]) -> list[tuple[int, int]]:
-    n, m = len(a), len(b)
-    pre = 0
-    while pre < min(n, m) and a[pre] == b[pre]:
-        pre += 1
-    suf = 0
-    while suf < min(n, m) - pre and a[n - 1 - suf] == b[m - 1 - suf]:
-        suf += 1
-    middle_a, middle_b = a[pre : n - suf], b[pre : m - suf]
-    count_a, count_b = Counter(middle_a), Counter(middle_b)
-    where = {line: j for j, line in enumerate(middle_b, start=pre) if count_b[line] == 1}
-    pairs = [(i, where[line]) for i, line in enumerate(middle_a, start=pre) if count_a[line] == 1 and line in where]
-    return (
-        [(-1, -1), *((i, i) for i in range(pre))]
-        + _increasing(pairs)
-        + [*((n - suf + k, m - suf + k) for k in range(suf)), (n, m)]
-    )
-
-
-def _increasing(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The longest subsequence of ``pairs`` (sorted by first item) increasing in the second."""
-    tails: list[int] = []
-    tail_index: list[int] = []
-    previous = [-1] * len(pairs)
-    for k, (_, j) in enumerate(pairs):
-        pos = bisect.bisect_left(tails, j)
-        if pos == len(tails):
-            tails.append(j)
-            tail_index.append(k)
-        else:
-            tails[pos], tail_index[pos] = j, k
-        previous[k] = tail_index[pos - 1] if pos else -1
-    out = []
-    k = tail_index[-1] if tail_index else -1
-    while k != -1:
-        out.append(pairs[k])
-        k = previous[k]
-    return out[::-1]
-
-
 def _moved(findings: list[tuple[RawFinding, str]], target: str) -> list[RawFinding]:
     maps: dict[int, Callable[[int], int]] = {}
     out = []
     for finding, stage_code in findings:
         key = id(stage_code)
         if key not in maps:
-            maps[key] = _line_map(stage_code, target)
+            maps[key] = line_map(stage_code, target)
         out.append(RawFinding(finding.rule, maps[key](finding.line), finding.col, finding.message, finding.fixable))
     return out
 
@@ -271,9 +202,9 @@ def _kept(passes: list[tuple[str, list[tuple[RawFinding, str]]]]) -> list[tuple[
         if following == code:
             out.extend(staged)
             continue
-        lines, next_lines, to_next = code.splitlines(), following.splitlines(), _line_map(code, following)
+        lines, next_lines, to_next = code.splitlines(), following.splitlines(), line_map(code, following)
         for finding, stage in staged:
-            line = _line_map(stage, code)(finding.line)
+            line = line_map(stage, code)(finding.line)
             same = 0 < line <= len(lines) and 0 < to_next(line) <= len(next_lines) and lines[line - 1] == next_lines[to_next(line) - 1]
             if finding.fixable or same:
                 out.append((finding, stage))
