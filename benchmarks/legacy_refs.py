@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from tfmigrate.codemod.tree import full_name  # noqa: E402
-from tfmigrate.transforms.tf_names import V2, names  # noqa: E402
+from tfmigrate.transforms.common.tf_names import V2, names  # noqa: E402
 
 BIN = Path(sys.executable).parent
 ROOTS = ("tensorflow", "skflow")

@@ -103,7 +103,7 @@ def test_private_module_table_is_what_the_generator_makes(tmp_path):
     import sys
     from pathlib import Path
 
-    from tfmigrate.transforms import tf_names
+    from tfmigrate.transforms.common import tf_names
 
     out = tmp_path / "private.json"
     repo = Path(__file__).resolve().parent.parent

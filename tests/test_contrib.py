@@ -16,8 +16,8 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.transforms import contrib_tables as T
-from tfmigrate.transforms.contrib import contrib_rel
+from tfmigrate.transforms.contrib import tables as T
+from tfmigrate.transforms.contrib.transform import contrib_rel
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(None)  # every rule of the default target (tf.estimator)

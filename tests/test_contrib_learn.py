@@ -10,7 +10,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.transforms.contrib_learn_names import legacy_name
+from tfmigrate.transforms.common.learn_names import legacy_name
 
 CATALOG = load_catalog()
 FAMILY = CATALOG.selected(("TFM15",))
@@ -254,7 +254,7 @@ def test_rewrite_path_does_not_import_tensorflow():
         "import sys\n"
         "from tfmigrate.codemod.engine import rewrite_source\n"
         "from tfmigrate.codemod.rule import load_catalog\n"
-        "import tfmigrate.transforms.contrib_learn\n"
+        "import tfmigrate.transforms.contrib_learn.transform\n"
         "src = open(sys.argv[1], 'rb').read()\n"
         "rewrite_source(src, load_catalog().selected(('TFM15',)))\n"
         "assert 'tensorflow' not in sys.modules, 'tensorflow was imported'\n"

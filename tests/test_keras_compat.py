@@ -23,7 +23,7 @@ from tests.keras_env import keras_python, run_keras
 from tfmigrate.codemod.engine import process_file, rewrite_source
 from tfmigrate.codemod.options import Options
 from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.transforms.keras_compat import HOOKS, KERAS2_MODULES, OPTIMIZER_ARGUMENTS
+from tfmigrate.transforms.keras_compat.transform import HOOKS, KERAS2_MODULES, OPTIMIZER_ARGUMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "samples"

@@ -21,7 +21,8 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.transforms import renames, tf_names
+from tfmigrate.transforms.renames import transform as renames
+from tfmigrate.transforms.common import tf_names
 
 CATALOG = load_catalog()
 TFM5 = CATALOG.selected(("TFM5",))
@@ -428,7 +429,8 @@ def test_import_and_rewrite_never_import_tensorflow(tmp_path):
     code = textwrap.dedent(
         """\
         import sys
-        from tfmigrate.transforms import renames, tf_names
+        from tfmigrate.transforms.renames import transform as renames
+        from tfmigrate.transforms.common import tf_names
         assert renames.names.cache_info().currsize == 0, "the table must load lazily"
         from tfmigrate.codemod.engine import rewrite_source
         from tfmigrate.codemod.rule import load_catalog

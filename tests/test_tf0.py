@@ -15,8 +15,8 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tfmigrate.transforms import tf0
-from tfmigrate.transforms.tf_names import GRAPH_KEYS, UNKNOWN, names
+from tfmigrate.transforms.tf0 import transform as tf0
+from tfmigrate.transforms.common.tf_names import GRAPH_KEYS, UNKNOWN, names
 
 ALL_RULES = load_catalog().selected(None)
 

@@ -7,11 +7,11 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import _Hooks, _needed, transform
-from tfmigrate.transforms.contrib import ContribTransform
-from tfmigrate.transforms.eager import EagerTransform
-from tfmigrate.transforms.monitored import MonitoredSessionTransform
-from tfmigrate.transforms.renames import CompatV1Renames
-from tfmigrate.transforms.tf0 import Tf0Api
+from tfmigrate.transforms.contrib.transform import ContribTransform
+from tfmigrate.transforms.eager.transform import EagerTransform
+from tfmigrate.transforms.monitored.transform import MonitoredSessionTransform
+from tfmigrate.transforms.renames.transform import CompatV1Renames
+from tfmigrate.transforms.tf0.transform import Tf0Api
 
 SOURCE = '''
 import tensorflow as tf

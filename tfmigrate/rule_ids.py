@@ -128,7 +128,7 @@ TFM502 = "TFM502"
 TFM503 = "TFM503"
 TFM504 = "TFM504"
 
-# rules/keras.toml
+# rules/keras_target.toml
 TFM701 = "TFM701"
 TFM702 = "TFM702"
 TFM703 = "TFM703"

@@ -46,7 +46,7 @@ def sites(rule_id: str) -> list[Site]:
 @cache
 def _all_sites() -> dict[str, frozenset[Site]]:
     found: dict[str, set[Site]] = defaultdict(set)
-    for path in sorted(TRANSFORMS.glob("*.py")):
+    for path in sorted(TRANSFORMS.rglob("*.py")):
         relative = path.relative_to(PACKAGE.parent).as_posix()
         for rule_id, line, name in _module_sites(ast.parse(path.read_text(encoding="utf-8"))):
             found[rule_id].add(Site(relative, line, name))

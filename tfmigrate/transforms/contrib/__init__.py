@@ -1,0 +1,10 @@
+"""TFM6xx (rules/contrib.toml): the ``tensorflow.contrib`` utilities (layers, framework, losses, metrics,
+rnn, slim, legacy_seq2seq, the projector) -> TF 2.15 or a maintained library with the same behaviour.
+
+``transform`` composes the parts: ``calls`` (the rewrites of single calls), ``tables`` (what each
+contrib name becomes) and ``vendored`` (the helpers written into a program where no library has one).
+"""
+
+from tfmigrate.transforms.contrib.transform import ContribTransform
+
+__all__ = ["ContribTransform"]

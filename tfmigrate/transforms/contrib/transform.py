@@ -1,0 +1,518 @@
+"""TFM6xx: the ``tensorflow.contrib`` utilities (layers, framework, losses, metrics, rnn, slim,
+legacy_seq2seq, the TensorBoard projector) -> TF 2.15 or a maintained library with the same behaviour.
+
+``contrib.learn``, ``contrib.eager``, ``contrib.summary`` and the ``contrib.layers`` feature columns
+belong to other families. Names are matched by qualified name, so every import form is served:
+``tf.contrib.rnn.X``, ``from tensorflow.contrib import rnn``, ``import tensorflow.contrib.slim as
+slim``, ``from tensorflow.contrib.layers import xavier_initializer``. For each name, in order:
+
+- TFM601-TFM605: TF 2.15 itself when it has the same behaviour, defaults included (legacy argument
+  orders are written as keywords, legacy defaults and scales written out);
+- TFM606: else tf-slim, the TF 1.15 contrib code kept as a package (``tf_slim``), when it has it;
+- TFM607: modules kept whole elsewhere (the projector in ``tensorboard.plugins.projector``);
+- TFM608: the small pure functions of ``contrib.legacy_seq2seq`` copied into the module;
+- TFM609: else a finding on the line that says what to use instead.
+
+Import statements are rewritten in place where a whole module moves (``import tf_slim as slim``),
+and dropped when the rewritten references were their only use: ``import tensorflow.contrib...``
+raises ModuleNotFoundError on TF 2.15, so none may remain.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, ClassVar
+
+import libcst as cst
+
+from tfmigrate.codemod.imports import READ_ELSEWHERE
+from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.tree import dotted as dotted_name
+from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
+from tfmigrate.rule_ids import TFM601, TFM606, TFM607, TFM608, TFM609
+from tfmigrate.transforms.contrib import tables as T
+from tfmigrate.transforms.contrib.calls import CallRewrites, Unsupported, bool_literal, code
+from tfmigrate.transforms.contrib.vendored import NEEDS, helper_name, helper_source
+
+CONTRIB = "tensorflow.contrib"
+_SCOPED = ("layers", "framework", "rnn", "losses", "metrics", "legacy_seq2seq", "seq2seq")
+# packages reported whole, however deep the name (tensor_forest.python.tensor_forest.RandomForestGraphs)
+_WHOLE_PACKAGES = frozenset({"boosted_trees", "tensor_forest", "factorization"})
+# the contrib packages this family rewrites (others: learn, eager, summary, and the feature columns)
+_OURS = frozenset({*_SCOPED, "slim", "tensorboard", *(name.split(".")[0] for name in T.RENAMES), *_WHOLE_PACKAGES})
+SLIM_NOTE = "needs the tf-slim package (pip install tf-slim; 1.1.0 runs on TF 2.15)"
+
+
+def contrib_rel(qualified: str | None) -> str | None:
+    """``tensorflow.contrib.rnn.python.ops.core_rnn_cell.BasicLSTMCell`` -> ``rnn.BasicLSTMCell``."""
+    if not qualified or not qualified.startswith(CONTRIB + "."):
+        return None
+    rel = qualified[len(CONTRIB) + 1 :]
+    if rel.startswith("slim.python.slim."):  # slim's implementation modules are tf_slim's modules
+        return "slim." + rel[len("slim.python.slim.") :]
+    parts = rel.split(".")
+    if len(parts) > 2 and parts[0] in _SCOPED and parts[1] == "python":
+        return f"{parts[0]}.{parts[-1]}"
+    return rel
+
+
+def _module_of(rel: str) -> tuple[str, str] | None:
+    """(module key, rest) when ``rel`` is a MODULES module or a name inside one."""
+    for key in T.MODULES:
+        if rel == key:
+            return key, ""
+        if rel.startswith(key + "."):
+            return key, rel[len(key) + 1 :]
+    return None
+
+
+def _slim_name_ok(module_key: str, rest: str) -> bool:
+    if module_key != "slim" or not rest:
+        return True
+    head = rest.split(".")[0]
+    return head in T.SLIM_TOP or head in T.SLIM_MODULES
+
+
+def _movable(module_key: str, rest: str) -> bool:
+    """Can ``from <module> import <rest>`` simply name the new module? (Not for what tf-slim lacks,
+    nor for its functions that fail on TF 2.15 or that this family copies instead.)"""
+    head = rest.split(".")[0]
+    return _slim_name_ok(module_key, rest) and not (
+        module_key == "slim" and (head in T.SLIM_BROKEN or f"slim.{head}" in T.VENDORED)
+    )
+
+
+def slim_target(rel: str) -> str | None:
+    """The tf_slim name implementing ``rel`` with the TF 1.15 contrib code, if any."""
+    package, _, name = rel.partition(".")
+    if "." in name:
+        return None
+    if package == "layers" and name in T.SLIM_TOP:
+        return f"tf_slim.{name}"
+    if package == "framework" and name in T.SLIM_FRAMEWORK:
+        return f"tf_slim.{name}"
+    if package == "losses" and name in T.SLIM_LOSSES:
+        return f"tf_slim.losses.{name}"
+    if package == "metrics" and name in T.SLIM_METRICS:
+        return f"tf_slim.metrics.{name}"
+    return None
+
+
+def manual_message(rel: str) -> str | None:
+    if rel in T.MANUAL:
+        return T.MANUAL[rel].format(name=rel.split(".")[-1])
+    package, _, name = rel.partition(".")
+    if rel.startswith("slim.nets"):
+        return T.MANUAL["slim.nets*"]
+    key = f"{package}.*"
+    if name and key in T.MANUAL and ("." not in name or package in _WHOLE_PACKAGES):
+        return T.MANUAL[key].format(name=name.rpartition(".")[2])
+    return None
+
+
+class ContribTransform(CallRewrites, FamilyTransform):
+    FAMILY: ClassVar[str] = "TFM6"
+    # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
+    UNIMPORTED_NAMES_UNCHANGED = True
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._tf = "tf"
+        self._need_tf = False
+        self._in_place: set[int] = set()  # ids of ImportAlias / Import(From) rewritten in place
+        self._in_place_names: set[str] = set()  # local names those imports bind
+        self._plain_tf_import = False  # the module has (or now has) a top-level `import tensorflow`
+        self._helpers: list[str] = []  # vendored legacy_seq2seq functions, in first-use order
+        self._handlers: dict[str, Callable[[str, cst.Call, cst.Call], cst.BaseExpression | None]] = {
+            "layers.xavier_initializer": self._xavier,
+            "layers.xavier_initializer_conv2d": self._xavier,
+            "layers.variance_scaling_initializer": self._variance_scaling,
+            "layers.l1_regularizer": self._regularizer,
+            "layers.l2_regularizer": self._regularizer,
+            "layers.l1_l2_regularizer": self._l1_l2,
+            **{f"losses.{name}": self._loss for name in T.LOSSES},
+            **{f"metrics.{name}": self._metric for name in T.METRICS},
+        }
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def tf(self, rel: str) -> cst.BaseExpression:
+        self._need_tf = True
+        return expression(f"{self._tf}.{rel}")
+
+    def external(self, target: str) -> cst.BaseExpression:
+        """``tf_slim.x`` / ``tensorboard.plugins.projector``: imports the package (plainly)."""
+        module = target if target in T.MODULES.values() else target.split(".")[0]
+        if target.startswith("tf_slim"):
+            module = "tf_slim"
+        self.imports.add(module)
+        return expression(target)
+
+    def visit_Module(self, node: cst.Module) -> bool:
+        self._tf = self._tensorflow_alias(node)
+        self._plan_imports()
+        self._drop_unused_imports()
+        return True
+
+    def _tensorflow_alias(self, module: cst.Module) -> str:
+        aliases = []
+        for stmt in module.body:
+            if isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Import):
+                for alias in stmt.body[0].names:
+                    name = code(alias.name)
+                    if name == "tensorflow":
+                        aliases.append(alias.asname.name.value if alias.asname else "tensorflow")
+                        self._plain_tf_import = self._plain_tf_import or alias.asname is None
+                    elif name.startswith("tensorflow.") and alias.asname is None:
+                        aliases.append("tensorflow")  # `import tensorflow.contrib.rnn` binds tensorflow too
+        if aliases:
+            name = aliases[0]
+            if name == "tensorflow" or self.index.module_binding_count(name) in (1, None):
+                return name
+        if self.index.module_binding_count("tf") != 0:
+            return "tensorflow"
+        return "tf"
+
+    # --- imports ---------------------------------------------------------------------------------
+    def _plan_imports(self) -> None:
+        """Which import statements move whole (their names keep working after the rewrite)."""
+        for statement in self.index.import_statements:
+            if isinstance(statement, cst.Import):
+                for alias in statement.names:
+                    rel = contrib_rel(dotted_name(alias.name))
+                    if rel in T.MODULES and alias.asname is not None:
+                        self._in_place.add(id(alias))
+                        self._in_place_names.add(alias.asname.name.value)  # type: ignore[union-attr]
+                continue
+            if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
+                continue
+            module = dotted_name(statement.module) or ""
+            module_rel = contrib_rel(module)
+            names = [dotted_name(a.name) or "" for a in statement.names]
+            if len(names) == 1 and contrib_rel(f"{module}.{names[0]}") in T.MODULES:
+                self._in_place.add(id(statement))  # `from tensorflow.contrib import slim`
+            elif module_rel is not None:
+                found = _module_of(module_rel)
+                if found and all(_movable(found[0], ".".join(filter(None, [found[1], n]))) for n in names):
+                    self._in_place.add(id(statement))  # `from tensorflow.contrib.slim import arg_scope`
+            if id(statement) in self._in_place:
+                for alias in statement.names:
+                    self._in_place_names.add(alias.evaluated_alias or dotted_name(alias.name) or "")
+
+    def _drop_unused_imports(self) -> None:
+        """An import of a contrib package of ours that nothing reads only fails on TF 2.15: it goes."""
+        read = self.index.read_names() | READ_ELSEWHERE.get()  # (and what a huge module's other chunks read)
+        for binding in self.index.imports:
+            statement, alias = binding.statement, binding.alias
+            rel = contrib_rel(binding.target)
+            if rel is None or rel.split(".")[0] not in _OURS or binding.name in read:
+                continue
+            if id(alias) in self._in_place or id(statement) in self._in_place:
+                continue
+            asname = alias.asname.name.value if alias.asname is not None else None  # type: ignore[union-attr]
+            if isinstance(statement, cst.Import):
+                if asname is None:
+                    continue  # `import tensorflow.contrib.x` binds tensorflow: leave_Import's
+                removal = (dotted_name(alias.name) or "", None, asname)
+            else:
+                removal = (dotted_name(statement.module) or "", dotted_name(alias.name), asname)
+            message = f"tensorflow.contrib.{rel} is imported but never used, and the import fails on TF 2.15: removed"
+            if self.fix(alias, TFM601, message):
+                self.imports.remove(*removal)
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def leave_Import(self, original: cst.Import, updated: cst.Import) -> cst.Import | cst.RemovalSentinel:
+        aliases = list(updated.names)
+        changed = False
+        for i, alias in enumerate(original.names):
+            rel = contrib_rel(dotted_name(alias.name)) or ""
+            if alias.asname is None and rel.split(".")[0] in _OURS:
+                # `import tensorflow.contrib.rnn` binds `tensorflow` and fails on TF 2.15: the names read
+                # through it are rewritten one by one, the import keeps binding `tensorflow`
+                message = f"import tensorflow.contrib.{rel} fails on TF 2.15 (no tensorflow.contrib): import tensorflow"
+                if self.fix(alias, TFM601, message):
+                    aliases[i] = None if self._plain_tf_import else aliases[i].with_changes(name=cst.Name("tensorflow"))
+                    self._plain_tf_import = changed = True
+                    self.imports.remove("tensorflow")  # when nothing reads it any more
+                continue
+            if id(alias) not in self._in_place:
+                continue
+            target = T.MODULES[rel]
+            if self.fix(alias, self._module_rule(rel), self._module_message(rel)):
+                aliases[i] = aliases[i].with_changes(name=expression(target))
+                changed = True
+        if not changed:
+            return updated
+        kept = [a for a in aliases if a is not None]
+        if not kept:
+            return cst.RemoveFromParent()
+        if kept[-1] is not aliases[-1]:
+            kept[-1] = kept[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+        return updated.with_changes(names=kept)
+
+    def leave_ImportFrom(self, original: cst.ImportFrom, updated: cst.ImportFrom) -> cst.BaseSmallStatement:
+        if id(original) not in self._in_place:
+            return updated
+        module = dotted_name(original.module) or ""
+        rel = contrib_rel(module)
+        assert not isinstance(original.names, cst.ImportStar)
+        name = dotted_name(original.names[0].name) or ""
+        full_rel = contrib_rel(f"{module}.{name}") or ""
+        if len(original.names) == 1 and full_rel in T.MODULES:  # `from tensorflow.contrib import slim`
+            target = T.MODULES[full_rel]
+            if not self.fix(original, self._module_rule(full_rel), self._module_message(full_rel)):
+                return updated
+            parent, _, leaf = target.rpartition(".")
+            if parent:
+                return updated.with_changes(module=expression(parent), names=[updated.names[0].with_changes(name=cst.Name(leaf))])
+            local = original.names[0].evaluated_alias or name
+            asname = None if local == target else cst.AsName(name=cst.Name(local))
+            return cst.Import(names=[cst.ImportAlias(name=expression(target), asname=asname)], semicolon=updated.semicolon)
+        key, rest = _module_of(rel or "") or ("", "")
+        target = T.MODULES[key] + (f".{rest}" if rest else "")
+        if not self.fix(original, self._module_rule(key), self._module_message(key)):
+            return updated
+        return updated.with_changes(module=expression(target))
+
+    def _module_rule(self, key: str) -> str:
+        return TFM606 if key == "slim" else TFM607
+
+    def _module_message(self, key: str) -> str:
+        if key == "slim":
+            return f"tf.contrib.slim is tf_slim, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"
+        return (
+            f"tf.contrib.{key} lives on as {T.MODULES[key]} (the same protos and functions; "
+            "visualize_embeddings takes the FileWriter or its logdir)"
+        )
+
+    # --- references ------------------------------------------------------------------------------
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        return self._reference(original, updated)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return self._reference(original, updated)
+
+    def _call_of(self, node: cst.CSTNode) -> cst.Call | None:
+        parent = self.index.parents.get(node)
+        return parent if isinstance(parent, cst.Call) and parent.func is node else None
+
+    def _reference(self, original: cst.Name | cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
+        if isinstance(original, cst.Attribute) and dotted_name(original) is None:
+            return updated  # `f(...).x`: libcst names it after f, but it is a value's attribute
+        rel = contrib_rel(self.qualified_name(original))
+        if rel is None:
+            return updated
+        parent = self.index.parents.get(original)
+        outermost = not (isinstance(parent, cst.Attribute) and parent.value is original)
+        call = self._call_of(original)
+        found = _module_of(rel)
+        if found is not None:
+            return self._module_reference(original, updated, rel, *found, outermost)
+        if call is not None and rel in self._handlers:
+            return updated  # leave_Call rewrites the whole call
+        if rel in T.RENAMES:
+            limit = T.POSITIONAL_LIMIT.get(rel)
+            if call is not None and limit is not None:
+                positional = sum(1 for a in call.args if a.keyword is None and not a.star)
+                if positional > limit or any(a.star for a in call.args):
+                    self.flag(
+                        original, TFM609,
+                        f"tf.contrib.{rel}: its positional arguments after the first {limit} meant different "
+                        f"parameters across TF 1.x releases; pass them by keyword, then tfmigrate rewrites it to "
+                        f"tf.{T.RENAMES[rel]}",
+                    )
+                    return updated
+            dropped = T.LEGACY_ONLY_KEYWORDS.get(rel, frozenset())
+            if call is not None and any(a.keyword is not None and a.keyword.value in dropped for a in call.args):
+                self.flag(
+                    original, TFM609,
+                    f"tf.contrib.{rel}({', '.join(sorted(dropped))}=...): tf.{T.RENAMES[rel]} has no such parameter; "
+                    f"drop it (or share the table another way), then tfmigrate rewrites the call",
+                )
+                return updated
+            if self.fix(original, TFM601, f"tf.contrib.{rel} is tf.{T.RENAMES[rel]} in TF 2.15 (same behaviour)"):
+                self.remove_imports_of(original)
+                return self.tf(T.RENAMES[rel])
+            return updated
+        if rel in T.VENDORED:
+            return self._vendored(original, updated, rel, call)
+        name = rel.rpartition(".")[2]
+        if rel.startswith("layers.") and name in T.SLIM_BROKEN:
+            if outermost:
+                self.flag(original, TFM609, T.SLIM_BROKEN[name].format(name=f"tf.contrib.{rel}"))
+            return updated
+        target = slim_target(rel)
+        if target is not None:
+            if self.fix(original, TFM606, f"tf.contrib.{rel} is {target}, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"):
+                self.remove_imports_of(original)
+                return self.external(target)
+            return updated
+        if outermost:
+            message = manual_message(rel)
+            if message is not None:
+                self.flag(original, TFM609, message)
+        return updated
+
+    def _vendored(
+        self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, call: cst.Call | None
+    ) -> cst.BaseExpression:
+        name = T.VENDORED[rel]
+        if name == "embed_sequence":
+            unique = None
+            if call is not None and not any(a.star for a in call.args):
+                unique = False
+                for i, a in enumerate(call.args):
+                    if (a.keyword is None and i == 3) or (a.keyword is not None and a.keyword.value == "unique"):
+                        unique = bool_literal(a.value, False)
+            if unique is not False:
+                self.flag(original, TFM609, T.MANUAL["layers.embed_sequence"])
+                return updated
+        if name == "seq2seq_sequence_loss" and (call is None or any(a.star for a in call.args) or sum(
+            1 for a in call.args if a.keyword is None
+        ) > 5):
+            self.flag(
+                original, TFM609,
+                f"tf.contrib.{rel}: TF 1.13 put sum_over_timesteps/sum_over_batch before softmax_loss_function, so "
+                "positional arguments after the fifth are ambiguous (and a reference can be called either way): pass "
+                "them by keyword, then tfmigrate copies the TF 1.15 code",
+            )
+            return updated
+        if name == "optimize_loss":
+            if call is None or any(a.star for a in call.args) or any(
+                (a.keyword is not None and a.keyword.value in T.OPTIMIZE_LOSS_UNSUPPORTED)
+                or (a.keyword is None and i in T.OPTIMIZE_LOSS_UNSUPPORTED.values())
+                for i, a in enumerate(call.args)
+            ):
+                self.flag(
+                    original, TFM609,
+                    f"tf.contrib.{rel}: tf-slim 1.1.0's copy fails on TF 2.15 and tfmigrate copies the TF 1.15 code "
+                    "only for calls without gradient_noise_scale/gradient_multipliers (or *args): build the train op "
+                    "with a tf.compat.v1.train optimizer's compute_gradients/apply_gradients",
+                )
+                return updated
+            message = (
+                f"tf.contrib.{rel} is gone and tf-slim 1.1.0's copy fails on TF 2.15 (ops.Tensor): its TF 1.15 code is "
+                f"copied into this module as {helper_name(name)} (the same OptimizeLoss/learning_rate variable, "
+                "optimizers by name, clipping, decay and summaries)"
+            )
+        elif name == "seq2seq_sequence_loss":
+            message = (
+                f"tf.contrib.{rel} is gone in TF 2 (tfa.seq2seq.sequence_loss lives in the end-of-life TensorFlow "
+                f"Addons): its TF 1.15 code is copied into this module as {helper_name(name)} (the same weighted "
+                "mean cross-entropy)"
+            )
+        elif name == "bow_encoder":
+            message = (
+                f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "
+                f"{helper_name(name)} (the same bow_encoder/embeddings model variable; the sparse lookup is "
+                "tf.compat.v1.nn.safe_embedding_lookup_sparse, the core copy of contrib's)"
+            )
+        elif name == "embed_sequence":
+            message = (
+                f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "
+                f"{helper_name(name)} (the same EmbedSequence/embeddings model variable and lookup)"
+            )
+        else:
+            message = (
+                f"tf.contrib.{rel} is gone in TF 2: its TF 1.15 code is copied into this module as "
+                f"{helper_name(name)} (tf.compat.v1 ops, the same variables and results)"
+            )
+        if not self.fix(original, TFM608, message):
+            return updated
+        self.remove_imports_of(original)
+        for needed in (*NEEDS.get(name, ()), name):
+            if needed not in self._helpers:
+                self._helpers.append(needed)
+        self._need_tf = True
+        return cst.Name(helper_name(name))
+
+    def _module_reference(
+        self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, key: str, rest: str, outermost: bool
+    ) -> cst.BaseExpression:
+        """A name in a module that moved whole: the module node of the chain is replaced (an import
+        rewritten in place already serves its names)."""
+        if isinstance(original, cst.Name) and (
+            original.value in self._in_place_names or not self.index.binds_by_import(original.value)
+        ):
+            return updated  # an import rewritten in place, or an alias (`slim = tf.contrib.slim`) rewritten itself
+        if key == "slim" and rel in T.VENDORED:
+            return self._vendored(original, updated, rel, self._call_of(original))
+        if key == "slim" and rest in T.SLIM_BROKEN:
+            if outermost:
+                self.flag(original, TFM609, T.SLIM_BROKEN[rest].format(name=f"slim.{rest}"))
+            return updated
+        if isinstance(original, cst.Attribute) and rest:
+            if outermost and not _slim_name_ok(key, rest):
+                self.flag(original, TFM609, manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
+            return updated  # its module node (tf.contrib.slim, or a name bound to it) is replaced
+        if not _slim_name_ok(key, rest):
+            if outermost:
+                self.flag(original, TFM609, manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
+            return updated
+        target = T.MODULES[key] + (f".{rest}" if rest else "")
+        if self.fix(original, self._module_rule(key), self._module_message(key)):
+            self.remove_imports_of(original)
+            self.imports.add(T.MODULES[key])
+            return expression(target)
+        return updated
+
+    # --- calls -----------------------------------------------------------------------------------
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if dotted_name(original.func) is None:
+            return updated  # `xavier_initializer()(shape)` calls what the inner call returned
+        rel = contrib_rel(self.qualified_name(original.func))
+        if rel is None or rel not in self._handlers:
+            return updated
+        try:
+            new = self._handlers[rel](rel, original, updated)
+        except Unsupported:
+            new = None
+        if new is not None:
+            self.remove_imports_of(original.func)
+            return new
+        target = slim_target(rel)  # the exact rewrite cannot prove this form: tf-slim runs the legacy code
+        if target is not None and self.fix(
+            original.func, TFM606, f"tf.contrib.{rel} is {target}, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"
+        ):
+            self.remove_imports_of(original.func)
+            return updated.with_changes(func=self.external(target))
+        return updated
+
+    # --- the module ------------------------------------------------------------------------------
+    def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        if self._need_tf:
+            self.imports.add("tensorflow", asname=None if self._tf == "tensorflow" else self._tf)
+        defined = {s.name.value for s in updated.body if isinstance(s, cst.FunctionDef)}
+        helpers = [name for name in self._helpers if helper_name(name) not in defined]  # a copy made before
+        if not helpers:
+            return updated
+        source = "\n\n".join(helper_source(name, self._tf) for name in helpers)
+        defs = list(cst.parse_module(source, config=updated.config_for_parsing).body)
+        defs[0] = defs[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
+        body = list(updated.body)
+        at = _after_imports(body)
+        rest = body[at:]
+        if rest:
+            rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine(), *_strip_blank(rest[0].leading_lines)))
+        return updated.with_changes(body=(*body[:at], *defs, *rest))
+
+
+def _strip_blank(lines) -> tuple:  # type: ignore[no-untyped-def]
+    lines = list(lines)
+    while lines and lines[0].comment is None:
+        lines.pop(0)
+    return tuple(lines)
+
+
+def _after_imports(body: list[cst.BaseStatement]) -> int:
+    """Index after the module's docstring and its first block of imports (the helpers are only
+    called later, so they need nothing that comes after)."""
+    at = 0
+    if body and is_docstring(body[0]):
+        at = 1
+    while at < len(body) and is_import_block(body[at]):
+        at += 1
+    return at
