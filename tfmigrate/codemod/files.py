@@ -190,19 +190,64 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
 def clobbered_input(output: Path, inputs: Iterable[str | Path]) -> str | None:
     """Why writing a report to ``output`` would destroy an input, or None.
 
-    ``output`` (symlinks resolved) must not be one of the given paths, nor an existing source file
-    (``.py``, ``.ipynb``) inside a given directory: that file is being processed, and a report
-    written over it would replace the code."""
+    ``output`` must not be one of the given paths, nor an existing source file (``.py``,
+    ``.ipynb``) inside a given directory: that file is being processed, and a report written over
+    it would replace the code. Names are compared with symlinks resolved, and files by
+    ``(st_dev, st_ino)``: an existing ``output`` that is a hard link to a given file, or to any file
+    inside a given directory, is the same file under another name (a report written through it
+    replaces that file's bytes too)."""
     real = os.path.realpath(output)
+    try:
+        st = os.stat(output)
+        key: tuple[int, int] | None = (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+    except OSError:  # not there yet: only its name can be an input's
+        key = None
     for given in inputs:
         root = os.path.realpath(given)
         if real == root:
             return f"{output} is an input of this run; writing the report there would destroy it"
+        if key is not None and _file_key(given) == key:
+            return f"{output} is a hard link to the input {given}; writing the report there would destroy it"
         if (
             os.path.isdir(root) and os.path.isfile(real) and real.endswith(SOURCE_SUFFIXES)
             and os.path.commonpath([root, real]) == root
         ):
             return f"{output} is a source file inside {given}; writing the report there would destroy it"
+        if key is not None and st.st_nlink > 1 and os.path.isdir(root):
+            other = _other_name(root, key, real)
+            if other is not None:
+                shown = display_path(Path(other))
+                return f"{output} is a hard link to {shown}, inside {given}; writing the report there would destroy it"
+    return None
+
+
+def _file_key(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _other_name(root: str, key: tuple[int, int], own: str) -> str | None:
+    """A path under ``root`` other than ``own`` that is the file ``key`` (symlinks not followed;
+    iterative, so a deep tree is no RecursionError; unreadable directories are passed over)."""
+    pending = [root]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False) and entry.path != own:
+                            found = entry.stat(follow_symlinks=False)
+                            if (found.st_dev, found.st_ino) == key:
+                                return entry.path
+                    except OSError:
+                        continue
+        except OSError:
+            continue
     return None
 
 
