@@ -9,28 +9,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from tfmigrate.cli.config import find_config  # noqa: F401 - the commands' way to the config
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
-
-
-def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
-    """``[tool.tfmigrate]`` from the nearest pyproject.toml at or above ``start``."""
-    for directory in [start, *start.parents]:
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                text = candidate.read_text(encoding="utf-8")
-                if "tfmigrate" not in text:
-                    continue
-                import tomllib
-
-                data = tomllib.loads(text)
-            except (OSError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
-                raise click.UsageError(f"{candidate}: cannot read [tool.tfmigrate]: {exc}") from None
-            table = data.get("tool", {}).get("tfmigrate")
-            if table is not None:
-                return candidate, {k.replace("-", "_"): v for k, v in table.items()}
-    return None, {}
 
 
 def keras_python(given: str | Path | None = None) -> str | None:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from tfmigrate.cli.config import FORMATS
 from tfmigrate.cli.common import (
     TARGET_HELP, cache_directory, emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob, stderr_console,
 )
@@ -18,7 +19,6 @@ from tfmigrate.cli.common import (
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.results import Report
 
-FORMATS = ("text", "json", "sarif", "markdown")
 
 
 @click.command()
