@@ -69,7 +69,7 @@ SHOWN = {"cache_dir": "cache-dir"}  # how README spells a key
 COMMAND_LINE_ONLY = {"output": "a report's path is given on the command line only (-o/--output)"}
 
 
-def _shown_path(path: Path) -> str:
+def shown_path(path: Path) -> str:
     try:
         rel = os.path.relpath(path)
     except ValueError:
@@ -88,7 +88,7 @@ def _shown_value(value: Any) -> str:
 
 def checked(table: Any, where: Path) -> dict[str, Any]:
     """The table's values by key (``_`` spelling), each of its type; ConfigError on anything else."""
-    place = f"{_shown_path(where)}: [tool.tfmigrate]"
+    place = f"{shown_path(where)}: [tool.tfmigrate]"
     if not isinstance(table, dict):
         raise ConfigError(f"{place} must be a table of options, not {_shown_value(table)}")
     values: dict[str, Any] = {}
@@ -125,7 +125,7 @@ def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
 
             data = tomllib.loads(text)
         except (OSError, ValueError) as exc:  # tomllib.TOMLDecodeError and UnicodeDecodeError are ValueErrors
-            raise ConfigError(f"{_shown_path(candidate)}: cannot read [tool.tfmigrate]: {visible(str(exc))}") from None
+            raise ConfigError(f"{shown_path(candidate)}: cannot read [tool.tfmigrate]: {visible(str(exc))}") from None
         tool = data.get("tool")
         table = tool.get("tfmigrate") if isinstance(tool, dict) else None
         if table is not None:

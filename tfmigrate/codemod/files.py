@@ -294,6 +294,24 @@ def read_source(path: Path) -> bytes:
     return data
 
 
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``, for files tfmigrate keeps itself (the
+    cache, its key): never through a symlink (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK),
+    checked to be a regular file (fstat) of at most ``limit`` bytes before anything is read.
+    Raises OSError for anything else."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{_kind(st.st_mode)}, not a regular file")
+        if st.st_size > limit:
+            raise OSError(f"larger than {limit} bytes")
+        data = handle.read(limit + 1)
+    if len(data) > limit:  # grew while it was read
+        raise OSError(f"larger than {limit} bytes")
+    return data
+
+
 _BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))
 
 
