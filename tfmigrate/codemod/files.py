@@ -358,8 +358,12 @@ def write_output(path: Path, data: bytes) -> None:
             raise
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, original: bytes | None = None) -> None:
     """Replace ``path`` with ``data`` in one step; keeps mode, owner and group, never half-written.
+
+    ``original``: the bytes the new ones were made from. The file is read again just before it is
+    replaced, and when it no longer holds them (an editor saved it while tfmigrate worked on it) it
+    is left as it is and SourceError says so: an edit made during the run is never overwritten.
 
     The new bytes go to a temporary file in the same directory, are flushed to disk, given the
     original's owner, group and mode bits and then renamed over the original. Ctrl-C is held back
@@ -382,7 +386,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
     with interrupts_deferred():
         if st.st_nlink > 1:
-            _write_in_place(target, data, shown)
+            _write_in_place(target, data, shown, original)
             return
         tmp = None
         try:
@@ -398,9 +402,13 @@ def write_atomic(path: Path, data: bytes) -> None:
                 except PermissionError:  # only root may give a file away: keep the original inode
                     os.unlink(tmp)
                     tmp = None
-                    _write_in_place(target, data, shown)
+                    _write_in_place(target, data, shown, original)
                     return
             os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
+            if not _holds(target, original):
+                os.unlink(tmp)
+                tmp = None
+                raise SourceError(shown, CHANGED_DURING_RUN)
             os.replace(tmp, target)
         except OSError as exc:
             if tmp is not None:
@@ -409,7 +417,25 @@ def write_atomic(path: Path, data: bytes) -> None:
             raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
 
 
-def _write_in_place(target: Path, data: bytes, shown: str) -> None:
+CHANGED_DURING_RUN = "changed while tfmigrate worked on it: left as it is, with that change (run tfmigrate again)"
+
+
+def _holds(target: Path, original: bytes | None) -> bool:
+    """Whether ``target`` still holds exactly ``original`` (None: nothing to compare); read
+    without blocking, at most one byte more than ``original``."""
+    if original is None:
+        return True
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            return handle.read(len(original) + 1) == original
+    except OSError:
+        return False
+
+
+def _write_in_place(target: Path, data: bytes, shown: str, original: bytes | None = None) -> None:
     """Overwrite ``target``'s own inode (hard links, owner and mode stay as they are).
 
     Not a single rename, so a copy of the original bytes is first written and flushed beside it
@@ -419,10 +445,12 @@ def _write_in_place(target: Path, data: bytes, shown: str) -> None:
     backup = None
     try:
         with open(target, "rb") as handle:
-            original = handle.read()
+            now = handle.read()
+        if original is not None and now != original:
+            raise SourceError(shown, CHANGED_DURING_RUN)
         fd, backup = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate-original", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(original)
+            handle.write(now)
             handle.flush()
             os.fsync(handle.fileno())
         with open(os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "wb") as handle:
