@@ -5,7 +5,7 @@ edit was lost without a word. Now the file is read again just before the replace
 it is left with the edit, and the run reports that file in one line (exit 2).
 
 The edit is made for real, in the middle of the run, by a fixture rule family
-(``tests/fixtures/tfm_editor_transform.py``) that appends to the file being rewritten, loaded
+(``tests/fixtures/tfm_probe_transforms.py``) that appends to the file being rewritten, loaded
 through a catalog of its own (``Options.catalog_dir``, the engine's seam for families): nothing of
 tfmigrate is replaced or mocked."""
 
@@ -47,7 +47,7 @@ def options(directory: Path, jobs: int = 1) -> Options:
 @pytest.mark.parametrize("linked", [False, True], ids=["renamed-over", "hard-link-in-place"])
 def test_an_edit_made_during_the_run_is_kept_and_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, jobs: int, linked: bool) -> None:
     monkeypatch.chdir(tmp_path)
-    directory = catalog(tmp_path, "tfm_editor_transform:EditsTheFile")
+    directory = catalog(tmp_path, "tfm_probe_transforms:EditsTheFile")
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_bytes(LEGACY)
     (tmp_path / "src" / "b.py").write_bytes(LEGACY)
