@@ -46,7 +46,7 @@ def _private(st: os.stat_result, what: str) -> None:
 
 
 def _read(path: Path) -> bytes:
-    _private(os.lstat(path.parent), f"{path.parent}")
+    _private(os.stat(path.parent), f"{path.parent}")
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
     with open(fd, "rb") as handle:
         st = os.fstat(fd)
@@ -69,10 +69,15 @@ def _create(path: Path) -> None:
             handle.write(secrets.token_bytes(KEY_BYTES))
             handle.flush()
             os.fsync(handle.fileno())
-        with contextlib.suppress(FileExistsError):
+        try:
             os.link(temporary, path)
+        except FileExistsError:  # another run made it first: that one is the key
+            pass
+        except OSError:  # a file system without hard links: renamed there instead
+            os.replace(temporary, path)
     finally:
-        os.unlink(temporary)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
 
 
 def user_key() -> tuple[bytes | None, str | None]:
