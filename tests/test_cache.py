@@ -24,6 +24,7 @@ CLEAN = "import tensorflow as tf\ny = tf.constant(1)\n"
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "user-cache"))  # the HMAC key of these runs
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text(LEGACY)
     (tmp_path / "src" / "b.py").write_text(OTHER)
@@ -122,17 +123,18 @@ def test_a_change_to_tfmigrates_own_code_invalidates_the_cache(tree, processed, 
         b'{"format": 1, "files": {"src/a.py": ["abc"',  # truncated
         b'["a list"]',
         b'{"format": 1, "files": {"src/a.py": "not an entry", "src/b.py": [1, 2, 3]}}',
-        None,  # entries whose findings have the wrong fields
+        None,  # entries whose findings have the wrong fields (the HMAC line kept: it no longer matches)
     ],
 )
 def test_a_corrupt_cache_is_ignored_and_rebuilt(tree, processed, damage):
     first = run(["src"], options(tree))
-    (cache_file,) = (tree / ".tfmigrate_cache").glob("*.json")
+    (cache_file,) = (tree / ".tfmigrate_cache").glob("*.cache")
     if damage is None:
-        data = json.loads(cache_file.read_text())
+        header, body = cache_file.read_bytes().split(b"\n", 1)
+        data = json.loads(body)
         for entry in data["files"].values():
             entry[1]["findings"] = [{"rule": "TFM501", "nonsense": 1}]
-        cache_file.write_text(json.dumps(data))
+        cache_file.write_bytes(header + b"\n" + json.dumps(data).encode())
     else:
         cache_file.write_bytes(damage)
     processed.clear()
@@ -172,7 +174,7 @@ def test_outputs_are_byte_identical_with_and_without_the_cache_and_for_every_job
         diff = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--diff", "src", *args], capture_output=True, timeout=120, cwd=tree)
         outputs.add(("diff", diff.stdout))
     assert len(outputs) == 3
-    assert len(list((tree / ".tfmigrate_cache").glob("*.json"))) == 2  # check and diff: two option sets
+    assert len(list((tree / ".tfmigrate_cache").glob("*.cache"))) == 2  # check and diff: two option sets
 
 
 def test_the_cache_directory_follows_the_project_and_the_options(tree):

@@ -18,7 +18,8 @@ from typing import Any
 import click
 
 from tfmigrate import __version__
-from tfmigrate.cli.common import find_config, stderr_console
+from tfmigrate.cli.common import stderr_console
+from tfmigrate.cli.config import defaults, find_config
 
 COMMANDS = {
     "rewrite": "tfmigrate.cli.rewrite:rewrite",
@@ -67,9 +68,9 @@ class LazyGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Move legacy TensorFlow code and checkpoints onto tf.estimator (TensorFlow 2.15)."""
-    _, config = find_config(Path.cwd())
+    _, config = find_config(Path.cwd())  # checked: an unknown key or a wrong type is one line, exit 2
     if config:
-        ctx.default_map = {"rewrite": config, "report": {k: v for k, v in config.items() if k in ("select", "ignore", "exclude", "jobs", "target")}}
+        ctx.default_map = defaults(config)
 
 
 def main() -> None:

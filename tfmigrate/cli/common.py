@@ -3,34 +3,17 @@ stage with its progress bar, and writing outputs (exit 2 on an output that would
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
+from tfmigrate.cli.config import find_config  # noqa: F401 - the commands' way to the config
+
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
-
-
-def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
-    """``[tool.tfmigrate]`` from the nearest pyproject.toml at or above ``start``."""
-    for directory in [start, *start.parents]:
-        candidate = directory / "pyproject.toml"
-        if candidate.is_file():
-            try:
-                text = candidate.read_text(encoding="utf-8")
-                if "tfmigrate" not in text:
-                    continue
-                import tomllib
-
-                data = tomllib.loads(text)
-            except (OSError, ValueError) as exc:  # tomllib.TOMLDecodeError is a ValueError
-                raise click.UsageError(f"{candidate}: cannot read [tool.tfmigrate]: {exc}") from None
-            table = data.get("tool", {}).get("tfmigrate")
-            if table is not None:
-                return candidate, {k.replace("-", "_"): v for k, v in table.items()}
-    return None, {}
 
 
 def keras_python(given: str | Path | None = None) -> str | None:
@@ -134,13 +117,42 @@ def emit(text: str, output: Path | None) -> None:
 
 
 def cache_directory(given: Path) -> Path:
-    """A --cache-dir is taken from the current directory; ``cache-dir`` in [tool.tfmigrate] and the
-    default from the directory of that pyproject.toml (the project's root), else the current one."""
+    """Where the results cache is, checked: one line and exit 2 where it may not be.
+
+    ``cache-dir`` of [tool.tfmigrate] and the default ``.tfmigrate_cache`` are taken from the
+    project's root (the directory of that pyproject.toml, else the current one) and must lie inside
+    it: a project's file never sends the cache elsewhere. ``--cache-dir`` is taken from the current
+    directory and may be anywhere the user names (a CI cache outside the checkout). Neither may be
+    the project's root or a directory above it (the cache's ``.gitignore`` of ``*`` and its
+    ``CACHEDIR.TAG`` would hide the whole project from git and from backups), nor a directory that
+    is not empty and that the cache did not make (its files are not the cache's to remove)."""
+    from tfmigrate.cli.config import ConfigError, shown_path
+    from tfmigrate.codemod.cache import foreign
+    from tfmigrate.visible import visible
+
     source = click.get_current_context().get_parameter_source("cache_dir")
-    if source is click.core.ParameterSource.COMMANDLINE:
-        return given
     config_file, _ = find_config(Path.cwd())
-    return (config_file.parent if config_file is not None else Path.cwd()) / given
+    root = config_file.parent if config_file is not None else Path.cwd()
+    if source is click.core.ParameterSource.COMMANDLINE:
+        where, what = given, f"--cache-dir {visible(str(given))}"
+    elif source is click.core.ParameterSource.DEFAULT_MAP and config_file is not None:
+        where, what = root / given, f"{shown_path(config_file)}: [tool.tfmigrate] cache-dir = \"{visible(str(given))}\""
+    else:
+        where, what = root / given, f"the cache directory {visible(str(root / given))}"
+    here, top = Path(os.path.abspath(where)), Path(os.path.abspath(root))
+    real_here, real_top = Path(os.path.realpath(here)), Path(os.path.realpath(top))
+    if top.is_relative_to(here) or real_top.is_relative_to(real_here):
+        raise ConfigError(f"{what}: is the project's root or above it, where the cache's .gitignore (*) and CACHEDIR.TAG "
+                          "would hide the whole project from git and backups; name a directory inside it")
+    if source is not click.core.ParameterSource.COMMANDLINE and (
+        not here.is_relative_to(top) or not Path(os.path.realpath(here.parent)).is_relative_to(real_top)
+    ):
+        raise ConfigError(f"{what}: is outside the project ({visible(str(top))}); the cache of a project stays inside it "
+                          "(--cache-dir on the command line may name any directory)")
+    why = foreign(here)
+    if why:
+        raise ConfigError(f"{what}: {why}; name a new or empty directory, or pass --no-cache")
+    return where
 
 
 def split_glob(values: tuple[str, ...] | list[str] | str) -> list[str]:

@@ -41,7 +41,7 @@ def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
 @click.option("--select", multiple=True, help="Rule ids or prefixes to enable.")
 @click.option("--ignore", multiple=True, help="Rule ids or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for the rewrite stage.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for the rewrite stage [default and at most: the CPUs this process may use].")
 def report(
     path: Path, checkpoints: tuple[Path, ...], do_validate: bool, steps: int, html_out: Path | None, md_out: Path | None,
     max_chars: int, json_out: Path | None, sarif_out: Path | None, target: str, select: tuple[str, ...], ignore: tuple[str, ...], exclude: tuple[str, ...],

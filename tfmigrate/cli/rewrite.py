@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from tfmigrate.cli.config import FORMATS
 from tfmigrate.cli.common import (
     TARGET_HELP, cache_directory, emit, enabled_rules, refuse_clobbering, run_with_progress, split_codes, split_glob, stderr_console,
 )
@@ -18,7 +19,6 @@ from tfmigrate.cli.common import (
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.results import Report
 
-FORMATS = ("text", "json", "sarif", "markdown")
 
 
 @click.command()
@@ -29,7 +29,7 @@ FORMATS = ("text", "json", "sarif", "markdown")
 @click.option("--select", multiple=True, help="Rule ids or prefixes to enable (e.g. TFM1,TFM501).")
 @click.option("--ignore", multiple=True, help="Rule ids or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes [default: CPU count].")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes [default and at most: the CPUs this process may use].")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
               help="text: one line a finding (path:line:col: RULE message (fixed|fixable|manual)) and a summary on stderr; "
                    "json: the results (schema 2, see the README); sarif: SARIF 2.1.0 for code scanning; "

@@ -461,7 +461,7 @@ def _process_file(path: Path, options: Options) -> FileResult:
         result = _rewrite_deep(data, options.enabled, shown, catalog)
         write = options.mode == "write" and result.changed
         if write:
-            write_atomic(path, result.new)
+            write_atomic(path, result.new, original=data)  # not over an edit made meanwhile
     except SourceError as exc:
         return FileResult(shown, "error", error=str(exc))
     return FileResult(
@@ -478,7 +478,8 @@ def process_notebook(path: Path, options: Options) -> FileResult:
     shown = display_path(path)
     catalog = options.catalog
     try:
-        notebook = Notebook(read_source(path), shown)
+        raw = read_source(path)
+        notebook = Notebook(raw, shown)
         code = notebook.code.encode("utf-8")
         if not notebook.is_python or not wanted(code, options):
             return FileResult(shown, "skipped")
@@ -489,7 +490,7 @@ def process_notebook(path: Path, options: Options) -> FileResult:
         cells, starts = notebook.split(result.new.decode("utf-8")) if result.changed else ([], notebook.starts)
         write = options.mode == "write" and result.changed
         if write:
-            write_atomic(path, notebook.with_code(cells))
+            write_atomic(path, notebook.with_code(cells), original=raw)  # not over an edit made meanwhile
     except SourceError as exc:
         return FileResult(shown, "error", error=str(exc))
     raw = result.new_findings if write else result.findings

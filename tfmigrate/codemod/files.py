@@ -190,19 +190,64 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
 def clobbered_input(output: Path, inputs: Iterable[str | Path]) -> str | None:
     """Why writing a report to ``output`` would destroy an input, or None.
 
-    ``output`` (symlinks resolved) must not be one of the given paths, nor an existing source file
-    (``.py``, ``.ipynb``) inside a given directory: that file is being processed, and a report
-    written over it would replace the code."""
+    ``output`` must not be one of the given paths, nor an existing source file (``.py``,
+    ``.ipynb``) inside a given directory: that file is being processed, and a report written over
+    it would replace the code. Names are compared with symlinks resolved, and files by
+    ``(st_dev, st_ino)``: an existing ``output`` that is a hard link to a given file, or to any file
+    inside a given directory, is the same file under another name (a report written through it
+    replaces that file's bytes too)."""
     real = os.path.realpath(output)
+    try:
+        st = os.stat(output)
+        key: tuple[int, int] | None = (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
+    except OSError:  # not there yet: only its name can be an input's
+        key = None
     for given in inputs:
         root = os.path.realpath(given)
         if real == root:
             return f"{output} is an input of this run; writing the report there would destroy it"
+        if key is not None and _file_key(given) == key:
+            return f"{output} is a hard link to the input {given}; writing the report there would destroy it"
         if (
             os.path.isdir(root) and os.path.isfile(real) and real.endswith(SOURCE_SUFFIXES)
             and os.path.commonpath([root, real]) == root
         ):
             return f"{output} is a source file inside {given}; writing the report there would destroy it"
+        if key is not None and st.st_nlink > 1 and os.path.isdir(root):
+            other = _other_name(root, key, real)
+            if other is not None:
+                shown = display_path(Path(other))
+                return f"{output} is a hard link to {shown}, inside {given}; writing the report there would destroy it"
+    return None
+
+
+def _file_key(path: str | Path) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _other_name(root: str, key: tuple[int, int], own: str) -> str | None:
+    """A path under ``root`` other than ``own`` that is the file ``key`` (symlinks not followed;
+    iterative, so a deep tree is no RecursionError; unreadable directories are passed over)."""
+    pending = [root]
+    while pending:
+        try:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            pending.append(entry.path)
+                        elif entry.is_file(follow_symlinks=False) and entry.path != own:
+                            found = entry.stat(follow_symlinks=False)
+                            if (found.st_dev, found.st_ino) == key:
+                                return entry.path
+                    except OSError:
+                        continue
+        except OSError:
+            continue
     return None
 
 
@@ -246,6 +291,24 @@ def read_source(path: Path) -> bytes:
     wide = _wide_encoding(data)
     if wide:
         raise SourceError(display_path(path), f"{wide} encoded: Python source must use an ASCII-compatible encoding (convert it to UTF-8); not processed")
+    return data
+
+
+def read_regular(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file ``path``, for files tfmigrate keeps itself (the
+    cache, its key): never through a symlink (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK),
+    checked to be a regular file (fstat) of at most ``limit`` bytes before anything is read.
+    Raises OSError for anything else."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
+    with open(fd, "rb") as handle:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{_kind(st.st_mode)}, not a regular file")
+        if st.st_size > limit:
+            raise OSError(f"larger than {limit} bytes")
+        data = handle.read(limit + 1)
+    if len(data) > limit:  # grew while it was read
+        raise OSError(f"larger than {limit} bytes")
     return data
 
 
@@ -295,8 +358,12 @@ def write_output(path: Path, data: bytes) -> None:
             raise
 
 
-def write_atomic(path: Path, data: bytes) -> None:
+def write_atomic(path: Path, data: bytes, original: bytes | None = None) -> None:
     """Replace ``path`` with ``data`` in one step; keeps mode, owner and group, never half-written.
+
+    ``original``: the bytes the new ones were made from. The file is read again just before it is
+    replaced, and when it no longer holds them (an editor saved it while tfmigrate worked on it) it
+    is left as it is and SourceError says so: an edit made during the run is never overwritten.
 
     The new bytes go to a temporary file in the same directory, are flushed to disk, given the
     original's owner, group and mode bits and then renamed over the original. Ctrl-C is held back
@@ -319,7 +386,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
     with interrupts_deferred():
         if st.st_nlink > 1:
-            _write_in_place(target, data, shown)
+            _write_in_place(target, data, shown, original)
             return
         tmp = None
         try:
@@ -335,9 +402,13 @@ def write_atomic(path: Path, data: bytes) -> None:
                 except PermissionError:  # only root may give a file away: keep the original inode
                     os.unlink(tmp)
                     tmp = None
-                    _write_in_place(target, data, shown)
+                    _write_in_place(target, data, shown, original)
                     return
             os.chmod(tmp, stat.S_IMODE(st.st_mode))  # after chown, which clears set-id bits
+            if not _holds(target, original):
+                os.unlink(tmp)
+                tmp = None
+                raise SourceError(shown, CHANGED_DURING_RUN)
             os.replace(tmp, target)
         except OSError as exc:
             if tmp is not None:
@@ -346,7 +417,25 @@ def write_atomic(path: Path, data: bytes) -> None:
             raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
 
 
-def _write_in_place(target: Path, data: bytes, shown: str) -> None:
+CHANGED_DURING_RUN = "changed while tfmigrate worked on it: left as it is, with that change (run tfmigrate again)"
+
+
+def _holds(target: Path, original: bytes | None) -> bool:
+    """Whether ``target`` still holds exactly ``original`` (None: nothing to compare); read
+    without blocking, at most one byte more than ``original``."""
+    if original is None:
+        return True
+    try:
+        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+        with open(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return False
+            return handle.read(len(original) + 1) == original
+    except OSError:
+        return False
+
+
+def _write_in_place(target: Path, data: bytes, shown: str, original: bytes | None = None) -> None:
     """Overwrite ``target``'s own inode (hard links, owner and mode stay as they are).
 
     Not a single rename, so a copy of the original bytes is first written and flushed beside it
@@ -356,10 +445,12 @@ def _write_in_place(target: Path, data: bytes, shown: str) -> None:
     backup = None
     try:
         with open(target, "rb") as handle:
-            original = handle.read()
+            now = handle.read()
+        if original is not None and now != original:
+            raise SourceError(shown, CHANGED_DURING_RUN)
         fd, backup = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tfmigrate-original", dir=target.parent)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(original)
+            handle.write(now)
             handle.flush()
             os.fsync(handle.fileno())
         with open(os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK), "wb") as handle:

@@ -140,7 +140,7 @@ def _processed(
         return []
     from tfmigrate.codemod.engine import process_file  # libcst only when there is a file to parse
 
-    jobs = max(1, min(options.jobs, len(work)))
+    jobs = max(1, min(options.jobs, len(work), default_jobs()))  # more workers than CPUs only cost memory and starts
     if jobs > 1:
         for family in options.catalog.families:  # forked workers inherit the loaded transforms and tables
             if any(r.id in options.enabled for r in family.rules):
@@ -188,4 +188,8 @@ def _long_lived_data_frozen() -> Iterator[None]:
 
 
 def default_jobs() -> int:
+    """The CPUs this process may run on: the default number of workers, and the most there are."""
+    counted = getattr(os, "process_cpu_count", None)  # Python 3.13+: the affinity mask, where there is one
+    if counted is not None:
+        return counted() or 1
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
