@@ -372,28 +372,37 @@ def _write_in_place(target: Path, data: bytes, shown: str) -> None:
         raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
 
 
+DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
 def interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT (Ctrl-C) back for the duration of the block, then deliver it.
+    """Hold SIGINT (Ctrl-C), SIGTERM and SIGHUP back for the duration of the block, then deliver them.
 
     Python raises KeyboardInterrupt between any two bytecodes, including inside ``tempfile``
     after the file exists but before its name is returned, where no ``try`` can clean up. While
-    the block runs a SIGINT is only noted; afterwards the previous handler is put back and
-    given the signal (the default one raises KeyboardInterrupt there). Outside the main thread
-    Python delivers no signals, so nothing needs holding back (nor where a handler installed
-    outside Python cannot be put back).
+    the block runs such a signal is only noted; afterwards the previous handlers are put back and
+    given the signal (the default SIGINT one raises KeyboardInterrupt there, tfmigrate's SIGTERM and
+    SIGHUP ones too). Outside the main thread Python delivers no signals, so nothing needs holding
+    back (nor where a handler installed outside Python cannot be put back).
     """
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
     held: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    previous = {}
+    for sig in DEFERRED_SIGNALS:
+        handler = signal.getsignal(sig)
+        if handler is not None and handler != signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if held:
-            if callable(previous):
-                previous(signal.SIGINT, sys._getframe())
-            elif previous == signal.SIG_DFL:
-                signal.raise_signal(signal.SIGINT)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(held):
+            handler = previous[sig]
+            if callable(handler):
+                handler(sig, sys._getframe())
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(sig)
