@@ -35,3 +35,14 @@ def test_three_wildcards_are_still_honoured(tmp_path: Path) -> None:
     proc = tfm("rewrite", "--check", "--format", "json", ".", cwd=tmp_path, timeout=60)
     assert proc.returncode == 1, proc.stderr
     assert [f["path"] for f in json.loads(proc.stdout)["files"]] == ["keep.py"]
+
+
+def test_a_gitignore_above_several_given_directories_is_reported_once(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".gitignore").write_text(HOSTILE + "\n")
+    for sub in ("a", "b"):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "m.py").write_bytes(LEGACY)
+    proc = tfm("rewrite", "--check", "a", "b", cwd=tmp_path, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.count(".gitignore:1:1: pattern with 20 wildcards") == 1

@@ -127,7 +127,8 @@ def discover(paths: Iterable[str | Path], excludes: tuple[str, ...] = ()) -> Dis
             errors.append(odd)
         else:
             found.add(path)
-    return Discovered(_one_name_per_file(found), errors)
+    unique = {str(e): e for e in errors}  # a .gitignore above several given directories is reported once
+    return Discovered(_one_name_per_file(found), list(unique.values()))
 
 
 def _inside(real: str, root: str) -> bool:
