@@ -160,7 +160,9 @@ def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tupl
     used |= {d.resolve() for d in (resolve_model_dir(s) for s in sites) if d is not None}
     found: list[Path] = []
     seen = 0
-    for directory, dirs, files in os.walk(root):
+    from tfmigrate.codemod.files import walk_tree  # os.walk without recursion: a deep tree is no RecursionError
+
+    for directory, dirs, files in walk_tree(root, lambda error: None):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
         seen += 1
         if seen > limit:

@@ -148,6 +148,9 @@ def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
     import tensorflow as tf
 
+    from tfmigrate.checkpoint.index import refuse_special_files
+
+    refuse_special_files(request["source"])  # a FIFO would block TensorFlow for ever
     reader = tf.train.load_checkpoint(request["source"])
     shapes = reader.get_variable_to_shape_map()
     values: dict[str, Any] = {}

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,77 @@ class CheckpointError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(" ".join(str(message).split()))
+
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
+
+
+def _not_regular(path: str | os.PathLike[str], mode: int) -> CheckpointError:
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return CheckpointError(f"{os.fspath(path)}: {kind}, not a regular file: not opened (a checkpoint file must be a regular file)")
+
+
+def open_regular(path: str | os.PathLike[str]):
+    """``open(path, "rb")`` for a checkpoint file, without blocking: opened with O_NONBLOCK (a FIFO
+    would wait for a writer forever) and refused with one line unless it is a regular file.
+    Raises CheckpointError (not a regular file) or OSError (cannot open)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise _not_regular(path, mode)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return open(fd, "rb")
+
+
+def is_regular(path: str | os.PathLike[str]) -> bool:
+    """Whether a checkpoint file is there (False when absent); CheckpointError when something that is not a
+    regular file (a FIFO, a socket, a device) has its name: reading it could block for ever."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    if stat.S_ISREG(mode):
+        return True
+    raise _not_regular(path, mode)
+
+
+# The files of a checkpoint (or of a Keras model_dir) that tfmigrate or TensorFlow opens.
+_CHECKPOINT_FILE_RE = re.compile(
+    r"^(checkpoint|.*\.index|.*\.data-\d{5}-of-\d{5}|.*\.meta|.*-\d{5}-of-\d{5}|.*\.tempstate\d*|.*\.weights\.h5|.*\.keras)$")
+
+
+def refuse_special_files(path: str | os.PathLike[str]) -> None:
+    """Before TensorFlow opens a checkpoint (a model_dir, a prefix or one of its files): CheckpointError,
+    one line naming it, for a checkpoint file that is a FIFO, socket or device (TensorFlow would wait
+    on it for ever). Only ``stat``: nothing is opened."""
+    text = os.fspath(path)
+    if os.path.isdir(text):
+        directory, names = text, None
+    else:
+        directory = os.path.dirname(text) or "."
+        names = os.path.basename(text)
+        if os.path.lexists(text):
+            is_regular(text)
+    try:
+        entries = os.listdir(directory)
+    except OSError:
+        return  # TensorFlow says what is wrong with it
+    for name in sorted(entries):
+        if names is not None and not name.startswith(names):
+            continue
+        if _CHECKPOINT_FILE_RE.match(name):
+            full = os.path.join(directory, name)
+            try:
+                mode = os.stat(full).st_mode
+            except OSError:
+                continue
+            if not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+                raise _not_regular(full, mode)
 
 
 @dataclass
@@ -270,7 +342,7 @@ class Table:
             size = path.stat().st_size
             if size > MAX_INDEX_BYTES:
                 raise CheckpointError(f"{path}: {size} bytes is too large for a checkpoint index")
-            with open(path, "rb") as fh:
+            with open_regular(path) as fh:
                 data = fh.read()
         except OSError as exc:
             raise CheckpointError(f"{path}: cannot read: {exc.strerror or exc}") from None
@@ -455,9 +527,12 @@ def check_data_files(ckpt: Checkpoint) -> None:
     for shard in range(ckpt.num_shards):
         path = data_file(ckpt.prefix, shard, ckpt.num_shards)
         try:
-            size = path.stat().st_size
+            st = path.stat()
         except OSError:
             raise CheckpointError(f"{path}: data shard {shard} of {ckpt.num_shards} is missing (index {ckpt.prefix}.index)") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise _not_regular(path, st.st_mode)
+        size = st.st_size
         if size < need.get(shard, 0):
             raise CheckpointError(f"{path}: data shard is {size} bytes but the index needs {need[shard]}: truncated data file")
 
@@ -510,7 +585,7 @@ def _unescape(s: str) -> str:
 
 def _is_table(path: Path) -> bool:
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             fh.seek(0, os.SEEK_END)
             if fh.tell() < FOOTER_LEN:
                 return False
@@ -522,10 +597,10 @@ def _is_table(path: Path) -> bool:
 
 def _prefix_kind(prefix: str) -> tuple[str, list[Path]] | None:
     """("v2", [index]) | ("v1", shard files) | None."""
-    if Path(prefix + ".index").is_file():
+    if is_regular(prefix + ".index"):
         return "v2", [Path(prefix + ".index")]
     p = Path(prefix)
-    if p.is_file() and _is_table(p):
+    if not p.is_dir() and is_regular(p) and _is_table(p):
         m = _V1_SHARD_RE.match(p.name)
         if m:  # one shard named: read all of them
             shards = sorted(p.parent.glob(f"{m.group('prefix')}-?????-of-{m.group('n')}"))
@@ -546,13 +621,14 @@ def _step(name: str) -> int:
 def state_file_prefix(directory: Path) -> str:
     """The newest checkpoint prefix of a model_dir, from its ``checkpoint`` state file."""
     state = directory / "checkpoint"
-    if not state.is_file():
+    if not is_regular(state):
         indexes = sorted(directory.glob("*.index"), key=lambda p: (_step(p.name[:-6]), p.name))
         if indexes:
             return str(indexes[-1])[:-6]
         raise CheckpointError(f"{directory}: no checkpoint here (no `checkpoint` state file and no *.index file)")
     try:
-        text = state.read_text(encoding="utf-8", errors="replace")
+        with open_regular(state) as fh:
+            text = fh.read(MAX_INDEX_BYTES).decode("utf-8", errors="replace")
     except OSError as exc:
         raise CheckpointError(f"{state}: cannot read: {exc.strerror or exc}") from None
     m = _STATE_RE.search(text)
@@ -575,11 +651,11 @@ def resolve(path: str | os.PathLike[str]) -> tuple[str, str, list[Path]]:
     p = Path(text)
     if p.is_dir():
         text = state_file_prefix(p)
-    elif text.endswith(".index") and p.is_file():
+    elif text.endswith(".index") and is_regular(p):
         text = text[: -len(".index")]
     elif _DATA_RE.match(text):
         text = _DATA_RE.match(text).group("prefix")  # type: ignore[union-attr]
-    elif text.endswith(".meta") and p.is_file():
+    elif text.endswith(".meta") and is_regular(p):
         text = text[: -len(".meta")]
     kind = _prefix_kind(text)
     if kind is None:

@@ -52,7 +52,7 @@ def _extents(slice_proto: bytes, shape: list[int]) -> list[tuple[int, int]]:
 def _read_bytes(ck: Checkpoint, shard: int, offset: int, size: int) -> bytes:
     path = index.data_file(ck.prefix, shard, ck.num_shards)
     try:
-        with open(path, "rb") as fh:
+        with index.open_regular(path) as fh:
             fh.seek(offset)
             data = fh.read(size)
     except OSError as exc:

@@ -12,6 +12,7 @@ Exit codes follow linters: 0 clean, 1 changes or manual findings remain, 2 error
 from __future__ import annotations
 
 import importlib
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -57,10 +58,12 @@ class LazyGroup(click.Group):
         already use for "changes needed"."""
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as exc:
             promise = ": every file is either as it was or fully rewritten" if ctx.invoked_subcommand == "rewrite" else ""
-            stderr_console().print(f"[bold red]interrupted[/]{promise}")
-            ctx.exit(130)
+            signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+            name = f" ({signal.Signals(signum).name})" if signum != signal.SIGINT else ""
+            stderr_console().print(f"[bold red]interrupted[/]{name}{promise}")
+            ctx.exit(128 + signum)
 
 
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -73,7 +76,29 @@ def cli(ctx: click.Context) -> None:
         ctx.default_map = defaults(config)
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``timeout``, a CI cancel, ``kill``) or SIGHUP (the terminal closed), unwound as Ctrl-C is:
+    a TensorFlow child's process group is killed, temporary directories are removed, a file being
+    written is finished first, and the exit status is 128 + the signal's number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _terminated(signum: int, frame: object) -> None:
+    for sig in TERMINATING:  # a second one while cleaning up is not let to cut the cleanup short
+        signal.signal(sig, signal.SIG_IGN)
+    raise Terminated(signum)
+
+
+TERMINATING = (signal.SIGTERM, signal.SIGHUP)
+
+
 def main() -> None:
+    for sig in TERMINATING:
+        if signal.getsignal(sig) == signal.SIG_DFL:  # one ignored on purpose (nohup) stays ignored
+            signal.signal(sig, _terminated)
     cli.main(prog_name="tfmigrate")
 
 

@@ -64,6 +64,8 @@ from tfmigrate.codemod.tree import is_docstring, is_import_block
 THRESHOLD_LINES = 4_000  # modules longer than this are rewritten in chunks
 CHUNK_LINES = 1_500  # about this many lines a chunk (whole top-level statements)
 CONTEXT_LINES = 300  # at most this many lines, on each side, of other chunks' statements tied to a chunk
+CHUNK_BYTES = 512_000  # a chunk is cut after this many bytes too (long lines: memory follows bytes, not lines)
+CONTEXT_BYTES = 128_000  # and its context holds at most this many bytes a side
 MARKER = b"__tfmigrate_chunk__ = 0"
 CONTEXT_END = b"__tfmigrate_context__ = 0"
 AFTER = b"__tfmigrate_after__ = 0"
@@ -104,7 +106,8 @@ def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = No
 
     A chunk ends after ``chunk_lines`` lines before an import or a lone string (where another
     program starts, in a file of several), after 1.5 times as many before a definition, or after
-    twice as many before any statement. (Default sizes: THRESHOLD_LINES, CHUNK_LINES.)"""
+    twice as many before any statement, and after CHUNK_BYTES bytes wherever a statement starts (long
+    lines). (Default sizes: THRESHOLD_LINES, CHUNK_LINES.)"""
     threshold = THRESHOLD_LINES if threshold is None else threshold
     chunk_lines = CHUNK_LINES if chunk_lines is None else chunk_lines
     if data.count(b"\n") <= threshold:
@@ -124,7 +127,8 @@ def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = No
     starts, names = [statements[first_body].first], [set(statements[first_body].names)]
     places: list[tuple[int, int, int]] = []
     definitions: dict[str, list[int]] = {}
-    size = 0
+    size = weight = 0
+    offsets = line_offsets(data)
     body = statements[first_body:]
     for number, statement in enumerate(body):
         following = body[number + 1] if number + 1 < len(body) else None
@@ -135,11 +139,12 @@ def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = No
         if following is None:
             break
         size += following.first - statement.first
-        if size >= chunk_lines * (4 - following.opens) // 2:  # x1 before an import, x1.5 before a def, x2 anywhere
+        weight += offsets[following.first - 1] - offsets[statement.first - 1]
+        if size >= chunk_lines * (4 - following.opens) // 2 or weight >= CHUNK_BYTES:  # x1 before an import, x1.5 before a def, x2 anywhere
             if end > starts[-1]:
                 starts.append(end)
                 names.append(set())
-                size = 0
+                size = weight = 0
         names[-1] |= following.names
     if len(starts) < 2:
         return None
@@ -147,14 +152,13 @@ def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = No
     for number, statement in enumerate(body):
         for name in statement.names & definitions.keys():
             readers.setdefault(name, []).append(number)
-    offsets = _line_offsets(data)
     return Plan(
         offsets[starts[0] - 1], [offsets[s - 1] for s in starts], starts, names, places, definitions, readers,
         [statement.names for statement in body],
     )
 
 
-def _line_offsets(data: bytes) -> list[int]:
+def line_offsets(data: bytes) -> list[int]:
     offsets, at = [0], data.find(b"\n")
     while at != -1:
         offsets.append(at + 1)
@@ -379,6 +383,10 @@ class _Chunking:
         done_names: set[str] = set()
         chosen: list[int] = []
         budget = {False: CONTEXT_LINES, True: CONTEXT_LINES}  # lines left before / after
+        room = {False: CONTEXT_BYTES, True: CONTEXT_BYTES}  # and bytes
+        if self.offsets is None:
+            self.offsets = line_offsets(self.data)
+        offsets = self.offsets
         middle = mine[len(mine) // 2] if mine else 0
         while names:
             level = {i for name in names for i in (*plan.definitions.get(name, ()), *plan.readers.get(name, ()))} - seen
@@ -388,16 +396,16 @@ class _Chunking:
                 seen.add(i)
                 _, first, end = plan.statements[i]
                 side = plan.statements[i][0] > k
-                if end - first <= budget[side]:
+                weight = (offsets[end - 1] if end - 1 < len(offsets) else len(self.data)) - offsets[first - 1]
+                if end - first <= budget[side] and weight <= room[side]:
                     budget[side] -= end - first
+                    room[side] -= weight
                     chosen.append(i)
                     names |= plan.statement_names[i]
             names -= done_names
             if not any(budget.values()):
                 break
         wanted = set(chosen)
-        if self.offsets is None:
-            self.offsets = _line_offsets(self.data)
         sides = []
         for side in (sorted(i for i in wanted if plan.statements[i][0] < k), sorted(i for i in wanted if plan.statements[i][0] > k)):
             parts, lines = [], []

@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper
 
 from tfmigrate.codemod.files import SourceError, display_path, read_source, write_atomic
+from tfmigrate.codemod.limits import check_pieces, check_size
 from tfmigrate.codemod.lines import line_map
 from tfmigrate.codemod.options import Options, fix_safety, wanted
 from tfmigrate.codemod.rule import Catalog, load_catalog
@@ -124,6 +125,8 @@ def rewrite_source(
     and in the new text. Raises :class:`SourceError` on bad input. A huge module is rewritten in
     chunks of top-level statements (:mod:`tfmigrate.codemod.chunks`) unless ``whole``."""
     catalog = catalog or load_catalog()
+    if not whole:
+        check_size(data, path)  # a line or a statement whose tree would take gigabytes: one line, not processed
     if not whole and (chunked := _in_chunks(data, enabled, path, catalog)) is not None:
         return chunked
     facts = set() if facts is None else facts  # what a family learned about the module, for later families and passes (Context.facts)
@@ -159,6 +162,7 @@ def _in_chunks(data: bytes, enabled: frozenset[str], path: str, catalog: Catalog
     from tfmigrate.codemod import chunks
 
     the_plan = chunks.plan(data)
+    check_pieces(data, the_plan, path)  # a piece no chunk can split, whose tree would take gigabytes: one line
     if the_plan is None:
         return None
     try:

@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import re
 import signal
 import stat
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,16 +64,39 @@ def _is_virtualenv(directory: Path) -> bool:
         return False
 
 
-def _gitignore(directory: Path) -> pathspec.PathSpec | None:
+# A wildcard run (`*` or `**`) costs pathspec's regular expression (and git) a factor of the path's
+# length in backtracking: `**/*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b` never finishes on one long name. Real
+# .gitignore patterns have one or two (`**/*.pyc`, `docs/**/*.md`); more than three is refused.
+MAX_GITIGNORE_WILDCARDS = 3
+
+
+def _wildcard_runs(line: str) -> int:
+    text = re.sub(r"\\.", "", line.strip())  # an escaped `\*` is a literal star
+    if text.endswith("/**"):  # matches the rest of the path in one step: no backtracking
+        text = text[:-3]
+    return len(re.findall(r"\*+", text))
+
+
+def _gitignore(directory: Path, errors: list[SourceError] | None = None) -> pathspec.PathSpec | None:
     ignore = directory / ".gitignore"
     if not ignore.is_file():  # absent, or a FIFO that would block
         return None
     import pathspec  # only where a .gitignore is (a tenth of a start otherwise)
 
     try:
-        return pathspec.GitIgnoreSpec.from_lines(ignore.read_text(encoding="utf-8", errors="replace").splitlines())
+        lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
+    kept = []
+    for number, line in enumerate(lines, 1):
+        runs = 0 if line.lstrip().startswith("#") else _wildcard_runs(line)
+        if runs > MAX_GITIGNORE_WILDCARDS:
+            if errors is not None:
+                errors.append(SourceError(display_path(ignore), f"pattern with {runs} wildcards (more than {MAX_GITIGNORE_WILDCARDS}) not used: "
+                                                                f"matching it could take hours", line=number, col=1))
+            continue
+        kept.append(line)
+    return pathspec.GitIgnoreSpec.from_lines(kept)
 
 
 def _excluded(relative: str, name: str, excludes: tuple[str, ...]) -> bool:
@@ -103,7 +127,8 @@ def discover(paths: Iterable[str | Path], excludes: tuple[str, ...] = ()) -> Dis
             errors.append(odd)
         else:
             found.add(path)
-    return Discovered(_one_name_per_file(found), errors)
+    unique = {str(e): e for e in errors}  # a .gitignore above several given directories is reported once
+    return Discovered(_one_name_per_file(found), list(unique.values()))
 
 
 def _inside(real: str, root: str) -> bool:
@@ -132,7 +157,7 @@ def _one_name_per_file(found: set[Path]) -> list[Path]:
 def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> Iterator[Path]:
     specs: list[tuple[Path, pathspec.PathSpec]] = []
     for parent in [root.resolve(), *root.resolve().parents]:  # .gitignore files above the root
-        spec = _gitignore(parent)
+        spec = _gitignore(parent, errors)
         if spec:
             specs.append((parent, spec))
         if (parent / ".git").exists():
@@ -154,9 +179,9 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
     def onerror(exc: OSError) -> None:
         errors.append(SourceError(display_path(Path(exc.filename or root)), f"cannot read directory: {exc.strerror}"))
 
-    for dirpath, dirnames, filenames in os.walk(root, onerror=onerror, followlinks=False):
+    for dirpath, dirnames, filenames in walk_tree(root, onerror):
         here = Path(dirpath)
-        spec = _gitignore(here) if here != root else None
+        spec = _gitignore(here, errors) if here != root else None
         if spec and here.resolve() not in [b for b, _ in specs]:
             specs.append((here.resolve(), spec))
         keep = []
@@ -185,6 +210,39 @@ def _walk(root: Path, excludes: tuple[str, ...], errors: list[SourceError]) -> I
                 errors.append(odd)
                 continue
             yield path
+
+
+def walk_tree(top: Path, onerror: Callable[[OSError], None]) -> Iterator[tuple[str, list[str], list[str]]]:
+    """``os.walk(top, onerror=onerror)`` (top-down, symlinked directories listed but not entered, the
+    caller may prune ``dirnames``) without recursion: Python 3.11's os.walk recurses once a level and
+    raises RecursionError on a chain of about 1,000 directories. This is the loop Python 3.12's
+    os.walk became; same order, same results."""
+    stack: list[str] = [os.fspath(top)]
+    while stack:
+        directory = stack.pop()
+        dirs: list[str] = []
+        nondirs: list[str] = []
+        try:
+            entries = os.scandir(directory)
+        except OSError as error:
+            onerror(error)
+            continue
+        with entries:
+            try:
+                for entry in entries:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    (dirs if is_dir else nondirs).append(entry.name)
+            except OSError as error:
+                onerror(error)
+                continue
+        yield directory, dirs, nondirs
+        for name in reversed(dirs):
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                stack.append(path)
 
 
 def clobbered_input(output: Path, inputs: Iterable[str | Path]) -> str | None:
@@ -463,28 +521,37 @@ def _write_in_place(target: Path, data: bytes, shown: str, original: bytes | Non
         raise SourceError(shown, f"cannot write: {exc.strerror or exc}") from None
 
 
+DEFERRED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
 @contextlib.contextmanager
 def interrupts_deferred() -> Iterator[None]:
-    """Hold SIGINT (Ctrl-C) back for the duration of the block, then deliver it.
+    """Hold SIGINT (Ctrl-C), SIGTERM and SIGHUP back for the duration of the block, then deliver them.
 
     Python raises KeyboardInterrupt between any two bytecodes, including inside ``tempfile``
     after the file exists but before its name is returned, where no ``try`` can clean up. While
-    the block runs a SIGINT is only noted; afterwards the previous handler is put back and
-    given the signal (the default one raises KeyboardInterrupt there). Outside the main thread
-    Python delivers no signals, so nothing needs holding back (nor where a handler installed
-    outside Python cannot be put back).
+    the block runs such a signal is only noted; afterwards the previous handlers are put back and
+    given the signal (the default SIGINT one raises KeyboardInterrupt there, tfmigrate's SIGTERM and
+    SIGHUP ones too). Outside the main thread Python delivers no signals, so nothing needs holding
+    back (nor where a handler installed outside Python cannot be put back).
     """
-    if threading.current_thread() is not threading.main_thread() or signal.getsignal(signal.SIGINT) is None:
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
     held: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: held.append(signum))
+    previous = {}
+    for sig in DEFERRED_SIGNALS:
+        handler = signal.getsignal(sig)
+        if handler is not None and handler != signal.SIG_IGN:
+            previous[sig] = signal.signal(sig, lambda signum, frame: held.append(signum))
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
-        if held:
-            if callable(previous):
-                previous(signal.SIGINT, sys._getframe())
-            elif previous == signal.SIG_DFL:
-                signal.raise_signal(signal.SIGINT)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(held):
+            handler = previous[sig]
+            if callable(handler):
+                handler(sig, sys._getframe())
+            elif handler == signal.SIG_DFL:
+                signal.raise_signal(sig)

@@ -42,6 +42,9 @@ def _start_worker(options: Options) -> None:
     global _worker_options
     _worker_options = options
     signal.signal(signal.SIGINT, _interrupt_worker)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(sig) != signal.SIG_IGN:
+            signal.signal(sig, _terminate_worker)
 
 
 def _interrupt_worker(signum: int, frame: object) -> None:
@@ -53,6 +56,16 @@ def _interrupt_worker(signum: int, frame: object) -> None:
     _worker_interrupted = True
     if _worker_busy:
         raise KeyboardInterrupt
+
+
+def _terminate_worker(signum: int, frame: object) -> None:
+    """SIGTERM or SIGHUP (the whole group terminated, or the pool stopping its workers): a worker on a
+    file stops it as on Ctrl-C (a write under way is finished first); an idle one exits."""
+    global _worker_interrupted
+    _worker_interrupted = True
+    if _worker_busy:
+        raise KeyboardInterrupt
+    raise SystemExit(128 + signum)
 
 
 def _process_in_worker(path: Path) -> FileResult:

@@ -15,7 +15,8 @@ from importlib import resources
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report, shape_text
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report, map_text, shape_text
+from tfmigrate.visible import undecodable_written_out
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 DASH = "—"  # an absent shape or name
@@ -113,6 +114,8 @@ def _fix_badge(f: Finding) -> str:
 
 def render(report: Report, *, title: str = "tfmigrate report", subject: str = "", generated: str | None = None,
            notes: list[str] | tuple[str, ...] = ()) -> str:
+    # a file name that is not UTF-8 has its bytes written out (caf\xe9.py): the file is valid UTF-8
+    report, subject, notes = map_text((report, subject, tuple(notes)), undecodable_written_out)
     rules_info = report.rules
     code = _highlighter()
     s = report.summary()

@@ -13,7 +13,8 @@ from dataclasses import asdict
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import SCHEMA, CheckpointComparison, Finding, Fix, KerasConversion, Report, Validation
+from tfmigrate.results import SCHEMA, CheckpointComparison, Finding, Fix, KerasConversion, Report, Validation, map_text
+from tfmigrate.visible import undecodable_written_out
 
 _ONE_LINE_EACH = ("files", "findings")
 
@@ -76,7 +77,8 @@ def data(report: Report) -> dict[str, Any]:
 
 def render(report: Report) -> str:
     fields = []
-    for key, value in data(report).items():
+    # a file name that is not UTF-8 has its bytes written out (caf\xe9.py): the file is valid UTF-8
+    for key, value in map_text(data(report), undecodable_written_out).items():
         if key in _ONE_LINE_EACH and value:
             # One C-encoded list, broken before each record: a record opens with its first key,
             # and `}, {"key": ` cannot occur inside a string value, whose quotes are escaped.

@@ -13,8 +13,8 @@ from __future__ import annotations
 import html
 import re
 
-from tfmigrate.results import FIX_MEANING, Fix, Report, shape_text
-from tfmigrate.visible import visible
+from tfmigrate.results import FIX_MEANING, Fix, Report, map_text, shape_text
+from tfmigrate.visible import undecodable_written_out, visible
 
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
 
@@ -144,6 +144,8 @@ def sections(report: Report) -> list[_Section]:
 def render(report: Report, max_chars: int = COMMENT_LIMIT, full_report: str | None = None) -> str:
     """The Markdown, at most ``max_chars`` characters. ``full_report``: where the whole report is
     (the HTML file written beside it), named in the line that says what was cut."""
+    # a file name that is not UTF-8 has its bytes written out (caf\xe9.py), in the diffs too
+    report, full_report = map_text((report, full_report), undecodable_written_out)
     head = "## tfmigrate report\n\n" + "".join(line + "\n" for line in summary_lines(report)) + "\n"
     pointer = (f"the full report is in {_code(full_report)}" if full_report
                else "the full report: `tfmigrate report PATH --html report.html`")

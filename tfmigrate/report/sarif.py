@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict
+from urllib.parse import quote
 
 from tfmigrate import __version__
-from tfmigrate.results import FileStatus, Report
+from tfmigrate.results import FileStatus, Report, map_text
+from tfmigrate.visible import undecodable_written_out
 
 _LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def uri(path: str) -> str:
+    """A path as an RFC 3986 relative reference (``artifactLocation.uri``): every byte but unreserved
+    characters and ``/`` percent-encoded (a space, ``#``, ``?``, ``%``, ``:``); a non-ASCII name as its
+    UTF-8 bytes, one that is not UTF-8 as its own bytes (``caf%E9.py``)."""
+    return quote(os.fsencode(path), safe="/")
 
 
 def render(report: Report) -> str:
@@ -30,7 +40,7 @@ def render(report: Report) -> str:
     results = []
     for f in findings:
         where = f.path if f.cell is None else f"{f.path}:cell {f.cell}"
-        digest = hashlib.sha256(f"{f.rule}:{where}:{f.message}".encode()).hexdigest()[:32]
+        digest = hashlib.sha256(f"{f.rule}:{where}:{f.message}".encode("utf-8", "surrogateescape")).hexdigest()[:32]
         results.append(
             {
                 "ruleId": f.rule,
@@ -40,7 +50,7 @@ def render(report: Report) -> str:
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                            "artifactLocation": {"uri": uri(f.path), "uriBaseId": "%SRCROOT%"},
                             "region": {"startLine": max(f.line, 1), "startColumn": max(f.col, 1)},
                         }
                     }
@@ -51,7 +61,7 @@ def render(report: Report) -> str:
         )
     notifications = [
         {"level": "error", "message": {"text": r.error or r.path},
-         "locations": [{"physicalLocation": {"artifactLocation": {"uri": r.path, "uriBaseId": "%SRCROOT%"}}}]}
+         "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri(r.path), "uriBaseId": "%SRCROOT%"}}}]}
         for r in report.files if r.status is FileStatus.ERROR
     ] + [{"level": "error", "message": {"text": error}} for error in report.errors]
     sarif = {
@@ -76,4 +86,5 @@ def render(report: Report) -> str:
             }
         ],
     }
-    return json.dumps(sarif, indent=2) + "\n"
+    # the URIs are ASCII; in the messages a file name that is not UTF-8 has its bytes written out (caf\xe9.py)
+    return json.dumps(map_text(sarif, undecodable_written_out), indent=2) + "\n"

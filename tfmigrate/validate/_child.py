@@ -38,6 +38,29 @@ class StageFailed(Exception):
     """A stage ran and found a problem; the message is its detail."""
 
 
+def regular_files_only(path: str) -> None:
+    """CouldNotRun, one line naming the file, when a checkpoint file TensorFlow would open at ``path``
+    (a model_dir or a prefix) is a FIFO, socket or device: TensorFlow would wait on it for ever."""
+    from tfmigrate.checkpoint.index import CheckpointError, refuse_special_files
+
+    try:
+        refuse_special_files(path)
+    except CheckpointError as exc:
+        raise CouldNotRun(str(exc)) from None
+
+
+def latest_checkpoint(tf, directory: str):
+    """``tf.train.latest_checkpoint``, once its files are known to be regular files."""
+    regular_files_only(directory)
+    return tf.train.latest_checkpoint(directory)
+
+
+def load_checkpoint(tf, path: str):
+    """``tf.train.load_checkpoint``, once its files are known to be regular files."""
+    regular_files_only(path)
+    return tf.train.load_checkpoint(path)
+
+
 # --------------------------------------------------------------------------- TensorFlow setup
 
 
@@ -515,7 +538,7 @@ def analyse(tf, checkpoint: str, model: tuple[dict, list[dict]], spec: str) -> d
     if api is not None:
         return api.diff(checkpoint, spec, model_result={"model": dict(info), "variables": model_vars})
     variables = {v["name"]: (list(v["shape"]), v["dtype"]) for v in model_vars}
-    reader = tf.train.load_checkpoint(checkpoint)
+    reader = load_checkpoint(tf, checkpoint)
     shapes = reader.get_variable_to_shape_map()
     dtypes = reader.get_variable_to_dtype_map()
     pairs = []
@@ -619,7 +642,7 @@ class Run:
                 try:
                     *_, variables = prepare(tf, np, job["target"], model_dir, batch)
                     for path in job["paths"]:
-                        ckpt = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
+                        ckpt = latest_checkpoint(tf, path) if os.path.isdir(path) else path
                         if not ckpt:
                             emit("target-error", target=job["target"], error=f"{path}: no checkpoint there")
                             continue
@@ -660,11 +683,11 @@ class Run:
         own = own_model_dir(tf, declared, cfg["target"])
         if own and os.path.realpath(own) != os.path.realpath(model_dir):
             existing.append(("model_dir checkpoint", own, False))
-        if tf.train.latest_checkpoint(model_dir):
+        if latest_checkpoint(tf, model_dir):
             existing.append(("existing checkpoint", model_dir, True))
         for name, directory, blocks in existing:
             def check_existing(directory=directory, own=not blocks):
-                result = analyse(tf, tf.train.latest_checkpoint(directory), variables, cfg["target"])
+                result = analyse(tf, latest_checkpoint(tf, directory), variables, cfg["target"])
                 emit("checkpoint", analysis=result)
                 where = f"the model's own model_dir {directory}" if own else directory
                 if not result["compatible"]:
@@ -679,9 +702,9 @@ class Run:
         placement: dict[str, str] = {}
         # a --model-dir that already holds a (compatible) checkpoint: training continues from its step
         start = 0
-        if tf.train.latest_checkpoint(model_dir):
+        if latest_checkpoint(tf, model_dir):
             try:
-                start = int(tf.train.load_checkpoint(model_dir).get_tensor("global_step"))
+                start = int(load_checkpoint(tf, model_dir).get_tensor("global_step"))
             except Exception:  # noqa: BLE001 - no global_step: the estimator starts at 0
                 start = 0
         timing: dict[str, float] = {}
@@ -780,7 +803,7 @@ class Run:
             for key in first:
                 if first[key].shape != second[key].shape or not np.array_equal(first[key], second[key]):
                     raise StageFailed(f"{how['what']} differ after restore ('{key}')")
-            reader = tf.train.load_checkpoint(model_dir)
+            reader = load_checkpoint(tf, model_dir)
             names = reader.get_variable_to_shape_map()
             compared = 0
             for name, value in restored.items():
@@ -803,7 +826,7 @@ class Run:
             again = factory(model_dir)
             again.train(input_fn(), steps=more, hooks=hooks)
             seconds = max(timing["resume"], 1e-9)
-            step = int(tf.train.load_checkpoint(model_dir).get_tensor("global_step"))
+            step = int(load_checkpoint(tf, model_dir).get_tensor("global_step"))
             before = start + steps
             if step != before + more:
                 raise StageFailed(f"global_step is {step} after {before} + {more} steps (expected {before + more}): training did not resume from the checkpoint")
@@ -812,7 +835,7 @@ class Run:
         self.stage("resume", resume)
 
         def analysis():
-            result = analyse(tf, tf.train.latest_checkpoint(model_dir), variables, cfg["target"])
+            result = analyse(tf, latest_checkpoint(tf, model_dir), variables, cfg["target"])
             emit("checkpoint", analysis=result)
             if not result["compatible"]:
                 raise StageFailed(result["verdict"])
@@ -823,7 +846,7 @@ class Run:
         if cfg.get("checkpoint"):
             def legacy():
                 path = cfg["checkpoint"]
-                ckpt = tf.train.latest_checkpoint(path) if os.path.isdir(path) else path
+                ckpt = latest_checkpoint(tf, path) if os.path.isdir(path) else path
                 if not ckpt:
                     raise StageFailed(f"{path}: no checkpoint there")
                 result = analyse(tf, ckpt, variables, cfg["target"])
@@ -860,7 +883,7 @@ def own_model_dir(tf, declared: str | None, target: str) -> str | None:
         path, _ = targets.split(target)
         candidates.append(os.path.join(os.path.dirname(os.path.abspath(path)), declared))
     for directory in candidates:
-        if os.path.isdir(directory) and tf.train.latest_checkpoint(directory):
+        if os.path.isdir(directory) and latest_checkpoint(tf, directory):
             return directory
     return None
 

@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from tfmigrate.validate._child import CouldNotRun, Run, StageFailed, _exit, emit, first_line, main
+from tfmigrate.validate._child import CouldNotRun, Run, StageFailed, _exit, emit, first_line, main, regular_files_only
 
 CHECKPOINT_PREFIX, CHECKPOINT_SUFFIX = "model.ckpt-", ".weights.h5"
 
@@ -54,6 +54,7 @@ def checkpoint_steps(model_dir: str) -> list[int]:
     """The STEPs of the model.ckpt-STEP.weights.h5 files in model_dir, ascending."""
     if not model_dir or not os.path.isdir(model_dir):
         return []
+    regular_files_only(model_dir)  # a FIFO named like a checkpoint would block Keras for ever
     steps = []
     for name in os.listdir(model_dir):
         middle = name[len(CHECKPOINT_PREFIX):-len(CHECKPOINT_SUFFIX)]

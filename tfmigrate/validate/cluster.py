@@ -11,6 +11,7 @@ kills only a task still running after that deadline, and reports it.
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -76,35 +77,43 @@ def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64
     deadline = time.time() + budget
     config = {"target": target, "model_dir": str(model_dir), "steps": steps, "batch_size": batch_size, "deadline": deadline,
               "workers": counts["worker"], "program": program, "program_args": list(program_args or [])}
-    procs = []
+    procs: list = []
     t0 = time.perf_counter()
     child_tmp = tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True)  # the tasks' temporary files
-    for role, i in tasks:
-        env = child_env(tmpdir=child_tmp.name)
-        env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": role, "index": i}})
-        env["CUDA_VISIBLE_DEVICES"] = "-1"
-        log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-        proc = subprocess.Popen(module_command("tfmigrate.validate._cluster_task", json.dumps(config)),
-                                stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=env)
-        procs.append((role, i, proc, log))
-    reports: dict[str, dict] = {}
-    killed = []
-    for role, i, proc, log in procs:
-        try:
-            out, _ = proc.communicate(timeout=max(1.0, deadline - time.time()) + 30)  # each task's own deadline, then a margin
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, _ = proc.communicate()
-            killed.append(f"{role}:{i}")
-        line = next((ln for ln in reversed(out.splitlines()) if ln.startswith("{")), None)
-        if line is None:
-            log.seek(0)
-            from tfmigrate.validate.runner import last_error_line
+    try:
+        for role, i in tasks:
+            env = child_env(tmpdir=child_tmp.name)
+            env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": role, "index": i}})
+            env["CUDA_VISIBLE_DEVICES"] = "-1"
+            log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            proc = subprocess.Popen(module_command("tfmigrate.validate._cluster_task", json.dumps(config)),
+                                    stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=env)
+            procs.append((role, i, proc, log))
+        reports: dict[str, dict] = {}
+        killed = []
+        for role, i, proc, log in procs:
+            try:
+                out, _ = proc.communicate(timeout=max(1.0, deadline - time.time()) + 30)  # each task's own deadline, then a margin
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, _ = proc.communicate()
+                killed.append(f"{role}:{i}")
+            line = next((ln for ln in reversed(out.splitlines()) if ln.startswith("{")), None)
+            if line is None:
+                log.seek(0)
+                from tfmigrate.validate.runner import last_error_line
 
-            reports[f"{role}:{i}"] = {"task": role, "index": i, "error": f"exited with code {proc.returncode}: {last_error_line(log.read())}"}
-        else:
-            reports[f"{role}:{i}"] = json.loads(line)
-        log.close()
+                reports[f"{role}:{i}"] = {"task": role, "index": i, "error": f"exited with code {proc.returncode}: {last_error_line(log.read())}"}
+            else:
+                reports[f"{role}:{i}"] = json.loads(line)
+            log.close()
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM, SIGHUP: no task is left running, nothing left behind
+        for _role, _i, proc, _log in procs:
+            proc.kill()
+            proc.wait()
+        child_tmp.cleanup()
+        shutil.rmtree(model_dir, ignore_errors=True)
+        raise
     child_tmp.cleanup()
     seconds = round(time.perf_counter() - t0, 3)
     result["tasks"] = reports

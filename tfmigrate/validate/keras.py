@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from tfmigrate.childproc import interpreter_command
-from tfmigrate.validate.runner import SCHEMA, Event, _could_not_run, last_error_line, stream_child, watched
+from tfmigrate.validate.runner import SCHEMA, Event, _could_not_run, last_error_line, removed_on_interrupt, stream_child, watched
 from tfmigrate.validate.targets import TargetError, check, split
 
 NO_INTERPRETER = ("no TensorFlow 2.21 interpreter for --target keras: run `make keras` (builds .venv-keras) or name one "
@@ -106,8 +106,9 @@ def run_keras_validation(
         "target": str(target), "device": device, "steps": steps, "resume_steps": resume_steps or max(1, steps // 2),
         "model_dir": str(directory), "batch_size": batch_size,
     }
-    fatal = stream_child(interpreter_command(python, "tfmigrate.validate._keras_child", json.dumps(config)),
-                         result, device, on_event, timeout)
+    with removed_on_interrupt(directory if fresh else None):
+        fatal = stream_child(interpreter_command(python, "tfmigrate.validate._keras_child", json.dumps(config)),
+                             result, device, on_event, timeout)
     if fatal is not None:
         return _could_not_run(result, fatal, started)
     return _finish(result, directory if fresh else None, started)
@@ -199,7 +200,8 @@ def _run_program(result: dict[str, Any], target: str, python: str, sites: list, 
 
     def run(name: str) -> tuple[bool, float]:
         say({"event": "stage-start", "name": name})
-        code, seconds, last = _run_once(python, path, args, work, timeout)
+        with removed_on_interrupt(work):
+            code, seconds, last = _run_once(python, path, args, work, timeout)
         if code is None:
             return stage(name, False, seconds, f"python {path.name}: did not finish in {timeout:.0f} s and was stopped"), seconds
         if code != 0:

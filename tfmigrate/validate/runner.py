@@ -102,7 +102,8 @@ def run_validation(
         "program": program,
         "program_args": list(program_args or []),
     }
-    fatal = stream_child(module_command("tfmigrate.validate._child", json.dumps(config)), result, device, on_event, timeout)
+    with removed_on_interrupt(directory if fresh or analyse_batch is not None else None):
+        fatal = stream_child(module_command("tfmigrate.validate._child", json.dumps(config)), result, device, on_event, timeout)
     if analyse_batch is not None:
         scratch.cleanup()
         result.pop("model_dir", None)
@@ -208,6 +209,19 @@ def watched(proc: subprocess.Popen, timeout: float | None) -> Iterator[threading
         if timer:
             timer.cancel()
         _kill_group(proc)
+
+
+@contextmanager
+def removed_on_interrupt(*directories: Path | str | None) -> Iterator[None]:
+    """Scratch directories removed when Ctrl-C, SIGTERM or SIGHUP (a KeyboardInterrupt) ends the block:
+    a run that was stopped leaves nothing behind (one that failed keeps its model_dir to look at)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        for directory in directories:
+            if directory is not None:
+                shutil.rmtree(directory, ignore_errors=True)
+        raise
 
 
 def _kill_group(proc: subprocess.Popen) -> None:

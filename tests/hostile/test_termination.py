@@ -1,0 +1,104 @@
+"""Issue 26, hangs and orphans: SIGTERM (``timeout``, a CI cancel) or SIGHUP to tfmigrate while its
+TensorFlow child trains. The child runs in its own session, so only tfmigrate can end it: the
+child's whole process group is gone afterwards, no temporary directory is left, exit 128 + signal."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tfmigrate.codemod.engine import rewrite_source
+from tfmigrate.codemod.rule import load_catalog
+
+from .helpers import LEGACY
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _children(pid: int) -> list[int]:
+    out: list[int] = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            out += [int(x) for x in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+def _group(pgid: int) -> list[int]:
+    """The live (not zombie) processes whose process group is ``pgid``."""
+    members = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != "Z":
+                members.append(int(entry))
+    return members
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_a_terminated_validate_leaves_no_child_and_no_temporary_directory(tmp_path: Path, sig: int) -> None:
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = dict(os.environ, TMPDIR=str(scratch))
+    proc = subprocess.Popen([sys.executable, "-m", "tfmigrate", "validate", "samples/skflow_dnn_save_restore/expected.py:39",
+                             "--steps", "10000000"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    children: list[int] = []
+    try:
+        deadline = time.monotonic() + 120
+        while not children and time.monotonic() < deadline and proc.poll() is None:
+            children = _children(proc.pid)
+            time.sleep(0.1)
+        assert children, "the validation child never started"
+        child = children[0]
+        assert os.getpgid(child) == child  # its own group, which a signal to tfmigrate does not reach
+        time.sleep(6)  # TensorFlow imported, training under way
+        assert proc.poll() is None
+        assert any(scratch.iterdir())  # the child's temporary directory and the scratch model_dir exist
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 128 + sig, err[-2000:]
+        assert "Traceback" not in err
+        assert f"interrupted ({signal.Signals(sig).name})" in err
+        time.sleep(0.5)
+        assert _group(child) == []
+        assert list(scratch.iterdir()) == []
+    finally:
+        for pid in children:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        if proc.poll() is None:
+            proc.kill()
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_sigterm_to_the_whole_group_keeps_every_file_whole(tmp_path: Path, jobs: str) -> None:
+    """``kill -TERM -PGID`` reaches the workers too: each file is old or new, no temporary file, no traceback."""
+    body = (LEGACY.decode() + "def f(a):\n    return tf.reduce_sum(tf.nn.relu(tf.matmul(a, a)))\n") * 60
+    for i in range(40):
+        (tmp_path / f"m{i:02d}.py").write_text(body)
+    proc = subprocess.Popen([sys.executable, "-m", "tfmigrate", "rewrite", "--no-cache", "--jobs", jobs, "-q", "."],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    time.sleep(1.5)
+    os.killpg(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    rewritten = rewrite_source(body.encode(), load_catalog().selected(None)).new.decode()
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"m{i:02d}.py" for i in range(40)]  # no temporary file left
+    assert all(p.read_text() in (body, rewritten) for p in tmp_path.iterdir())
+    assert "Traceback" not in err, err[-2000:]
+    if proc.returncode != 0:  # the run may finish before the signal on a fast machine
+        assert proc.returncode == 143 and "interrupted (SIGTERM)" in err
+    time.sleep(0.3)
+    assert _group(proc.pid) == []  # no worker left behind
