@@ -8,6 +8,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from tfmigrate.codemod.files import discover, walk_tree
 
 from .helpers import LEGACY, run_tfmigrate as tfm
@@ -28,7 +30,29 @@ def _chain(root: Path, depth: int) -> Path:
     return root.joinpath(*["d"] * depth, "deep.py")
 
 
-def test_a_1100_level_chain_is_walked(tmp_path: Path) -> None:
+def _unchain(root: Path, depth: int) -> None:
+    """Remove the chain bottom-up with relative steps (shutil.rmtree, and so pytest's clean-up of old
+    temporary folders, recurses once a level and fails on it)."""
+    fds = [os.open(root, os.O_RDONLY)]
+    for _ in range(depth):
+        fds.append(os.open("d", os.O_RDONLY, dir_fd=fds[-1]))
+    for name in os.listdir(fds[-1]):
+        os.unlink(name, dir_fd=fds[-1])
+    for parent, child in zip(reversed(fds[:-1]), reversed(fds[1:])):
+        os.close(child)
+        os.rmdir("d", dir_fd=parent)
+    os.close(fds[0])
+
+
+@pytest.fixture
+def chain_root(tmp_path: Path):
+    yield tmp_path
+    if (tmp_path / "d").exists():
+        _unchain(tmp_path, 1100)
+
+
+def test_a_1100_level_chain_is_walked(chain_root: Path) -> None:
+    tmp_path = chain_root
     deep = _chain(tmp_path, 1100)
     (tmp_path / "top.py").write_bytes(LEGACY)
     proc = tfm("rewrite", "--check", "--format", "json", ".", cwd=tmp_path)
@@ -39,7 +63,8 @@ def test_a_1100_level_chain_is_walked(tmp_path: Path) -> None:
     assert all(f["status"] == "changed" for f in json.loads(proc.stdout)["files"])
 
 
-def test_report_walks_a_1100_level_chain(tmp_path: Path) -> None:
+def test_report_walks_a_1100_level_chain(chain_root: Path) -> None:
+    tmp_path = chain_root
     _chain(tmp_path, 1100)
     proc = tfm("report", ".", cwd=tmp_path)
     assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
