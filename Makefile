@@ -35,4 +35,4 @@ report: $(STAMP)
 	$(BIN)/tfmigrate report samples/ --validate --html tfmigrate-report.html || [ $$? -eq 1 ]
 
 test: $(STAMP) $(KERAS_STAMP) browser
-	$(BIN)/python -m pytest -n 2 --dist loadfile
+	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=20
