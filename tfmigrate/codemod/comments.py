@@ -91,14 +91,18 @@ def _expressions(node: cst.CSTNode) -> list[cst.CSTNode]:
     return out
 
 
-def _comments_in(nodes: list[cst.CSTNode]) -> set[int]:
-    found: set[int] = set()
+def _comments_in(nodes: list[cst.CSTNode], own: bool = False) -> dict[int, int]:
+    """How many times each comment (by identity) is in the nodes (``own``: in a call's own
+    whitespace only, not in its arguments)."""
+    found: dict[int, int] = {}
     stack = list(nodes)
+    if own:
+        stack = [n for call in nodes for n in (call.whitespace_before_args, *(x for a in call.args for x in (a.whitespace_after_arg, a.comma)))]
     while stack:
         item = stack.pop()
         if type(item) is cst.Comment:
-            found.add(id(item))
-        else:
+            found[id(item)] = found.get(id(item), 0) + 1
+        elif is_node(type(item)):
             stack.extend(child_nodes(item))
     return found
 
@@ -121,10 +125,50 @@ def kept(original: cst.CSTNode, updated: cst.CSTNode, result: object) -> tuple[o
         return result, []
     new_nodes = list(result.nodes) if type(result) is cst.FlattenSentinel else [] if isinstance(result, cst.RemovalSentinel) else [result]
     present = _comments_in(new_nodes)
-    lost = [n for n in notes if id(n.comment) not in present]
+    copied = {id(n.comment) for n in notes if present.get(id(n.comment), 0) > 1}
+    if copied:  # a builder copied a separator, comment and all: the comment goes back to its own argument only
+        new_nodes = _without(new_nodes, copied)
+    lost = [n for n in notes if id(n.comment) in copied or id(n.comment) not in present]
     if not lost:
         return result, []
+    if copied and type(result) is cst.FlattenSentinel:
+        result = cst.FlattenSentinel(new_nodes)
+    elif copied:
+        result = new_nodes[0]
     return _place(lost, new_nodes, result, updated)
+
+
+def _without(new_nodes: list[cst.CSTNode], copied: set[int]) -> list[cst.CSTNode]:
+    """The nodes with the ``copied`` comments taken out of their calls' whitespace."""
+    parents: dict[int, cst.CSTNode] = {}
+    plan: dict[int, list] = {}
+    for top in new_nodes:
+        for node in _expressions(top):
+            for child in child_nodes(node, trivia=False):
+                parents[id(child)] = node
+            if type(node) is cst.Call and any(c in copied for c in _comments_in([node], own=True)):
+                plan[id(node)] = []
+
+    def strip(call: cst.Call, notes: list, inner: str, outer: str) -> cst.Call:
+        def clean(space):
+            if not isinstance(space, cst.ParenthesizedWhitespace):
+                return space
+            first = space.first_line
+            if first.comment is not None and id(first.comment) in copied:
+                first = cst.TrailingWhitespace(newline=first.newline)
+            lines = [line for line in space.empty_lines if line.comment is None or id(line.comment) not in copied]
+            return space.with_changes(first_line=first, empty_lines=lines)
+
+        args = [
+            a.with_changes(
+                whitespace_after_arg=clean(a.whitespace_after_arg),
+                comma=a.comma.with_changes(whitespace_after=clean(a.comma.whitespace_after)) if isinstance(a.comma, cst.Comma) else a.comma,
+            )
+            for a in call.args
+        ]
+        return call.with_changes(whitespace_before_args=clean(call.whitespace_before_args), args=args)
+
+    return [_rebuild(top, plan, parents, ("", ""), fix=strip) for top in new_nodes]
 
 
 def _place(lost: list[_Note], new_nodes: list[cst.CSTNode], result: object, updated: cst.CSTNode) -> tuple[object, list[cst.Comment]]:
@@ -204,7 +248,9 @@ def _laid_out(call: cst.Call) -> bool:
     )
 
 
-def _rebuild(node: cst.CSTNode, plan: dict[int, list], parents: dict[int, cst.CSTNode], indent: tuple[str, str], depth: int = 0) -> cst.CSTNode:
+def _rebuild(
+    node: cst.CSTNode, plan: dict[int, list], parents: dict[int, cst.CSTNode], indent: tuple[str, str], depth: int = 0, fix=None
+) -> cst.CSTNode:
     """``node`` with the planned calls given their comments; only the nodes on the way are new."""
     changes = {}
     planned_here = type(node) is cst.Call and id(node) in plan
@@ -212,17 +258,17 @@ def _rebuild(node: cst.CSTNode, plan: dict[int, list], parents: dict[int, cst.CS
     for name in child_fields(node):
         value = getattr(node, name)
         if isinstance(value, (tuple, list)):
-            items = [_rebuild(v, plan, parents, indent, inner_depth) if is_node(type(v)) and _holds(v, plan, parents) else v for v in value]
+            items = [_rebuild(v, plan, parents, indent, inner_depth, fix) if is_node(type(v)) and _holds(v, plan, parents) else v for v in value]
             if any(a is not b for a, b in zip(items, value)):
                 changes[name] = items
         elif is_node(type(value)) and _holds(value, plan, parents):
-            new = _rebuild(value, plan, parents, indent, inner_depth)
+            new = _rebuild(value, plan, parents, indent, inner_depth, fix)
             if new is not value:
                 changes[name] = new
     out = node.with_changes(**changes) if changes else node
     if planned_here:
         inner, outer = indent[0] + "    " * depth, indent[1] + "    " * depth
-        out = _with_comments(out, plan[id(node)], inner, outer)
+        out = (fix or _with_comments)(out, plan[id(node)], inner, outer)
     return out
 
 
