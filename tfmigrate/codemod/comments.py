@@ -78,14 +78,25 @@ def _notes(call: cst.Call, original: cst.Call | None) -> list[_Note]:
     return notes
 
 
-def _expressions(node: cst.CSTNode) -> list[cst.CSTNode]:
+_BLOCKS = (cst.BaseCompoundStatement, cst.BaseSuite, cst.Module)
+
+
+def _nodes_of(result: object) -> list[cst.CSTNode]:
+    if type(result) is cst.FlattenSentinel:
+        return list(result.nodes)
+    return [] if isinstance(result, cst.RemovalSentinel) else [result]  # type: ignore[list-item]
+
+
+def _expressions(node: cst.CSTNode, blocks: bool = False, skip: set[int] | None = None) -> list[cst.CSTNode]:
     """``node`` and the expressions under it, not entering indented blocks (their statements are
-    replaced, and so checked, on their own)."""
+    replaced, and so checked, on their own) unless ``blocks``; nor the nodes in ``skip``."""
     out, stack = [], [node]
     while stack:
         item = stack.pop()
+        if skip is not None and id(item) in skip:
+            continue
         out.append(item)
-        if isinstance(item, (cst.BaseSuite, cst.Module)):
+        if not blocks and isinstance(item, (cst.BaseSuite, cst.Module)):
             continue
         stack.extend(reversed(child_nodes(item, trivia=False)))
     return out
@@ -115,15 +126,18 @@ def kept(original: cst.CSTNode, updated: cst.CSTNode, result: object) -> tuple[o
     """``result`` (what a hook made of ``updated``) with the argument comments of ``updated``'s
     calls put back where it dropped them, and the comments it could not place (for the lines above
     the statement)."""
-    if isinstance(original, (cst.Module, cst.BaseSuite)):
-        return result, []
+    if isinstance(updated, _BLOCKS):  # the statements it kept as they were need no look
+        shared = {id(n) for top in _nodes_of(result) for n in _expressions(top, blocks=True)}
+        old = _expressions(updated, blocks=True, skip=shared)
+    else:
+        old = _expressions(updated)
     notes = []
-    for node in _expressions(updated):
+    for node in old:
         if type(node) is cst.Call:
             notes += _notes(node, original if node is updated and type(original) is cst.Call else None)
     if not notes:
         return result, []
-    new_nodes = list(result.nodes) if type(result) is cst.FlattenSentinel else [] if isinstance(result, cst.RemovalSentinel) else [result]
+    new_nodes = _nodes_of(result)
     present = _comments_in(new_nodes)
     copied = {id(n.comment) for n in notes if present.get(id(n.comment), 0) > 1}
     if copied:  # a builder copied a separator, comment and all: the comment goes back to its own argument only
