@@ -15,6 +15,7 @@ comments costs one walk of its expressions.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 import libcst as cst
@@ -36,6 +37,7 @@ class _Note:
     index: int
     owners: tuple[cst.CSTNode, ...]
     carrier: cst.EmptyLine | cst.TrailingWhitespace
+    keyword: str | None = None  # the argument's keyword, if it has one
     comment: cst.Comment = field(init=False)
 
     def __post_init__(self) -> None:
@@ -71,8 +73,10 @@ def _notes(call: cst.Call, original: cst.Call | None) -> list[_Note]:
             for line in space.empty_lines:
                 if line.comment is not None:
                     notes.append(_Note(OWN_LINE, i + 1, (), line) if i + 1 < len(args) else _Note(CLOSING, -1, (), line))
-    for note in notes:  # an own-line comment belongs to the argument below it
-        if note.where == OWN_LINE:
+    for note in notes:
+        if note.index >= 0 and note.where in (OWN_LINE, TRAILING) and args[note.index].keyword is not None:
+            note.keyword = args[note.index].keyword.value
+        if note.where == OWN_LINE:  # an own-line comment belongs to the argument below it
             value = args[note.index].value
             note.owners = (value,) + ((original.args[note.index].value,) if original is not None and len(original.args) == len(args) else ())
     return notes
@@ -102,17 +106,17 @@ def _expressions(node: cst.CSTNode, blocks: bool = False, skip: set[int] | None 
     return out
 
 
-def _comments_in(nodes: list[cst.CSTNode], own: bool = False) -> dict[int, int]:
+def _comments_in(nodes: list[cst.CSTNode], own: bool = False) -> dict[int, tuple[int, cst.Comment]]:
     """How many times each comment (by identity) is in the nodes (``own``: in a call's own
     whitespace only, not in its arguments)."""
-    found: dict[int, int] = {}
+    found: dict[int, tuple[int, cst.Comment]] = {}
     stack = list(nodes)
     if own:
         stack = [n for call in nodes for n in (call.whitespace_before_args, *(x for a in call.args for x in (a.whitespace_after_arg, a.comma)))]
     while stack:
         item = stack.pop()
         if type(item) is cst.Comment:
-            found[id(item)] = found.get(id(item), 0) + 1
+            found[id(item)] = (found.get(id(item), (0,))[0] + 1, item)
         elif is_node(type(item)):
             stack.extend(child_nodes(item))
     return found
@@ -139,10 +143,21 @@ def kept(original: cst.CSTNode, updated: cst.CSTNode, result: object) -> tuple[o
         return result, []
     new_nodes = _nodes_of(result)
     present = _comments_in(new_nodes)
-    copied = {id(n.comment) for n in notes if present.get(id(n.comment), 0) > 1}
+    copied = {id(n.comment) for n in notes if present.get(id(n.comment), (0,))[0] > 1}
     if copied:  # a builder copied a separator, comment and all: the comment goes back to its own argument only
         new_nodes = _without(new_nodes, copied)
-    lost = [n for n in notes if id(n.comment) in copied or id(n.comment) not in present]
+    # a comment copied with its code (deep_clone) is there under another identity: it is kept
+    mine = {id(n.comment) for n in notes}
+    others = Counter(present[key][1].value for key in present if key not in mine)
+    lost = []
+    for note in notes:
+        if id(note.comment) in copied:
+            lost.append(note)
+        elif id(note.comment) not in present:
+            if others[note.comment.value] > 0:
+                others[note.comment.value] -= 1
+            else:
+                lost.append(note)
     if not lost:
         return result, []
     if copied and type(result) is cst.FlattenSentinel:
@@ -213,6 +228,9 @@ def _place(lost: list[_Note], new_nodes: list[cst.CSTNode], result: object, upda
                     for a in call.args:
                         by_code.setdefault(_code(a.value), a)
             arg = next((by_code.get(_code(o)) for o in note.owners if _code(o) in by_code), None)
+        if arg is None and note.keyword is not None:  # its value was rewritten: the argument of that name
+            top = _top_call(calls, updated)
+            arg = next((a for a in top.args if a.keyword is not None and a.keyword.value == note.keyword), None) if top else None
         call = parents.get(id(arg)) if arg is not None else None
         if call is None or type(call) is not cst.Call:
             orphans.append(note.comment)
