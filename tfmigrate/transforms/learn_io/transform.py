@@ -32,9 +32,9 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import expression, without_comments
 from tfmigrate.rule_ids import TFM170, TFM171, TFM172, TFM173, TFM174, TFM175
-from tfmigrate.transforms.common.builders import code_of, is_none, str_value
+from tfmigrate.transforms.common.builders import append_args, code_of, is_none, str_value
 
 _LEARN = "tensorflow.contrib.learn."
 INPUT_FN_OPS_ORDER = ("features", "labels", "default_inputs")
@@ -396,16 +396,9 @@ class LearnIOTransform(FamilyTransform):
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                       whitespace_after=cst.SimpleWhitespace("")),
             )
-            if args:
-                last = args[-1]
-                comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
-                if isinstance(last.comma, cst.Comma) and len(args) > 1 and isinstance(args[-2].comma, cst.Comma):
-                    comma = args[-2].comma  # one argument a line: the new one on a line of its own
-                elif isinstance(last.comma, cst.Comma):
-                    comma = last.comma
-                args[-1] = last.with_changes(comma=comma)
-                keyword = keyword.with_changes(comma=cst.MaybeSentinel.DEFAULT if not isinstance(last.comma, cst.Comma)
-                                               else last.comma)
+            if args:  # in the call's own layout; the last argument keeps its comment
+                return append_args(updated, args, [keyword]).with_changes(
+                    func=expression(f"{self._tf}.compat.v1.estimator.inputs.{name}"))
             args.append(keyword)
         return updated.with_changes(func=expression(f"{self._tf}.compat.v1.estimator.inputs.{name}"), args=args)
 
@@ -413,8 +406,10 @@ class LearnIOTransform(FamilyTransform):
 def _args(call: cst.Call, pairs: list[tuple[str | None, cst.BaseExpression]]) -> list[cst.Arg]:
     """New arguments, with the call's own comma style (one a line stays one a line)."""
     commas = [a.comma for a in call.args if isinstance(a.comma, cst.Comma)]
-    inner = commas[0] if commas else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    # the layout of the call's separators, not their comments (the engine puts those back by argument)
+    inner = without_comments(commas[0]) if commas else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     last = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
+    last = without_comments(last) if isinstance(last, cst.Comma) else last
     out = []
     for i, (keyword, value) in enumerate(pairs):
         arg = cst.Arg(value=value)
@@ -425,6 +420,8 @@ def _args(call: cst.Call, pairs: list[tuple[str | None, cst.BaseExpression]]) ->
             out.append(arg.with_changes(comma=inner))
         else:  # the last keeps the whitespace before the closing parenthesis
             tail = call.args[-1].whitespace_after_arg if call.args else cst.SimpleWhitespace("")
+            if isinstance(tail, cst.ParenthesizedWhitespace):
+                tail = without_comments(cst.Comma(whitespace_after=tail)).whitespace_after
             out.append(arg.with_changes(comma=last, whitespace_after_arg=tail))
     return out
 
