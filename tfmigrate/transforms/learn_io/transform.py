@@ -34,7 +34,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression, without_comments
 from tfmigrate.rule_ids import TFM170, TFM171, TFM172, TFM173, TFM174, TFM175
-from tfmigrate.transforms.common.builders import append_args, code_of, is_none, str_value
+from tfmigrate.transforms.common.builders import code_of, is_none, str_value
 
 _LEARN = "tensorflow.contrib.learn."
 INPUT_FN_OPS_ORDER = ("features", "labels", "default_inputs")
@@ -396,9 +396,22 @@ class LearnIOTransform(FamilyTransform):
                 equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                       whitespace_after=cst.SimpleWhitespace("")),
             )
-            if args:  # in the call's own layout; the last argument keeps its comment
-                return append_args(updated, args, [keyword]).with_changes(
-                    func=expression(f"{self._tf}.compat.v1.estimator.inputs.{name}"))
+            if args:
+                last = args[-1]
+                comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+                if isinstance(last.comma, cst.Comma) and len(args) > 1 and isinstance(args[-2].comma, cst.Comma):
+                    comma = without_comments(args[-2].comma)  # one argument a line: the new one on a line of its own
+                elif isinstance(last.comma, cst.Comma):
+                    comma = without_comments(last.comma)
+                tail = last.comma
+                space = last.comma.whitespace_after if isinstance(last.comma, cst.Comma) else None
+                if isinstance(space, cst.ParenthesizedWhitespace) and space.first_line.comment is not None:
+                    # the last argument's comment stays on its line; the lines before ")" stay before it
+                    indent = comma.whitespace_after.last_line if isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace) else space.last_line
+                    comma = comma.with_changes(whitespace_after=space.with_changes(empty_lines=[], last_line=indent))
+                    tail = last.comma.with_changes(whitespace_after=space.with_changes(first_line=cst.TrailingWhitespace(newline=space.first_line.newline)))
+                args[-1] = last.with_changes(comma=comma)
+                keyword = keyword.with_changes(comma=cst.MaybeSentinel.DEFAULT if not isinstance(last.comma, cst.Comma) else tail)
             args.append(keyword)
         return updated.with_changes(func=expression(f"{self._tf}.compat.v1.estimator.inputs.{name}"), args=args)
 
