@@ -152,7 +152,9 @@ def transform(
     ``keep_comments`` is false: libcst drops a removed statement with the comment lines above it,
     which are the user's notes on the code around it. Those lines go to the next statement of the
     block (or the block's footer, when it was the last); the removed line's own trailing comment
-    goes with it, as in ruff's fixes.
+    goes with it, as in ruff's fixes. And the comments between the arguments of a call in a node a
+    hook replaces stay (:mod:`tfmigrate.codemod.comments`): beside their argument in the new node,
+    else on lines above the statement.
 
     With the ``index`` of the tree ``root`` belongs to, a node's children are read from the index
     (one list per node) instead of from its fields: the fields are read only for a node to be
