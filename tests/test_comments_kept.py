@@ -147,3 +147,22 @@ def test_marker_comments_are_kept(rule, example, k, style):
                 assert mark in homes[0], f"{mark} left {code!r}:\n{out}"
     again = rewrite_source(result.new, enabled, path=f"{rule.id}.py")
     assert again.new == result.new, "a second run must change nothing"
+
+
+def test_issue_26_contrib_learn_constructor_keeps_its_four_comments():
+    source = '''import tensorflow as tf
+est = tf.contrib.learn.DNNClassifier(
+    hidden_units=[10, 20],  # two layers
+    # the feature columns
+    feature_columns=cols,
+    n_classes=3,  # iris
+    model_dir="/tmp/m",  # where it lives
+)
+'''
+    out = rewrite_source(source.encode(), CATALOG.selected(None)).new.decode()
+    lines = out.splitlines()
+    assert "    hidden_units=[10, 20],  # two layers" in lines
+    assert lines[lines.index("    feature_columns=cols,") - 1] == "    # the feature columns"
+    assert "    n_classes=3,  # iris" in lines
+    assert '    model_dir="/tmp/m",  # where it lives' in lines
+    assert "tf.estimator.DNNClassifier(" in out
