@@ -213,7 +213,7 @@ def join_args(args: list[cst.Arg], trailing: bool = False, template: cst.Comma |
     """Commas between the args (keeping existing ones and their whitespace); an arg that has none gets
     ``template`` (the call's own separator, so one argument a line stays one argument a line), else
     ``, ``; the last keeps its comma only when ``trailing``."""
-    between = template or cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    between = without_comments(template) if template else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     out = []
     for i, arg in enumerate(args):
         last = i == len(args) - 1
@@ -225,6 +225,20 @@ def join_args(args: list[cst.Arg], trailing: bool = False, template: cst.Comma |
             arg = arg.with_changes(comma=between)
         out.append(arg)
     return out
+
+
+def without_comments(comma: cst.Comma) -> cst.Comma:
+    """``comma`` with the same layout, without the comments in its whitespace (a separator copied
+    for its layout must not copy the comment of the argument it came from)."""
+    space = comma.whitespace_after
+    if not isinstance(space, cst.ParenthesizedWhitespace):
+        return comma
+    if space.first_line.comment is None and all(line.comment is None for line in space.empty_lines):
+        return comma
+    return comma.with_changes(whitespace_after=space.with_changes(
+        first_line=cst.TrailingWhitespace(newline=space.first_line.newline), empty_lines=[]
+    ))
+
 
 
 def full_name(node: cst.CSTNode) -> str | None:

@@ -19,6 +19,7 @@ from typing import Any
 
 import libcst as cst
 
+from tfmigrate.codemod import comments
 from tfmigrate.codemod.positions import TRIVIA_TYPES
 from tfmigrate.codemod.tree import TreeIndex, child_fields, child_nodes, is_indexed, is_node, visit_order as _order
 
@@ -151,7 +152,9 @@ def transform(
     ``keep_comments`` is false: libcst drops a removed statement with the comment lines above it,
     which are the user's notes on the code around it. Those lines go to the next statement of the
     block (or the block's footer, when it was the last); the removed line's own trailing comment
-    goes with it, as in ruff's fixes.
+    goes with it, as in ruff's fixes. And the comments between the arguments of a call in a node a
+    hook replaces stay (:mod:`tfmigrate.codemod.comments`): beside their argument in the new node,
+    else on lines above the statement.
 
     With the ``index`` of the tree ``root`` belongs to, a node's children are read from the index
     (one list per node) instead of from its fields: the fields are read only for a node to be
@@ -178,9 +181,12 @@ def transform(
     # nodes its hooks will change (``planned_nodes()``, None for "any"): the rest is not entered.
     planned = getattr(transformer, "planned_nodes", None) if plain else None
 
+    orphans: list[cst.Comment] = []  # argument comments a hook could not keep in its new node
+
     def visit(node: cst.CSTNode) -> Any:
         nonlocal needed
         kind = type(node)
+        mark = len(orphans)
         enter, leave = table.get(kind) or methods(kind)
         if custom_visit:
             descend = transformer.on_visit(node)
@@ -214,8 +220,16 @@ def transform(
                         changed[id(child)] = result
                 updated = node if changed is None else _rebuilt(node, kind, _results(changed))
         if custom_leave:
-            return transformer.on_leave(node, updated)
-        return updated if leave is None else leave(node, updated)
+            result = transformer.on_leave(node, updated)
+        else:
+            result = updated if leave is None else leave(node, updated)
+        if result is not updated and keep_comments:  # a hook replaced the node: its calls' comments stay
+            result, lost = comments.kept(node, updated, result)
+            orphans.extend(lost)
+        if len(orphans) > mark and kind in _STATEMENTS and _kept_statement(result):  # above the statement
+            result = with_lines_above_all(result, comments.lines_for(orphans[mark:]))
+            del orphans[mark:]
+        return result
 
     entered = is_node if trivia else is_indexed  # does the walk enter nodes of this type?
 
@@ -278,7 +292,10 @@ def transform(
         return node.with_changes(**changes) if changes else node
 
     try:
-        return visit(root)
+        out = visit(root)
+        if orphans and type(out) is cst.Module:
+            out = out.with_changes(footer=(*out.footer, *comments.lines_for(orphans)))
+        return out
     finally:
         # visit and _rebuilt refer to each other: break the cycle so that the old tree and the
         # transformer are freed by reference counting, not left to the garbage collector.
@@ -334,6 +351,27 @@ def _quiet_leaves(hooks: _Hooks, index: TreeIndex) -> frozenset[type]:
         for kind, nodes in index._by_type.items()
         if nodes and hooks.methods(kind) == (None, None) and not child_fields(nodes[0])
     )
+
+
+_STATEMENTS = frozenset(
+    kind for kind in vars(cst).values()
+    if isinstance(kind, type) and issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+)
+
+
+def _kept_statement(result: Any) -> bool:
+    """Is ``result`` a statement (or several), not a removal? (A removed statement leaves its
+    lost comments to the statement around it.)"""
+    if isinstance(result, cst.RemovalSentinel):
+        return False
+    return type(result) is not cst.FlattenSentinel or bool(result.nodes)
+
+
+def with_lines_above_all(result: Any, lines: list[cst.EmptyLine]) -> Any:
+    """The statement ``result`` (or the first of several) with ``lines`` above it."""
+    if type(result) is cst.FlattenSentinel:
+        return cst.FlattenSentinel([with_lines_above(result.nodes[0], lines), *result.nodes[1:]])
+    return with_lines_above(result, lines)
 
 
 def comment_lines_above(statement: Any) -> list[cst.EmptyLine]:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from tfmigrate.codemod.positions import code_lengths
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import expression, without_comments
 
 
 def code_of(node: cst.CSTNode) -> str:
@@ -77,11 +77,31 @@ def append_args(call: cst.Call, replaced: list[cst.Arg], extra: list[cst.Arg]) -
     last_comma = old[-1].comma if old else cst.MaybeSentinel.DEFAULT
     if isinstance(last_comma, cst.Comma) and len(commas) >= 2:  # a trailing comma before ")": lay out as the others
         style = commas[-2]
+    style = without_comments(style)  # the layout, not the comment of the argument it was copied from
+    own = style
+    end = last_comma.whitespace_after if isinstance(last_comma, cst.Comma) else old[-1].whitespace_after_arg if old else None
+    if extra and isinstance(end, cst.ParenthesizedWhitespace) and end.first_line.comment is not None:
+        # the last argument's comment stays on its line; the lines before ")" stay before it
+        inner = style.whitespace_after.last_line if isinstance(style.whitespace_after, cst.ParenthesizedWhitespace) else None
+        own = style.with_changes(whitespace_after=end.with_changes(empty_lines=[], last_line=inner or end.last_line))
+        end = end.with_changes(first_line=cst.TrailingWhitespace(newline=end.first_line.newline))
+        if isinstance(last_comma, cst.Comma):
+            last_comma = last_comma.with_changes(whitespace_after=end)
     out = []
     for i, arg in enumerate(replaced):
-        out.append(arg.with_changes(comma=style) if i == len(replaced) - 1 else arg)
+        if i < len(replaced) - 1:
+            out.append(arg)
+        elif own is not style:
+            out.append(arg.with_changes(comma=own, whitespace_after_arg=cst.SimpleWhitespace("")))
+        else:
+            out.append(arg.with_changes(comma=style))
     for i, arg in enumerate(extra):
-        out.append(arg.with_changes(comma=style if i < len(extra) - 1 else last_comma))
+        if i < len(extra) - 1:
+            out.append(arg.with_changes(comma=style))
+        elif own is not style and not isinstance(last_comma, cst.Comma):
+            out.append(arg.with_changes(comma=last_comma, whitespace_after_arg=end))
+        else:
+            out.append(arg.with_changes(comma=last_comma))
     return call.with_changes(args=out)
 
 

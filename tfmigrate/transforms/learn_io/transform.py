@@ -32,7 +32,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
-from tfmigrate.codemod.tree import expression
+from tfmigrate.codemod.tree import expression, without_comments
 from tfmigrate.rule_ids import TFM170, TFM171, TFM172, TFM173, TFM174, TFM175
 from tfmigrate.transforms.common.builders import code_of, is_none, str_value
 
@@ -400,12 +400,18 @@ class LearnIOTransform(FamilyTransform):
                 last = args[-1]
                 comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
                 if isinstance(last.comma, cst.Comma) and len(args) > 1 and isinstance(args[-2].comma, cst.Comma):
-                    comma = args[-2].comma  # one argument a line: the new one on a line of its own
+                    comma = without_comments(args[-2].comma)  # one argument a line: the new one on a line of its own
                 elif isinstance(last.comma, cst.Comma):
-                    comma = last.comma
+                    comma = without_comments(last.comma)
+                tail = last.comma
+                space = last.comma.whitespace_after if isinstance(last.comma, cst.Comma) else None
+                if isinstance(space, cst.ParenthesizedWhitespace) and space.first_line.comment is not None:
+                    # the last argument's comment stays on its line; the lines before ")" stay before it
+                    indent = comma.whitespace_after.last_line if isinstance(comma.whitespace_after, cst.ParenthesizedWhitespace) else space.last_line
+                    comma = comma.with_changes(whitespace_after=space.with_changes(empty_lines=[], last_line=indent))
+                    tail = last.comma.with_changes(whitespace_after=space.with_changes(first_line=cst.TrailingWhitespace(newline=space.first_line.newline)))
                 args[-1] = last.with_changes(comma=comma)
-                keyword = keyword.with_changes(comma=cst.MaybeSentinel.DEFAULT if not isinstance(last.comma, cst.Comma)
-                                               else last.comma)
+                keyword = keyword.with_changes(comma=cst.MaybeSentinel.DEFAULT if not isinstance(last.comma, cst.Comma) else tail)
             args.append(keyword)
         return updated.with_changes(func=expression(f"{self._tf}.compat.v1.estimator.inputs.{name}"), args=args)
 
@@ -413,8 +419,10 @@ class LearnIOTransform(FamilyTransform):
 def _args(call: cst.Call, pairs: list[tuple[str | None, cst.BaseExpression]]) -> list[cst.Arg]:
     """New arguments, with the call's own comma style (one a line stays one a line)."""
     commas = [a.comma for a in call.args if isinstance(a.comma, cst.Comma)]
-    inner = commas[0] if commas else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    # the layout of the call's separators, not their comments (the engine puts those back by argument)
+    inner = without_comments(commas[0]) if commas else cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     last = call.args[-1].comma if call.args else cst.MaybeSentinel.DEFAULT
+    last = without_comments(last) if isinstance(last, cst.Comma) else last
     out = []
     for i, (keyword, value) in enumerate(pairs):
         arg = cst.Arg(value=value)
@@ -425,6 +433,8 @@ def _args(call: cst.Call, pairs: list[tuple[str | None, cst.BaseExpression]]) ->
             out.append(arg.with_changes(comma=inner))
         else:  # the last keeps the whitespace before the closing parenthesis
             tail = call.args[-1].whitespace_after_arg if call.args else cst.SimpleWhitespace("")
+            if isinstance(tail, cst.ParenthesizedWhitespace):
+                tail = without_comments(cst.Comma(whitespace_after=tail)).whitespace_after
             out.append(arg.with_changes(comma=last, whitespace_after_arg=tail))
     return out
 
