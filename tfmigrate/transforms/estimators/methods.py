@@ -11,7 +11,7 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130
-from tfmigrate.transforms.estimators import flow, inputs
+from tfmigrate.transforms.estimators import flow, inputs, predict_flow
 from tfmigrate.transforms.common.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimators.monitors import Converter as MonitorConverter
 from tfmigrate.transforms.estimators.defaults import FEATURE_KEY, LEGACY_MODULES, NUMPY_INPUT_FN
@@ -272,8 +272,19 @@ class EstimatorMethods:
                                             args=[kwarg("input_fn", input_fn)]), limit=80, nested=False)
         iterable = bound.get("as_iterable")
         lazy = iterable is not None and isinstance(iterable, cst.Name) and iterable.value == "True"
+        why = ""
         if iterable is None and not legacy_tfx and flow.consumed_lazily(self, call):
             lazy = True  # next(clf.predict(x)): only the 1.x generator (as_iterable=True default) allows it
+        elif iterable is None and not legacy_tfx:
+            # y = clf.predict(...); islice(y, 6): the value flow decides (transforms/estimators/predict_flow.py)
+            kinds = predict_flow.uses(self, call)
+            ends = "input_fn" not in bound or predict_flow.finite(self, input_fn)
+            if predict_flow.NEXT in kinds or (not ends and kinds & {predict_flow.LAZY, predict_flow.ESCAPE}):
+                lazy = True
+                why = ("; the result is " + ("read with next()" if predict_flow.NEXT in kinds else
+                       "consumed lazily" if predict_flow.LAZY in kinds else "passed where tfmigrate cannot follow it")
+                       + (" over an input that may not end (an array would never be complete)" if not ends else "")
+                       + ": the generator is the TF 1.x default as_iterable=True")
         if iterable is not None and not (isinstance(iterable, cst.Name) and iterable.value in ("True", "False")):
             self.flag(call, TFM106, f"{method}(as_iterable=...): not a literal; rewrite by hand")
             return
@@ -284,7 +295,7 @@ class EstimatorMethods:
         new = new.visit(Substitute({"PREDICT": predict}))
         shape = "a generator" if lazy else "an array"
         if self.fix(call, TFM106, f"{method}() -> predict(input_fn=...) read as {shape} of {item}, as the legacy "
-                    f"{method} returned"):
+                    f"{method} returned{why}"):
             self._apply(call, new)
             self.need_np = self.need_np or not lazy
 
