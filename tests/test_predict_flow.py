@@ -32,7 +32,9 @@ import pytest
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 
-ALL = load_catalog().selected(None)
+CATALOG = load_catalog()
+ALL = CATALOG.selected(None)
+KERAS = CATALOG.selected(None, target="keras")
 
 IMPORTS = {  # name -> (import lines, the module prefix of the classes)
     "tf": ("", "tf.contrib.learn"),
@@ -162,8 +164,8 @@ def variants():
 
 
 VARIANTS = list(variants())
-GENERATOR = re.compile(r'\(p\["class_ids"\]\[0\] for p in ')
-ARRAY = re.compile(r'np\.array\(\[p\["class_ids"\]\[0\] for p in ')
+GENERATOR = re.compile(r'\(p\["class_ids"\]\[0\] for p in (\w+\.)*(predict|estimator_predictions)\(')
+ARRAY = re.compile(r'np\.array\(\[p\["class_ids"\]\[0\] for p in (\w+\.)*(predict|estimator_predictions)\(')
 
 
 def _shape(new: str) -> str:
@@ -173,12 +175,24 @@ def _shape(new: str) -> str:
     return "generator" if GENERATOR.search(new) else "other"
 
 
+KERAS_VARIANTS = [v for v in VARIANTS if v.values[0] == "from_contrib"]  # --target keras: one import form
+
+
 @pytest.mark.parametrize(("imp", "inp", "flow", "scope", "consumer", "skflow"), VARIANTS)
 def test_predict_result_shape(imp, inp, flow, scope, consumer, skflow):
+    _check(imp, inp, flow, scope, consumer, skflow, ALL)
+
+
+@pytest.mark.parametrize(("imp", "inp", "flow", "scope", "consumer", "skflow"), KERAS_VARIANTS)
+def test_predict_result_shape_keras_target(imp, inp, flow, scope, consumer, skflow):
+    _check(imp, inp, flow, scope, consumer, skflow, KERAS)
+
+
+def _check(imp, inp, flow, scope, consumer, skflow, enabled):
     source = program(imp, inp, flow, scope, consumer, skflow)
     compile(source, "program.py", "exec")  # the generated legacy program is valid Python
     line = next(i for i, text in enumerate(source.splitlines(), start=1) if "PREDICT_LINE" in text)
-    result = rewrite_source(source.encode(), ALL, path="program.py")
+    result = rewrite_source(source.encode(), enabled, path="program.py")
     new = result.new.decode()
     on_line = [f for f in result.findings if f.rule == "TFM106" and f.line == line]
     assert on_line, f"no TFM106 on line {line}: silent\n{new}"
@@ -194,7 +208,7 @@ def test_predict_result_shape(imp, inp, flow, scope, consumer, skflow):
         assert shape == "array", f"consumed eagerly over a finite input: the array\n{new}"
     else:
         assert shape in ("generator", "array"), new
-    again = rewrite_source(result.new, ALL, path="program.py")
+    again = rewrite_source(result.new, enabled, path="program.py")
     assert again.new == result.new, "a second rewrite changed the code"
 
 
@@ -220,14 +234,9 @@ def first_six(preds):
     return [int(next(preds)) for _ in range(6)]
 
 
-class Model(object):
-    def __init__(self):
-        self.est = tf.contrib.learn.DNNClassifier(
-            hidden_units=[4], feature_columns=[tf.contrib.layers.real_valued_column("x", dimension=2)],
-            model_dir="model")
-
+class Shower(object):
     def predict_all(self):
-        self.preds = self.est.predict(input_fn=my_input_fn)
+        self.preds = est.predict(input_fn=my_input_fn)
 
     def show(self):
         out = []
@@ -239,14 +248,16 @@ class Model(object):
 
 
 if __name__ == "__main__":
-    model = Model()
-    model.est.fit(input_fn=my_input_fn, steps=3)
-    y = model.est.predict(input_fn=my_input_fn)
+    est = tf.contrib.learn.DNNClassifier(
+        hidden_units=[4], feature_columns=[tf.contrib.layers.real_valued_column("x", dimension=2)], model_dir="model")
+    est.fit(input_fn=my_input_fn, steps=3)
+    y = est.predict(input_fn=my_input_fn)
     six = list(itertools.islice(y, 6))
     print(six)
-    by_next = first_six(model.est.predict(input_fn=my_input_fn))
-    model.predict_all()
-    print("RESULT " + json.dumps({"islice": [int(v) for v in six], "next": by_next, "for_break": model.show()}))
+    by_next = first_six(est.predict(input_fn=my_input_fn))
+    shower = Shower()
+    shower.predict_all()
+    print("RESULT " + json.dumps({"islice": [int(v) for v in six], "next": by_next, "for_break": shower.show()}))
 '''
 
 
@@ -266,4 +277,5 @@ def test_rewritten_program_with_endless_input_fn_ends(tmp_path):
     got = json.loads(lines[-1][len("RESULT "):])
     for key in ("islice", "next", "for_break"):
         assert len(got[key]) == 6 and set(got[key]) <= {0, 1}, got
+    assert str(got["islice"]) in done.stdout.splitlines()  # the program's own print of its six predictions
     assert got["islice"] == got["next"] == got["for_break"]  # the same trained model, the same constant input
