@@ -59,21 +59,30 @@ def callee(t: Planner, call: cst.Call) -> str:
     return t.qualified_name(func) or ""
 
 
-def uses(t: Planner, node: cst.BaseExpression, depth: int = 0) -> set[str]:
+def uses(t: Planner, node: cst.BaseExpression, depth: int = 0, seen: set[int] | None = None) -> set[str]:
     """How the value of ``node`` (a predict call, or a read of a name holding its result) is consumed."""
     if depth > _DEPTH:
         return {ESCAPE}
+    if seen is None:
+        seen = set()
+    if id(node) in seen:
+        return set()  # reached again (a recursive helper): its uses are counted once
+    seen.add(id(node))
+    return _uses(t, node, depth, seen)
+
+
+def _uses(t: Planner, node: cst.BaseExpression, depth: int, seen: set[int]) -> set[str]:
     parent = t._parent(node)
     if isinstance(parent, cst.Arg) and parent.value is node:
-        return _argument_uses(t, parent, depth)
+        return _argument_uses(t, parent, depth, seen)
     if isinstance(parent, cst.Assign) and parent.value is node:
         if len(parent.targets) != 1:
             return {ESCAPE}
         target = parent.targets[0].target
         if isinstance(target, cst.Name):
-            return _name_uses(t, target, depth)
+            return _name_uses(t, target, depth, seen)
         if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == "self":
-            return _self_uses(t, target, depth)
+            return _self_uses(t, target, depth, seen)
         return {ESCAPE}
     if isinstance(parent, cst.For) and parent.iter is node:
         return {LAZY} if _leaves_early(parent) else {EAGER}
@@ -81,9 +90,9 @@ def uses(t: Planner, node: cst.BaseExpression, depth: int = 0) -> set[str]:
         comp = t._parent(parent)
         while isinstance(comp, cst.CompFor):
             comp = t._parent(comp)
-        return uses(t, comp, depth + 1) if isinstance(comp, cst.GeneratorExp) else {EAGER}
+        return uses(t, comp, depth + 1, seen) if isinstance(comp, cst.GeneratorExp) else {EAGER}
     if isinstance(parent, cst.Return):
-        return _return_uses(t, parent, depth)
+        return _return_uses(t, parent, depth, seen)
     if isinstance(parent, cst.Expr):
         return {LAZY}  # discarded: the legacy generator never ran
     if isinstance(parent, cst.From) and isinstance(t._parent(parent), cst.Yield):
@@ -96,7 +105,7 @@ def uses(t: Planner, node: cst.BaseExpression, depth: int = 0) -> set[str]:
     return {ESCAPE}
 
 
-def _argument_uses(t: Planner, arg: cst.Arg, depth: int) -> set[str]:
+def _argument_uses(t: Planner, arg: cst.Arg, depth: int, seen: set[int]) -> set[str]:
     call = t._parent(arg)
     if not isinstance(call, cst.Call):
         return {ESCAPE}
@@ -108,15 +117,15 @@ def _argument_uses(t: Planner, arg: cst.Arg, depth: int) -> set[str]:
     if name in LAZY_CALLS:
         return {LAZY}
     if name == "builtins.zip":
-        return {LAZY} if len(call.args) > 1 else uses(t, call, depth + 1)
+        return {LAZY} if len(call.args) > 1 else uses(t, call, depth + 1, seen)
     if name in PASS_THROUGH:
-        return uses(t, call, depth + 1)
+        return uses(t, call, depth + 1, seen)
     if name in EAGER_CALLS:
         return {EAGER}
     fn = flow.called_function(t, call)
     if fn is None:
         return {ESCAPE}
-    return _param_uses(t, fn, call, arg, depth)
+    return _param_uses(t, fn, call, arg, depth, seen)
 
 
 def _references(t: Planner, bound: cst.CSTNode, name: cst.Name) -> list | None:
@@ -130,7 +139,7 @@ def _references(t: Planner, bound: cst.CSTNode, name: cst.Name) -> list | None:
     return [access.node for access in mine[0].references]
 
 
-def _name_uses(t: Planner, target: cst.Name, depth: int) -> set[str]:
+def _name_uses(t: Planner, target: cst.Name, depth: int, seen: set[int]) -> set[str]:
     refs = _references(t, target, target)
     if refs is None:
         return {ESCAPE}
@@ -138,11 +147,11 @@ def _name_uses(t: Planner, target: cst.Name, depth: int) -> set[str]:
         return {LAZY}  # never read: the legacy generator never ran
     out: set[str] = set()
     for ref in refs:
-        out |= uses(t, ref, depth + 1)
+        out |= uses(t, ref, depth + 1, seen)
     return out
 
 
-def _self_uses(t: Planner, target: cst.Attribute, depth: int) -> set[str]:
+def _self_uses(t: Planner, target: cst.Attribute, depth: int, seen: set[int]) -> set[str]:
     """``self.preds = est.predict(...)``: its reads in the class, when it is the attribute's only assignment
     and nothing outside reads an attribute of that name."""
     cls = flow._enclosing(t, target, cst.ClassDef)
@@ -163,7 +172,7 @@ def _self_uses(t: Planner, target: cst.Attribute, depth: int) -> set[str]:
         return {LAZY}
     out: set[str] = set()
     for node in reads:
-        out |= uses(t, node, depth + 1)
+        out |= uses(t, node, depth + 1, seen)
     return out
 
 
@@ -193,7 +202,7 @@ def _callers(t: Planner, fn: cst.FunctionDef) -> list[cst.Call] | None:
     return calls or None
 
 
-def _return_uses(t: Planner, ret: cst.Return, depth: int) -> set[str]:
+def _return_uses(t: Planner, ret: cst.Return, depth: int, seen: set[int]) -> set[str]:
     fn = flow._enclosing(t, ret, cst.FunctionDef)
     if fn is None:
         return {ESCAPE}
@@ -202,11 +211,12 @@ def _return_uses(t: Planner, ret: cst.Return, depth: int) -> set[str]:
         return {ESCAPE}
     out: set[str] = set()
     for call in calls:
-        out |= uses(t, call, depth + 1)
+        out |= uses(t, call, depth + 1, seen)
     return out
 
 
-def _param_uses(t: Planner, fn: cst.FunctionDef, call: cst.Call, arg: cst.Arg, depth: int) -> set[str]:
+def _param_uses(t: Planner, fn: cst.FunctionDef, call: cst.Call, arg: cst.Arg, depth: int,
+                seen: set[int]) -> set[str]:
     params = list(fn.params.params)
     if fn.params.posonly_params:
         return {ESCAPE}
@@ -228,7 +238,7 @@ def _param_uses(t: Planner, fn: cst.FunctionDef, call: cst.Call, arg: cst.Arg, d
         return {ESCAPE}
     out: set[str] = set()
     for ref in refs:
-        out |= uses(t, ref, depth + 1)
+        out |= uses(t, ref, depth + 1, seen)
     return out or {LAZY}
 
 
