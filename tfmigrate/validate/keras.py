@@ -91,10 +91,10 @@ def run_keras_validation(
     except TargetError as exc:
         return _could_not_run(result, str(exc), started)
     if not python:
-        return _could_not_run(result, NO_INTERPRETER, started)
+        return _could_not_run(result, NO_INTERPRETER, started, environment=True)
     if not (Path(python).is_file() and os.access(python, os.X_OK)):
         return _could_not_run(result, f"the TensorFlow 2.21 interpreter {python} does not exist "
-                                      f"({NO_INTERPRETER.split(': ', 1)[1]})", started)
+                                      f"({NO_INTERPRETER.split(': ', 1)[1]})", started, environment=True)
     result["python"] = str(python)
     if program:
         return _run_program(result, target, python, sites, steps, program_args or [], on_event, timeout, started)

@@ -170,6 +170,8 @@ def stream_child(command: list[str], result: dict[str, Any], device: str, on_eve
                     result.setdefault("target_errors", []).append({"target": event.get("target"), "error": event.get("error")})
                 elif kind == "fatal":
                     fatal = event.get("error") or "the validation child failed"
+                    if event.get("environment"):  # no TensorFlow: nothing else can validate either
+                        result["environment"] = True
                 elif kind == "done":
                     done = True
                 if on_event:
@@ -239,7 +241,10 @@ def _convert(checkpoint: str, out: str) -> tuple[dict[str, Any], str | None]:
     return {"name": "convert", "passed": bool(done.get("verified")), "seconds": round(time.perf_counter() - start, 3), "detail": detail}, done["out"]
 
 
-def _could_not_run(result: dict[str, Any], error: str, started: float) -> dict[str, Any]:
+def _could_not_run(result: dict[str, Any], error: str, started: float, environment: bool = False) -> dict[str, Any]:
+    """``environment``: what is missing is this machine's (no TensorFlow, no interpreter), not the target's."""
+    if environment:
+        result["environment"] = True
     result["passed"] = False
     result["error"] = error
     result["exit_code"] = 2
