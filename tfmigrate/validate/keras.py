@@ -2,8 +2,8 @@
 
 The Keras code ``tfmigrate rewrite --target keras`` writes runs on TensorFlow 2.21, which cannot share
 a venv with TensorFlow 2.15 (the last with tf.estimator): its children run with a second interpreter,
-``--python PATH``, ``keras_python`` of ``[tool.tfmigrate]`` or ``tfmigrate.childproc.keras_interpreter()``
-(``$TFMIGRATE_KERAS_PYTHON``, ``.venv-keras``, which ``make keras`` builds).
+``--python PATH`` or ``tfmigrate.childproc.keras_interpreter()`` (``$TFMIGRATE_KERAS_PYTHON``, tfmigrate's
+own ``.venv-keras``, which ``make keras`` builds); never one the analysed project names or holds.
 
 Two kinds of TARGET, one result (``run_validation``'s JSON object, with ``"migration_target": "keras"``):
 
@@ -33,7 +33,7 @@ from tfmigrate.validate.runner import SCHEMA, Event, _could_not_run, last_error_
 from tfmigrate.validate.targets import TargetError, check, split
 
 NO_INTERPRETER = ("no TensorFlow 2.21 interpreter for --target keras: run `make keras` (builds .venv-keras) or name one "
-                  "with --python PATH (or keras_python in [tool.tfmigrate], or $TFMIGRATE_KERAS_PYTHON)")
+                  "with --python PATH or $TFMIGRATE_KERAS_PYTHON (one your project names or holds is never started on its own)")
 CHECKPOINT_PREFIX, CHECKPOINT_SUFFIX = "model.ckpt-", ".weights.h5"
 
 
