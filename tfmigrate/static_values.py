@@ -204,8 +204,17 @@ class Reader:
             return slice(*parts)
         return self.read(node, depth)
 
-    def _name(self, node: ast.Name | ast.Attribute, depth: int) -> Any:
+    def _qualified(self, node: ast.AST, depth: int) -> tuple[str | None, Any]:
+        """(the full name a Name/Attribute chain spells, through imports or a constant bound to a module
+        path such as ``fc = tf.feature_column``; else None, and the value of an Attribute's base)."""
         dotted = self.qualify(node)
+        if dotted is not None or not isinstance(node, ast.Attribute):
+            return dotted, None
+        base = self.read(node.value, depth + 1)
+        return (f"{base.name}.{node.attr}", None) if isinstance(base, Path_) else (None, base)
+
+    def _name(self, node: ast.Name | ast.Attribute, depth: int) -> Any:
+        dotted, base = self._qualified(node, depth)
         if dotted is not None:
             if dotted in REFS:
                 return Ref(dotted)
@@ -218,7 +227,6 @@ class Reader:
             if not self.bound(node):
                 raise Refused(node, f"`{node.id}` is not defined in this file")
             return self.constant(node)
-        base = self.read(node.value, depth + 1)
         if isinstance(base, Shaped):
             if node.attr == "shape":
                 return base.shape
@@ -233,13 +241,13 @@ class Reader:
             raise Refused(node, "* or ** arguments")
         func = node.func
         if isinstance(func, (ast.Name, ast.Attribute)):
-            dotted = self.qualify(func)
+            dotted, base = self._qualified(func, depth)
             if dotted is None and isinstance(func, ast.Name):
                 if self.bound(func) or func.id not in BUILTINS:
                     raise Refused(node, f"`{func.id}(...)` is the program's own code, not TensorFlow")
                 return self._builtin(node, func.id, depth)
             if dotted is None and isinstance(func, ast.Attribute):
-                return self._method(node, self.read(func.value, depth + 1), func.attr, depth)
+                return self._method(node, base, func.attr, depth)
             args = [self.read(a, depth + 1) for a in node.args]
             kwargs = tuple((k.arg, self.read(k.value, depth + 1)) for k in node.keywords)
             if dotted in CONSTRUCTORS:
