@@ -914,6 +914,10 @@ def main(argv: list[str], run: type[Run] = Run) -> int:
     os.dup2(2, 1)  # the user's prints and TensorFlow's go to stderr
     sys.stdout = sys.stderr
     config = json.loads(argv[0])
+    if config.get("program_copy"):
+        from tfmigrate.validate import targets
+
+        targets.PROGRAM_COPY = config["program_copy"]  # the program runs there (the parent made the copy)
     try:
         run(config).main()
     except _Stop:

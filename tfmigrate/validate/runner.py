@@ -26,7 +26,7 @@ from typing import Any
 
 from tfmigrate.childproc import child_env as isolated_env
 from tfmigrate.childproc import module_command
-from tfmigrate.validate.targets import TargetError, check, refuse_early
+from tfmigrate.validate.targets import TargetError, check, refuse_early, runs_program, split
 
 SCHEMA = 1
 Event = dict[str, Any]
@@ -89,6 +89,20 @@ def run_validation(
         directory = Path(tempfile.mkdtemp(prefix="tfmigrate-validate-")) if fresh else Path(model_dir)
         directory.mkdir(parents=True, exist_ok=True)
     result["model_dir"] = str(directory)
+    work: Path | None = None
+    program_copy = None
+    if analyse_batch is None and runs_program(str(target), program):
+        from tfmigrate.validate.scratch import TooLarge, program_copy as make_copy
+
+        try:  # the program runs in a copy of its tree (the child's working directory), never among the user's files
+            work, copied = make_copy(Path(split(str(target))[0]))
+        except (TooLarge, OSError) as exc:
+            if fresh:
+                shutil.rmtree(directory, ignore_errors=True)
+            return _could_not_run(result, str(exc), started)
+        program_copy = str(copied)
+        if not Path(split(str(target))[0]).resolve().is_relative_to(Path.cwd().resolve()):
+            target = str(Path(split(str(target))[0]).resolve())  # found from the copy, where the working directory is
     config = {
         "target": str(target),
         "device": device,
@@ -101,8 +115,14 @@ def run_validation(
         "converted": converted,
         "program": program,
         "program_args": list(program_args or []),
+        "program_copy": program_copy,
     }
-    fatal = stream_child(module_command("tfmigrate.validate._child", json.dumps(config)), result, device, on_event, timeout)
+    try:
+        fatal = stream_child(module_command("tfmigrate.validate._child", json.dumps(config)), result, device, on_event, timeout,
+                             cwd=work)
+    finally:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
     if analyse_batch is not None:
         scratch.cleanup()
         result.pop("model_dir", None)
@@ -132,7 +152,7 @@ def run_validation(
 
 
 def stream_child(command: list[str], result: dict[str, Any], device: str, on_event: Callable[[Event], None] | None,
-                 timeout: float | None) -> str | None:
+                 timeout: float | None, cwd: Path | None = None) -> str | None:
     """Run a validation child (``command``) and read its events into ``result``; the one-line error when it
     could not run (None when it reached its end). The child gets a temporary directory of its own
     (removed when it ends), its own process group (killed when it ends: whatever the user's program
@@ -141,7 +161,7 @@ def stream_child(command: list[str], result: dict[str, Any], device: str, on_eve
             tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as child_tmp:
         proc = subprocess.Popen(
             command,
-            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(tmpdir=child_tmp),
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(tmpdir=child_tmp), cwd=cwd,
             start_new_session=True,  # its own process group: whatever the user's program started ends with it
         )
         fatal: str | None = None
