@@ -177,7 +177,7 @@ class Reader:
         if isinstance(node, ast.Lambda):
             a = node.args
             if a.posonlyargs or a.args or a.kwonlyargs or a.vararg or a.kwarg:
-                raise Refused(node, "a function of its arguments (code, which is only run by `tfmigrate validate`)")
+                raise Refused(node, "a function of its arguments, which is code")
             return Factory(self.read(node.body, depth + 1))
         if isinstance(node, (ast.Name, ast.Attribute)):
             return self._name(node, depth)
@@ -249,7 +249,7 @@ class Reader:
             if dotted is None and isinstance(func, ast.Attribute):
                 return self._method(node, base, func.attr, depth)
             args = [self.read(a, depth + 1) for a in node.args]
-            kwargs = tuple((k.arg, self.read(k.value, depth + 1)) for k in node.keywords)
+            kwargs = tuple((k.arg, self._keyword(k, func, depth)) for k in node.keywords)
             if dotted in CONSTRUCTORS:
                 return Built(dotted, tuple(args), kwargs)
             if dotted in MATH_FUNCTIONS:
@@ -260,6 +260,14 @@ class Reader:
                 return Shaped(_array_shape(node, dotted.rsplit(".", 1)[-1], args, dict(kwargs)))
             raise Refused(node, f"`{ast.unparse(func)}(...)` is not one of the constructors tfmigrate builds")
         raise Refused(node, "a call of a computed function")
+
+    def _keyword(self, keyword: ast.keyword, func: ast.expr, depth: int) -> Any:
+        try:
+            return self.read(keyword.value, depth + 1)
+        except Refused as refused:
+            if refused.node is keyword.value:  # say which argument it is: `normalizer_fn=` of numeric_column(...)
+                refused.why += f" (the {keyword.arg}= of `{ast.unparse(func)}(...)`)"
+            raise
 
     def _method(self, node: ast.Call, base: Any, name: str, depth: int) -> Any:
         args = [self.read(a, depth + 1) for a in node.args]
