@@ -97,8 +97,14 @@ def test_what_is_read_is_computed_here_from_literals() -> None:
         {"list": [10, 7, 3]}
     assert read("x = np.random.RandomState(0).rand(120, 4).astype(np.float32)\n"
                 "c = tf.estimator.DNNRegressor(hidden_units=[x.shape[1], x.shape[1:][0] * 2], feature_columns=[])") == {"list": [4, 8]}
-    plan = read('c = tf.estimator.DNNRegressor(hidden_units=[3], feature_columns=[], config=dict(a=1))') 
-    assert plan == {"list": [3]}
+    (site,) = targets_static.find("import tensorflow as tf\nfc = tf.feature_column\nc = tf.estimator.DNNRegressor(hidden_units=[3], "
+                                  "feature_columns=[fc.numeric_column('x', dtype=tf.float64)], optimizer=lambda: "
+                                  "tf.keras.optimizers.legacy.SGD(0.1), config=tf.estimator.RunConfig(tf_random_seed=7))", "m.py")
+    assert site.error is None
+    assert site.plans["feature_columns"] == {"list": [{"call": "tensorflow.feature_column.numeric_column", "args": ["x"],
+                                                       "kwargs": [["dtype", {"ref": "tensorflow.float64"}]]}]}
+    assert site.plans["optimizer"] == {"factory": {"call": "tensorflow.keras.optimizers.legacy.SGD", "args": [0.1], "kwargs": []}}
+    assert site.plans["config"] == {"call": "tensorflow.estimator.RunConfig", "args": [], "kwargs": [["tf_random_seed", 7]]}
 
 
 @pytest.mark.parametrize("code", [
