@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tfmigrate"
 
 # bottom to top; a unit may import its own modules and the units of LOWER layers only
 LAYERS: list[set[str]] = [
-    {"results", "visible", "rule_ids", "childproc", "keras_runtime", "__init__", "data", "rules"},  # nothing of tfmigrate (but __version__)
+    {"results", "visible", "rule_ids", "childproc", "keras_runtime", "static_values", "__init__", "data", "rules"},  # nothing of tfmigrate (but __version__)
     {"codemod"},  # the rewrite engine; loads the transforms named in the catalog by name
     {"transforms"},  # the rules' code, on the engine's FamilyTransform
     {"targets_static"},  # estimator constructions found statically
@@ -91,14 +91,15 @@ def test_renderers_read_only_the_results_model() -> None:
 
 
 def test_modules_are_loaded_by_name_only_where_the_design_says() -> None:
-    """importlib on tfmigrate's own modules: the CLI's lazy commands and the catalog's transforms only
-    (and the static evaluator, which imports the libraries a user's code names: tensorflow, numpy)."""
+    """importlib on tfmigrate's own modules: the CLI's lazy commands and the catalog's transforms only.
+    Nothing a user's file names is ever imported (issue 26: the static reader builds from its own table)."""
     loaders = set()
     for path in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "import_module":
+            if isinstance(node, ast.Call) and isinstance(node.func, (ast.Attribute, ast.Name)) and \
+                    (getattr(node.func, "attr", None) or getattr(node.func, "id", None)) in ("import_module", "__import__"):
                 loaders.add(path.relative_to(PACKAGE.parent).as_posix())
-    assert loaders <= {"tfmigrate/cli/__init__.py", "tfmigrate/codemod/rule.py", "tfmigrate/targets_static.py"}, loaders
+    assert loaders == {"tfmigrate/cli/__init__.py", "tfmigrate/codemod/rule.py"}, loaders
 
 
 # ------------------------------------------------------------------ the module graph: no cycles
@@ -248,3 +249,14 @@ def test_a_family_imports_another_only_through_its_package() -> None:
             elif len(theirs) > 3:
                 wrong.append(f"{name} imports {edge}, an internal module of the family {theirs[2]}: import its package")
     assert not wrong, "\n".join(wrong)
+
+def test_nothing_evaluates_text_but_tfmigrates_own() -> None:
+    """No ``eval`` anywhere; ``exec`` only of tfmigrate's own text (the Keras helpers, a generated
+    ``__init__``), never of a user's expression (issue 26)."""
+    found = set()
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("eval", "exec"):
+                found.add((path.relative_to(PACKAGE.parent).as_posix(), node.func.id))
+    assert found == {("tfmigrate/checkpoint/_keraschild.py", "exec"), ("tfmigrate/validate/_keras_child.py", "exec"),
+                     ("tfmigrate/codemod/parsing.py", "exec")}, found

@@ -67,7 +67,7 @@ def test_constructions_are_found_and_evaluated(src: Path) -> None:
 @pytest.mark.parametrize("line,why", [
     (17, "`my_feature_columns` is changed after its assignment (`my_feature_columns.append` on line 16)"),
     (18, "`train_x` is not bound by a plain assignment"),
-    (19, "`open(...)` reads or writes files"),
+    (19, "`open(...)` is the program's own code"),
     (20, "`width(...)` is the program's own code"),
 ])
 def test_unevaluable_arguments_name_their_line(src: Path, line: int, why: str) -> None:

@@ -153,12 +153,13 @@ def test_no_interpreter_names_make_keras_and_python(project: Path) -> None:
     assert "`make keras`" in result["error"]
 
 
-def test_keras_python_of_the_configuration_is_relative_to_its_pyproject(project: Path, tmp_path: Path) -> None:
-    """--python, then keras_python of [tool.tfmigrate] (relative to that pyproject.toml), then $TFMIGRATE_KERAS_PYTHON."""
+def test_the_interpreter_is_the_users_never_the_projects(project: Path, tmp_path: Path) -> None:
+    """--python, then $TFMIGRATE_KERAS_PYTHON; keras_python of [tool.tfmigrate] is the analysed project's
+    and never started (issue 26; tests/hostile/test_interpreter_choice.py plants one)."""
     (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\nkeras_python = "venvs/keras/bin/python"\ntarget = "keras"\n')
     (tmp_path / "sub").mkdir()
     env = {**os.environ, "TFMIGRATE_KERAS_PYTHON": "/nowhere/env/python", "PYTHONPATH": str(ROOT)}
-    for extra, named in (((), tmp_path / "venvs/keras/bin/python"), (("--python", "/nowhere/given/python"), "/nowhere/given/python")):
+    for extra, named in (((), "/nowhere/env/python"), (("--python", "/nowhere/given/python"), "/nowhere/given/python")):
         proc = subprocess.run([sys.executable, "-m", "tfmigrate", "validate", str(project / "train.py"), *extra, "--format", "json"],
                               capture_output=True, text=True, cwd=tmp_path / "sub", env=env, timeout=60)
         result = json.loads(proc.stdout)  # target = "keras" of the configuration: no --target needed

@@ -257,6 +257,9 @@ def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say:
         with (watch() if watch else nullcontext()) as on_event:
             r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event)
         report.validations.append(read_validation(s, r))
+        if r.get("environment"):  # no TensorFlow (or no interpreter): an error of the run, exit 2 as `validate` gives
+            report.errors.append(f"could not run: {r['error']}")
+            break
 
 
 def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None) -> KerasConversion:

@@ -52,23 +52,20 @@ KERAS_VENV = ".venv-keras"
 KERAS_PYTHON_ENV = "TFMIGRATE_KERAS_PYTHON"
 
 
-def keras_interpreter(given: str | None = None, configured: str | None = None, config_dir: Path | None = None) -> str | None:
-    """The Python of the TensorFlow 2.21 children, or None when there is none: ``--python``, then
-    $TFMIGRATE_KERAS_PYTHON, then ``keras_python`` of [tool.tfmigrate] (relative to that
-    pyproject.toml), then ``.venv-keras/bin/python`` in the current directory or beside tfmigrate's
-    own checkout."""
+def keras_interpreter(given: str | None = None) -> str | None:
+    """The Python of the TensorFlow 2.21 children, or None when there is none: ``--python`` (``given``),
+    then $TFMIGRATE_KERAS_PYTHON, then tfmigrate's own ``.venv-keras/bin/python`` (beside its checkout,
+    where ``make keras`` builds it).
+
+    Only the user names an interpreter: one named by the analysed project (``keras_python`` in its
+    pyproject.toml) or lying in it (a ``.venv-keras`` of the current directory) is never started unless
+    passed with --python or $TFMIGRATE_KERAS_PYTHON, since running it would run the project's code."""
     if given:
         return given
     if os.environ.get(KERAS_PYTHON_ENV):
         return os.environ[KERAS_PYTHON_ENV]
-    if configured:
-        path = Path(configured).expanduser()
-        return str(path if path.is_absolute() or config_dir is None else config_dir / path)
-    for root in (Path.cwd(), Path(PACKAGE_ROOT)):
-        candidate = root / KERAS_VENV / "bin" / "python"
-        if candidate.exists():
-            return str(candidate)
-    return None
+    candidate = Path(PACKAGE_ROOT) / KERAS_VENV / "bin" / "python"
+    return str(candidate) if candidate.exists() else None
 
 
 def interpreter_command(python: str, module: str, *args: str) -> list[str]:

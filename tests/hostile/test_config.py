@@ -107,3 +107,15 @@ def test_every_documented_key_is_accepted_and_used(tmp_path: Path) -> None:
     assert [f["path"] for f in report["files"]] == ["src/a.py"]  # exclude
     assert {f["rule"] for f in report["findings"]} == {"TFM501"}  # select, ignore
     assert (root / ".cache" / "tfm" / "CACHEDIR.TAG").exists()  # cache-dir
+
+
+def test_keras_python_is_accepted_and_said_to_be_unused(tmp_path: Path) -> None:
+    """An interpreter named by the analysed project is never started (issue 26): the key of earlier versions
+    is accepted, and a note says it is not used and what to do instead, on every command."""
+    root = project(tmp_path, 'keras_python = "tools/py"')
+    for command in (("rewrite", "--check", "src"), ("rules", "TFM501")):
+        proc = tfm(*command, cwd=root)
+        assert proc.returncode in (0, 1), proc.stderr
+        notes = [line for line in proc.stderr.splitlines() if "keras_python" in line]
+        assert len(notes) == 1 and "pyproject.toml" in notes[0] and "is not used" in notes[0], proc.stderr
+        assert "--python" in notes[0] and "TFMIGRATE_KERAS_PYTHON" in notes[0]

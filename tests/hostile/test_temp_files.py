@@ -30,3 +30,50 @@ def test_a_validation_leaves_nothing_in_the_temporary_directory(tmp_path: Path) 
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert sorted(p.name for p in temporary.iterdir()) == []
+
+
+MODEL = '''import tensorflow as tf
+
+FEATURES = [tf.feature_column.numeric_column("x", shape=[4])]
+c = tf.estimator.DNNClassifier(feature_columns=FEATURES, hidden_units=[{units}], n_classes=3)
+'''
+TRAP = ROOT / "samples" / "iris_checkpoint_trap" / "models" / "iris"
+
+
+def _ckpt_diff(tmp_path: Path, temporary: Path, units: str) -> subprocess.Popen:
+    model = tmp_path / "model.py"
+    model.write_text(MODEL.format(units=units), encoding="utf-8")
+    return subprocess.Popen([sys.executable, "-m", "tfmigrate", "ckpt", "diff", str(TRAP), "--model", f"{model}:4"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+                            env={**os.environ, "TMPDIR": str(temporary)})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("units", ["10, 10", "10, -1"])  # a model that builds, and one whose construction fails in the child
+def test_ckpt_diff_leaves_no_model_directory(tmp_path: Path, units: str) -> None:
+    """Issue 26: every `ckpt diff --model` left a `tfmigrate-model-*` directory in the temporary directory."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    proc = _ckpt_diff(tmp_path, temporary, units)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == (0 if units == "10, 10" else 2), out + err
+    assert sorted(p.name for p in temporary.iterdir()) == []
+
+
+@pytest.mark.slow
+def test_ckpt_diff_interrupted_leaves_no_model_directory(tmp_path: Path) -> None:
+    """Ctrl-C while the TensorFlow child works: the child is stopped and its temporary directory removed."""
+    import signal
+    import time
+
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    proc = _ckpt_diff(tmp_path, temporary, "10, 10")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not any(temporary.glob("*/tfmigrate-model-*")):
+        time.sleep(0.05)
+    assert any(temporary.glob("*/tfmigrate-model-*")), "the child never made its model directory"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert sorted(p.name for p in temporary.iterdir()) == []

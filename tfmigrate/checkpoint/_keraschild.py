@@ -120,52 +120,40 @@ def main() -> None:
 
 
 def convert(request: dict[str, Any], ns: dict[str, Any]) -> dict[str, Any]:
-    import importlib
-
     import numpy as np
 
-    from tfmigrate import targets_static
+    from tfmigrate import static_values
 
     tf = ns["tf"]
     canned = ns["canned_keras_model"]
-
-    builtins = __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)
-    env: dict[str, Any] = {"__builtins__": {k: builtins[k] for k in targets_static.SAFE_BUILTINS if k not in ("True", "False", "None")}}
-    for alias, dotted in request["aliases"].items():
-        try:
-            env[alias] = targets_static._resolve(importlib, dotted)  # noqa: SLF001
-        except Exception:  # noqa: BLE001 - a module TensorFlow 2.21 no longer has (tf.estimator): unused here, or a NameError below
-            pass
+    modules = {"tensorflow": tf, "numpy": np}
     notes: list[str] = []
 
-    def evaluate(name: str, source: str) -> Any:
+    def evaluate(name: str, plan: Any) -> Any:
         try:
-            return eval(source, env)  # noqa: S307 - checked statically by the parent
+            return static_values.materialize(plan, modules)  # the parent's plan: tfmigrate's own table of constructors
         except Exception as exc:  # noqa: BLE001 - the user's arguments
-            raise ValueError(f"{name} = {source[:120]}: {_first(exc)} (on TensorFlow {tf.__version__})") from None
+            raise ValueError(f"{name}: {_first(exc)} (on TensorFlow {tf.__version__})") from None
 
     try:
-        for name, source in request["constants"]:
-            try:
-                env[name] = evaluate(name, source)
-            except ValueError:
-                pass  # e.g. a RunConfig: only an error when an argument below reads it
         kwargs = {k: evaluate(k, v) for k, v in request["kwargs"].items() if k != "optimizer"}
     except ValueError as exc:
-        raise JobError(f"the model's arguments cannot be evaluated: {exc}") from None
+        raise JobError(f"the model's arguments cannot be built: {exc}") from None
 
     estimator = request["estimator"]
-    default_optimizer = "tf.keras.optimizers.Adagrad(learning_rate=0.05)" if estimator.startswith("DNN") else "tf.keras.optimizers.Ftrl(learning_rate=0.2)"
+    default_name = "Adagrad" if estimator.startswith("DNN") else "Ftrl"
+    default_rate = 0.05 if estimator.startswith("DNN") else 0.2
+    default_optimizer = f"tf.keras.optimizers.{default_name}(learning_rate={default_rate})"
 
     def optimizer() -> Any:
-        source = request["kwargs"].get("optimizer")
-        if source:
+        plan = request["kwargs"].get("optimizer")
+        if plan is not None:
             try:
-                return evaluate("optimizer", source)
+                return evaluate("optimizer", plan)
             except ValueError as exc:
                 if not any("optimizer" in n for n in notes):
                     notes.append(f"optimizer {exc}; the file is written with {default_optimizer} (the estimator's default)")
-        return eval(default_optimizer, {"tf": tf})  # noqa: S307
+        return getattr(tf.keras.optimizers, default_name)(learning_rate=default_rate)
 
     columns = [describe(c) for c in kwargs.get("feature_columns") or []]
     for col in columns:

@@ -14,8 +14,8 @@ model_dir; V1 or V2; partitioned variables put together). ``model_spec``: ``file
 * a ``tf.estimator`` construction (``DNNClassifier(feature_columns=..., hidden_units=...)``, a file
   rewritten for the estimator target): the Keras model is the one ``--target keras`` makes of it.
 
-Its arguments are checked statically here (:mod:`tfmigrate.targets_static`: TensorFlow, numpy,
-constants, lambdas; never the program's own code) and evaluated in a TensorFlow 2.21 child
+Its arguments are read statically here (:mod:`tfmigrate.targets_static`, :mod:`tfmigrate.static_values`:
+literals, constants and a fixed table of TensorFlow constructors; nothing of the file is run) and built in a TensorFlow 2.21 child
 (``python``: ``--python``, else :func:`tfmigrate.childproc.keras_interpreter`). ``out``: a
 ``.weights.h5`` file, or a model_dir that gets ``model.ckpt-STEP.weights.h5`` (STEP the
 checkpoint's global step, also the optimizer's ``iterations``), which ``canned_keras_model(...,
@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tfmigrate import static_values
 from tfmigrate import targets_static as static
 from tfmigrate.checkpoint import classify, index, names, values
 from tfmigrate.checkpoint.index import CheckpointError
@@ -116,9 +117,7 @@ class ModelSpec:
     line: int
     form: str  # "keras" (a canned_keras_model call) | "estimator" (a tf.estimator construction)
     estimator: str  # DNNClassifier ...
-    aliases: dict[str, str] = field(default_factory=dict)  # local name -> tensorflow/numpy/math module
-    constants: list[tuple[str, str]] = field(default_factory=list)  # (name, source), in dependency order
-    kwargs: dict[str, str] = field(default_factory=dict)  # keyword -> source, the ones in MODEL_KEYWORDS
+    kwargs: dict[str, Any] = field(default_factory=dict)  # keyword -> its plan (tfmigrate.static_values), the ones in MODEL_KEYWORDS
 
     @property
     def target(self) -> str:
@@ -157,20 +156,12 @@ def _keras_calls(mod: static._Module) -> list[ast.Call]:
     return out
 
 
-def _estimator_optimizer(node: ast.expr) -> ast.expr:
+def _estimator_optimizer(plan: Any) -> Any:
     """The optimizer of a tf.estimator construction as Keras 3 code: ``lambda: X`` -> ``X``,
     ``tf.keras.optimizers.legacy.Adagrad`` -> ``tf.keras.optimizers.Adagrad``."""
-    if isinstance(node, ast.Lambda) and not node.args.args:
-        node = node.body
-
-    class Unlegacy(ast.NodeTransformer):
-        def visit_Attribute(self, n: ast.Attribute) -> ast.AST:
-            self.generic_visit(n)
-            if isinstance(n.value, ast.Attribute) and n.value.attr == "legacy":
-                return ast.copy_location(ast.Attribute(value=n.value.value, attr=n.attr, ctx=n.ctx), n)
-            return n
-
-    return Unlegacy().visit(node)
+    if isinstance(plan, dict) and "factory" in plan:
+        plan = plan["factory"]
+    return static_values.unlegacy(plan)
 
 
 def parse_model(spec: str) -> ModelSpec:
@@ -208,26 +199,21 @@ def parse_model(spec: str) -> ModelSpec:
     if form == "estimator" and (call.args or any(k.arg is None for k in call.keywords)):
         raise CheckpointError(f"{path}:{call.lineno}: {cls}: positional or ** arguments; write them as keywords")
     out = ModelSpec(spec, path, call.lineno, form, cls)
-    uses: dict[str, ast.expr] = {}
+    reading = static._Reading({})
     scopes = mod.scopes_of(call)
     mod.call = call
     for key in MODEL_KEYWORDS:
         if key not in kwargs:
             continue
-        node = kwargs[key]
-        if key == "optimizer" and form == "estimator":
-            node = _estimator_optimizer(node)
         try:
-            mod.check(node, frozenset(), uses, scopes)
+            plan = mod.plan(kwargs[key], reading, scopes, key)
         except static.StaticError as exc:
             if key == "optimizer":  # the weights do not depend on it: the child uses the estimator's default
                 continue
             raise CheckpointError(str(exc)) from None
-        out.kwargs[key] = ast.unparse(node)
+        out.kwargs[key] = _estimator_optimizer(plan) if key == "optimizer" and form == "estimator" else plan
     if "feature_columns" not in out.kwargs:
         raise CheckpointError(f"{path}:{call.lineno}: {cls}(...) has no feature_columns=")
-    out.aliases = dict(mod.aliases)
-    out.constants = [(n, ast.unparse(uses[n])) for n in static._ordered(uses)]
     return out
 
 
@@ -575,8 +561,7 @@ def _prepare(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.
     np.savez(npz, **{f"{layer}::{i}": np.asarray(x) for layer, xs in arrays.items() for i, x in enumerate(xs)},
              **{f"slot::{layer}::{i}": np.asarray(x) for layer, xs in slots.items() for i, x in enumerate(xs)})
     request = {
-        "estimator": spec.estimator, "form": spec.form, "aliases": spec.aliases, "constants": spec.constants,
-        "kwargs": spec.kwargs, "weights": str(npz), "layers": {k: len(v) for k, v in arrays.items()},
+        "estimator": spec.estimator, "form": spec.form, "kwargs": spec.kwargs, "weights": str(npz), "layers": {k: len(v) for k, v in arrays.items()},
         "slots": {k: len(v) for k, v in slots.items()},
         "linear_columns": linear_cols, "out": str(target.resolve()),
         "model_dir": str(Path(model_dir).resolve()) if model_dir else None, "step": cm.step, "rows": ROWS,

@@ -279,14 +279,17 @@ def run_child(args: list[str], stdin: str | None = None, timeout: float = CHILD_
     its JSON result, or TargetError."""
     from tfmigrate.childproc import child_env, module_command
 
-    env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"))
-    try:
-        proc = subprocess.run(
-            module_command("tfmigrate.checkpoint._tfchild", *args),
-            input=stdin, capture_output=True, text=True, timeout=timeout, env=env, check=False,
-        )
-    except subprocess.TimeoutExpired:
-        raise TargetError(f"TensorFlow child process ({' '.join(args[:2])}) took longer than {timeout:.0f} s") from None
+    # the child's temporary directory (the scratch model_dir of load(), what TensorFlow leaves there) is
+    # removed when it ends: on success, on error, at the timeout and on Ctrl-C (subprocess.run kills it first)
+    with tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as child_tmp:
+        env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=child_tmp)
+        try:
+            proc = subprocess.run(
+                module_command("tfmigrate.checkpoint._tfchild", *args),
+                input=stdin, capture_output=True, text=True, timeout=timeout, env=env, check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise TargetError(f"TensorFlow child process ({' '.join(args[:2])}) took longer than {timeout:.0f} s") from None
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if not lines:
         tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.markup import escape
 
 from tfmigrate import __version__
 from tfmigrate.cli.common import stderr_console
-from tfmigrate.cli.config import defaults, find_config
+from tfmigrate.cli.config import defaults, find_config, ignored_keys
 
 COMMANDS = {
     "rewrite": "tfmigrate.cli.rewrite:rewrite",
@@ -71,7 +72,9 @@ class LazyGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context) -> None:
     """Move legacy TensorFlow code and checkpoints onto tf.estimator (TensorFlow 2.15)."""
-    _, config = find_config(Path.cwd())  # checked: an unknown key or a wrong type is one line, exit 2
+    where, config = find_config(Path.cwd())  # checked: an unknown key or a wrong type is one line, exit 2
+    for line in ignored_keys(config, where):
+        stderr_console().print(f"[yellow]note:[/] {escape(line)}")
     if config:
         ctx.default_map = defaults(config)
 

@@ -178,7 +178,7 @@ def diff(checkpoint: str, model: str, fmt: str) -> None:
                                             "file.py:function) of a canned_keras_model(...) call or a tf.estimator construction.")
 @click.option("--drop-optimizer", is_flag=True, help="Leave optimizer state out.")
 @click.option("--python", "python", default=None, help="--to keras: the TensorFlow 2.21 interpreter (default: $TFMIGRATE_KERAS_PYTHON, "
-                                                       "[tool.tfmigrate] keras_python, .venv-keras).")
+                                                       "tfmigrate's own .venv-keras; never one your project names or holds).")
 @FORMAT
 def convert(checkpoint: str, out: str, to: str, name_map: str, model: str | None, drop_optimizer: bool, python: str | None,
             fmt: str) -> None:

@@ -17,18 +17,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 def keras_python(given: str | Path | None = None) -> str | None:
-    """The TensorFlow 2.21 interpreter of ``--target keras``: ``--python``, then ``keras_python`` of
-    [tool.tfmigrate] (relative to that pyproject.toml), then ``childproc.keras_interpreter()``
-    ($TFMIGRATE_KERAS_PYTHON, .venv-keras); None when there is none."""
+    """The TensorFlow 2.21 interpreter of ``--target keras``: ``--python``, then
+    ``childproc.keras_interpreter()`` ($TFMIGRATE_KERAS_PYTHON, tfmigrate's own .venv-keras); None when
+    there is none. Never one the analysed project names or holds (see ``keras_interpreter``)."""
     from tfmigrate.childproc import keras_interpreter
 
-    if given:
-        return str(given)
-    config_file, config = find_config(Path.cwd())
-    if config.get("keras_python") and config_file is not None:
-        path = Path(str(config["keras_python"])).expanduser()
-        return str(path if path.is_absolute() else config_file.parent / path)
-    return keras_interpreter()
+    return keras_interpreter(str(given) if given else None)
 
 
 def configured_target(given: str | None) -> str:

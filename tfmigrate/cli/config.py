@@ -63,10 +63,22 @@ KEYS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "format": (_one_of(FORMATS), "one of " + ", ".join(f'"{f}"' for f in FORMATS)),
     "cache_dir": (_text, "a directory inside the project, as a string"),
     "target": (_one_of(TARGETS), "one of " + ", ".join(f'"{t}"' for t in TARGETS)),
-    "keras_python": (_text, "a path, as a string"),
+    "keras_python": (_text, "a path, as a string"),  # accepted and never used: see IGNORED
 }
 SHOWN = {"cache_dir": "cache-dir"}  # how README spells a key
 COMMAND_LINE_ONLY = {"output": "a report's path is given on the command line only (-o/--output)"}
+# keys kept from earlier versions that are never used any more, each with the one line that says so
+IGNORED = {
+    # an interpreter named by the analysed project is never started (issue 26): only the user names one
+    "keras_python": "keras_python is not used: an interpreter named by a project is never started; pass --python "
+                    "or set $TFMIGRATE_KERAS_PYTHON",
+}
+
+
+def ignored_keys(config: dict[str, Any], where: Path | None) -> list[str]:
+    """One line for each key of ``config`` that is accepted but never used."""
+    place = f"{shown_path(where)}: [tool.tfmigrate] " if where else ""
+    return [place + IGNORED[key] for key in config if key in IGNORED]
 
 
 def shown_path(path: Path) -> str:

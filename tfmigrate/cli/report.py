@@ -38,14 +38,17 @@ def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
 @click.option("--sarif", "sarif_out", type=click.Path(dir_okay=False, path_type=Path), help="Write SARIF 2.1.0.")
 @click.option("--target", type=click.Choice(("estimator", "keras")), default="estimator", show_default=True,
               help="What the estimator code becomes: estimator (TensorFlow 2.15) or keras (Keras 3, TensorFlow 2.16+).")
+@click.option("--python", "python", default=None,
+              help="With --target keras: the Python that has TensorFlow 2.21 [default: $TFMIGRATE_KERAS_PYTHON, tfmigrate's own "
+                   ".venv-keras (make keras); never one your project names or holds].")
 @click.option("--select", multiple=True, help="Rule ids or prefixes to enable.")
 @click.option("--ignore", multiple=True, help="Rule ids or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for the rewrite stage [default and at most: the CPUs this process may use].")
 def report(
     path: Path, checkpoints: tuple[Path, ...], do_validate: bool, steps: int, html_out: Path | None, md_out: Path | None,
-    max_chars: int, json_out: Path | None, sarif_out: Path | None, target: str, select: tuple[str, ...], ignore: tuple[str, ...], exclude: tuple[str, ...],
-    jobs: int | None,
+    max_chars: int, json_out: Path | None, sarif_out: Path | None, target: str, python: str | None, select: tuple[str, ...],
+    ignore: tuple[str, ...], exclude: tuple[str, ...], jobs: int | None,
 ) -> None:
     """Everything about migrating PATH: rewrites, manual steps, checkpoints, validation.
 
@@ -75,7 +78,7 @@ def report(
     excludes = tuple(split_glob(exclude))
     result = build_report(lambda opts: run_with_progress((path,), opts, excludes), path, options, checkpoints=checkpoints,
                           validate=do_validate, steps=steps, say=say, watch=watch if err.is_terminal else None,
-                          keras_python=keras_python())  # used with --target keras (the rewrite Options' target)
+                          keras_python=keras_python(python))  # used with --target keras (the rewrite Options' target)
     written: list[tuple[str, str]] = []
     if html_out is not None:
         emit(html.render(result, subject=str(path)), html_out)

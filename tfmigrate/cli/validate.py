@@ -68,8 +68,8 @@ class ProgressView:
                    "(`rewrite --target keras`: trained with TensorFlow 2.21 in the --python interpreter) "
                    "[default: target of [tool.tfmigrate], else estimator].")
 @click.option("--python", "python", type=click.Path(dir_okay=False, path_type=Path),
-              help="With --target keras: the Python that has TensorFlow 2.21 [default: keras_python of [tool.tfmigrate], "
-                   "$TFMIGRATE_KERAS_PYTHON, .venv-keras (make keras)].")
+              help="With --target keras: the Python that has TensorFlow 2.21 [default: $TFMIGRATE_KERAS_PYTHON, "
+                   "tfmigrate's own .venv-keras (make keras); never one your project names or holds].")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: the stages and the verdict; json: the result as one JSON object (what `tfmigrate report --json` holds).")
 def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,

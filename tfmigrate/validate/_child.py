@@ -9,7 +9,7 @@ code prints goes to stderr, which the parent keeps out of the terminal):
     {"event": "info", ...}                    device, estimator, model_dir
     {"event": "checkpoint", "analysis": {...}} a `ckpt diff`-shaped analysis
     {"event": "done"}
-    {"event": "fatal", "error": "one line", "stage": ...}   could not run (exit 2)
+    {"event": "fatal", "error": "one line", "stage": ...}   could not run (exit 2; "environment": true when TensorFlow is missing)
 
 Invoked as ``python -m tfmigrate.validate._child CONFIG_JSON``.
 """
@@ -32,6 +32,10 @@ def emit(event: str, **data: Any) -> None:
 
 class CouldNotRun(Exception):
     """Validation cannot proceed (bad target, no GPU, ...): exit 2 with this one line."""
+
+
+class NoTensorFlow(CouldNotRun):
+    """TensorFlow cannot be imported here: nothing can validate (``report --validate`` stops at it, exit 2)."""
 
 
 class StageFailed(Exception):
@@ -74,7 +78,7 @@ def quiet_tensorflow():
         import absl.logging
         import tensorflow as tf
     except ImportError as exc:
-        raise CouldNotRun(f"TensorFlow 2.15 is not installed in {sys.executable} ({exc}): pip install 'tfmigrate[tf]' (or 'tfmigrate[gpu]')") from None
+        raise NoTensorFlow(f"TensorFlow 2.15 is not installed in {sys.executable} ({exc}): pip install 'tfmigrate[tf]' (or 'tfmigrate[gpu]')") from None
 
     absl.logging.set_verbosity(absl.logging.ERROR)
 
@@ -933,12 +937,16 @@ def main(argv: list[str], run: type[Run] = Run) -> int:
     os.dup2(2, 1)  # the user's prints and TensorFlow's go to stderr
     sys.stdout = sys.stderr
     config = json.loads(argv[0])
+    if config.get("program_copy"):
+        from tfmigrate.validate import targets
+
+        targets.PROGRAM_COPY = config["program_copy"]  # the program runs there (the parent made the copy)
     try:
         run(config).main()
     except _Stop:
         pass
     except CouldNotRun as exc:
-        emit("fatal", error=str(exc))
+        emit("fatal", error=str(exc), **({"environment": True} if isinstance(exc, NoTensorFlow) else {}))
         return 2
     except Exception as exc:  # noqa: BLE001 - reported as one line; the parent shows it
         import traceback

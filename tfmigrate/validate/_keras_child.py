@@ -24,7 +24,7 @@ import sys
 import time
 from typing import Any
 
-from tfmigrate.validate._child import CouldNotRun, Run, StageFailed, _exit, emit, first_line, main, regular_files_only
+from tfmigrate.validate._child import CouldNotRun, NoTensorFlow, Run, StageFailed, _exit, emit, first_line, main, regular_files_only
 
 CHECKPOINT_PREFIX, CHECKPOINT_SUFFIX = "model.ckpt-", ".weights.h5"
 
@@ -38,7 +38,7 @@ def quiet_tensorflow():
     try:
         import tensorflow as tf
     except ImportError as exc:
-        raise CouldNotRun(f"TensorFlow is not installed in {sys.executable} ({exc}): `make keras` builds .venv-keras "
+        raise NoTensorFlow(f"TensorFlow is not installed in {sys.executable} ({exc}): `make keras` builds .venv-keras "
                           "(TensorFlow 2.21); name it with --python") from None
     try:
         import absl.logging

@@ -2,15 +2,15 @@
 
 The Keras code ``tfmigrate rewrite --target keras`` writes runs on TensorFlow 2.21, which cannot share
 a venv with TensorFlow 2.15 (the last with tf.estimator): its children run with a second interpreter,
-``--python PATH``, ``keras_python`` of ``[tool.tfmigrate]`` or ``tfmigrate.childproc.keras_interpreter()``
-(``$TFMIGRATE_KERAS_PYTHON``, ``.venv-keras``, which ``make keras`` builds).
+``--python PATH`` or ``tfmigrate.childproc.keras_interpreter()`` (``$TFMIGRATE_KERAS_PYTHON``, tfmigrate's
+own ``.venv-keras``, which ``make keras`` builds); never one the analysed project names or holds.
 
 Two kinds of TARGET, one result (``run_validation``'s JSON object, with ``"migration_target": "keras"``):
 
 * ``file.py:LINE`` / ``file.py``: a ``canned_keras_model("DNNClassifier", ...)`` call, built, trained,
   checkpointed, restored and resumed in one TensorFlow 2.21 child (``_keras_child``);
-* ``--program file.py``: the whole migrated program, run twice with the 2.21 interpreter in a scratch
-  working directory (its relative model_dir lands there; nothing is written where the program lives):
+* ``--program file.py``: the whole migrated program, run twice with the 2.21 interpreter in a copy of its
+  tree (:mod:`tfmigrate.validate.scratch`; nothing is written where the program lives, not even through a link):
   each run exits 0, the first leaves ``model.ckpt-STEP.weights.h5`` files, the second resumes (a larger STEP).
 
 A file that is still tf.estimator code is refused with one line (rewrite it with ``--target keras`` first).
@@ -33,7 +33,7 @@ from tfmigrate.validate.runner import SCHEMA, Event, _could_not_run, last_error_
 from tfmigrate.validate.targets import TargetError, check, split
 
 NO_INTERPRETER = ("no TensorFlow 2.21 interpreter for --target keras: run `make keras` (builds .venv-keras) or name one "
-                  "with --python PATH (or keras_python in [tool.tfmigrate], or $TFMIGRATE_KERAS_PYTHON)")
+                  "with --python PATH or $TFMIGRATE_KERAS_PYTHON (one your project names or holds is never started on its own)")
 CHECKPOINT_PREFIX, CHECKPOINT_SUFFIX = "model.ckpt-", ".weights.h5"
 
 
@@ -91,10 +91,10 @@ def run_keras_validation(
     except TargetError as exc:
         return _could_not_run(result, str(exc), started)
     if not python:
-        return _could_not_run(result, NO_INTERPRETER, started)
+        return _could_not_run(result, NO_INTERPRETER, started, environment=True)
     if not (Path(python).is_file() and os.access(python, os.X_OK)):
         return _could_not_run(result, f"the TensorFlow 2.21 interpreter {python} does not exist "
-                                      f"({NO_INTERPRETER.split(': ', 1)[1]})", started)
+                                      f"({NO_INTERPRETER.split(': ', 1)[1]})", started, environment=True)
     result["python"] = str(python)
     if program:
         return _run_program(result, target, python, sites, steps, program_args or [], on_event, timeout, started)
@@ -141,19 +141,18 @@ def weights_checkpoints(root: Path) -> dict[str, list[int]]:
     return {k: sorted(v) for k, v in sorted(out.items())}
 
 
-def _scratch_workdir(path: Path, sites: list) -> Path:
-    """A scratch working directory for the program: links to what lies beside it (its data), except the
-    top directory of each relative model_dir it names, which is made fresh there (its checkpoints land
-    in the scratch directory, never in the user's)."""
-    work = Path(tempfile.mkdtemp(prefix="tfmigrate-validate-"))
-    reserved = {Path(s.model_dir).parts[0] for s in sites if s.model_dir and not os.path.isabs(s.model_dir)}
-    for entry in sorted(path.resolve().parent.iterdir()):
-        if entry.name in reserved or entry.name.startswith(".") or entry.name == "__pycache__":
-            continue
-        (work / entry.name).symlink_to(entry)
-    if not (work / path.name).exists():
-        (work / path.name).symlink_to(path.resolve())
-    return work
+def _scratch_workdir(path: Path, sites: list) -> tuple[Path, Path]:
+    """The program's scratch working directory (a copy, :mod:`tfmigrate.validate.scratch`) and the program in
+    it: every checkpoint lands in the copy, never in the user's directories. The top directory of each relative
+    model_dir the program names, and any ``model.ckpt-STEP.weights.h5`` (a run of its own), start fresh there."""
+    from tfmigrate.validate.scratch import program_copy
+
+    reserved = frozenset(Path(s.model_dir).parts[0] for s in sites if s.model_dir and not os.path.isabs(s.model_dir))
+
+    def checkpoint(name: str) -> bool:
+        return name.startswith(CHECKPOINT_PREFIX) and name.endswith(CHECKPOINT_SUFFIX)
+
+    return program_copy(path, skip_top=reserved, skip_file=checkpoint, prefix="tfmigrate-validate-")
 
 
 def _program_env(tmpdir: str) -> dict[str, str]:
@@ -164,13 +163,13 @@ def _program_env(tmpdir: str) -> dict[str, str]:
     return env
 
 
-def _run_once(python: str, path: Path, args: list[str], work: Path, timeout: float | None) -> tuple[int | None, float, str]:
+def _run_once(python: str, program: Path, args: list[str], work: Path, timeout: float | None) -> tuple[int | None, float, str]:
     """(exit code or None when stopped at the timeout, seconds, its output's last error line)."""
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log, \
             tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as tmp:
         began = time.perf_counter()
-        # the program's link in the scratch directory: its __file__ is there too (a model_dir made from it lands there)
-        proc = subprocess.Popen([python, str(work / path.name), *args], cwd=work, stdout=log, stderr=subprocess.STDOUT,
+        # the program's copy in the scratch directory: its __file__ is there too (a model_dir made from it lands there)
+        proc = subprocess.Popen([python, str(program), *args], cwd=work, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, env=_program_env(tmp), start_new_session=True)
         with watched(proc, timeout) as expired:
             proc.wait()
@@ -187,7 +186,12 @@ def _run_program(result: dict[str, Any], target: str, python: str, sites: list, 
         return _could_not_run(result, f"{path}:{absolute[0].line}: model_dir {absolute[0].model_dir} is absolute: --program runs "
                                       "the program in a scratch directory and never trains into your model_dir; make it relative "
                                       f"or validate the call itself: tfmigrate validate --target keras {path}:{absolute[0].line}", started)
-    work = _scratch_workdir(path, sites)
+    from tfmigrate.validate.scratch import TooLarge
+
+    try:
+        work, program = _scratch_workdir(path, sites)
+    except (TooLarge, OSError) as exc:
+        return _could_not_run(result, str(exc), started)
     result["model_dir"] = str(work)
     result["steps"] = 0  # the program's own step count
     say = on_event or (lambda event: None)
@@ -201,7 +205,7 @@ def _run_program(result: dict[str, Any], target: str, python: str, sites: list, 
     def run(name: str) -> tuple[bool, float]:
         say({"event": "stage-start", "name": name})
         with removed_on_interrupt(work):
-            code, seconds, last = _run_once(python, path, args, work, timeout)
+            code, seconds, last = _run_once(python, program, args, work, timeout)
         if code is None:
             return stage(name, False, seconds, f"python {path.name}: did not finish in {timeout:.0f} s and was stopped"), seconds
         if code != 0:

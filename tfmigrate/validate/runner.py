@@ -26,7 +26,7 @@ from typing import Any
 
 from tfmigrate.childproc import child_env as isolated_env
 from tfmigrate.childproc import module_command
-from tfmigrate.validate.targets import TargetError, check, refuse_early
+from tfmigrate.validate.targets import TargetError, check, refuse_early, runs_program, split
 
 SCHEMA = 1
 Event = dict[str, Any]
@@ -89,6 +89,20 @@ def run_validation(
         directory = Path(tempfile.mkdtemp(prefix="tfmigrate-validate-")) if fresh else Path(model_dir)
         directory.mkdir(parents=True, exist_ok=True)
     result["model_dir"] = str(directory)
+    work: Path | None = None
+    program_copy = None
+    if analyse_batch is None and runs_program(str(target), program):
+        from tfmigrate.validate.scratch import TooLarge, program_copy as make_copy
+
+        try:  # the program runs in a copy of its tree (the child's working directory), never among the user's files
+            work, copied = make_copy(Path(split(str(target))[0]))
+        except (TooLarge, OSError) as exc:
+            if fresh:
+                shutil.rmtree(directory, ignore_errors=True)
+            return _could_not_run(result, str(exc), started)
+        program_copy = str(copied)
+        if not Path(split(str(target))[0]).resolve().is_relative_to(Path.cwd().resolve()):
+            target = str(Path(split(str(target))[0]).resolve())  # found from the copy, where the working directory is
     config = {
         "target": str(target),
         "device": device,
@@ -101,9 +115,15 @@ def run_validation(
         "converted": converted,
         "program": program,
         "program_args": list(program_args or []),
+        "program_copy": program_copy,
     }
-    with removed_on_interrupt(directory if fresh or analyse_batch is not None else None):
-        fatal = stream_child(module_command("tfmigrate.validate._child", json.dumps(config)), result, device, on_event, timeout)
+    try:
+        with removed_on_interrupt(directory if fresh or analyse_batch is not None else None):
+            fatal = stream_child(module_command("tfmigrate.validate._child", json.dumps(config)), result, device, on_event, timeout,
+                                 cwd=work)
+    finally:
+        if work is not None:
+            shutil.rmtree(work, ignore_errors=True)
     if analyse_batch is not None:
         scratch.cleanup()
         result.pop("model_dir", None)
@@ -133,7 +153,7 @@ def run_validation(
 
 
 def stream_child(command: list[str], result: dict[str, Any], device: str, on_event: Callable[[Event], None] | None,
-                 timeout: float | None) -> str | None:
+                 timeout: float | None, cwd: Path | None = None) -> str | None:
     """Run a validation child (``command``) and read its events into ``result``; the one-line error when it
     could not run (None when it reached its end). The child gets a temporary directory of its own
     (removed when it ends), its own process group (killed when it ends: whatever the user's program
@@ -142,7 +162,7 @@ def stream_child(command: list[str], result: dict[str, Any], device: str, on_eve
             tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as child_tmp:
         proc = subprocess.Popen(
             command,
-            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(tmpdir=child_tmp),
+            stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(tmpdir=child_tmp), cwd=cwd,
             start_new_session=True,  # its own process group: whatever the user's program started ends with it
         )
         fatal: str | None = None
@@ -171,6 +191,8 @@ def stream_child(command: list[str], result: dict[str, Any], device: str, on_eve
                     result.setdefault("target_errors", []).append({"target": event.get("target"), "error": event.get("error")})
                 elif kind == "fatal":
                     fatal = event.get("error") or "the validation child failed"
+                    if event.get("environment"):  # no TensorFlow: nothing else can validate either
+                        result["environment"] = True
                 elif kind == "done":
                     done = True
                 if on_event:
@@ -253,7 +275,10 @@ def _convert(checkpoint: str, out: str) -> tuple[dict[str, Any], str | None]:
     return {"name": "convert", "passed": bool(done.get("verified")), "seconds": round(time.perf_counter() - start, 3), "detail": detail}, done["out"]
 
 
-def _could_not_run(result: dict[str, Any], error: str, started: float) -> dict[str, Any]:
+def _could_not_run(result: dict[str, Any], error: str, started: float, environment: bool = False) -> dict[str, Any]:
+    """``environment``: what is missing is this machine's (no TensorFlow, no interpreter), not the target's."""
+    if environment:
+        result["environment"] = True
     result["passed"] = False
     result["error"] = error
     result["exit_code"] = 2

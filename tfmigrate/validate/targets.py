@@ -142,6 +142,29 @@ def _static_factory(spec: str) -> Callable[[str], Any]:
     return factory
 
 
+# the program's copy (tfmigrate.validate.scratch), set by the validation child from its config: the program runs
+# there, in the working directory the parent gave the child (the copy's root), never among the user's files
+PROGRAM_COPY: str | None = None
+
+
+def runs_program(target: str, program: bool = False) -> bool:
+    """Whether validating TARGET runs the program itself (``--program``, or a ``file.py`` whose construction
+    cannot be built statically): the parent then gives the child a copy to run it in. Static, no TensorFlow."""
+    path, func = split(target)
+    if program:
+        return True
+    if func is not None or not path.is_file():
+        return False
+    from tfmigrate import targets_static as static
+
+    sites = static.find(path.read_bytes(), str(path))
+    try:
+        static.select(sites, str(path), None)
+    except static.StaticError:
+        return bool(sites)
+    return False
+
+
 # seconds the program may run before its first Estimator.train (TFMIGRATE_PROGRAM_LIMIT overrides it, for tests)
 PROGRAM_LIMIT = float(os.environ.get("TFMIGRATE_PROGRAM_LIMIT") or 300)
 
@@ -185,16 +208,17 @@ def _program_factory(path: Path, args: list[str]) -> Callable[[str], Any]:
 
     original = est_lib.Estimator.train  # the base of tf.estimator.Estimator (V2) and tf.compat.v1.estimator.Estimator
     original_join = server_lib.Server.join  # tf.distribute.Server and tf.compat.v1.train.Server
+    run_as = Path(PROGRAM_COPY) if PROGRAM_COPY else path  # messages name the user's file; the copy runs
     saved_argv, saved_path, cwd = sys.argv, list(sys.path), os.getcwd()
-    sys.argv = [str(path), *args]
-    sys.path.insert(0, str(path.resolve().parent))
+    sys.argv = [str(run_as), *args]
+    sys.path.insert(0, str(run_as.resolve().parent))
     est_lib.Estimator.train = capture
     server_lib.Server.join = join
     captured: _Trained | None = None
     cluster = f"tfmigrate validate --cluster chief=1,worker=1,ps=1 {path}:FUNCTION (a function that returns the estimator)"
     alarm = _alarm(PROGRAM_LIMIT)
     try:
-        runpy.run_path(str(path), run_name="__main__")
+        runpy.run_path(str(run_as), run_name="__main__")
     except _Trained as got:
         captured = got
     except _Joined:
