@@ -13,7 +13,6 @@ import argparse
 import itertools
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
