@@ -30,8 +30,9 @@ from libcst.metadata import ParentNodeProvider, ScopeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name, is_docstring, is_import_block
 from tfmigrate.codemod.walk import transform
-from tfmigrate.rule_ids import TFM501, TFM502, TFM503, TFM504
+from tfmigrate.rule_ids import TFM501, TFM502, TFM503, TFM504, TFM505
 from tfmigrate.transforms.common.builders import ReplaceById
+from tfmigrate.transforms.renames.flags_internals import FlagsInternals, shown_code
 from tfmigrate.transforms.common.tf_names import (
     DISABLES, ENABLES, GRAPH_CLASSES, GRAPH_ONLY, SKFLOW, TF, UNKNOWN, V1, V2, base_name, dotted, names,
     replace_base, shown, tf_rel,
@@ -42,7 +43,7 @@ from tfmigrate.transforms.common.tf_names import (
 V2_ONLY_KEYWORDS = frozenset({"step"})
 
 
-class CompatV1Renames(FamilyTransform):
+class CompatV1Renames(FlagsInternals, FamilyTransform):
     FAMILY: ClassVar[str] = "TFM5"
     # leave_Name returns a Name inside an attribute chain as it is (the chain decides): the walk skips them
     ATTRIBUTE_NAMES_UNCHANGED: ClassVar[bool] = True
@@ -255,9 +256,30 @@ class CompatV1Renames(FamilyTransform):
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         parent = self.get_metadata(ParentNodeProvider, original, None)
-        if type(parent) is cst.Attribute and parent.value is original:
-            return updated  # the outermost attribute of the chain decides
-        return self._reference(original, updated)
+        kind = self.flags_internal(original)  # TFM505: FLAGS._parse_flags / FLAGS.__flags / FLAGS.__dict__
+        if kind is None and original.attr.value == "__dict__" and self._is_flags(original.value):
+            kind = "__dict__"
+        if kind is None:
+            if self._above_flags_internal(original):
+                return updated  # FLAGS.__flags.items: the chain's legacy part was rewritten (or flagged) below
+            if type(parent) is cst.Attribute and parent.value is original:
+                return updated  # the outermost attribute of the chain decides
+            return self._reference(original, updated)
+        flags = self._reference(original.value, updated.value)  # the FLAGS object itself, renamed
+        if kind == "dict":
+            new = self.rewrite_flags_dict(original, flags)
+            if new is not None:
+                return new
+        elif kind == "parse" and not (type(parent) is cst.Call and parent.func is original):
+            self.flag(original, TFM505, f"{shown_code(flags)}._parse_flags (TF <= 1.4) does not exist in TensorFlow 2.15's absl "
+                      f"flags: call {shown_code(flags)}(sys.argv, known_only=True) instead")
+        return updated.with_changes(value=flags)
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if self.flags_internal(original) != "dict":
+            return updated
+        new = self.rewrite_flags_dict(original, updated.value.value)  # type: ignore[attr-defined]
+        return updated if new is None else new
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         if self.in_import:
