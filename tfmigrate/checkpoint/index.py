@@ -24,6 +24,8 @@ import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tfmigrate.regular_files import NotRegular, kind, open_regular as open_any_regular
+
 MAGIC = 0xDB4775248B80FB57
 FOOTER_LEN = 48
 MAX_INDEX_BYTES = 512 << 20  # an index larger than this is not an index
@@ -46,29 +48,18 @@ class CheckpointError(Exception):
         super().__init__(" ".join(str(message).split()))
 
 
-_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory"))
-
-
 def _not_regular(path: str | os.PathLike[str], mode: int) -> CheckpointError:
-    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
-    return CheckpointError(f"{os.fspath(path)}: {kind}, not a regular file: not opened (a checkpoint file must be a regular file)")
+    return CheckpointError(f"{os.fspath(path)}: {kind(mode)}, not a regular file: not opened (a checkpoint file must be a regular file)")
 
 
 def open_regular(path: str | os.PathLike[str]):
-    """``open(path, "rb")`` for a checkpoint file, without blocking: opened with O_NONBLOCK (a FIFO
-    would wait for a writer forever) and refused with one line unless it is a regular file.
+    """``open(path, "rb")`` for a checkpoint file, never blocking (:func:`tfmigrate.regular_files.open_regular`).
     Raises CheckpointError (not a regular file) or OSError (cannot open)."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise _not_regular(path, mode)
-        os.set_blocking(fd, True)
-    except BaseException:
-        os.close(fd)
-        raise
-    return open(fd, "rb")
+        return open_any_regular(path)
+    except NotRegular as exc:
+        raise CheckpointError(f"{os.fspath(path)}: {exc.kind}, not a regular file: not opened "
+                              "(a checkpoint file must be a regular file)") from None
 
 
 def is_regular(path: str | os.PathLike[str]) -> bool:

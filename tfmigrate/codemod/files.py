@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tfmigrate.regular_files import NotRegular, kind, open_regular
+
 if TYPE_CHECKING:
     import pathspec
 
@@ -309,14 +311,6 @@ def _other_name(root: str, key: tuple[int, int], own: str) -> str | None:
     return None
 
 
-def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
-        if test(mode):
-            return name
-    return "not a regular file"
-
-
 def not_regular(path: Path) -> SourceError | None:
     """The one-line message for a FIFO, socket or device named like a source (reading one would
     block or never end), or None for a regular file (or one that cannot be stat'ed: reported
@@ -327,19 +321,17 @@ def not_regular(path: Path) -> SourceError | None:
         return None
     if stat.S_ISREG(mode):
         return None
-    return SourceError(display_path(path), f"{_kind(mode)}, not a regular file: skipped")
+    return SourceError(display_path(path), f"{kind(mode)}, not a regular file: skipped")
 
 
 def read_source(path: Path) -> bytes:
     """The file's bytes. Opened without blocking (a FIFO would wait for a writer forever) and
     checked to be a regular file before anything is read."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        with open(fd, "rb") as handle:
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                raise SourceError(display_path(path), f"{_kind(mode)}, not a regular file: skipped")
+        with open_regular(path) as handle:
             data = handle.read()
+    except NotRegular as exc:
+        raise SourceError(display_path(path), f"{exc.kind}, not a regular file: skipped") from None
     except FileNotFoundError:
         raise SourceError(display_path(path), "file vanished before it could be read") from None
     except IsADirectoryError:
@@ -357,12 +349,8 @@ def read_regular(path: Path, limit: int) -> bytes:
     cache, its key): never through a symlink (O_NOFOLLOW), never blocking on a FIFO (O_NONBLOCK),
     checked to be a regular file (fstat) of at most ``limit`` bytes before anything is read.
     Raises OSError for anything else."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0))
-    with open(fd, "rb") as handle:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{_kind(st.st_mode)}, not a regular file")
-        if st.st_size > limit:
+    with open_regular(path, follow_symlinks=False) as handle:
+        if os.fstat(handle.fileno()).st_size > limit:
             raise OSError(f"larger than {limit} bytes")
         data = handle.read(limit + 1)
     if len(data) > limit:  # grew while it was read
@@ -484,12 +472,9 @@ def _holds(target: Path, original: bytes | None) -> bool:
     if original is None:
         return True
     try:
-        fd = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
-        with open(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return False
+        with open_regular(target) as handle:
             return handle.read(len(original) + 1) == original
-    except OSError:
+    except OSError:  # NotRegular too
         return False
 
 
