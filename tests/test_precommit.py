@@ -1,15 +1,12 @@
 """The real `pre-commit` runs our hooks from this checkout against a git repository of legacy code."""
 
 import json
-import os
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.precommit_repo import ROOT, new_repo, pre_commit as find_pre_commit
+
 LEGACY = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32, shape=[None, 4])\nsess = tf.Session()\n"
 NOTEBOOK = json.dumps(
     {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": source}
@@ -25,13 +22,8 @@ def run(cmd, cwd, env):
 
 @pytest.mark.slow
 def test_pre_commit_hooks_fail_on_legacy_code_then_fix_it(tmp_path):
-    pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
-    assert pre_commit, "pre-commit is a dev dependency"
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    run(["git", "init", "-q"], repo, env)
+    pre_commit = find_pre_commit()
+    repo, env = new_repo(tmp_path)
     (repo / "train.py").write_text(LEGACY)
     (repo / "explore.ipynb").write_text(NOTEBOOK)
     run(["git", "add", "train.py", "explore.ipynb"], repo, env)

@@ -5,17 +5,15 @@ Before, a staged file named ``-oconftest.py`` made the check hook run ``tfmigrat
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.precommit_repo import ROOT, new_repo, pre_commit as find_pre_commit
+
 from .helpers import LEGACY, run_tfmigrate as tfm
 
-ROOT = Path(__file__).resolve().parents[2]
 CONFTEST = b"import os\n"
 
 
@@ -42,13 +40,8 @@ def git(repo: Path, env: dict[str, str], *args: str) -> None:
 
 @pytest.mark.slow
 def test_real_pre_commit_with_a_staged_file_named_like_an_option(tmp_path: Path) -> None:
-    pre_commit = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
-    assert pre_commit, "pre-commit is a dev dependency"
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "cache"), "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    git(repo, env, "init", "-q")
+    pre_commit = find_pre_commit()
+    repo, env = new_repo(tmp_path)
     (repo / "conftest.py").write_bytes(CONFTEST)
     git(repo, env, "add", "conftest.py")
     git(repo, env, "commit", "-qm", "init")
