@@ -25,6 +25,7 @@ class NotRegular(OSError):
     """The path names something other than a regular file; ``kind`` says what."""
 
     def __init__(self, mode: int) -> None:
+        self.mode = mode
         self.kind = kind(mode)
         super().__init__(f"{self.kind}, not a regular file")
 

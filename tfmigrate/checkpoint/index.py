@@ -58,8 +58,7 @@ def open_regular(path: str | os.PathLike[str]):
     try:
         return open_any_regular(path)
     except NotRegular as exc:
-        raise CheckpointError(f"{os.fspath(path)}: {exc.kind}, not a regular file: not opened "
-                              "(a checkpoint file must be a regular file)") from None
+        raise _not_regular(path, exc.mode) from None
 
 
 def is_regular(path: str | os.PathLike[str]) -> bool:
