@@ -11,8 +11,8 @@ A module's public names are what TensorFlow itself documented and kept:
   every attribute stayed reachable): its ``@@`` names, the names it binds itself (``def``,
   ``class``, assignments) and those it imports from ``tensorflow.contrib``, and the same of every
   module it star-imports (a literal ``__all__`` wins);
-- TF 1.15's top level: the names its generated ``__init__`` imports (``tensorflow_core/__init__.py``,
-  from ``_api/v1``).
+- the top level of TF 1.8 and 1.15: the names of the generated API its ``__init__`` imports
+  (``tools/api/generator/api``; 1.15: ``tensorflow_core/__init__.py`` from ``_api/v1``).
 
 A public name is reached the way Python reaches it: ``tensorflow.contrib.learn.io`` is the module
 that ``contrib/learn/__init__.py`` binds as ``io`` (through ``from ...learn import learn_io as io``,
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -215,11 +216,14 @@ class Tree:
         return {n for n in names if not n.startswith("_")}
 
     def toplevel(self) -> set[str]:
-        """``tensorflow.*``: 1.15's generated imports, or ``tensorflow/python/__init__.py``'s rules."""
-        if self.core:
-            src = self.source("tensorflow")
-            return {n for n in src.imports if not n.startswith("_")} | {n for n in src.own if not n.startswith("_")}
-        return self.public_names("tensorflow.python")
+        """``tensorflow.*``: up to 1.3, ``tensorflow/python/__init__.py``'s rules (its star import);
+        from 1.8, the generated API that ``tensorflow/__init__.py`` imports (1.8: star-imports;
+        1.15: ``tensorflow_core/__init__.py``'s own imports from ``_api/v1``)."""
+        src = self.source("tensorflow")
+        own = {n for n in src.own if not n.startswith("_")}  # contrib = LazyLoader(...)
+        if "tensorflow.python" in src.stars:
+            return self.public_names("tensorflow.python") | own
+        return self.star_bound("tensorflow") - {"python", "core", "compiler", "tools"}
 
     def constructor_arguments(self, public_class: str) -> set[str]:
         """The keyword arguments of a public class's ``__init__`` (``tensorflow.contrib.learn.RunConfig``)."""
@@ -267,7 +271,9 @@ class Tree:
 
 def _read(path: Path, module: str) -> Source | None:
     try:
-        tree = ast.parse(path.read_bytes(), filename=str(path))
+        with warnings.catch_warnings():  # legacy docstrings' invalid escapes ('\s'): not our concern
+            warnings.simplefilter("ignore")
+            tree = ast.parse(path.read_bytes(), filename=str(path))
     except (SyntaxError, ValueError):
         return None
     src = Source(path=path, tree=tree, doc=ast.get_docstring(tree, clean=False) or "", is_package=path.name == "__init__.py")
@@ -287,8 +293,7 @@ def _bind(src: Source, node: ast.stmt, package: str) -> None:
         origin = _canonical(origin)
         for alias in node.names:
             if alias.name == "*":
-                if origin.split(".")[0] in ("tensorflow", "skflow"):
-                    src.stars.append(origin)
+                src.stars.append(origin)  # followed where the tree holds it
             elif origin != "__future__":
                 src.imports[alias.asname or alias.name] = (origin, alias.name)
     elif isinstance(node, ast.Import):
@@ -382,15 +387,25 @@ def _tree(root: str) -> Tree:
 
 
 def module_symbols(tree: Tree, public: str, kind: str) -> dict[str, str]:
-    """{full symbol name: kind} of one inventoried module in one TensorFlow tree."""
+    """{full symbol name: kind} of one inventoried module in one tree: "module", "name" (a class,
+    function or constant) or "argument" (a constructor keyword, ``RunConfig(num_cores=)``)."""
     if kind == "toplevel":
-        return {f"tensorflow.{n}": "name" for n in tree.toplevel()}
+        real = "tensorflow.python" if "tensorflow.python" in tree.source("tensorflow").stars else "tensorflow"
+        return {
+            f"tensorflow.{n}": "module" if "module" in (_kind(tree, real, n), _kind(tree, "tensorflow", n)) else "name"
+            for n in tree.toplevel()
+        }
     if kind == "arguments":
         return {f"{public}({a}=)": "argument" for a in tree.constructor_arguments(public)}
     real = tree.resolve(public)
     if real is None:
         return {}
-    return {f"{public}.{n}": "name" for n in tree.public_names(real)}
+    return {f"{public}.{n}": _kind(tree, real, n) for n in tree.public_names(real)}
+
+
+def _kind(tree: Tree, module: str, name: str) -> str:
+    """"module" where the name is bound to a module, else "name"."""
+    return "module" if tree._attribute_module(module, name, set()) else "name"
 
 
 def extract(roots: dict[str, Path], skflow: tuple[str, Path] | None = None) -> dict:
