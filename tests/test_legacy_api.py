@@ -146,3 +146,27 @@ def test_the_table_counts_every_symbol_once(decided):
     assert all(sum(r[c] for c in legacy_api.COLUMNS) == r["symbols"] for r in rows)
     markdown = legacy_api.render(rows, census=False, markdown=True)
     assert markdown.count("\n") == len(rows) + 2  # header, rule, a row per module, the total
+
+
+# Found by the inventory's probes: a DNN estimator called without hidden_units (legacy TypeError too)
+# made the TFM1 planner raise KeyError, and the whole file's estimator code was left unchanged.
+@pytest.mark.parametrize(
+    "header, spelled",
+    [
+        ("import tensorflow as tf", "tf.contrib.learn"),
+        ("from tensorflow.contrib import learn", "learn"),
+        ("import tensorflow.contrib.learn as learn", "learn"),
+        ("import tensorflow as tf\nL = tf.contrib.learn", "L"),
+    ],
+)
+@pytest.mark.parametrize("cls", ["DNNClassifier", "DNNRegressor"])
+def test_dnn_estimator_without_hidden_units_is_flagged_not_a_crash(header, spelled, cls):
+    from tfmigrate.codemod.engine import rewrite_source
+
+    source = f"{header}\nbad = {spelled}.{cls}(feature_columns=cols)\ngood = {spelled}.LinearClassifier(feature_columns=cols)\n"
+    result = rewrite_source(source.encode(), load_catalog().selected(None), path="a.py")
+    line = header.count("\n") + 2
+    rules = {(f.rule, f.line) for f in result.findings}
+    assert ("TFM102", line) in rules and not any(rule == "TFM101" for rule, _ in rules)
+    assert f"{cls}(feature_columns=cols)" in result.new.decode()  # left as it is, flagged
+    assert "tf.estimator.LinearClassifier" in result.new.decode()  # the rest of the file is still rewritten
