@@ -3,7 +3,8 @@ is imported or run): the extractor behind ``benchmarks/data/legacy_api.json`` (i
 
 A module's public names are what TensorFlow itself documented and kept:
 
-- the ``@@name`` lines of its docstring, plus the names given to ``remove_undocumented(__name__,
+- the ``@@name`` lines of its docstring that it binds (``make_all`` checks ``dir()``; a package's
+  submodules count), plus the names given to ``remove_undocumented(__name__,
   allowed, doc_modules)`` (``allowed`` a list literal or a name built by ``=``, ``+=``, ``.extend``
   and ``.append``; the ``@@`` lines of the ``doc_modules`` too, those of their names the module
   binds through ``from ... import *``);
@@ -82,6 +83,7 @@ class Source:
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # bound name -> (module, attr)
     stars: list[str] = field(default_factory=list)  # modules star-imported, in order
     own: set[str] = field(default_factory=set)  # def, class, assignment targets (public)
+    implicit: set[str] = field(default_factory=set)  # submodules bound by importing from them (not API)
     all_literal: list[str] | None = None
     all_make_all: bool = False
 
@@ -147,7 +149,7 @@ class Tree:
             if self.file_of(candidate):
                 return candidate
             return None  # bound to something that is not a module
-        if src.is_package and self.file_of(f"{module}.{name}"):
+        if (src.is_package or name in src.implicit) and self.file_of(f"{module}.{name}"):
             return f"{module}.{name}"  # a subpackage, imported by the package or lazily
         for star in src.stars:
             found = self._attribute_module(star, name, seen)
@@ -174,7 +176,10 @@ class Tree:
                             doc_src = self.source(f"{origin}.{attr}" if attr else origin)
                             if doc_src is not None:
                                 names |= set(REFERENCE.findall(doc_src.doc)) & bound
-            return names
+            # make_all keeps a documented name only where the module binds it (dir()); a package's
+            # submodules are bound by being imported
+            bound = self.star_bound(module)
+            return {n for n in names if n in bound or (src.is_package and self.file_of(f"{module}.{n}"))}
         return self._kept(module, set())
 
     def _kept(self, module: str, seen: set[str]) -> set[str]:
@@ -208,7 +213,7 @@ class Tree:
             return set()
         if src.all_literal is not None:
             return set(src.all_literal)
-        names = src.own | set(src.imports)
+        names = src.own | set(src.imports) | src.implicit
         for star in src.stars:
             names |= self.star_bound(star, seen)
         if src.all_make_all:
@@ -280,6 +285,13 @@ def _read(path: Path, module: str) -> Source | None:
     package = module if src.is_package else module.rpartition(".")[0]
     for node in tree.body:
         _bind(src, node, package)
+    if src.is_package:  # importing P.sub.x inside P binds `sub` in P's namespace (Python's import system)
+        origins = [origin for origin, _ in src.imports.values()] + src.stars
+        for origin in origins:
+            if origin.startswith(module + "."):
+                sub = origin[len(module) + 1 :].split(".")[0]
+                if sub not in src.imports and sub not in src.own:
+                    src.implicit.add(sub)
     return src
 
 
