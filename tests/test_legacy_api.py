@@ -40,9 +40,9 @@ legacy_api = _load("legacy_api")
 
 # What the fixture's sources make public, read off them by hand (see each file's text).
 EXPECTED = {
-    # 0.12-style top level: the allowed list (=, .extend, +=) and the @@ names of the doc modules that
-    # the module star-imports (math_ops' matmul and mul; not nn's relu: tf.nn.relu, not tf.relu; not
-    # a documented name that nothing binds)
+    # 0.12-style top level: the allowed list (=, .extend, +=) and the @@ names of the doc modules, each
+    # where the module binds it (math_ops' matmul and mul; not nn's relu: tf.nn.relu, not tf.relu; not
+    # a documented name that nothing binds, nor the allowed `sub`); DType is bound but not documented
     "tensorflow.float32": ("name", ["0.12.1"]),
     "tensorflow.matmul": ("name", ["0.12.1", "1.15.0"]),
     "tensorflow.mul": ("name", ["0.12.1"]),
