@@ -192,7 +192,8 @@ class Tree:
             return set()
         if src.all_literal is not None:
             return set(src.all_literal)
-        names = set(REFERENCE.findall(src.doc)) | src.own
+        bound = self.star_bound(module)
+        names = {n for n in REFERENCE.findall(src.doc) if n in bound} | src.own
         names |= {
             n
             for n, (origin, _) in src.imports.items()
