@@ -46,6 +46,11 @@ RENAMED = [
     ("framework", "convert_to_tensor_or_sparse_tensor(v, name='c')",
      "tf.compat.v1.convert_to_tensor_or_sparse_tensor(v, name='c')"),
     ("framework", "TensorSpec([None, 3], tf.float32)", "tf.TensorSpec([None, 3], tf.float32)"),
+    # contrib.training's loop: tf-slim keeps the same TF 1.15 code (TFM606)
+    ("training", "create_train_op(l, p, summarize_gradients=False)", "tf_slim.training.create_train_op(l, p, summarize_gradients=False)"),
+    ("training", "train(t, d, hooks=[])", "tf_slim.training.train(t, d, hooks=[])"),
+    ("training", "evaluate_once(d, eval_ops=t)", "tf_slim.train_eval.evaluate_once(d, eval_ops=t)"),
+    ("training", "StopAfterNEvalsHook(n)", "tf_slim.train_eval.StopAfterNEvalsHook(n)"),
 ]
 # (contrib module, the use, the rule that must flag its line)
 FLAGGED = [
@@ -55,6 +60,9 @@ FLAGGED = [
     ("framework", "init_from_checkpoint(d, {'a/': 'a/'})", "TFM609"),
     ("training", "bucket_by_sequence_length(n, t, b, bounds, 8)", "TFM609"),
     ("training", "GreedyLoadBalancingStrategy(2, fn)", "TFM609"),
+    ("training", "create_train_op(l, p, summarize_gradients=True)", "TFM609"),  # tf-slim's copy fails there
+    ("training", "create_train_op(l, p, None, None, None, fn)", "TFM609"),
+    ("training", "clip_gradient_norms(t, 1.0)", "TFM609"),
     ("learn", "monitors.PrintTensor(['loss'])", "TFM590"),
     ("learn", "io.read_batch_features(p, 32, spec, reader)", "TFM590"),
     ("learn", "datasets.load_iris()", "TFM590"),
@@ -146,6 +154,25 @@ out["converted"] = type(framework.convert_to_tensor_or_sparse_tensor([1, 2])).__
 out["spec"] = str(framework.TensorSpec([None, 3], tf.float32).shape)
 out["concat"] = tf.concat_v2([tf.ones([2, 1]), tf.zeros([2, 2])], 1).shape.as_list()
 out["split"] = [t.shape.as_list() for t in tf.split_v(tf.ones([2, 3]), [1, 2], 1)]
+
+# the training loop, run by tf-slim's copy of it (graph mode, as the legacy code was)
+import sys, tempfile
+from tensorflow.contrib import training
+logdir = tempfile.mkdtemp()
+with tf.Graph().as_default():
+    x = tf.constant(np.ones((4, 2), np.float32))
+    w = tf.compat.v1.get_variable("w", [2, 1], initializer=tf.compat.v1.ones_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+    tf.compat.v1.train.get_or_create_global_step()
+    train_op = training.create_train_op(loss, tf.compat.v1.train.GradientDescentOptimizer(0.1))
+    out["final_loss"] = float(training.train(train_op, logdir, hooks=[tf.compat.v1.train.StopAtStepHook(num_steps=3)],
+                                             save_checkpoint_secs=None, save_summaries_steps=None))
+with tf.Graph().as_default():
+    step = tf.contrib.training.get_or_create_eval_step()
+    value = tf.constant(7.0)
+    out["evaluated"] = float(tf.contrib.training.evaluate_once(
+        None, eval_ops=tf.compat.v1.assign_add(step, 1), final_ops=value,
+        hooks=[training.StopAfterNEvalsHook(2), training.SummaryAtEndHook(log_dir=logdir)]))
 print(json.dumps(out))
 '''
 
@@ -155,6 +182,7 @@ def test_renamed_program_runs_on_tf215_with_the_legacy_results(tmp_path):
     result = rewrite_source(PROGRAM.encode(), ENABLED, path="prog.py")
     new = result.new.decode()
     assert "contrib" not in new and "concat_v2" not in new and "split_v" not in new, new
+    assert "tf_slim.training.create_train_op(" in new and "tf_slim.train_eval.evaluate_once(" in new
     script = tmp_path / "prog.py"
     script.write_text(new)
     proc = subprocess.run(
@@ -175,3 +203,7 @@ def test_renamed_program_runs_on_tf215_with_the_legacy_results(tmp_path):
     assert out["spec"] == "(None, 3)"
     assert out["concat"] == [2, 3]
     assert out["split"] == [[2, 1], [2, 2]]
+    # loss = (w1 + w2)^2 = 4 w^2 with both weights w; each SGD step (0.1 x gradient 4w) makes w 0.6 w; train()
+    # returns the loss its third step computed, at w = 0.6^2
+    assert out["final_loss"] == pytest.approx(4 * 0.6**4, rel=1e-4)
+    assert out["evaluated"] == 7.0

@@ -36,6 +36,23 @@ LEGACY_ONLY_KEYWORDS: dict[str, frozenset[str]] = {
     "framework.convert_to_tensor_or_sparse_tensor": frozenset({"as_ref"}),
 }
 
+# --- TFM606: contrib.training names tf-slim 1.1.0 keeps, the same TF 1.15 code (tf_slim.training is
+# contrib/training/python/training/training.py, tf_slim.train_eval its evaluation.py), measured to run on
+# TF 2.15: create_train_op + train (3 steps), evaluate_once with StopAfterNEvalsHook, SummaryAtEndHook,
+# get_or_create_eval_step and wait_for_new_checkpoint; evaluate_repeatedly runs the same code in a loop.
+SLIM_TRAINING: dict[str, str] = {
+    "create_train_op": "tf_slim.training.create_train_op",
+    "train": "tf_slim.training.train",
+    **{n: f"tf_slim.train_eval.{n}" for n in ("evaluate_once", "evaluate_repeatedly", "get_or_create_eval_step",
+                                               "StopAfterNEvalsHook", "SummaryAtEndHook", "wait_for_new_checkpoint")},
+}
+# Arguments with which the tf-slim copy reads ops.IndexedSlices (gone from TF 2.15's internals) and fails:
+# (keyword, legacy position) of create_train_op(total_loss, optimizer, global_step, update_ops,
+# variables_to_train, transform_grads_fn, summarize_gradients, ...)
+SLIM_TRAINING_FAILS: dict[str, tuple[tuple[str, int], ...]] = {
+    "create_train_op": (("transform_grads_fn", 5), ("summarize_gradients", 6)),
+}
+
 # --- TFM609: no faithful TF 2.15 form: why, and what to write ----------------------------------
 _DECORATORS = (
     "tf.contrib.framework.{name} was one of TensorFlow's internal deprecation decorators, not API; TF 2.15 "
@@ -63,10 +80,6 @@ _SLIM_TRAINING = (
     "tf.contrib.training.{name} was removed with tf.contrib in TF 2.0; tf-slim 1.1.0 keeps the same TF 1.15 "
     "code as tf_slim.training.{name}, but it fails on TF 2.15 (it reads ops.IndexedSlices, gone from TF's "
     "internals): {instead}"
-)
-_SLIM_KEPT = (
-    "tf.contrib.training.{name} was removed with tf.contrib in TF 2.0; tf-slim 1.1.0 keeps the same TF 1.15 code "
-    "as tf_slim.{module}.{name} (pip install tf-slim; measured on TF 2.15: it runs{caveat}): import it from there"
 )
 _PLACEMENT = (
     "tf.contrib.training.{name} was a parameter-server placement strategy for replica_device_setter(ps_strategy="
@@ -190,16 +203,11 @@ MANUAL: dict[str, str] = {
     "training.multiply_gradients": _SLIM_TRAINING.replace(
         "{instead}", "multiply each gradient by its multiplier yourself"
     ),
-    "training.create_train_op": _SLIM_KEPT.replace("{module}", "training").replace(
-        "{caveat}", " without summarize_gradients=True or a transform_grads_fn made by clip_gradient_norms_fn, "
-        "which read ops.IndexedSlices and fail"
+    "training.create_train_op": (
+        "tf.contrib.training.create_train_op(summarize_gradients=True or a transform_grads_fn made by "
+        "clip_gradient_norms_fn): tf-slim 1.1.0's copy (tf_slim.training.create_train_op) reads ops.IndexedSlices "
+        "there and fails on TF 2.15: write the gradient summaries / clipping by hand, then tfmigrate moves the call"
     ),
-    "training.train": _SLIM_KEPT.replace("{module}", "training").replace("{caveat}", ""),
-    **{
-        f"training.{n}": _SLIM_KEPT.replace("{module}", "train_eval").replace("{caveat}", "")
-        for n in ("evaluate_once", "evaluate_repeatedly", "get_or_create_eval_step", "StopAfterNEvalsHook",
-                  "SummaryAtEndHook", "wait_for_new_checkpoint")
-    },
     **{f"training.{n}": _PLACEMENT for n in ("GreedyLoadBalancingStrategy", "RandomStrategy", "byte_size_load_fn")},
     **{
         f"training.{n}": (
