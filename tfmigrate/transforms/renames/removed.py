@@ -1,8 +1,9 @@
 """TFM590's table: legacy names that TF 2.15 lacks, with no faithful form, and why (issue 27's legacy
 API inventory, ``benchmarks/legacy_api.py``, read from the TF 0.12.1-1.15 sources). Data, no code.
 
-A key is a dotted name relative to ``tensorflow`` (``contrib.learn.monitors.EveryN``), or a module
-followed by ``.*`` (the module and everything in it); the most specific key wins. ``{name}`` is the
+A key is a dotted name relative to ``tensorflow`` (``contrib.learn.monitors.EveryN``: the names the
+inventory found, so that a misspelt or unknown one keeps the catch-all's message), or a TF 0.x
+module followed by ``.*`` (the module and everything in it); the most specific key wins. ``{name}`` is the
 name as the program spells it. The catch-all TFM503 reports what this table does not cover.
 """
 
@@ -80,7 +81,7 @@ REMOVED: dict[str, str] = {
         "sdca_shrink_l1 (the same ops)"
     ),
     # --- tf.contrib.learn (the names and modules TFM1's rules do not rewrite) ------------------------
-    "contrib.learn.graph_actions.*": _GRAPH_ACTIONS,
+    "contrib.learn.graph_actions": _GRAPH_ACTIONS,
     **{f"contrib.learn.{n}": _GRAPH_ACTIONS for n in ("train", "evaluate", "infer", "run_n", "run_feeds")},
     **{f"contrib.learn.{n}": _QUEUE_READERS for n in (
         "read_batch_examples", "read_batch_features", "read_batch_record_features", "read_keyed_batch_examples",
@@ -109,9 +110,22 @@ REMOVED: dict[str, str] = {
         "tf.data.Dataset.from_generator(generator, output_signature=...) does the same"
     ),
     "contrib.learn.datasets": _DATASETS,
-    "contrib.learn.datasets.*": _DATASETS,
+    **{f"contrib.learn.datasets.{n}": _DATASETS for n in (
+        "DATASETS", "SYNTHETIC", "base", "load_boston", "load_dataset", "load_iris", "make_dataset", "mnist",
+        "synthetic", "text_datasets", "base.Dataset", "base.Datasets", "base.load_boston", "base.load_iris",
+        "base.retry", "base.shrink_csv", "base.urlretrieve_with_retry", "mnist.DEFAULT_SOURCE_URL",
+        "mnist.DataSet", "mnist.SOURCE_URL", "mnist.dense_to_one_hot", "mnist.extract_images",
+        "mnist.extract_labels", "mnist.load_mnist", "mnist.read_data_sets")},
+    "contrib.learn.datasets.base.maybe_download": (
+        "{name} was removed with tf.contrib in TF 2.0: tf.keras.utils.get_file(filename, origin=source_url, "
+        "cache_dir=work_directory, cache_subdir='') downloads a missing file to the same place and returns its path"
+    ),
     "contrib.learn.monitors": _MONITORS,
-    "contrib.learn.monitors.*": _MONITORS,
+    **{f"contrib.learn.monitors.{n}": _MONITORS for n in (
+        "BaseMonitor", "CaptureVariable", "CheckpointSaver", "EveryN", "ExportMonitor", "GraphDump",
+        "LoggingTrainable", "NanLoss", "NanLossDuringTrainingError", "PrintTensor", "RunHookAdapterForMonitors",
+        "StepCounter", "StopAtStep", "SummarySaver", "SummaryWriterCache", "ValidationMonitor",
+        "get_default_monitors", "replace_monitors_with_hooks")},
     "contrib.learn.utils": (
         "{name}: tf.contrib.learn.utils (export helpers) was removed with tf.contrib in TF 2.0: "
         "tf.estimator.export.build_parsing_serving_input_receiver_fn, tf.estimator.LatestExporter and "
@@ -138,10 +152,10 @@ REMOVED: dict[str, str] = {
         "tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec) (TFM154 rewrites learn_runner.run where "
         "it can read the experiment_fn)"
     ),
-    "contrib.learn.learn_runner.*": (
+    **{f"contrib.learn.learn_runner.{n}": (
         "{name}: learn_runner ran a tf.contrib.learn.Experiment, removed with tf.contrib in TF 2.0: call "
         "tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec); tune() has no successor"
-    ),
+    ) for n in ("run", "tune", "Experiment", "run_config")},
     **{f"contrib.learn.{n}": (
         "{name} was removed with tf.contrib.learn in TF 2.0: tf.estimator.train_and_evaluate replaces the "
         "Experiment, tf.estimator.RunConfig().task_type gives the task, tf.estimator.LatestExporter the exports"
