@@ -8,8 +8,8 @@ Those sources are not in this repository: ``--extract`` regenerates the file whe
 (``--tfsrc``, ``--skflow-git``); everything else, the tests included, reads the committed file.
 
 The decisions are tfmigrate's own, derived by running its real rewrite (``rewrite_source``, every
-rule family) in-process on generated probe modules: one per legacy module and import form, each
-symbol on its own line (a reference, and a call where it can be called). Per line:
+rule family) in-process on generated probe modules: one per legacy module and import form (see
+``_forms``), each symbol on its own line (a reference, and a call where it can be called). Per line:
 
 - **rewritten**: the line no longer references a name that TF 2.15 lacks
   (``tfmigrate/data/tf215_names.json``);
@@ -143,9 +143,13 @@ class Probe:
 
 
 def _forms(module: str) -> list[tuple[str, list[str], str]]:
-    """(form, import lines, the prefix that spells ``module``) for each import form it is used through."""
+    """(form, import lines, the prefix that spells ``module``) for each import form it is used through:
+    ``import tensorflow as tf`` and ``import tensorflow`` for the top level; for a contrib module also
+    ``from tensorflow.contrib import X``, ``import tensorflow.contrib.X as X`` and a module alias
+    ``M = tf.contrib.X``; ``import skflow`` and ``from tensorflow.contrib import skflow`` for skflow."""
     if module == "tensorflow":
-        return [("import tensorflow as tf", ["import tensorflow as tf"], "tf")]
+        return [("import tensorflow as tf", ["import tensorflow as tf"], "tf"),
+                ("import tensorflow", ["import tensorflow"], "tensorflow")]
     if module.split(".")[0] == "skflow":
         rest = module[len("skflow") :]
         return [
@@ -155,15 +159,12 @@ def _forms(module: str) -> list[tuple[str, list[str], str]]:
     parts = module.split(".")
     forms = [("import tensorflow as tf", ["import tensorflow as tf"], "tf." + ".".join(parts[1:]))]
     if parts[:2] == ["tensorflow", "contrib"] and len(parts) > 2:
-        lead = parts[2]
-        if not parts[-1][:1].isupper():  # a module (RunConfig's arguments: through its module)
-            forms.append(
-                (f"from tensorflow.contrib import {lead}", [f"from tensorflow.contrib import {lead}"], ".".join(parts[2:]))
-            )
-        else:
-            forms.append(
-                (f"from tensorflow.contrib import {lead}", [f"from tensorflow.contrib import {lead}"], ".".join(parts[2:]))
-            )
+        lead, rest = parts[2], "".join(f".{p}" for p in parts[3:])
+        forms += [
+            (f"from tensorflow.contrib import {lead}", [f"from tensorflow.contrib import {lead}"], lead + rest),
+            (f"import tensorflow.contrib.{lead} as {lead}", [f"import tensorflow.contrib.{lead} as {lead}"], lead + rest),
+            (f"M = tf.contrib.{lead}", ["import tensorflow as tf", f"M = tf.contrib.{lead}"], "M" + rest),
+        ]
     return forms
 
 
