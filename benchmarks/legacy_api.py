@@ -12,9 +12,9 @@ rule family) in-process on generated probe modules: one per legacy module and im
 ``_forms``), each symbol on its own line (a reference, and a call where it can be called). Per line:
 
 - **rewritten**: the line no longer references a name that TF 2.15 lacks
-  (``tfmigrate/data/tf215_names.json``);
-- **helper**: it does, through a legacy helper that the rewrite wrote into the module;
-- **manual**: a legacy name is left and a manual finding is on the line (its rule id is kept);
+  (``tfmigrate/data/tf215_names.json``; tf-slim 1.1.0's names for ``tf_slim.*``), and has no manual finding;
+- **helper**: the same, through a legacy helper that the rewrite wrote into the module;
+- **manual**: a manual finding is on the line (its rule id is kept), whether or not a legacy name is left;
 - **unchanged**: the name exists in TF 2.15 as written (TF 0.x top-level names that 1.x kept),
   and the line is left as it is;
 - **silent**: a legacy name is left with no finding: undecided. The target is none.
@@ -320,8 +320,10 @@ def run_probe(probe: Probe, enabled: frozenset[str], slim: frozenset[str]) -> li
         left = [n for n in uses.get(index, []) if missing_in_215(n, slim)]
         rules = tuple(manual.get(index, []))
         rewritten = "\n".join(text_of.get(index, []))
-        if left:
-            decision = "manual" if rules else "silent"
+        if rules:  # the rewrite itself asks for work on this line, whatever it changed
+            decision = "manual"
+        elif left:
+            decision = "silent"
         elif helper_use.get(index):
             decision = "helper"
         elif not missing_in_215(symbol, slim) and rewritten.split("  # probe:")[0] == code:
