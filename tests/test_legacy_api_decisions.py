@@ -207,3 +207,29 @@ def test_renamed_program_runs_on_tf215_with_the_legacy_results(tmp_path):
     # returns the loss its third step computed, at w = 0.6^2
     assert out["final_loss"] == pytest.approx(4 * 0.6**4, rel=1e-4)
     assert out["evaluated"] == 7.0
+
+
+def test_tf_slim_training_targets_exist():
+    """Each tf-slim target of contrib.training is in the __all__ of its tf-slim module (read, not imported)."""
+    import ast
+    import importlib.util
+    from pathlib import Path
+
+    from tfmigrate.transforms.contrib import tables as T
+
+    spec = importlib.util.find_spec("tf_slim")
+    if spec is None:
+        pytest.skip("tf-slim is not installed")
+    package = Path(spec.origin).parent
+    files = {"training": package / "training" / "training.py", "train_eval": package / "training" / "evaluation.py"}
+    exported = {}
+    for key, path in files.items():
+        tree = ast.parse(path.read_text())
+        names = next(
+            node.value for node in tree.body
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__" for t in node.targets)
+        )
+        exported[key] = {e.value for e in names.elts}
+    for name, target in T.SLIM_TRAINING.items():
+        _, module, function = target.split(".")
+        assert function == name and name in exported[module], target
