@@ -170,3 +170,20 @@ def test_dnn_estimator_without_hidden_units_is_flagged_not_a_crash(header, spell
     assert ("TFM102", line) in rules and not any(rule == "TFM101" for rule, _ in rules)
     assert f"{cls}(feature_columns=cols)" in result.new.decode()  # left as it is, flagged
     assert "tf.estimator.LinearClassifier" in result.new.decode()  # the rest of the file is still rewritten
+
+
+def test_the_census_adds_uses_and_orders_the_modules(decided):
+    """With a census (benchmarks/data/census.json's "symbols"), each module's uses are its symbols' sum,
+    and the most used module comes first."""
+    inventory = legacy_api.load_inventory()
+    census = {
+        "tensorflow.contrib.layers.fully_connected": {"uses": 40, "repos": 9},
+        "tensorflow.contrib.layers.conv2d": {"uses": 2, "repos": 1},
+        "tensorflow.contrib.learn.DNNClassifier": {"uses": 30, "repos": 12},
+        "tensorflow.not_in_the_inventory": {"uses": 99, "repos": 1},
+    }
+    rows = legacy_api.table_rows(inventory, decided, census)
+    assert [r["module"] for r in rows[:2]] == ["tensorflow.contrib.layers", "tensorflow.contrib.learn"]
+    assert rows[0]["uses"] == 42 and rows[1]["uses"] == 30 and rows[2]["uses"] == 0
+    text = legacy_api.render(rows, census=True, markdown=True)
+    assert text.splitlines()[0].endswith("| uses |") and "| **72** |" in text
