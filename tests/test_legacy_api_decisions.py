@@ -68,6 +68,10 @@ FLAGGED = [
     ("learn", "datasets.load_iris()", "TFM590"),
     ("learn", "learn_runner.tune(fn, tuner)", "TFM590"),
     ("learn", "infer(restore, out)", "TFM590"),
+    # a feature column passed on, not called (in a tuple: a plain `x = M.real_valued_column` that nothing
+    # reads is a dead alias, removed by TFM551): its twin named
+    ("layers", "real_valued_column, 'x'", "TFM590"),
+    ("layers", "multi_class_target(n_classes=3)", "TFM590"),
 ]
 
 
@@ -233,3 +237,18 @@ def test_tf_slim_training_targets_exist():
     for name, target in T.SLIM_TRAINING.items():
         _, module, function = target.split(".")
         assert function == name and name in exported[module], target
+
+
+@pytest.mark.parametrize(
+    "use, reported",
+    [
+        ("tf.contrib.learn.DNNClassifier.__name__", True),  # a dunder of a missing name is missing too
+        ("tf.contrib.layers.real_valued_column.__doc__", True),
+        ("tf.__version__", False),
+        ("tf.keras.Model.__init__", False),
+        ("tf.compat.v1.__version__", False),
+    ],
+)
+def test_a_dunder_attribute_does_not_hide_a_missing_name(use, reported):
+    result = rewrite_source(f"import tensorflow as tf\nprint({use})\n".encode(), ENABLED, path="a.py")
+    assert any(f.line == 2 and not f.fixable for f in result.findings) is reported, [(f.rule, f.message) for f in result.findings]

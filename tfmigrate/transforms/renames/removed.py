@@ -57,6 +57,41 @@ _KEYS = (
     "('probabilities', 'class_ids', 'logits', 'accuracy', 'loss'...)"
 )
 
+_FEATURE_TWINS = {
+    "real_valued_column": "tf.feature_column.numeric_column",
+    "sparse_column_with_hash_bucket": "tf.feature_column.categorical_column_with_hash_bucket",
+    "sparse_column_with_keys": "tf.feature_column.categorical_column_with_vocabulary_list",
+    "sparse_column_with_integerized_feature": "tf.feature_column.categorical_column_with_identity",
+    "sparse_column_with_vocabulary_file": "tf.feature_column.categorical_column_with_vocabulary_file",
+    "bucketized_column": "tf.feature_column.bucketized_column",
+    "embedding_column": "tf.feature_column.embedding_column",
+    "one_hot_column": "tf.feature_column.indicator_column",
+    "weighted_sparse_column": "tf.feature_column.weighted_categorical_column",
+    "shared_embedding_columns": "tf.compat.v1.feature_column.shared_embedding_columns",
+    "input_from_feature_columns": "tf.compat.v1.feature_column.input_layer",
+    "weighted_sum_from_feature_columns": "tf.compat.v1.feature_column.linear_model",
+    "joint_weighted_sum_from_feature_columns": "tf.compat.v1.feature_column.linear_model",
+    "create_feature_spec_for_parsing": "tf.feature_column.make_parse_example_spec",
+    "parse_feature_columns_from_examples": (
+        "tf.io.parse_example(serialized, tf.feature_column.make_parse_example_spec(columns))"
+    ),
+}
+_FEATURE = (
+    "{name} (a tf.contrib.layers feature column function) was removed with tf.contrib in TF 2.0: its TF 2.15 "
+    "twin is {twin}, with other argument names in places; tfmigrate rewrites the calls it can read in estimator "
+    "programs (TFM1xx), not this use: switch by hand (a model trained with the legacy columns keeps other "
+    "variable names in its checkpoints)"
+)
+_FEATURE_NONE = (
+    "{name} (a tf.contrib.layers feature column function) was removed with tf.contrib in TF 2.0 and has no "
+    "TF 2.15 twin: build the features with tf.feature_column's columns (or Keras preprocessing layers) instead"
+)
+_TARGETS = (
+    "{name} (a TF 0.x target column) was replaced by tf.contrib.learn heads in TF 1.0 and removed with tf.contrib "
+    "in TF 2.0: a tf.estimator head (tf.estimator.MultiClassHead, BinaryClassHead, RegressionHead) or the loss "
+    "written in a model_fn"
+)
+
 REMOVED: dict[str, str] = {
     # --- TF 0.x top level -------------------------------------------------------------------------
     "RegisterShape": (
@@ -80,6 +115,15 @@ REMOVED: dict[str, str] = {
         "{name}: tf.sdca (TF 0.12-1.0) was moved to tf.train: tf.compat.v1.train.sdca_optimizer, sdca_fprint and "
         "sdca_shrink_l1 (the same ops)"
     ),
+    # --- tf.contrib.layers feature columns (TFM1 rewrites the calls it reads; crossed_column: TFM159) ----
+    **{f"contrib.layers.{n}": _FEATURE.replace("{twin}", twin) for n, twin in _FEATURE_TWINS.items()},
+    **{f"contrib.layers.{n}": _FEATURE_NONE for n in (
+        "scattered_embedding_column", "hashed_embedding_column", "sequence_input_from_feature_columns",
+        "transform_features", "check_feature_columns", "make_place_holder_tensors_for_base_features",
+        "parse_feature_columns_from_sequence_examples", "infer_real_valued_columns", "DataFrameColumn")},
+    **{f"contrib.layers.{n}": _TARGETS for n in (
+        "multi_class_target", "regression_target", "binary_svm_target", "get_default_binary_metrics_for_eval",
+        "ProblemType")},
     # --- tf.contrib.learn (the names and modules TFM1's rules do not rewrite) ------------------------
     "contrib.learn.graph_actions": _GRAPH_ACTIONS,
     **{f"contrib.learn.{n}": _GRAPH_ACTIONS for n in ("train", "evaluate", "infer", "run_n", "run_feeds")},
