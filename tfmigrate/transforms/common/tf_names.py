@@ -103,7 +103,10 @@ class Names:
             # private (tensorflow[.lite].python.*): TF 2.15's implementation modules
             return V2 if private_exists(parts) else UNKNOWN
         if any(p.startswith("__") for p in parts):
-            return V2  # tf.__internal__.*, tf.__version__: not in the public table, unchecked
+            # tf.__internal__.*, tf.__version__: not in the public table, unchecked; a dunder of a name
+            # (tf.contrib.learn.DNNClassifier.__name__) is as missing as the name itself
+            first = next(i for i, p in enumerate(parts) if p.startswith("__"))
+            return V2 if first == 0 else self.status(".".join(parts[:first]))
         if any(p.startswith("_") for p in parts) and not self._module_part(parts):
             return V2  # `_private` of something the table does not list as a module: unchecked
         return UNKNOWN

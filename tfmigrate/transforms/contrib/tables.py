@@ -336,3 +336,13 @@ MANUAL: dict[str, str] = {
         "tensorflow/models (research/slim/nets) and import them from there"
     ),
 }
+
+# --- issue 27's legacy API inventory: the contrib names it found undecided (contrib/inventory.py) --
+from tfmigrate.transforms.contrib import inventory as _inventory  # noqa: E402
+
+RENAMES.update(_inventory.RENAMES)
+POSITIONAL_LIMIT.update(_inventory.POSITIONAL_LIMIT)
+LEGACY_ONLY_KEYWORDS.update(_inventory.LEGACY_ONLY_KEYWORDS)
+MANUAL.update(_inventory.MANUAL)
+SLIM_TRAINING = _inventory.SLIM_TRAINING
+SLIM_TRAINING_FAILS = _inventory.SLIM_TRAINING_FAILS

@@ -94,7 +94,24 @@ def slim_target(rel: str) -> str | None:
         return f"tf_slim.losses.{name}"
     if package == "metrics" and name in T.SLIM_METRICS:
         return f"tf_slim.metrics.{name}"
+    if package == "training" and name in T.SLIM_TRAINING:
+        return T.SLIM_TRAINING[name]
     return None
+
+
+def slim_fails(rel: str, call: cst.Call | None) -> bool:
+    """Does this call pass an argument with which the tf-slim copy fails on TF 2.15 (SLIM_TRAINING_FAILS)?"""
+    package, _, name = rel.partition(".")
+    if package != "training" or name not in T.SLIM_TRAINING_FAILS or call is None:
+        return False
+    positional = sum(1 for a in call.args if a.keyword is None and not a.star)
+    for keyword, position in T.SLIM_TRAINING_FAILS[name]:
+        given = next((a for a in call.args if a.keyword is not None and a.keyword.value == keyword), None)
+        if positional > position or any(a.star for a in call.args):
+            return True
+        if given is not None and not (isinstance(given.value, cst.Name) and given.value.value in ("None", "False")):
+            return True
+    return False
 
 
 def manual_message(rel: str) -> str | None:
@@ -345,6 +362,10 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 self.flag(original, TFM609, T.SLIM_BROKEN[name].format(name=f"tf.contrib.{rel}"))
             return updated
         target = slim_target(rel)
+        if target is not None and slim_fails(rel, call):
+            if outermost:
+                self.flag(original, TFM609, T.MANUAL[rel].format(name=name))
+            return updated
         if target is not None:
             if self.fix(original, TFM606, f"tf.contrib.{rel} is {target}, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"):
                 self.remove_imports_of(original)

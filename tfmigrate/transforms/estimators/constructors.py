@@ -356,6 +356,11 @@ class EstimatorConstructors:
             position = next((i for i, arg in enumerate(args) if arg.keyword and arg.keyword.value == "config"), len(args))
             args[position:position] = [kwarg(k, expression(v)) for k, v in defaults]
         else:
+            if cls.dnn and "hidden_units" not in a:  # required by every legacy DNN estimator: a TypeError there too
+                est.ok = False
+                self.flag(est.call, TFM102, f"tf.contrib.learn.{cls.name}(...) without hidden_units (a required "
+                          "argument, TypeError in TF 1.x too): pass hidden_units=[...], then tfmigrate rewrites it")
+                return
             if cls.dnn:
                 args.append(kwarg("hidden_units", a["hidden_units"]))
             columns = a.get("feature_columns")

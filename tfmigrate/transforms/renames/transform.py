@@ -11,6 +11,8 @@ first time a module that mentions tensorflow is transformed. TensorFlow itself i
 - TFM502 (fix): graph-mode API used outside a ``with tf.Graph().as_default():`` block needs
   ``tf.compat.v1.disable_eager_execution()``; it is inserted once, after the imports.
 - TFM503 (finding): a tensorflow name that exists in neither namespace; names the replacement.
+- TFM590 (finding): the same, for a legacy name issue 27's inventory decided (``removed.py``): why it
+  has no faithful TF 2.15 form and what to write instead.
 
 - TFM504 (fix): in TF1 graph-mode code (a module that builds placeholders/sessions/Savers, uses
   ``Graph().as_default()`` or disables eager execution), a name TF 2.15 keeps but whose 2.x object
@@ -30,9 +32,10 @@ from libcst.metadata import ParentNodeProvider, ScopeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name, is_docstring, is_import_block
 from tfmigrate.codemod.walk import transform
-from tfmigrate.rule_ids import TFM501, TFM502, TFM503, TFM504, TFM505
+from tfmigrate.rule_ids import TFM501, TFM502, TFM503, TFM504, TFM505, TFM590
 from tfmigrate.transforms.common.builders import ReplaceById
 from tfmigrate.transforms.renames.flags_internals import FlagsInternals, shown_code
+from tfmigrate.transforms.renames.removed import removed_reason
 from tfmigrate.transforms.common.tf_names import (
     DISABLES, ENABLES, GRAPH_CLASSES, GRAPH_ONLY, SKFLOW, TF, UNKNOWN, V1, V2, base_name, dotted, names,
     replace_base, shown, tf_rel,
@@ -424,6 +427,10 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
         )
 
     def _flag_unknown(self, node: cst.CSTNode, rel: str) -> None:
+        reason = removed_reason(rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel)
+        if reason is not None:  # a legacy name the inventory decided: why it has no TF 2.15 form (TFM590)
+            self.flag(node, TFM590, reason.format(name=shown(rel)))
+            return
         hint = self.names.replacement(rel)
         message = f"{shown(rel)} does not exist in TensorFlow 2.15 (neither tf nor tf.compat.v1)"
         if hint is None:
