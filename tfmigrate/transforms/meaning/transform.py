@@ -35,7 +35,8 @@ class LegacyMeaning(FamilyTransform):
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.edits: dict[int, Callable[[cst.CSTNode], cst.CSTNode] | cst.CSTNode] = {}
-        calls = self.index.nodes(cst.Call)
+        # calls of a name (`tf.x(...)`), not of a call's result (`LSTM(8)(x)`, which libcst names as its callee)
+        calls = [c for c in self.index.nodes(cst.Call) if isinstance(c.func, (cst.Name, cst.Attribute))]
         classes: dict[int, str] = {}
         for call in calls:
             cls = cell_class(self.qualified_name(call.func))
