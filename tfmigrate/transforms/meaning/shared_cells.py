@@ -115,7 +115,7 @@ def shared_rnn_cells(t: MeaningContext, calls: list[cst.Call]) -> list[tuple[cst
             if key[0] == 0:
                 continue
             if key in first_use and first_use[key] is not call:
-                out.append((call, f"{code} is also used by the RNN call on line {t.line_of(first_use[key])}: TF <= 1.0 "
+                out.append((call, f"{code} is also used by an earlier RNN call: TF <= 1.0 "
                                   "built new weights in this call's variable scope, TF 1.2+ and TF 2.15 reuse that "
                                   "call's weights silently. Build a second cell for this call, or put it in a "
                                   "variable_scope(..., reuse=True) if sharing is meant"))

@@ -66,8 +66,8 @@ class LegacyMeaning(FamilyTransform):
             evidence = [(None, "an earlier pass found it")]  # a later pass: the evidence may be rewritten
         if evidence:
             self.context.facts.add(PRE_TUPLE)
-            node, what = evidence[0]
-            where = f" (line {self.line_of(node)})" if node is not None else ""
+            _, what = evidence[0]
+            where = ""  # no line number: a later pass's lines differ, and a finding is reported once by its text
             for call in plan.defaults:
                 cls = classes[id(call)]
                 message = (f"{cls}: state_is_tuple=False written: this file uses the LSTM state as one "
