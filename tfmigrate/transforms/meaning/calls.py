@@ -17,7 +17,7 @@ from tfmigrate.transforms.common.builders import append_args, kwarg
 from tfmigrate.transforms.common.tf_names import V1, names, tf_rel
 from tfmigrate.transforms.meaning.context import MeaningContext
 from tfmigrate.transforms.meaning.names import cell_class, tf_function
-from tfmigrate.transforms.meaning.syntax import argument, compact, has_keyword, has_star, positional_count
+from tfmigrate.transforms.meaning.syntax import argument, assigned_value, compact, has_keyword, has_star, positional_count
 
 Edits = dict[int, "Callable[[cst.CSTNode], cst.CSTNode] | cst.CSTNode"]
 
@@ -133,12 +133,38 @@ def _nn_v1(t: MeaningContext, call: cst.Call, rel: str, edits: Edits) -> None:
         return  # already the TF 1.x function
     if rel == "nn.softmax_cross_entropy_with_logits" and positional_count(call):
         return  # TF 0.x positional order: the TF 0.x family (TFM542) writes it with keywords, then this rule
+    if rel != "nn.softmax_cross_entropy_with_logits" and not _sharded(t, call, rel):
+        return  # one tensor of weights: both strategies read the same rows, the 2.x function means the same
     text = dotted(call.func)
     if text is None or not text.endswith(rel):
         return  # an alias of tf.nn or an imported function: the renames family's spelling decides
     head = text[: len(text) - len(rel)]
     if t.fix(call, TFM563, f"tf.{rel} in TF1 code -> tf.compat.v1.{rel}: {NN_V1[rel]}"):
         edits[id(call.func)] = expression(f"{head}compat.v1.{rel}")
+
+
+# the argument that may be a list of shards, and how many positionals the 2.x signature reads alike
+_SHARDED = {"nn.nce_loss": (0, "weights", 9), "nn.sampled_softmax_loss": (0, "weights", 9),
+            "nn.embedding_lookup": (0, "params", 2), "nn.embedding_lookup_sparse": (0, "params", 2),
+            "nn.safe_embedding_lookup_sparse": (0, "embedding_weights", 3)}
+
+
+def _sharded(t: MeaningContext, call: cst.Call, rel: str) -> bool:
+    """The call may shard its weights (a list of them, a partitioner in the module) or passes what the 2.x
+    signature reads otherwise (partition_strategy=, a positional beyond the common ones)."""
+    position, keyword, common = _SHARDED[rel]
+    if has_keyword(call, "partition_strategy") or positional_count(call) > common or has_star(call):
+        return True
+    arg = argument(call, position, keyword)
+    value = arg.value if arg is not None else None
+    if isinstance(value, cst.Name):
+        scope = t.scopes.scope_of(value)
+        seen = list(scope[value.value]) if scope is not None else []
+        if len(seen) == 1 and isinstance(seen[0].node, cst.Name):
+            value = assigned_value(seen[0].node, t.index.parents) or value
+    if isinstance(value, (cst.List, cst.Tuple, cst.ListComp)):
+        return True
+    return any(a.keyword is not None and a.keyword.value == "partitioner" for c in t.index.nodes(cst.Call) for a in c.args)
 
 
 def _keras_rnn(t: MeaningContext, call: cst.Call, layer: str, edits: Edits) -> None:

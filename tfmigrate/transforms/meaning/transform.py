@@ -21,7 +21,7 @@ from tfmigrate.rule_ids import TFM560, TFM561, TFM562
 from tfmigrate.transforms.common.builders import ReplaceById, append_args, kwarg
 from tfmigrate.transforms.meaning import calls as call_rules
 from tfmigrate.transforms.meaning.lstm_state import plan_state
-from tfmigrate.transforms.meaning.names import LSTM_CELLS, MULTI_CELL, cell_class
+from tfmigrate.transforms.meaning.names import LSTM_CELLS, MULTI_CELL, cell_class, rnn_function
 from tfmigrate.transforms.meaning.shared_cells import plan_multi, shared_rnn_cells
 
 PRE_TUPLE = "tf_pre_0_11_lstm_state"  # a fact: this module's LSTM state is one concatenated tensor
@@ -37,6 +37,9 @@ class LegacyMeaning(FamilyTransform):
         self.edits: dict[int, Callable[[cst.CSTNode], cst.CSTNode] | cst.CSTNode] = {}
         # calls of a name (`tf.x(...)`), not of a call's result (`LSTM(8)(x)`, which libcst names as its callee)
         calls = [c for c in self.index.nodes(cst.Call) if isinstance(c.func, (cst.Name, cst.Attribute))]
+        helpers = self._helpers()
+        if helpers:  # code tfmigrate wrote into the module means TF 2.15 as it is
+            calls = [c for c in calls if not self._inside(c, helpers)]
         classes: dict[int, str] = {}
         for call in calls:
             cls = cell_class(self.qualified_name(call.func))
@@ -53,9 +56,25 @@ class LegacyMeaning(FamilyTransform):
             return transform(updated, ReplaceById(self.edits), self.index)  # type: ignore[return-value]
         return updated
 
-    def _mentions_rnn(self, call: cst.Call) -> bool:
-        from tfmigrate.transforms.meaning.names import rnn_function
+    def _helpers(self) -> set[cst.CSTNode]:
+        """The defs and classes tfmigrate wrote into the module (their docstring or comment says so)."""
+        out: set[cst.CSTNode] = set()
+        for node in self.index.nodes(cst.FunctionDef) + self.index.nodes(cst.ClassDef):
+            doc = node.get_docstring(clean=False) if isinstance(node.body, cst.IndentedBlock) else None
+            comments = " ".join(line.comment.value for line in node.leading_lines if line.comment is not None)
+            if "by tfmigrate" in (doc or "") or "tfmigrate" in comments:
+                out.add(node)
+        return out
 
+    def _inside(self, node: cst.CSTNode, owners: set[cst.CSTNode]) -> bool:
+        parents = self.index.parents
+        while node is not None:
+            if node in owners:
+                return True
+            node = parents.get(node)
+        return False
+
+    def _mentions_rnn(self, call: cst.Call) -> bool:
         return rnn_function(self.qualified_name(call.func)) is not None
 
     # --- TFM560 ------------------------------------------------------------------------------
