@@ -48,6 +48,8 @@ NN_V1 = {
 KERAS_RNN = {"LSTM": 2, "LSTMCell": 2, "GRU": 2, "GRUCell": 2}  # positional index of recurrent_activation
 # TFM565: tf.keras optimizers whose default rate TF 1.14 changed (release notes 1.14.0, "Behavioral changes")
 KERAS_RATES = {"Adadelta": 1.0, "Adagrad": 0.01, "Adamax": 0.002, "Nadam": 0.002}
+# TFM565 too: Dataset.list_files shuffles by default since TF 1.7 (release notes 1.7.0)
+LIST_FILES = frozenset({"data.Dataset.list_files", "contrib.data.Dataset.list_files"})
 # TFM565 too: tf.keras initializers whose defaults TF 1.11 changed (release notes 1.11.0, "Breaking Changes")
 KERAS_INITS = {
     "RandomUniform": ("minval", "maxval", "minval=0, maxval=1 (uniform on [0, 1))", "minval=-0.05, maxval=0.05"),
@@ -98,7 +100,8 @@ def plan(t: MeaningContext, calls: list[cst.Call], edits: Edits) -> None:
         if rel is None:
             continue
         if tf1 is None and (rel in NN_V1 or _keras(rel, "layers") in KERAS_RNN or _keras(rel, "optimizers") in KERAS_RATES
-                            or _keras(rel, "initializers") in KERAS_INITS or rel in ("image.decode_jpeg", "div", "mod")):
+                            or _keras(rel, "initializers") in KERAS_INITS or rel in ("image.decode_jpeg", "div", "mod")
+                            or rel in LIST_FILES):
             tf1, tf0 = legacy_module(t)
         if rel in NN_V1 and tf1:
             _nn_v1(t, call, rel, edits)
@@ -108,6 +111,11 @@ def plan(t: MeaningContext, calls: list[cst.Call], edits: Edits) -> None:
             _keras_rate(t, call, opt)  # type: ignore[arg-type]
         elif (init := _keras(rel, "initializers")) in KERAS_INITS and tf1:
             _keras_init(t, call, init)  # type: ignore[arg-type]
+        elif rel in LIST_FILES and tf1 and not has_keyword(call, "shuffle") and positional_count(call) < 2 \
+                and not has_star(call):
+            t.flag(call, TFM565, "Dataset.list_files(pattern) in TF1 code: up to TF 1.6 it listed the files in a fixed "
+                   "order; since TF 1.7 (and on TF 2.15) it shuffles them by default. Write shuffle=False if the "
+                   "program was written for TF 1.6 or earlier")
         elif rel in ("image.adjust_brightness", "image.random_brightness"):
             _brightness(t, call, rel)
         elif cell_class(t.qualified_name(call.func)) == "DropoutWrapper" and has_keyword(call, "state_keep_prob"):
