@@ -1,8 +1,7 @@
 """TFM563-TFM569: single calls whose TF 2.15 reading differs from the legacy one, decided from tables.
 
-Which legacy code a module is decides some of them: ``legacy_module`` (it uses TF1 API: a name TF 2.15
-has only in ``tf.compat.v1``, ``tf.contrib``, ``tf.compat.v1`` itself, or a TF 0.x name) and
-``tf0_module`` (it uses a name TensorFlow 1.0 removed: TF 0.x code).
+Which legacy code a module is decides some of them (``legacy_module``): TF1 graph code (placeholders,
+sessions, Savers, eager execution disabled, or TF 0.x names) and TF 0.x code (a name TF 1.0 removed).
 """
 
 from __future__ import annotations
@@ -14,11 +13,12 @@ import libcst as cst
 from tfmigrate.codemod.tree import dotted, expression
 from tfmigrate.rule_ids import TFM563, TFM564, TFM565, TFM566, TFM567, TFM568, TFM569
 from tfmigrate.transforms.common.builders import append_args, kwarg
-from tfmigrate.transforms.common.tf_names import V1, names, tf_rel
+from tfmigrate.transforms.common.tf_names import DISABLES, GRAPH_ONLY, tf_rel
 from tfmigrate.transforms.meaning.context import MeaningContext
 from tfmigrate.transforms.meaning.names import cell_class, tf_function
 from tfmigrate.transforms.meaning.syntax import argument, assigned_value, compact, has_keyword, has_star, positional_count
 
+EAGER_PROGRAM = "eager_program"  # the eager family's fact: the module is a tf.contrib.eager program
 Edits = dict[int, "Callable[[cst.CSTNode], cst.CSTNode] | cst.CSTNode"]
 
 # TF 0.x names that TF 1.0 removed (its tf_upgrade.py renames; the TF 0.x family's table is larger):
@@ -74,22 +74,26 @@ def _keras(rel: str | None, module: str) -> str | None:
     return None
 
 
-def legacy_module(t: MeaningContext) -> tuple[bool, bool]:
-    """(TF1 code, TF 0.x code): what the module's TensorFlow names say."""
-    table = names()
+def legacy_module(t: MeaningContext, eager_program: bool = False) -> tuple[bool, bool]:
+    """(TF1 graph code, TF 0.x code): what the module's TensorFlow names say. TF1 graph code builds
+    placeholders, sessions or Savers, or disables eager execution (the renames family's criterion for
+    TFM504, ``common.tf_names.GRAPH_ONLY``), or uses a TF 0.x name; an eager program (the eager family's
+    fact) is not, and neither is code that only uses names 2.x shares (TF 2 code, or tfmigrate's output)."""
     tf1 = tf0 = False
     parents = t.index.parents
     for node in t.index.nodes(cst.Attribute) + t.index.nodes(cst.Name):
         if isinstance(parents.get(node), cst.Attribute) and parents[node].value is node:  # type: ignore[union-attr]
             continue  # the head of a longer chain: its whole chain is asked
-        rel = tf_rel(t.qualified_name(node))
+        qualified = t.qualified_name(node)
+        rel = tf_rel(qualified)
         if not rel:
             continue
         if rel in TF0_NAMES or any(rel.startswith(n + ".") for n in ("nn.seq2seq", "models")):
-            return True, True
-        if rel.startswith(("compat.v1", "contrib")) or table.status(rel) == V1:
+            return not eager_program, True
+        stripped = rel[len("compat.v1."):] if rel.startswith("compat.v1.") else rel
+        if stripped in GRAPH_ONLY or qualified in DISABLES:
             tf1 = True
-    return tf1, tf0
+    return tf1 and not eager_program, tf0
 
 
 def plan(t: MeaningContext, calls: list[cst.Call], edits: Edits) -> None:
@@ -102,7 +106,7 @@ def plan(t: MeaningContext, calls: list[cst.Call], edits: Edits) -> None:
         if tf1 is None and (rel in NN_V1 or _keras(rel, "layers") in KERAS_RNN or _keras(rel, "optimizers") in KERAS_RATES
                             or _keras(rel, "initializers") in KERAS_INITS or rel in ("image.decode_jpeg", "div", "mod")
                             or rel in LIST_FILES):
-            tf1, tf0 = legacy_module(t)
+            tf1, tf0 = legacy_module(t, EAGER_PROGRAM in t.facts)
         if rel in NN_V1 and tf1:
             _nn_v1(t, call, rel, edits)
         elif (layer := _keras(rel, "layers")) in KERAS_RNN and tf1:

@@ -12,6 +12,7 @@ from tfmigrate.codemod.tree import TreeIndex
 
 class MeaningContext(Protocol):
     index: TreeIndex
+    facts: set[str]  # what earlier families learned about the module (Context.facts)
 
     @property
     def scopes(self) -> Scopes: ...

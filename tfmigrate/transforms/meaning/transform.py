@@ -30,6 +30,10 @@ PRE_TUPLE = "tf_pre_0_11_lstm_state"  # a fact: this module's LSTM state is one 
 class LegacyMeaning(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM56"
 
+    @property
+    def facts(self) -> set[str]:
+        return self.context.facts
+
     def line_of(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
 
