@@ -56,7 +56,8 @@ class CheckpointFormat(FamilyTransform):
                 continue
             path = _compact(call.args[0].value)
             if path in paths:
-                self.flag(call, TFM570, f"{_compact(call.func)}({path}) tests the path a Saver saves to: TF <= 0.11 wrote "
+                shown = f"tf.{rel.removeprefix('compat.v1.')}" if rel is not None else name  # the same in every pass
+                self.flag(call, TFM570, f"{shown}({path}) tests the path a Saver saves to: TF <= 0.11 wrote "
                           f"one file there (V1); since TF 0.12 (and on TF 2.15) the checkpoint is {path} + \".index\" "
                           "and \".data-*\", so this is never true and the program never restores. "
                           f"tf.compat.v1.train.checkpoint_exists({path}) tests both formats")
