@@ -224,6 +224,39 @@ def test_shared_cell_in_reusing_scope_left_alone():
     assert not [f for f in rewrite_source(source.encode(), ENABLED).findings if f.rule == "TFM562"]
 
 
+# The TF 0.9-0.10 tutorial shape (the concatenated state fed through a [None, 2*n_hidden] placeholder,
+# tf.nn.rnn over a TF 0.x tf.split, positional cross-entropy): the whole program trains on TF 2.15.
+TF0_PROGRAM = '''import numpy as np
+import tensorflow as tf
+n_input, n_steps, n_hidden, n_classes = 4, 5, 8, 3
+x = tf.placeholder("float", [None, n_steps, n_input])
+istate = tf.placeholder("float", [None, 2*n_hidden])
+y = tf.placeholder("float", [None, n_classes])
+weights = {"hidden": tf.Variable(tf.random_normal([n_input, n_hidden])), "out": tf.Variable(tf.random_normal([n_hidden, n_classes]))}
+biases = {"hidden": tf.Variable(tf.random_normal([n_hidden])), "out": tf.Variable(tf.random_normal([n_classes]))}
+
+def RNN(_X, _istate, _weights, _biases):
+    _X = tf.transpose(_X, [1, 0, 2])
+    _X = tf.reshape(_X, [-1, n_input])
+    _X = tf.matmul(_X, _weights["hidden"]) + _biases["hidden"]
+    lstm_cell = tf.nn.rnn_cell.BasicLSTMCell(n_hidden, forget_bias=1.0)
+    _X = tf.split(0, n_steps, _X)
+    outputs, states = tf.nn.rnn(lstm_cell, _X, initial_state=_istate)
+    return tf.matmul(outputs[-1], _weights["out"]) + _biases["out"], states
+
+pred, final = RNN(x, istate, weights, biases)
+cost = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(pred, y))
+optimizer = tf.train.AdamOptimizer(learning_rate=0.01).minimize(cost)
+init = tf.initialize_all_variables()
+with tf.Session() as sess:
+    sess.run(init)
+    feed = {x: np.random.rand(2, n_steps, n_input), y: np.eye(3)[[0, 1]], istate: np.zeros((2, 2 * n_hidden))}
+    for step in range(3):
+        sess.run(optimizer, feed_dict=feed)
+    RESULT = list(sess.run(final, feed_dict=feed).shape)
+'''
+
+
 RUNNER = r'''
 import json, sys, warnings
 warnings.filterwarnings("ignore")
@@ -269,6 +302,8 @@ def test_rewritten_variants_keep_the_legacy_meaning_on_tf215():
     # the unrewritten meaning, for contrast: TF 2.15 shares one set of weights between the layers
     shared, _ = _repeat_program(IMPORTS[0], REPEATS[0], "module")
     programs["shared-before"] = rewrite_source(shared.encode(), ENABLED - {"TFM561"}).new.decode()
+    programs["tf0-program"] = rewrite_source(TF0_PROGRAM.encode(), ENABLED).new.decode()
+    expected["tf0-program"] = [2, 16]
     results = _run_tf(programs)
     for name, want in expected.items():
         got = results[name]

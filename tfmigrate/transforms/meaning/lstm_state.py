@@ -29,7 +29,7 @@ from tfmigrate.transforms.meaning.names import (
     tf_function,
 )
 from tfmigrate.transforms.meaning.syntax import (
-    argument, assigned_value, compact, factors, has_keyword, has_star, positional_count,
+    argument, assigned_value, compact, factors, has_keyword, has_star, positional_count, shown,
 )
 
 _SHAPED = frozenset({"placeholder", "zeros", "ones", "Variable", "get_variable", "random_normal", "random_uniform",
@@ -84,7 +84,7 @@ def plan_state(t: MeaningContext, calls: list[cst.Call], classes: dict[int, str]
             parts = factors(op)
             codes = [compact(p) for p in parts]
             if "2" in codes and any(c in units for c in codes if c != "2"):
-                plan.evidence.append((op, f"a shape holds {compact(op)}, twice an LSTM cell's num_units"))
+                plan.evidence.append((op, f"a shape holds {shown(op)}, twice an LSTM cell's num_units"))
     for call in calls:
         func = tf_function(t.qualified_name(call.func))
         name = rnn_function(t.qualified_name(call.func))
@@ -96,7 +96,7 @@ def plan_state(t: MeaningContext, calls: list[cst.Call], classes: dict[int, str]
                 plan.evidence.append((call, "an RNN state is split in two (c and h of one tensor)"))
     for sub in t.index.nodes(cst.Subscript):
         if compact(sub.value) in states and len(sub.slice) == 2 and all(isinstance(s.slice, cst.Slice) for s in sub.slice):
-            plan.evidence.append((sub, f"an RNN state is sliced as a [batch, 2n] tensor ({compact(sub)})"))
+            plan.evidence.append((sub, f"an RNN state is sliced as a [batch, 2n] tensor ({shown(sub)})"))
     return plan
 
 
@@ -178,7 +178,7 @@ def _initial_state(
     shape = next((a.value for a in value.args if isinstance(a.value, (cst.List, cst.Tuple))), None)
     if shape is None or len(shape.elements) != 2:
         return
-    what = f"a rank-2 tensor ({compact(value)}) is fed as the initial state"
+    what = "a rank-2 tensor is fed as the initial state"  # no code: a later pass may spell it otherwise
     if cls is None:
         plan.unknown.append((state, what))
     else:

@@ -26,6 +26,7 @@ from tfmigrate.transforms.common.builders import code_of
 from tfmigrate.transforms.meaning.context import MeaningContext
 from tfmigrate.transforms.meaning.names import MULTI_CELL, RNN_CALLS, cell_class, rnn_function, tf_function
 from tfmigrate.transforms.meaning.syntax import argument, assigned_value, compact
+from tfmigrate.transforms.meaning.syntax import shown as _shown
 from tfmigrate.codemod.tree import expression
 
 
@@ -56,7 +57,7 @@ def plan_multi(t: MeaningContext, call: cst.Call) -> Repeat | None:
         if not _single_list(one):
             return None
         element = one.elements[0].value  # type: ignore[attr-defined]
-        shown = f"[{compact(element)}] * {compact(count)}"
+        shown = f"[{_shown(element)}] * {_shown(count)}"
         build = _rebuild(t, element, call)
         if build is None:
             return Repeat(cells, None, shown)
@@ -67,7 +68,7 @@ def plan_multi(t: MeaningContext, call: cst.Call) -> Repeat | None:
         loop_names = {compact(n) for n in _targets(cells.for_in)}
         if compact(cells.elt) in loop_names:
             return None
-        shown = f"[{compact(cells.elt)} for ...]"
+        shown = f"[{_shown(cells.elt)} for ...]"
         build = _rebuild(t, cells.elt, call)
         if build is None:
             return Repeat(cells, None, shown)

@@ -35,6 +35,11 @@ def compact(node: cst.CSTNode) -> str:
     return "".join(code_of(node).split())
 
 
+def shown(node: cst.CSTNode) -> str:
+    """The code of ``node`` on one line, for a message."""
+    return " ".join(code_of(node).split())
+
+
 def factors(node: cst.BaseExpression) -> list[cst.BaseExpression]:
     """The operands of a product ``a * b * c`` (parentheses and nesting flattened)."""
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
