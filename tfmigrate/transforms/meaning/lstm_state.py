@@ -159,7 +159,8 @@ def _initial_state(
     parents: dict[cst.CSTNode, cst.CSTNode],
 ) -> None:
     """``initial_state=`` a rank-2 tensor (``tf.placeholder(..., [None, k])``) of an RNN call on an LSTM cell."""
-    state = argument(call, 99, "initial_state")
+    # initial_state= by keyword (its position differs between the RNN functions; legacy code names it)
+    state = next((a for a in call.args if a.keyword is not None and a.keyword.value == "initial_state"), None)
     cell = argument(call, RNN_CALLS[name][0][0], RNN_CALLS[name][0][1])
     if state is None or cell is None:
         return
