@@ -13,6 +13,7 @@ def rules(rule_id: str | None, fmt: str) -> None:
     """List the rule catalog, or explain RULE_ID: why, fix safety, legacy API, its code, examples."""
     import json
 
+    from rich.markup import escape
     from rich.syntax import Syntax
     from rich.table import Table
 
@@ -40,8 +41,8 @@ def rules(rule_id: str | None, fmt: str) -> None:
     out = make_console()
     if rule_id and len(chosen) == 1:
         r = chosen[0]
-        out.print(f"[bold]{r.id}[/] {r.title}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")
-        out.print(r.why + "\n", soft_wrap=False)
+        out.print(f"[bold]{r.id}[/] {escape(r.title)}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")
+        out.print(r.why + "\n", soft_wrap=False, markup=False)  # `[cell] * n` is text, not a style
         out.print("\n".join(explain(r)) + "\n", markup=False, highlight=False)
         for i, e in enumerate(r.examples, start=1):
             out.print(f"[bold]Example {i}[/] — before:")
@@ -56,5 +57,5 @@ def rules(rule_id: str | None, fmt: str) -> None:
     table.add_column("title")
     table.add_column("fix")
     for r in chosen:
-        table.add_row(r.id, r.title, r.fix_safety if r.fixable else "manual")
+        table.add_row(r.id, escape(r.title), r.fix_safety if r.fixable else "manual")
     out.print(table)

@@ -1,0 +1,58 @@
+"""Small readers of call and assignment shapes, shared by the parts of this family."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tfmigrate.transforms.common.builders import code_of
+
+
+def argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
+    """The argument passed at ``position`` or as ``keyword=``, else None."""
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg
+    if position < len(positional) and not any(a.star == "*" for a in call.args[: call.args.index(positional[position])]):
+        return positional[position]
+    return None
+
+
+def positional_count(call: cst.Call) -> int:
+    return sum(1 for a in call.args if a.keyword is None and not a.star)
+
+
+def has_keyword(call: cst.Call, keyword: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == keyword for a in call.args)
+
+
+def has_star(call: cst.Call) -> bool:
+    return any(a.star for a in call.args)
+
+
+def compact(node: cst.CSTNode) -> str:
+    """The code of ``node`` without spaces (``2 * n`` and ``2*n`` read alike)."""
+    return "".join(code_of(node).split())
+
+
+def shown(node: cst.CSTNode) -> str:
+    """The code of ``node`` on one line, for a message."""
+    return " ".join(code_of(node).split())
+
+
+def factors(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The operands of a product ``a * b * c`` (parentheses and nesting flattened)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Multiply):
+        return factors(node.left) + factors(node.right)
+    return [node]
+
+
+def assigned_value(name: cst.Name, parents: dict[cst.CSTNode, cst.CSTNode]) -> cst.BaseExpression | None:
+    """For the bound Name of ``name = value`` (one target, no tuple), ``value``."""
+    target = parents.get(name)
+    if not isinstance(target, cst.AssignTarget):
+        return None
+    assign = parents.get(target)
+    if isinstance(assign, cst.Assign) and len(assign.targets) == 1 and assign.targets[0].target is name:
+        return assign.value
+    return None
