@@ -43,6 +43,8 @@ RUN_CONFIG_KEEP = {
     "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
     "protocol", "session_creation_timeout_secs", "train_distribute", "device_fn", "eval_distribute",
 }
+# legacy-only arguments the legacy RunConfig built its tf_config (a ConfigProto) from: session_config (TFM150)
+RUN_CONFIG_SESSION = ("num_cores", "log_device_placement", "gpu_memory_fraction")
 # legacy-only arguments that may be dropped when they hold the legacy default
 RUN_CONFIG_DEFAULTS = {
     "master": {"None", "''", '""'},
