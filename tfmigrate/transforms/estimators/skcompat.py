@@ -39,27 +39,21 @@ PREDICT = ("x", "batch_size", "outputs")
 BATCH = "128"  # SKCompat's default batch_size in fit, score and predict (every TF 1.x release)
 HELPER = "skcompat_predict"
 HELPER_CODE = '''def skcompat_predict(predictions, head=None):
-    """tf.contrib.learn.SKCompat.predict's result, which TensorFlow 2 lacks (written by tfmigrate, TFM119):
-    tf.estimator's predictions of every example in one array, or in a dict of arrays when they are dicts;
-    head "classifier"/"regressor": the legacy canned estimators' keys (classes, scores: [N] for a width of 1)."""
+    """tf.contrib.learn.SKCompat.predict's result, which TensorFlow 2 lacks (written by tfmigrate, TFM119): every
+    prediction in one array, or in a dict of arrays; head: a canned estimator's legacy keys (classes, scores [N])."""
     import numpy as np
     rows = list(predictions)
     if not rows or not isinstance(rows[0], dict):
         return np.array(rows)
-    keys = {key: (key, False) for key in rows[0]}
-    if head == "classifier":
-        keys = {"logits": ("logits", False), "logistic": ("logistic", False),
-                "probabilities": ("probabilities", False), "classes": ("class_ids", True)}
-    elif head == "classifier_keys":
-        keys = {"logits": ("logits", False), "logistic": ("logistic", False),
-                "probabilities": ("probabilities", False), "classes": ("classes", True)}
-    elif head == "regressor":
-        keys = {"scores": ("predictions", True)}
+    scores = {"logits": "logits", "logistic": "logistic", "probabilities": "probabilities"}
+    keys = {"classifier": dict(scores, classes="class_ids"), "classifier_keys": dict(scores, classes="classes"),
+            "regressor": {"scores": "predictions"}}.get(head, {key: key for key in rows[0]})
     result = {}
-    for legacy, (key, squeeze) in keys.items():
+    for legacy, key in keys.items():
         if key in rows[0]:
             values = np.array([row[key] for row in rows])
-            result[legacy] = values[:, 0] if squeeze and values.ndim == 2 and values.shape[1] == 1 else values
+            squeeze = head is not None and legacy in ("classes", "scores") and values.shape[1:] == (1,)
+            result[legacy] = values[:, 0] if squeeze else values
     return result
 '''
 
