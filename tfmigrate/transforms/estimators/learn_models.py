@@ -140,7 +140,9 @@ class ModelCalls:
                 continue
             kind, last = member
             if kind == "models" and last in MODEL_ORDERS:
-                self._model(call, last, skflow=name.startswith("skflow.") or self._tf0_module())
+                # tf.contrib.skflow existed in TF 0.9-0.11 only: TF 0.x, like the skflow package
+                self._model(call, last, skflow=name.startswith(("skflow.", "tensorflow.contrib.skflow."))
+                            or self._tf0_module())
             elif kind == "ops" and last == "categorical_variable":
                 self._categorical(call)
             elif kind == "ops" and last in ARRAY_OPS:

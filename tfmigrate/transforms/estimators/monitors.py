@@ -45,7 +45,7 @@ STOP_AT_STEP_ORDER = ("num_steps", "last_step")
 def monitor_kind(t: Planner, call: cst.Call) -> str | None:
     """``ValidationMonitor`` / ``StopAtStep`` / another monitor's class name, for a contrib.learn monitor."""
     name = t.qualified_name(call.func) or ""
-    if not name.startswith("tensorflow.contrib.learn."):
+    if not name.startswith(("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.")):  # skflow: TF 0.9-0.11's alias
         return None
     module, _, last = name.rpartition(".")
     if module.endswith("monitors") or module.endswith("monitors_lib"):

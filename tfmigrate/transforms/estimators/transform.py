@@ -163,9 +163,12 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
         if not name:
             return None
         module, _, last = name.rpartition(".")
-        if module == "skflow" or module.startswith(("skflow.", "tensorflow.contrib.skflow")):
+        if module == "skflow" or module.startswith("skflow."):
             return SKFLOW.get(last)
-        if module == "tensorflow.contrib.learn" or module.startswith("tensorflow.contrib.learn."):
+        # tf.contrib.skflow (TF 0.9-0.11) was `from tensorflow.contrib.learn.python.learn import *`: TF Learn's
+        # classes and defaults, not the standalone skflow package's
+        if module in ("tensorflow.contrib.learn", "tensorflow.contrib.skflow") or module.startswith(
+                ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.")):
             return LEARN.get(last)
         return None
 
