@@ -29,6 +29,7 @@ from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM119
 from tfmigrate.transforms.common.builders import Substitute, bind_args, build_call, code_of, is_none, kwarg, layout_call
 from tfmigrate.transforms.common.learn_names import legacy_name
+from tfmigrate.transforms.estimators.helpers import defines
 
 if TYPE_CHECKING:  # pragma: no cover
     from tfmigrate.transforms.estimators.state import Est, Planner
@@ -100,7 +101,7 @@ def _predicts(t: Planner, est: Est) -> list[cst.Call]:
 
 
 def _defines_helper(t: Planner) -> bool:
-    return any(d.name.value == HELPER for d in t.index.nodes(cst.FunctionDef))
+    return defines(t.index, HELPER)
 
 
 def plan_method(t, est: Est, call: cst.Call, method: str) -> None:
@@ -162,22 +163,6 @@ def _plan_predict(t, est: Est, call: cst.Call) -> None:
         t._sk_helper = True
 
 
-def add_helper(t, module: cst.Module) -> cst.Module:
-    """The module with ``skcompat_predict`` after its imports (once)."""
-    if not getattr(t, "_sk_helper", False):
-        return module
-    body = list(module.body)
-    position = 0
-    for i, stmt in enumerate(body):
-        if isinstance(stmt, cst.SimpleStatementLine) and all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in stmt.body):
-            position = i + 1
-        elif i == 0 and isinstance(stmt, cst.SimpleStatementLine) and isinstance(stmt.body[0], cst.Expr):
-            position = 1  # the docstring
-        elif position or not isinstance(stmt, cst.SimpleStatementLine):
-            break
-    code = HELPER_CODE
-    if module.default_indent != "    ":
-        code = code.replace("    ", module.default_indent)
-    helper = cst.parse_statement(code, config=module.config_for_parsing)
-    body.insert(position, helper.with_changes(leading_lines=[cst.EmptyLine(), cst.EmptyLine()]))
-    return module.with_changes(body=body)
+def add_helper(t, module: cst.Module) -> list[str]:
+    """``skcompat_predict``'s code when a call uses it (written once after the imports)."""
+    return [HELPER_CODE] if getattr(t, "_sk_helper", False) else []

@@ -25,7 +25,7 @@ from tfmigrate.rule_ids import TFM101, TFM108, TFM110, TFM112
 from tfmigrate.transforms.common.builders import bind_args, code_of, int_value
 from tfmigrate.transforms.estimators.learn_models import ModelCalls
 from tfmigrate.transforms.estimators.model_fn.planner import list_receiver
-from tfmigrate.transforms.estimators import flow, inputs, skcompat, sklearn as estimator_sklearn
+from tfmigrate.transforms.estimators import flow, helpers, inputs, learn_ops, skcompat, sklearn as estimator_sklearn
 from tfmigrate.transforms.estimators.defaults import LEARN, SKFLOW, LegacyClass
 from tfmigrate.transforms.estimators.state import Est
 from tfmigrate.transforms.estimators.constructors import EstimatorConstructors
@@ -454,7 +454,8 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         updated = estimator_sklearn.add_adapter(self, updated)  # TFM132, when a pipeline step was wrapped
-        updated = skcompat.add_helper(self, updated)  # TFM119, when an SKCompat.predict was rewritten
+        updated = helpers.insert_after_imports(  # the functions the rewritten calls use (TFM119, TFM120)
+            updated, learn_ops.add_helper(self, updated) + skcompat.add_helper(self, updated))
         if not self.remove:
             return updated
         body, comments = self._drop_removed(original.body, updated.body)
