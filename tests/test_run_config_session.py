@@ -168,3 +168,32 @@ def test_rewritten_session_config_equals_the_legacy_one_on_tf215(tmp_path):
         assert result["allow_growth"] == [False, False], name  # the legacy GPUOptions default, kept
         if "keyword" in name or "positional" in name:
             assert result["seed"] == 7, name
+
+
+ZERO = {  # legacy RunConfig(...) -> (save_checkpoints_secs, save_checkpoints_steps) the legacy RunConfig (TF 1.3+) had
+    "tf.contrib.learn.RunConfig(save_checkpoints_secs=0)": (600, None),
+    "tf.contrib.learn.RunConfig(save_checkpoints_secs=0, save_checkpoints_steps=50)": (None, 50),
+    "tf.contrib.learn.RunConfig(None, 0, False, 1, None, 100, 0, 50)": (None, 50),
+}
+
+
+@pytest.mark.parametrize("call", list(ZERO))
+def test_save_checkpoints_secs_zero_is_the_legacy_default(call):
+    new, findings = _rewrite(f"import tensorflow as tf\n\nconfig = {call}\n")
+    assert "save_checkpoints_secs" not in new and "tf.estimator.RunConfig(" in new, new
+    assert any(f.rule == "TFM150" and f.fixable and "save_checkpoints_secs=0 dropped" in f.message for f in findings)
+
+
+@pytest.mark.slow
+def test_save_checkpoints_secs_zero_keeps_the_legacy_cadence_on_tf215():
+    # TF 2.15 reads save_checkpoints_secs=0 as "no CheckpointSaverHook" (and raises beside steps); legacy read it
+    # as _USE_DEFAULT
+    programs = [(call, _rewrite(f"import tensorflow as tf\n\nconfig = {call}\n")[0]) for call in ZERO]
+    child = ("import json, sys\nout = []\nfor call, source in json.load(sys.stdin):\n    scope = {}\n"
+             "    exec(source, scope)\n    c = scope['config']\n"
+             "    out.append([call, c.save_checkpoints_secs, c.save_checkpoints_steps])\nprint(json.dumps(out))\n")
+    proc = subprocess.run([sys.executable, "-c", child], input=json.dumps(programs), capture_output=True, text=True,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for call, secs, steps in json.loads(proc.stdout.strip().splitlines()[-1]):
+        assert (secs, steps) == ZERO[call], call

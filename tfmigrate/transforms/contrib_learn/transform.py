@@ -239,9 +239,15 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
                 f"{', '.join(hard)} cannot move to tf.estimator.RunConfig as is: " + "; ".join(steps)
             )
         explicit = dict(bound).get("session_config")
-        args = [keyword_arg(a, k) if a.keyword is None else a for k, a in bound if k in RUN_CONFIG_KEEP]
+        # save_checkpoints_secs=0 was the legacy RunConfig's _USE_DEFAULT (TF 1.3+: 600 s, or none beside
+        # save_checkpoints_steps); TF 2.15 takes 0 as "no checkpoint saver" (and raises beside steps)
+        zero = [k for k, a in bound if k == "save_checkpoints_secs" and values[k] == "0"]
+        args = [keyword_arg(a, k) if a.keyword is None else a for k, a in bound if k in RUN_CONFIG_KEEP and k not in zero]
         dropped = [k for k, _ in bound if k not in RUN_CONFIG_KEEP and k not in session]
         note = f" (dropped {', '.join(dropped)}: legacy default values)" if dropped else ""
+        if zero:
+            note += ("; save_checkpoints_secs=0 dropped: the legacy RunConfig read 0 as its default (600 s, or no "
+                     "time-based saves beside save_checkpoints_steps), TF 2.15 as no checkpoints at all")
         if session and explicit is not None and not is_none(explicit.value):
             note += (f"; {', '.join(session)} dropped: given session_config=, the legacy Estimator (TF 1.2+, where "
                      "session_config exists) ran every session with session_config alone and never read them")
