@@ -263,3 +263,20 @@ def test_rewritten_programs_return_what_skcompat_returned_on_tf215():
         assert {"loss", "global_step"} <= set(result["score"]), (name, result)  # score: the metrics + global_step
         if kind == "classifier":
             assert "accuracy" in result["score"]
+
+
+@pytest.mark.parametrize("use", [
+    "search = GridSearchCV(learn.SKCompat(est), {})",
+    "models = [learn.SKCompat(est)]",
+    "def make():\n    return learn.SKCompat(est)",
+])
+def test_wrapper_going_where_it_is_not_followed_is_flagged_not_unwrapped(use):
+    code = ("import numpy as np\nfrom sklearn.model_selection import GridSearchCV\nfrom tensorflow.contrib import learn\n\n"
+            "x = np.zeros((4, 2), np.float32)\n"
+            "est = learn.LinearRegressor(feature_columns=learn.infer_real_valued_columns_from_input(x))\n"
+            f"{use}\n")
+    new, findings = _rewrite(code)
+    line = 7 if not use.startswith("def") else 8
+    assert "learn.SKCompat(est)" in new, new
+    assert any(f.rule == "TFM119" and not f.fixable and f.line == line for f in findings), \
+        [(f.line, f.rule, f.message) for f in findings]

@@ -82,6 +82,12 @@ def plan_wrappers(t: Planner, calls: list[cst.Call]) -> None:
         est = t._receiver(inner) if inner is not None else None
         if est is None or not est.ok or est.new is None:
             continue  # TFM155 says what to do by hand
+        where = _unfollowed_use(t, call)
+        if where is not None:
+            t.flag(call, TFM119, f"SKCompat(...) is {where}, where tfmigrate cannot follow what is called on it: "
+                   "unwrapped, it would be a tf.estimator without fit(x, y)/score/predict(x); rewrite those calls "
+                   "by hand (train/evaluate/predict over numpy_input_fn with SKCompat's batch_size=128)")
+            continue
         if _defines_helper(t) and any(t.sk_via.get(m) is call for m in _predicts(t, est)):
             t.flag(call, TFM119, f"SKCompat: this module defines its own {HELPER}, the name of the helper "
                    "tfmigrate writes for SKCompat.predict; rename it and run tfmigrate again")
@@ -94,6 +100,22 @@ def plan_wrappers(t: Planner, calls: list[cst.Call]) -> None:
             t.replace[call] = t.replace.get(inner, inner)  # the estimator's own rewrite, when it is built here
             t.sk_unwrapped.add(call)
             t.changed = True
+
+
+def _unfollowed_use(t: Planner, call: cst.Call) -> str | None:
+    """Where the wrapper goes when the planner does not follow it there (else None): its methods called on it,
+    a name or ``self`` attribute bound to it (their reads are checked, TFM131), a helper's return or a parameter
+    whose uses are followed."""
+    parent = t._parent(call)
+    if isinstance(parent, cst.Attribute) and parent.value is call:
+        return None  # SKCompat(e).fit(...)
+    if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, (cst.Name, cst.Attribute)):
+        return None
+    if isinstance(parent, cst.Return):
+        return None if parent in getattr(t, "_flow_followed_returns", ()) else "returned by a function"
+    if isinstance(parent, cst.Arg):
+        return None if parent in getattr(t, "_flow_followed_args", ()) else "passed to a call"
+    return "used in an expression"
 
 
 def _predicts(t: Planner, est: Est) -> list[cst.Call]:
