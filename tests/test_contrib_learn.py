@@ -150,7 +150,7 @@ def test_experiment_arguments_needing_manual_work_are_flagged(experiment):
     [
         ('tf.contrib.learn.RunConfig(None, 0, False, 1, None, 100, 600, None, 5, 10000, 100)', "positional argument 11"),
         ('tf.contrib.learn.RunConfig(master="grpc://host:2222")', "TF_CONFIG"),
-        ('tf.contrib.learn.RunConfig(log_device_placement=True)', "ConfigProto"),
+        ('tf.contrib.learn.RunConfig(**run_args)', "*args/**kwargs"),
         ('tf.contrib.learn.ModelFnOps(mode, p, loss, op, m, alts)', "positional argument 6"),
         ('tf.contrib.learn.ModelFnOps(mode, predictions=p, signature_fn=f)', "signature_fn"),
         ('tf.contrib.layers.sparse_column_with_keys("c", ["a"], combiner="mean")', "sparse_combiner"),

@@ -289,8 +289,9 @@ def test_decay_function_learning_rate_becomes_a_keras_schedule():
         classifier.fit(iris.data, iris.target)
     ''')
     assert not _manual(findings), _manual(findings)
-    assert ("optimizer=lambda: tf.keras.optimizers.legacy.SGD(learning_rate=tf.keras.optimizers.schedules."
-            "ExponentialDecay(0.1, decay_steps=100, decay_rate=0.001, staircase=False))") in code
+    # tf.contrib.skflow (TF 0.9-0.11) was tf.contrib.learn: TF Learn's TensorFlowDNNClassifier, Adagrad clipped at 5.0
+    assert ("optimizer=lambda: tf.keras.optimizers.legacy.Adagrad(learning_rate=tf.keras.optimizers.schedules."
+            "ExponentialDecay(0.1, decay_steps=100, decay_rate=0.001, staircase=False), global_clipnorm=5.0)") in code
     _, findings = _rewrite('''
         import tensorflow as tf
         from tensorflow.contrib import skflow

@@ -323,7 +323,7 @@ def test_a_model_fn_reading_a_global_named_like_a_new_parameter_is_refused():
     assert "TFM114" in manual and "def model(x, y):" in new
 
 
-def test_an_estimator_wrapped_in_skcompat_is_left_for_the_wrapper_rule():
+def test_an_estimator_wrapped_in_skcompat_is_unwrapped_by_tfm119():
     new, _, manual = _rewrite('''
     from tensorflow.contrib import learn
 
@@ -333,6 +333,22 @@ def test_an_estimator_wrapped_in_skcompat_is_left_for_the_wrapper_rule():
 
 
     clf = learn.SKCompat(learn.Estimator(model_fn=model))
+    clf.fit(data, labels, batch_size=100, steps=10)
+    ''')
+    assert "def model(features, labels, mode):" in new and "SKCompat" not in new and not manual
+    assert "clf = tf.estimator.Estimator(model_fn=model)" in new and "batch_size=100" in new
+
+
+def test_an_estimator_wrapped_in_skcompat_is_left_when_tfm119_is_suppressed():
+    new, _, manual = _rewrite('''
+    from tensorflow.contrib import learn
+
+
+    def model(x, y):
+        return x, y, y
+
+
+    clf = learn.SKCompat(learn.Estimator(model_fn=model))  # tfmigrate: ignore[TFM119]
     clf.fit(data, labels, batch_size=100, steps=10)
     ''')
     assert "def model(x, y):" in new and {"TFM114", "TFM155"} <= manual

@@ -43,6 +43,8 @@ RUN_CONFIG_KEEP = {
     "session_config", "keep_checkpoint_max", "keep_checkpoint_every_n_hours", "log_step_count_steps",
     "protocol", "session_creation_timeout_secs", "train_distribute", "device_fn", "eval_distribute",
 }
+# legacy-only arguments the legacy RunConfig built its tf_config (a ConfigProto) from: session_config (TFM150)
+RUN_CONFIG_SESSION = ("num_cores", "log_device_placement", "gpu_memory_fraction")
 # legacy-only arguments that may be dropped when they hold the legacy default
 RUN_CONFIG_DEFAULTS = {
     "master": {"None", "''", '""'},
@@ -117,10 +119,12 @@ FLAG_ONLY_COLUMNS = {
     "tf.feature_column.sequence_numeric_column or densify the feature and use numeric_column(shape=...)",
 }
 SKCOMPAT_MESSAGE = (
-    "SKCompat has no TF 2 equivalent: use the wrapped estimator directly; fit(x, y, batch_size, steps) becomes "
-    "train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn({'x': x}, y, batch_size=..., shuffle=True, "
-    "num_epochs=None), steps=...), score(x, y) becomes evaluate(input_fn=... num_epochs=1, shuffle=False), and "
-    "predict(x) returns a generator of dicts from predict(input_fn=...), not an array"
+    "SKCompat has no TF 2 equivalent, and the estimator it wraps is not one tfmigrate rewrites here (TFM119 "
+    "unwraps those): use the wrapped estimator directly; fit(x, y, batch_size=128, steps) becomes "
+    "train(input_fn=tf.compat.v1.estimator.inputs.numpy_input_fn({'x': x}, y, batch_size=128, shuffle=True, "
+    "num_epochs=None), steps=...), score(x, y) becomes evaluate(input_fn=... batch_size=128, num_epochs=1, "
+    "shuffle=False), and predict(x) returns a generator of dicts from predict(input_fn=...), not the array (or dict "
+    "of arrays) SKCompat concatenated"
 )
 
 

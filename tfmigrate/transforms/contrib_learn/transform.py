@@ -20,7 +20,7 @@ from tfmigrate.transforms.contrib_learn import experiment_extras as extras
 from tfmigrate.transforms.common.builders import code_of, is_none
 from tfmigrate.transforms.common.learn_names import (
     ESTIMATOR_METHODS, ESTIMATOR_ORDER, EXPERIMENT_ORDER, FLAG_ONLY_COLUMNS, MODEL_FN_OPS_KEEP,
-    MODEL_FN_OPS_ORDER, MODE_KEYS, RUN_CONFIG_DEFAULTS, RUN_CONFIG_KEEP, RUN_CONFIG_ORDER, SKCOMPAT_MESSAGE,
+    MODEL_FN_OPS_ORDER, MODE_KEYS, RUN_CONFIG_DEFAULTS, RUN_CONFIG_KEEP, RUN_CONFIG_ORDER, RUN_CONFIG_SESSION, SKCOMPAT_MESSAGE,
     VALID_MODEL_FN_ARGS, Unsupported, bind, legacy_name,
 )
 from tfmigrate.transforms.contrib_learn.columns import FeatureColumns
@@ -202,8 +202,21 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
                 first_line=cst.TrailingWhitespace(), indent=False, last_line=cst.SimpleWhitespace(" " * indent)
             )
 
+        def spread(inner: cst.Call, indent: int) -> cst.Call:  # a long argument call: one argument a line too
+            if len(code_of(inner)) + indent <= width or not inner.args:
+                return inner
+            last = len(inner.args) - 1
+            return inner.with_changes(whitespace_before_args=newline(indent + 4), args=[
+                a.with_changes(comma=cst.Comma(whitespace_after=newline(indent + 4 if i < last else indent)))
+                for i, a in enumerate(inner.args)
+            ])
+
         args = [
-            a.with_changes(comma=cst.Comma(whitespace_after=newline(base + 4 if i < len(call.args) - 1 else base)))
+            a.with_changes(
+                value=spread(a.value, base + 4) if isinstance(a.value, cst.Call) and a.keyword is not None
+                and a.keyword.value == "session_config" else a.value,
+                comma=cst.Comma(whitespace_after=newline(base + 4 if i < len(call.args) - 1 else base)),
+            )
             for i, a in enumerate(call.args)
         ]
         return call.with_changes(whitespace_before_args=newline(base + 4), args=args)
@@ -212,30 +225,64 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
     def _run_config(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         bound = bind(updated, RUN_CONFIG_ORDER)
         values = {k: code_of(a.value) for k, a in bound}
-        hard = [k for k, _ in bound if k not in RUN_CONFIG_KEEP and values[k] not in RUN_CONFIG_DEFAULTS.get(k, ())]
+        given = [k for k, _ in bound if k not in RUN_CONFIG_KEEP and values[k] not in RUN_CONFIG_DEFAULTS.get(k, ())]
+        session = [k for k in given if k in RUN_CONFIG_SESSION]
+        hard = [k for k in given if k not in RUN_CONFIG_SESSION]
         if hard:
             steps = []
-            if {"num_cores", "log_device_placement", "gpu_memory_fraction"} & set(hard):
-                steps.append(
-                    "pass session_config=tf.compat.v1.ConfigProto(inter_op_parallelism_threads=<num_cores>, "
-                    "intra_op_parallelism_threads=<num_cores>, log_device_placement=<...>, "
-                    "gpu_options=tf.compat.v1.GPUOptions(per_process_gpu_memory_fraction=<...>))"
-                )
             if {"master", "evaluation_master"} & set(hard):
                 steps.append("describe the cluster in the TF_CONFIG environment variable (tf.estimator.RunConfig reads master from it)")
-            other = [k for k in hard if k not in {"num_cores", "log_device_placement", "gpu_memory_fraction", "master", "evaluation_master"}]
+            other = [k for k in hard if k not in {"master", "evaluation_master"}]
             if other:
                 steps.append(f"{', '.join(other)} has no tf.estimator.RunConfig equivalent")
             raise Unsupported(
                 f"{', '.join(hard)} cannot move to tf.estimator.RunConfig as is: " + "; ".join(steps)
             )
-        args = [keyword_arg(a, k) if a.keyword is None else a for k, a in bound if k in RUN_CONFIG_KEEP]
-        dropped = [k for k, _ in bound if k not in RUN_CONFIG_KEEP]
+        explicit = dict(bound).get("session_config")
+        # save_checkpoints_secs=0 was the legacy RunConfig's _USE_DEFAULT (TF 1.3+: 600 s, or none beside
+        # save_checkpoints_steps); TF 2.15 takes 0 as "no checkpoint saver" (and raises beside steps)
+        zero = [k for k, a in bound if k == "save_checkpoints_secs" and values[k] == "0"]
+        args = [keyword_arg(a, k) if a.keyword is None else a for k, a in bound if k in RUN_CONFIG_KEEP and k not in zero]
+        dropped = [k for k, _ in bound if k not in RUN_CONFIG_KEEP and k not in session]
         note = f" (dropped {', '.join(dropped)}: legacy default values)" if dropped else ""
+        if zero:
+            note += ("; save_checkpoints_secs=0 dropped: the legacy RunConfig read 0 as its default (600 s, or no "
+                     "time-based saves beside save_checkpoints_steps), TF 2.15 as no checkpoints at all")
+        if session and explicit is not None and not is_none(explicit.value):
+            note += (f"; {', '.join(session)} dropped: given session_config=, the legacy Estimator (TF 1.2+, where "
+                     "session_config exists) ran every session with session_config alone and never read them")
+        elif session:
+            config = self._session_config({k: a for k, a in bound if k in session})
+            args = [a for a in args if a.keyword is None or a.keyword.value != "session_config"]
+            args.append(cst.Arg(keyword=cst.Name("session_config"), value=config, equal=cst.AssignEqual(
+                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+            note += (f"; {', '.join(session)} become session_config=ConfigProto(...) with the fields the legacy "
+                     "RunConfig built from them (tf_config: inter/intra op threads = num_cores, GPUOptions("
+                     "per_process_gpu_memory_fraction=...), log_device_placement) and allow_soft_placement=True, "
+                     "as the legacy Estimator's and TF 2.15's default session config")
         return self._rewrite(
             TFM150, original, updated, "estimator.RunConfig", args,
             "tf.contrib.learn.RunConfig is tf.estimator.RunConfig; arguments passed by keyword" + note,
         )
+
+    def _session_config(self, given: dict[str, cst.Arg]) -> cst.BaseExpression:
+        """``tf.compat.v1.ConfigProto(...)`` with the fields the legacy RunConfig's ``tf_config`` set from
+        ``num_cores``, ``log_device_placement`` and ``gpu_memory_fraction`` (those left at their legacy
+        default are the proto's defaults too, but gpu_memory_fraction, whose legacy default 1 is left to
+        TensorFlow's own allocation)."""
+        fields = ["allow_soft_placement=True"]
+        if "log_device_placement" in given:
+            fields.append(f"log_device_placement={code_of(given['log_device_placement'].value)}")
+        if "num_cores" in given:
+            cores = code_of(given["num_cores"].value)
+            if not isinstance(given["num_cores"].value, (cst.Name, cst.Attribute, cst.Integer, cst.Subscript)):
+                cores = f"({cores})"
+            fields += [f"inter_op_parallelism_threads={cores}", f"intra_op_parallelism_threads={cores}"]
+        if "gpu_memory_fraction" in given:
+            fraction = code_of(given["gpu_memory_fraction"].value)
+            fields.append(f"gpu_options={self._tf}.compat.v1.GPUOptions(per_process_gpu_memory_fraction={fraction})")
+        self._need_tf_import = True
+        return expression(f"{self._tf}.compat.v1.ConfigProto({', '.join(fields)})")
 
     # --- TFM151 ModeKeys -----------------------------------------------------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:

@@ -191,6 +191,8 @@ def _check_read(t: Planner, est: Est, node: cst.CSTNode, followed: set) -> None:
         return
     if isinstance(parent, cst.Arg) and parent in getattr(t, "_flow_followed_args", ()):
         return  # passed to a parameter whose uses are followed (follow_param)
+    if isinstance(parent, cst.Arg) and t._parent(parent) in getattr(t, "sk_unwrapped", ()):
+        return  # SKCompat(est), replaced by est: the wrapper's reads are followed (TFM119)
     if isinstance(parent, cst.Return) and _exported(t, parent):
         return  # a public helper nobody in this module calls: its callers' legacy calls are TFM133
     if isinstance(parent, cst.Arg):

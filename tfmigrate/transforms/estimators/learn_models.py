@@ -19,6 +19,7 @@ import libcst as cst
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM116, TFM117, TFM118
 from tfmigrate.transforms.common.builders import bind_args, code_of, is_none, layout_call
+from tfmigrate.transforms.estimators import learn_ops
 from tfmigrate.transforms.estimators.model_fn.contract import _reads
 
 MODEL_ORDERS = {
@@ -94,7 +95,7 @@ AUTOENCODER = (
 
 
 def _members() -> frozenset[str]:
-    return frozenset({*MODEL_ORDERS, "categorical_variable", *ARRAY_OPS, *PROCESSORS, "TensorFlowDNNAutoencoder"})
+    return frozenset({*MODEL_ORDERS, "categorical_variable", "conv2d", *ARRAY_OPS, *PROCESSORS, "TensorFlowDNNAutoencoder"})
 
 
 def _legacy_member(name: str) -> tuple[str, str] | None:
@@ -129,10 +130,15 @@ class ModelCalls:
         self.t = t
 
     def plan(self, calls: list[cst.Call], attrs: list[cst.Attribute]) -> None:
+        aliases = {  # from ...ops.conv_ops import conv2d as conv: the local names of the members
+            alias.asname.name.value for node in self.t.index.nodes(cst.ImportFrom)
+            if not isinstance(node.names, cst.ImportStar) for alias in node.names
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name) and code_of(alias.name) in _MEMBERS
+        }
         for call in calls:
             func = call.func
             last_name = func.attr.value if type(func) is cst.Attribute else (func.value if type(func) is cst.Name else "")
-            if last_name not in _MEMBERS:
+            if last_name not in _MEMBERS and last_name not in aliases:
                 continue  # (cheap: most calls of a module are none of these)
             name = self.t.qualified_name(func) or ""
             member = _legacy_member(name)
@@ -140,7 +146,11 @@ class ModelCalls:
                 continue
             kind, last = member
             if kind == "models" and last in MODEL_ORDERS:
-                self._model(call, last, skflow=name.startswith("skflow.") or self._tf0_module())
+                # tf.contrib.skflow existed in TF 0.9-0.11 only: TF 0.x, like the skflow package
+                self._model(call, last, skflow=name.startswith(("skflow.", "tensorflow.contrib.skflow."))
+                            or self._tf0_module())
+            elif kind == "ops" and last == "conv2d":
+                learn_ops.plan_conv2d(self.t, call)  # TFM120
             elif kind == "ops" and last == "categorical_variable":
                 self._categorical(call)
             elif kind == "ops" and last in ARRAY_OPS:

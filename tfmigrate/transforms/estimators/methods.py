@@ -11,7 +11,7 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130
-from tfmigrate.transforms.estimators import flow, inputs, predict_flow
+from tfmigrate.transforms.estimators import flow, inputs, predict_flow, skcompat
 from tfmigrate.transforms.common.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimators.monitors import Converter as MonitorConverter
 from tfmigrate.transforms.estimators.defaults import FEATURE_KEY, LEGACY_MODULES, NUMPY_INPUT_FN
@@ -109,6 +109,11 @@ class EstimatorMethods:
             return
         legacy_tfx = est.cls.era != "learn"
         self._raw_x = est.custom is not None  # a custom model_fn reads the features as fit() got them
+        sk = self.sk_via.get(call)
+        if sk is not None:  # called through SKCompat(...): its semantics, where the wrapper goes (TFM119)
+            if sk in self.sk_unwrapped:
+                skcompat.plan_method(self, est, call, method)
+            return
         if est.custom is not None and method in PREDICTS:
             ModelFnPlanner(self).plan_predict(est, call, method)
             return
@@ -147,7 +152,9 @@ class EstimatorMethods:
             return stmt
         return None
 
-    def _plan_fit(self, est: Est, base: Est, call: cst.Call, legacy_tfx: bool) -> None:
+    def _plan_fit(self, est: Est, base: Est, call: cst.Call, legacy_tfx: bool,
+                  bound: dict[str, cst.BaseExpression] | None = None) -> None:
+        """``bound``: the arguments already bound by name (SKCompat.fit's own order, TFM119)."""
         func = call.func
         if legacy_tfx:
             bound, problems = bind_args(call, ("x", "y", "monitor", "logdir"))
@@ -166,7 +173,9 @@ class EstimatorMethods:
             new_args = [kwarg("input_fn", self._input_fn(bound["x"], bound["y"], batch, True, base.cls.classifier)),
                         kwarg("steps", steps)]
         else:
-            bound, problems = bind_args(call, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
+            problems = []
+            if bound is None:
+                bound, problems = bind_args(call, ("x", "y", "input_fn", "steps", "batch_size", "monitors", "max_steps"))
             bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
             if problems:
                 self.flag(call, TFM104, f"fit(): cannot map {', '.join(problems)}; rewrite as train(input_fn=..., steps=...)")
@@ -208,9 +217,13 @@ class EstimatorMethods:
                 self.flag(call, TFM104, "monitors= became hooks=: contrib.learn monitors must be rewritten as "
                           "tf.estimator.SessionRunHook / tf.compat.v1.train hooks")
 
-    def _plan_evaluate(self, est: Est, call: cst.Call, legacy_tfx: bool) -> None:
-        bound, problems = bind_args(call, ("x", "y", "input_fn", "feed_fn", "batch_size", "steps", "metrics", "name",
-                                           "checkpoint_path", "hooks", "log_progress"))
+    def _plan_evaluate(self, est: Est, call: cst.Call, legacy_tfx: bool,
+                       bound: dict[str, cst.BaseExpression] | None = None) -> None:
+        """``bound``: the arguments already bound by name (SKCompat.score's own order, TFM119)."""
+        problems = []
+        if bound is None:
+            bound, problems = bind_args(call, ("x", "y", "input_fn", "feed_fn", "batch_size", "steps", "metrics",
+                                               "name", "checkpoint_path", "hooks", "log_progress"))
         bound = {k: v for k, v in bound.items() if not (isinstance(v, cst.Name) and v.value == "None")}
         metrics = inputs.metric_specs(self, bound.get("metrics")) if "metrics" in bound else None
         if problems or "feed_fn" in bound or ("metrics" in bound and metrics is None):
@@ -235,6 +248,8 @@ class EstimatorMethods:
         if self.fix(call, TFM105, "evaluate(x=, y=) -> evaluate(input_fn=numpy_input_fn(..., shuffle=False, num_epochs=1))"
                     + note):
             new = call.with_changes(args=build_call("f", args).args)
+            if call.func.attr.value != "evaluate":  # SKCompat.score (TFM119)
+                new = new.with_changes(func=new.func.with_changes(attr=cst.Name("evaluate")))
             if metrics is not None:
                 new = new.with_changes(func=new.func.with_changes(value=expression(
                     f"tf.estimator.add_metrics({code_of(call.func.value)}, lambda labels, predictions: {{name: "

@@ -40,12 +40,13 @@ VALIDATION_KEYWORDS = {
     "early_stopping_metric", "early_stopping_metric_minimize", "name", "check_interval_secs",
 }
 STOP_AT_STEP_ORDER = ("num_steps", "last_step")
+NUMPY_INPUT_FN_ORDER = ("x", "y", "batch_size", "num_epochs", "shuffle", "queue_capacity", "num_threads")  # TF 1.x
 
 
 def monitor_kind(t: Planner, call: cst.Call) -> str | None:
     """``ValidationMonitor`` / ``StopAtStep`` / another monitor's class name, for a contrib.learn monitor."""
     name = t.qualified_name(call.func) or ""
-    if not name.startswith("tensorflow.contrib.learn."):
+    if not name.startswith(("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.")):  # skflow: TF 0.9-0.11's alias
         return None
     module, _, last = name.rpartition(".")
     if module.endswith("monitors") or module.endswith("monitors_lib"):
@@ -193,27 +194,20 @@ class Converter:
                          f"labels, predictions=predictions) for name, metric in ({code_of(metrics)}).items()}})")
             self.notes.append("metrics={name: MetricSpec} evaluated through tf.estimator.add_metrics (TFM173 rewrites "
                               "each MetricSpec)")
-        if "input_fn" in a or "x" not in a:
-            return self._manual(call, "ValidationMonitor(input_fn=...): InMemoryEvaluatorHook needs an input_fn "
-                                "that returns a tf.data.Dataset (queue-based inputs evaluate nothing after the first run)")
         t = self.t
-        base = self.est.source or self.est
-        if not (self.est.key_matches or base.key_matches or t._is_dict(a["x"])):
-            return self._manual(call, "ValidationMonitor(x=...): the feature columns do not read the key \"x\" that "
-                                "the rewritten input feeds")
-        x = t._as_array(a["x"])
-        features = f'{{"x": {code_of(x)}}}' if not t._is_dict(a["x"]) else code_of(x)
-        parts = [features]
-        if "y" in a:
-            y = t._as_array(a["y"])
-            labels = code_of(y)
-            if self.est.cls.classifier and not t._is_int(a["y"]):
-                labels = f"np.asarray({labels}, dtype=np.int64)"
-                t.need_np = True
-            parts.append(labels)
-        data = f"({', '.join(parts)},)" if len(parts) == 1 else f"({', '.join(parts)})"
-        batch = code_of(a["batch_size"]) if "batch_size" in a else f"len({code_of(x)})"
-        input_fn = f"lambda: tf.data.Dataset.from_tensor_slices({data}).batch({batch})"
+        if "input_fn" in a:
+            input_fn = self._dataset_input_fn(a["input_fn"])
+            if input_fn is None:
+                return self._manual(call, "ValidationMonitor(input_fn=...): InMemoryEvaluatorHook needs an input_fn "
+                                    "that returns a tf.data.Dataset (queue-based inputs evaluate nothing after the "
+                                    "first run), and this one is neither a numpy_input_fn(..., num_epochs=1) nor a "
+                                    "function of this module that visibly returns a Dataset")
+        elif "x" not in a:
+            return self._manual(call, "ValidationMonitor without x= or input_fn=")
+        else:
+            input_fn = self._array_input_fn(call, a)
+            if input_fn is None:
+                return None
         every = code_of(a["every_n_steps"]) if "every_n_steps" in a else "100"
         args = [evaluated, input_fn]
         for legacy, new in (("eval_steps", "steps"), ("hooks", "hooks"), ("name", "name")):
@@ -238,6 +232,96 @@ class Converter:
                               "evaluation in the estimator's eval directory: clean model_dir between runs as the "
                               "legacy program's own best value started afresh with each fit)")
         return hooks
+
+    def _array_input_fn(self, call: cst.Call, a: dict[str, cst.BaseExpression]) -> str | None:
+        """The evaluation input of ``ValidationMonitor(x, y, batch_size)``: a tf.data pipeline over the same
+        arrays, the whole data set as one batch without batch_size (the legacy evaluate(x, y) fed it so)."""
+        t = self.t
+        base = self.est.source or self.est
+        raw = self.est.custom is not None  # a custom model_fn reads the features as fit() got them (TFM114)
+        if not (raw or self.est.key_matches or base.key_matches or t._is_dict(a["x"])):
+            return self._manual(call, "ValidationMonitor(x=...): the feature columns do not read the key \"x\" that "
+                                "the rewritten input feeds")
+        x = t._as_array(a["x"])
+        features = code_of(x) if raw or t._is_dict(a["x"]) else f'{{"x": {code_of(x)}}}'
+        parts = [features]
+        if "y" in a:
+            y = t._as_array(a["y"])
+            labels = code_of(y)
+            if self.est.cls.classifier and not t._is_int(a["y"]):
+                labels = f"np.asarray({labels}, dtype=np.int64)"
+                t.need_np = True
+            parts.append(labels)
+        data = f"({', '.join(parts)},)" if len(parts) == 1 else f"({', '.join(parts)})"
+        batch = code_of(a["batch_size"]) if "batch_size" in a else f"len({code_of(x)})"
+        return f"lambda: tf.data.Dataset.from_tensor_slices({data}).batch({batch})"
+
+    def _dataset_input_fn(self, input_fn: cst.BaseExpression) -> str | None:
+        """``ValidationMonitor(input_fn=...)`` as an input the hook can evaluate again and again: a
+        ``numpy_input_fn(x, y, batch_size, num_epochs=1)`` (learn.io or tf.estimator.inputs) becomes the same
+        batches from tf.data, and a function of this module whose every return is a tf.data Dataset is kept."""
+        t = self.t
+        if isinstance(input_fn, cst.Call):
+            name = t.qualified_name(input_fn.func) or ""
+            if name.rpartition(".")[2] != "numpy_input_fn" or not name.startswith(
+                    ("tensorflow.contrib.learn.", "tensorflow.estimator.inputs.", "tensorflow.compat.v1.estimator.inputs.")):
+                return None
+            bound = self._bind_quiet(input_fn, NUMPY_INPUT_FN_ORDER)
+            if bound is None or "x" not in bound or "y" not in bound:
+                return None
+            epochs = bound.get("num_epochs")
+            if epochs is not None and code_of(epochs) != "1":
+                return None  # another epoch count never ends the evaluation or repeats it
+            x, y = bound["x"], bound["y"]
+            batch = code_of(bound["batch_size"]) if "batch_size" in bound else "128"  # numpy_input_fn's default
+            self.notes.append("ValidationMonitor(input_fn=numpy_input_fn(...)) evaluates the same batches from "
+                              "tf.data (a queue-based input evaluates nothing after the hook's first run)")
+            return f"lambda: tf.data.Dataset.from_tensor_slices(({code_of(x)}, {code_of(y)})).batch({batch})"
+        if isinstance(input_fn, cst.Name):
+            fns = [d for d in t.index.nodes(cst.FunctionDef) if d.name.value == input_fn.value]
+            if len(fns) == 1 and isinstance(t._parent(fns[0]), cst.Module) and self._returns_dataset(fns[0]):
+                return input_fn.value
+        return None
+
+    def _bind_quiet(self, call: cst.Call, order: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
+        bound: dict[str, cst.BaseExpression] = {}
+        for i, arg in enumerate(call.args):
+            if arg.star or (arg.keyword is None and i >= len(order)):
+                return None
+            bound[order[i] if arg.keyword is None else arg.keyword.value] = arg.value
+        return {k: v for k, v in bound.items() if not is_none(v)}
+
+    def _returns_dataset(self, fn: cst.FunctionDef) -> bool:
+        """Every ``return`` of ``fn`` gives a tf.data Dataset: a chain of calls from ``tf.data.*``, or a name
+        assigned only such chains in ``fn``."""
+        inside = lambda node: node is fn or not isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda))  # noqa: E731
+        nodes = list(iter_nodes(fn, inside, trivia=False))
+        returns = [n for n in nodes if isinstance(n, cst.Return)]
+        assigned: dict[str, list[cst.BaseExpression]] = {}
+        for node in nodes:
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name):
+                        assigned.setdefault(target.target.value, []).append(node.value)
+            elif isinstance(node, (cst.AugAssign, cst.AnnAssign)) and isinstance(node.target, cst.Name):
+                assigned.setdefault(node.target.value, []).append(cst.Name("None"))
+
+        def dataset(expr: cst.BaseExpression | None, depth: int = 0) -> bool:
+            if expr is None or depth > 8:
+                return False
+            if isinstance(expr, cst.Name):
+                values = assigned.get(expr.value, [])
+                return bool(values) and all(dataset(v, depth + 1) for v in values)
+            while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute):
+                name = self.t.qualified_name(expr.func) or ""
+                if name.startswith("tensorflow.data."):
+                    return True
+                expr = expr.func.value  # dataset.map(...).batch(...): its receiver
+            if isinstance(expr, cst.Name):
+                return dataset(expr, depth + 1)
+            return isinstance(expr, cst.Call) and (self.t.qualified_name(expr.func) or "").startswith("tensorflow.data.")
+
+        return bool(returns) and all(dataset(r.value) for r in returns)
 
     def _stop_at_step(self, call: cst.Call) -> list[cst.BaseExpression] | None:
         a = self._bind(call, STOP_AT_STEP_ORDER, set(STOP_AT_STEP_ORDER))

@@ -49,6 +49,9 @@ class Planner(Protocol):
     self_targets: dict[str, Est]  # ``self.<attr>`` -> the binding stored there
     replace: dict[cst.CSTNode, cst.CSTNode]  # the planned swaps, applied by the leave_* hooks
     changed: bool
+    methods: list[tuple[Est, cst.Call, str]]  # every method call on a binding: (its estimator, the call, the method)
+    sk_via: dict[cst.Call, cst.Call]  # a method call -> the SKCompat(...) call its receiver went through (TFM119)
+    sk_unwrapped: set[cst.Call]  # the SKCompat(...) calls replaced by their estimator
     need_np: bool  # the module needs ``import numpy as np``
     need_tf: bool  # the module needs ``import tensorflow as tf``
     index: TreeIndex

@@ -25,7 +25,7 @@ from tfmigrate.rule_ids import TFM101, TFM108, TFM110, TFM112
 from tfmigrate.transforms.common.builders import bind_args, code_of, int_value
 from tfmigrate.transforms.estimators.learn_models import ModelCalls
 from tfmigrate.transforms.estimators.model_fn.planner import list_receiver
-from tfmigrate.transforms.estimators import flow, inputs, sklearn as estimator_sklearn
+from tfmigrate.transforms.estimators import flow, helpers, inputs, learn_ops, skcompat, sklearn as estimator_sklearn
 from tfmigrate.transforms.estimators.defaults import LEARN, SKFLOW, LegacyClass
 from tfmigrate.transforms.estimators.state import Est
 from tfmigrate.transforms.estimators.constructors import EstimatorConstructors
@@ -112,12 +112,17 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
             name = self.qualified_name(call.func) or ""
             if name.startswith("tensorflow.estimator.") and name.rpartition(".")[2] in CANNED:
                 self._plan_tf1_canned(call, name.rpartition(".")[2], tf1)
-        # 2. method calls on the bindings
+        # 2. method calls on the bindings (and on SKCompat wrappers of them: sk_via, TFM119)
         methods: list[tuple[Est, cst.Call, str]] = []
+        self.sk_via: dict[cst.Call, cst.Call] = {}  # a method call -> the SKCompat(...) call its receiver went through
+        self.sk_unwrapped: set[cst.Call] = set()  # the SKCompat(...) calls replaced by their estimator
         for call in calls:
             if isinstance(call.func, cst.Attribute) and call not in self.by_call:
+                self._sk_seen = None
                 est = self._receiver(call.func.value)
                 if est is not None:
+                    if self._sk_seen is not None:
+                        self.sk_via[call] = self._sk_seen
                     methods.append((est, call, call.func.attr.value))
                     if call.func.attr.value == "fit":
                         est.fits.append(call)
@@ -131,6 +136,7 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
         for est in self.ests:
             if est.source is not None:
                 self._plan_restore(est)
+        skcompat.plan_wrappers(self, calls)  # TFM119: SKCompat(e) -> e, where e is rewritten
         # 4. methods
         for est, call, method in methods:
             self._plan_method(est, call, method)
@@ -157,9 +163,12 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
         if not name:
             return None
         module, _, last = name.rpartition(".")
-        if module == "skflow" or module.startswith(("skflow.", "tensorflow.contrib.skflow")):
+        if module == "skflow" or module.startswith("skflow."):
             return SKFLOW.get(last)
-        if module == "tensorflow.contrib.learn" or module.startswith("tensorflow.contrib.learn."):
+        # tf.contrib.skflow (TF 0.9-0.11) was `from tensorflow.contrib.learn.python.learn import *`: TF Learn's
+        # classes and defaults, not the standalone skflow package's
+        if module in ("tensorflow.contrib.learn", "tensorflow.contrib.skflow") or module.startswith(
+                ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.")):
             return LEARN.get(last)
         return None
 
@@ -248,6 +257,12 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
         if isinstance(expr, cst.Call):
             if expr in self.by_call:  # learn.DNNClassifier(...).fit(...)
                 return self.by_call[expr]
+            if skcompat.is_skcompat(self, expr):  # SKCompat(estimator): its calls are the estimator's (TFM119)
+                inner = skcompat.wrapped(expr)
+                if inner is None:
+                    return None
+                self._sk_seen = expr
+                return self._receiver(inner, depth + 1)
             if isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "fit":  # fit() returned self
                 return self._receiver(expr.func.value, depth + 1)
             return flow.follow_call(self, expr, depth)  # m = build(): the estimator the helper returns
@@ -439,6 +454,8 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         updated = estimator_sklearn.add_adapter(self, updated)  # TFM132, when a pipeline step was wrapped
+        updated = helpers.insert_after_imports(  # the functions the rewritten calls use (TFM119, TFM120)
+            updated, learn_ops.add_helper(self, updated) + skcompat.add_helper(self, updated))
         if not self.remove:
             return updated
         body, comments = self._drop_removed(original.body, updated.body)

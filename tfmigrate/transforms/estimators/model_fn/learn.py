@@ -10,7 +10,7 @@ from dataclasses import replace
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression, is_docstring, join_args, keyword_arg
-from tfmigrate.rule_ids import TFM114
+from tfmigrate.rule_ids import TFM114, TFM119
 from tfmigrate.transforms.common.builders import build_call, code_of, is_none, kwarg, layout_call
 from tfmigrate.transforms.common.learn_names import MODEL_FN_OPS_KEEP, MODEL_FN_OPS_ORDER, Unsupported, bind
 from tfmigrate.transforms.estimators.model_fn.contract import (
@@ -179,11 +179,12 @@ class LearnModelFn:
         return False
 
     def _wrapper(self, est) -> str | None:
-        """``SKCompat`` when the estimator is built inside ``SKCompat(...)``."""
+        """``SKCompat`` when the estimator is built inside ``SKCompat(...)`` and TFM119 may not unwrap it (its
+        calls through the wrapper are then not rewritten, so the labels predict() needs are not followed)."""
         parent = self.t._parent(est.call)
         call = self.t._parent(parent) if isinstance(parent, cst.Arg) else None
         if isinstance(call, cst.Call) and (self.t.qualified_name(call.func) or "").endswith(".SKCompat"):
-            return "SKCompat"
+            return None if self.t._allowed(call, TFM119) else "SKCompat"
         return None
 
     def _layout_at(self, original: cst.Call, call: cst.Call) -> cst.Call:
