@@ -52,6 +52,8 @@ class Decisions:
 
 def statement_effect(reader: Reader, statement: ast.stmt) -> str:
     """The exception ``statement`` certainly raises on TF 2.15, or SAFE; Undecided otherwise."""
+    if isinstance(statement, ast.Pass):
+        return SAFE
     if isinstance(statement, ast.Import):
         for alias in statement.names:
             if (raised := module_import(alias.name)) is not None:
@@ -84,6 +86,8 @@ def statement_effect(reader: Reader, statement: ast.stmt) -> str:
 
 def expression_effect(reader: Reader, node: ast.expr) -> str:
     """What evaluating ``node`` certainly does first: raise (the exception), or nothing at all (SAFE)."""
+    if isinstance(node, ast.Constant):
+        return SAFE
     if isinstance(node, (ast.Name, ast.Attribute)):
         qualified = reader.qualify(node)
         if qualified is None or not (qualified == TF or qualified.startswith(TF + ".")):
@@ -172,6 +176,9 @@ class _Collector(ast.NodeVisitor):
             dead = node.orelse if truth else node.body
             if dead:
                 self.out.dead.append(_span(dead))
+            for child in [*node.body, *node.orelse]:  # not the test: it goes with the guard
+                self.visit(child)
+            return
         self.generic_visit(node)
 
     def visit_Try(self, node: ast.Try) -> None:
@@ -193,8 +200,10 @@ class _Collector(ast.NodeVisitor):
         try:
             self.out.conditionals[self._column(node)] = self.reader.truth(node.test)
         except (Undecided, Raised):
-            pass
-        self.generic_visit(node)
+            self.generic_visit(node)
+            return
+        self.visit(node.body)
+        self.visit(node.orelse)
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -207,7 +216,7 @@ class _Collector(ast.NodeVisitor):
                     found = attribute(target.rel, name)
                     if found is not None:
                         self.out.getattrs[self._column(node)] = name
-                    elif len(node.args) == 3:
+                    elif len(node.args) == 3 and not isinstance(node.args[2], ast.Constant):  # `x = getattr(tf, "y", None)` stays
                         self.out.getattrs[self._column(node)] = None
             except (Undecided, Raised):
                 pass

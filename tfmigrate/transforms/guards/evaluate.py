@@ -274,7 +274,7 @@ class Reader:
     def _tensorflow(self, qualified: str, node: ast.expr) -> object:
         self.touched = True
         rel = qualified[len(TF) + 1:] if qualified != TF else ""
-        if rel in _VERSION_ATTRS:
+        if rel in _VERSION_ATTRS or rel.replace("compat.v1.", "", 1).replace("compat.v2.", "", 1) in _VERSION_ATTRS:
             return VERSION
         value: object = Module("")
         for part in [p for p in rel.split(".") if p]:
