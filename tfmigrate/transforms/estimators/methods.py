@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression
-from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130
+from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130, TFM135
+from tfmigrate.transforms.estimators.variable_names import tf215_name
 from tfmigrate.transforms.estimators import flow, inputs, predict_flow
 from tfmigrate.transforms.common.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimators.monitors import Converter as MonitorConverter
@@ -132,6 +133,8 @@ class EstimatorMethods:
                 self.flag(call, TFM107, "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
                           "during train(). Pass model_dir=path to the constructor (the path must be known there) and "
                           "remove this call")
+        elif method == "get_variable_value" and self._plan_variable_name(base, call):
+            pass
         elif method in ("get_variable_names", "get_variable_value"):
             self.flag(call, TFM109, f"{method}(): tf.estimator has it, but the variable names differ: "
                       "dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias, linear/linear_model/x/weights, "
@@ -139,6 +142,35 @@ class EstimatorMethods:
         elif method in ("get_params", "set_params", "score", "get_tensor", "get_tensor_value", "partial_fit", "export"):
             self.flag(call, TFM109, f"{method}() has no tf.estimator equivalent; rewrite it by hand "
                       "(score: evaluate(input_fn=...)['accuracy']; export: export_saved_model)")
+
+    def _plan_variable_name(self, base: Est, call: cst.Call) -> bool:
+        """``get_variable_value(<legacy name>)``: the literal rewritten to the name the migrated estimator
+        creates (TFM135), a computed or unknown name flagged on its line; False: not one call of that shape."""
+        args = [a for a in call.args if a.keyword is None or a.keyword.value == "name"]
+        if len(call.args) != 1 or len(args) != 1 or args[0].star or not self.enabled(TFM135):
+            return False
+        value = args[0].value
+        units = base.args.get("hidden_units")
+        layers = len(units.elements) if isinstance(units, cst.List) else None
+        names = ("dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias" if base.cls.dnn else
+                 "linear/linear_model/<column>/weights, linear/linear_model/bias_weights") + ", global_step"
+        if not isinstance(value, cst.SimpleString) or value.prefix.lower() not in ("", "u"):
+            self.flag(call, TFM135, f"get_variable_value({code_of(value)}): a computed name; the migrated estimator's "
+                      f"variables are named {names} (see get_variable_names())")
+            return True
+        legacy = value.evaluated_value
+        old_era = base.cls.era != "learn"  # TF Learn 0.8 / skflow: tfmigrate wrote the one feature column
+        new = tf215_name(legacy, base.cls.dnn, layers, FEATURE_KEY if old_era else None)
+        if new is None:
+            self.flag(call, TFM135, f"get_variable_value({legacy!r}): the migrated estimator has no variable of that "
+                      f"name; its variables are named {names} (see get_variable_names())")
+        elif new != legacy and self.fix(call, TFM135, f"get_variable_value({legacy!r}) -> {new!r}: the name TF 2.15's "
+                                         "tf.estimator gives the same variable" + (" (a binary classifier's logits: one column in TF 2.15, two in "
+                                         "TF Learn 0.8)" if old_era and new.startswith("dnn/logits") else "")):
+            quote = value.value[len(value.prefix)]
+            self._apply(call, call.with_changes(args=[args[0].with_changes(value=value.with_changes(
+                value=f"{value.prefix}{quote}{new}{quote}"))]))
+        return True
 
     def _statement(self, call: cst.Call) -> cst.SimpleStatementLine | None:
         expr = self._parent(call)
