@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression
-from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130, TFM135
+from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130, TFM135, TFM136
 from tfmigrate.transforms.estimators.variable_names import tf215_name
 from tfmigrate.transforms.estimators import flow, inputs, predict_flow
 from tfmigrate.transforms.common.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
@@ -124,7 +124,15 @@ class EstimatorMethods:
         elif method == "save":
             path = call.args[0].value if call.args else None
             stmt = self._statement(call)
-            if legacy_tfx and path is not None and base.model_dir is not None and code_of(path) == code_of(base.model_dir) and stmt is not None:
+            if call in self.copied_saves and path is not None:
+                if self.fix(call, TFM136, f"save({code_of(path)}): the program deletes or recreates this path after "
+                            "training, so it cannot be model_dir (it would delete the checkpoints train() wrote); the "
+                            "estimator trains in a model_dir of its own (a temporary one, as the legacy estimator "
+                            "did) and the checkpoint is copied to the path here, where the legacy save() wrote it"):
+                    self._apply(call, expression(f"shutil.copytree({code_of(call.func.value)}.model_dir, {code_of(path)}, "
+                                                 "dirs_exist_ok=True)"))
+                    self.imports.add("shutil")
+            elif legacy_tfx and path is not None and base.model_dir is not None and code_of(path) == code_of(base.model_dir) and stmt is not None:
                 if self.fix(call, TFM107, f"save({code_of(path)}): tf.estimator writes its checkpoints to "
                             "model_dir during train(); the path is the estimator's model_dir, the call is removed"):
                     self.remove.add(stmt)

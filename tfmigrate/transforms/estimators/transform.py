@@ -92,6 +92,7 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
                     self_targets.append(target)
         self.ests: list[Est] = []
         self.reported_saves: set[cst.Call] = set()
+        self.copied_saves: set[cst.Call] = set()  # save(path) of a path the program clears after training (TFM136)
         self.by_key: dict[tuple, list[Est]] = {}
         self.by_call: dict[cst.Call, Est] = {}
         # 1. constructors (and restore() classmethod calls, once their class has a visible constructor)
