@@ -136,3 +136,68 @@ def test_rewritten_names_read_the_trained_variables(tmp_path):
     wrong = [(p, g, s) for p, g, s in zip(programs, got, shapes) if g != s]
     assert not wrong, wrong[:2]
     assert len(programs) >= 20
+
+
+# tf.train.load_variable(<the migrated estimator's model_dir>, "<legacy name>"): (id, the directory as written)
+DIRECTORIES = [("name", "MODEL_DIR"), ("attribute", "est.model_dir"), ("literal", '"MODEL"')]
+LOADERS = ["tf.train.load_variable", "tf.contrib.framework.load_variable", "tf.compat.v1.train.load_variable"]
+LOAD_VARIANTS = list(itertools.product(DIRECTORIES, LOADERS, NAMES[:8] + NAMES[9:]))
+
+
+def _load_program(directory: str, loader: str, argument: str, model_dir: str = "MODEL") -> tuple[str, int]:
+    lines = ["import numpy as np", "import tensorflow as tf", "", f"MODEL_DIR = {model_dir!r}",
+             "x = np.random.rand(16, 4).astype(np.float32)", "y = np.random.randint(0, 3, size=16)",
+             "est = tf.contrib.learn.DNNClassifier(hidden_units=[10, 5], n_classes=3, model_dir=" +
+             ("MODEL_DIR" if directory != '"MODEL"' else repr(model_dir)) + ",",
+             '    feature_columns=[tf.contrib.layers.real_valued_column("", dimension=4)])',
+             "est.fit(x, y, steps=3)",
+             f"value = {loader}({directory.replace('MODEL', model_dir) if directory == chr(34) + 'MODEL' + chr(34) else directory}, "
+             f"{argument})",
+             "print('SHAPE', list(np.shape(value)))"]
+    return "\n".join(lines) + "\n", len(lines) - 1
+
+
+@pytest.mark.parametrize(("directory", "loader", "name"), LOAD_VARIANTS,
+                         ids=["-".join([d[0], lo.rsplit(".", 2)[-2], n[0]]) for d, lo, n in LOAD_VARIANTS])
+def test_load_variable_of_a_migrated_model_dir(directory, loader, name):
+    _, argument, new_name, _ = name
+    source, line = _load_program(directory[1], loader, argument.replace("name=", ""))
+    result = rewrite_source(source.encode(), ENABLED)
+    new = result.new.decode()
+    here = [f for f in result.findings if f.rule == "TFM135" and f.line == line]
+    read = next(ln for ln in new.splitlines() if "load_variable(" in ln)
+    plain = argument.replace("name=", "")
+    if new_name is None:
+        assert here and not any(f.fixable for f in here), (new, result.findings)
+    elif new_name == plain.strip("'\""):
+        assert not here and plain in read
+    else:
+        assert here and all(f.fixable for f in here) and new_name in read, (new, result.findings)
+    assert rewrite_source(result.new, ENABLED).new == result.new
+
+
+def test_load_variable_of_another_directory_is_left_alone():
+    source, _ = _load_program("MODEL_DIR", "tf.train.load_variable", '"dnn/logits/weights"')
+    source = source.replace('tf.train.load_variable(MODEL_DIR, ', 'tf.train.load_variable("legacy_run", ')
+    result = rewrite_source(source.encode(), ENABLED)
+    assert 'tf.train.load_variable("legacy_run", "dnn/logits/weights")' in result.new.decode()
+    assert not [f for f in result.findings if f.rule == "TFM135"]
+
+
+@pytest.mark.slow
+def test_load_variable_reads_the_trained_variable(tmp_path):
+    model_dir = str(tmp_path / "m")
+    programs = [rewrite_source(_load_program(d, lo, '"dnn/hiddenlayer_1/weights"', model_dir)[0].encode(), ENABLED).new.decode()
+                for d, lo in [("MODEL_DIR", LOADERS[1]), ("est.model_dir", LOADERS[0])]]
+    runner = (
+        "import contextlib, io, json, sys, warnings\nwarnings.simplefilter('ignore')\nimport tensorflow\nout = []\n"
+        "for src in json.load(sys.stdin):\n    buf = io.StringIO()\n    with contextlib.redirect_stdout(buf):\n"
+        "        exec(compile(src, '<variant>', 'exec'), {'__name__': '__main__'})\n"
+        "    out.append([json.loads(l.split(' ', 1)[1]) for l in buf.getvalue().splitlines() if l.startswith('SHAPE ')][-1])\n"
+        "print('RESULT' + json.dumps(out))\n"
+    )
+    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(programs), capture_output=True, text=True,
+                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=600)
+    line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
+    assert line, done.stderr[-3000:]
+    assert json.loads(line[0][len("RESULT"):]) == [[10, 5], [10, 5]]

@@ -151,11 +151,33 @@ class EstimatorMethods:
             self.flag(call, TFM109, f"{method}() has no tf.estimator equivalent; rewrite it by hand "
                       "(score: evaluate(input_fn=...)['accuracy']; export: export_saved_model)")
 
-    def _plan_variable_name(self, base: Est, call: cst.Call) -> bool:
+    def _plan_load_variable(self, call: cst.Call) -> None:
+        """``tf.train.load_variable(dir, name)`` / ``tf.contrib.framework.load_variable``: where ``dir`` is the
+        model_dir of a migrated estimator of this module (the same code, or ``<estimator>.model_dir``), its
+        checkpoint holds TF 2.15's names (TFM135); any other directory may hold a legacy checkpoint: left alone."""
+        if len(call.args) != 2 or any(a.star for a in call.args):
+            return
+        bound = {(a.keyword.value if a.keyword else ("ckpt_dir_or_file", "name")[i]): a for i, a in enumerate(call.args)}
+        directory, name = bound.get("ckpt_dir_or_file") or bound.get("checkpoint_dir"), bound.get("name")
+        if directory is None or name is None:
+            return
+        found = None
+        value = directory.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "model_dir":
+            found = self._receiver(value.value)
+        else:
+            matches = [e for e in self.ests if (e.model_dir or e.args.get("model_dir")) is not None
+                       and _same_path(e.model_dir or e.args["model_dir"], value)]
+            found = matches[0] if len({id(e.new) for e in matches}) == 1 else None
+        if found is None or not found.ok or found.new is None or found.custom is not None:
+            return
+        self._plan_variable_name(self._settings(found), call, name)
+
+    def _plan_variable_name(self, base: Est, call: cst.Call, arg: cst.Arg | None = None) -> bool:
         """``get_variable_value(<legacy name>)``: the literal rewritten to the name the migrated estimator
         creates (TFM135), a computed or unknown name flagged on its line; False: not one call of that shape."""
-        args = [a for a in call.args if a.keyword is None or a.keyword.value == "name"]
-        if len(call.args) != 1 or len(args) != 1 or args[0].star or not self.enabled(TFM135):
+        args = [arg] if arg is not None else [a for a in call.args if a.keyword is None or a.keyword.value == "name"]
+        if (arg is None and len(call.args) != 1) or len(args) != 1 or args[0].star or not self.enabled(TFM135):
             return False
         value = args[0].value
         units = base.args.get("hidden_units")
@@ -163,21 +185,21 @@ class EstimatorMethods:
         names = ("dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias" if base.cls.dnn else
                  "linear/linear_model/<column>/weights, linear/linear_model/bias_weights") + ", global_step"
         if not isinstance(value, cst.SimpleString) or value.prefix.lower() not in ("", "u"):
-            self.flag(call, TFM135, f"get_variable_value({code_of(value)}): a computed name; the migrated estimator's "
+            self.flag(call, TFM135, f"{code_of(call.func)}({code_of(value)}): a computed name; the migrated estimator's "
                       f"variables are named {names} (see get_variable_names())")
             return True
         legacy = value.evaluated_value
         old_era = base.cls.era != "learn"  # TF Learn 0.8 / skflow: tfmigrate wrote the one feature column
         new = tf215_name(legacy, base.cls.dnn, layers, FEATURE_KEY if old_era else None)
         if new is None:
-            self.flag(call, TFM135, f"get_variable_value({legacy!r}): the migrated estimator has no variable of that "
+            self.flag(call, TFM135, f"{code_of(call.func)}({legacy!r}): the migrated estimator has no variable of that "
                       f"name; its variables are named {names} (see get_variable_names())")
-        elif new != legacy and self.fix(call, TFM135, f"get_variable_value({legacy!r}) -> {new!r}: the name TF 2.15's "
+        elif new != legacy and self.fix(call, TFM135, f"{code_of(call.func)}({legacy!r}) -> {new!r}: the name TF 2.15's "
                                          "tf.estimator gives the same variable" + (" (a binary classifier's logits: one column in TF 2.15, two in "
                                          "TF Learn 0.8)" if old_era and new.startswith("dnn/logits") else "")):
             quote = value.value[len(value.prefix)]
-            self._apply(call, call.with_changes(args=[args[0].with_changes(value=value.with_changes(
-                value=f"{value.prefix}{quote}{new}{quote}"))]))
+            renamed = args[0].with_changes(value=value.with_changes(value=f"{value.prefix}{quote}{new}{quote}"))
+            self._apply(call, call.with_changes(args=[renamed if a is args[0] else a for a in call.args]))
         return True
 
     def _statement(self, call: cst.Call) -> cst.SimpleStatementLine | None:
@@ -377,3 +399,10 @@ class EstimatorMethods:
                 if module.startswith(LEGACY_MODULES) or full.startswith(LEGACY_MODULES):
                     self.imports.remove(module, code_of(alias.name), alias.asname.name.value if alias.asname else None
                     )
+
+
+def _same_path(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """The same code, or the same string however quoted."""
+    if isinstance(a, cst.SimpleString) and isinstance(b, cst.SimpleString):
+        return a.evaluated_value == b.evaluated_value
+    return code_of(a) == code_of(b)

@@ -42,3 +42,8 @@ def tf215_name(legacy: str, dnn: bool, layers: int | None, feature_key: str | No
                 return None
             return new.format(i=index)
     return None
+
+
+# The functions that read one variable of a checkpoint directory by name.
+LOAD_VARIABLE = frozenset({"tensorflow.train.load_variable", "tensorflow.compat.v1.train.load_variable",
+                           "tensorflow.contrib.framework.load_variable"})
