@@ -303,3 +303,16 @@ def test_tf_version_guard_runs_after_the_rewrite():
     result = rewrite_source(source.encode(), ENABLED)
     assert [f.rule for f in result.findings] == ["TFM140"]
     assert _branch_runs([result.new.decode()]) == ["new"]
+
+
+def test_guards_are_read_never_run(tmp_path):
+    """A guard that would run code if evaluated is outside the grammar: undecided, and nothing runs."""
+    marker = tmp_path / "ran"
+    source = (f'import os\nimport tensorflow as tf\nif os.system("touch {marker}") or hasattr(tf, "contrib"):\n    x = 1\n'
+              f'if __import__("os").system("touch {marker}") == 0 and hasattr(tf, "estimator"):\n    y = 2\n'
+              f'if open("{marker}", "w") and "concat_v2" in dir(tf):\n    z = 3\n'
+              f'try:\n    w = tf.image_summary(open("{marker}", "w"))\nexcept AttributeError:\n    w = None\n')
+    result = rewrite_source(source.encode(), ENABLED)
+    assert not marker.exists()
+    assert [f.line for f in result.findings if f.rule == "TFM140"] == [11]  # the callee fails before its argument runs
+    assert "x = 1" in result.new.decode() and "y = 2" in result.new.decode() and "z = 3" in result.new.decode()
