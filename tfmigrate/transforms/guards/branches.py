@@ -20,6 +20,7 @@ branch runs.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -155,7 +156,7 @@ def _span(statements: list[ast.stmt]) -> tuple[int, int]:
     return statements[0].lineno, max(s.end_lineno or s.lineno for s in statements)
 
 
-class _Collector(ast.NodeVisitor):
+class _Collector:
     def __init__(self, reader: Reader, lines: list[str]):
         self.reader = reader
         self.lines = lines
@@ -166,20 +167,20 @@ class _Collector(ast.NodeVisitor):
         text = self.lines[node.lineno - 1] if node.lineno <= len(self.lines) else ""
         return node.lineno, len(text.encode("utf-8")[: node.col_offset].decode("utf-8", "replace"))
 
-    def visit_If(self, node: ast.If) -> None:
+    def decide_test(self, node: ast.If | ast.IfExp) -> bool:
+        """Record the truth of an `if`/`elif` or a conditional expression; True when decided."""
         try:
             truth = self.reader.truth(node.test)
         except (Undecided, Raised):
-            truth = None
-        if truth is not None:
-            self.out.ifs[node.lineno] = truth
-            dead = node.orelse if truth else node.body
-            if dead:
-                self.out.dead.append(_span(dead))
-            for child in [*node.body, *node.orelse]:  # not the test: it goes with the guard
-                self.visit(child)
-            return
-        self.generic_visit(node)
+            return False
+        if isinstance(node, ast.IfExp):
+            self.out.conditionals[self._column(node)] = truth
+            return True
+        self.out.ifs[node.lineno] = truth
+        dead = node.orelse if truth else node.body
+        if dead:
+            self.out.dead.append(_span(dead))
+        return True
 
     def visit_Try(self, node: ast.Try) -> None:
         verdict = try_verdict(self.reader, node)
@@ -194,16 +195,6 @@ class _Collector(ast.NodeVisitor):
                 self.out.dead.extend(_span(h.body) for h in node.handlers)
             else:
                 self.out.dead.extend(_span(node.handlers[i].body) for i in verdict.failing)
-        self.generic_visit(node)
-
-    def visit_IfExp(self, node: ast.IfExp) -> None:
-        try:
-            self.out.conditionals[self._column(node)] = self.reader.truth(node.test)
-        except (Undecided, Raised):
-            self.generic_visit(node)
-            return
-        self.visit(node.body)
-        self.visit(node.orelse)
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -220,14 +211,14 @@ class _Collector(ast.NodeVisitor):
                         self.out.getattrs[self._column(node)] = None
             except (Undecided, Raised):
                 pass
-        self.generic_visit(node)
 
 
-NEEDLES = ("hasattr(", "getattr(", "dir(", "__version__", "VERSION", "except")
+GUARD_TEXT = re.compile(r"hasattr\(|getattr\(|\bdir\(|__version__|VERSION|"
+                        r"except\s*(?::|\(|AttributeError|ImportError|ModuleNotFoundError|Exception|BaseException)")
 
 
 def mentions_guards(code: str) -> bool:
-    return ("tensorflow" in code) and any(n in code for n in NEEDLES)
+    return "tensorflow" in code and GUARD_TEXT.search(code) is not None
 
 
 @lru_cache(maxsize=8)
@@ -239,9 +230,21 @@ def decide(code: str) -> Decisions:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return Decisions()
-    collector = _Collector(Reader(tree), code.splitlines())
+    reader = Reader(tree)
+    collector = _Collector(reader, code.splitlines())
+    skipped: set[int] = set()  # the nodes of decided tests: they go with their guard
     try:
-        collector.visit(tree)
+        for node in reader.bindings.candidates:
+            if id(node) in skipped:
+                continue
+            kind = type(node)
+            if kind is ast.If or kind is ast.IfExp:
+                if collector.decide_test(node):
+                    skipped.update(id(n) for n in ast.walk(node.test))
+            elif kind is ast.Try:
+                collector.visit_Try(node)
+            else:
+                collector.visit_Call(node)
     except RecursionError:
         return Decisions()
     return collector.out

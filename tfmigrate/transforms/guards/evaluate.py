@@ -155,6 +155,7 @@ class Bindings:
     attributes: dict[str, list[tuple[ast.AST, ast.expr]]] = field(default_factory=dict)  # attr -> (class, value)
     attribute_stores: dict[str, int] = field(default_factory=dict)
     scope: dict[int, ast.AST] = field(default_factory=dict)  # id(node) -> the function/class/module it is in
+    candidates: list[ast.AST] = field(default_factory=list)  # If, Try, IfExp and Call nodes, in source order
 
     @classmethod
     def of(cls, tree: ast.Module) -> Bindings:
@@ -167,9 +168,20 @@ class Bindings:
 
     def _walk(self, node: ast.AST, scope: ast.AST) -> None:
         stack = [(node, scope)]
+        candidates = self.candidates
         while stack:
             node, scope = stack.pop()
+            kind = type(node)
+            if kind is ast.Name:
+                self.scope[id(node)] = scope
+                if type(node.ctx) is not ast.Load:
+                    self._bind(node.id)
+                continue
+            if kind is ast.Constant or kind is ast.Load or kind is ast.Store:
+                continue
             self.scope[id(node)] = scope
+            if kind is ast.If or kind is ast.Try or kind is ast.IfExp or kind is ast.Call:
+                candidates.append(node)
             inner = scope
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
                 if not isinstance(node, ast.Lambda):
@@ -214,8 +226,6 @@ class Bindings:
                             self._bind("*")
                     else:
                         self.imports.setdefault(bound, set()).add(f"{node.module}.{alias.name}")
-            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                self._bind(node.id)
             elif isinstance(node, (ast.Global, ast.Nonlocal)):
                 for name in node.names:
                     self._bind(name)
@@ -230,8 +240,14 @@ class Bindings:
                 elif (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
                       and isinstance(scope, ast.FunctionDef)):
                     self.attributes.setdefault(target.attr, []).append((scope, node.value))
-            for child in ast.iter_child_nodes(node):
-                stack.append((child, inner))
+            children = []
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if type(value) is list:
+                    children.extend((item, inner) for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    children.append((value, inner))
+            stack.extend(reversed(children))  # popped in source order
 
     def qualified(self, name: str) -> str | None:
         """The dotted name an imported name stands for, when it is bound once, by import only."""

@@ -61,6 +61,28 @@ class GuardTransform(FamilyTransform):
         self.decisions = decide(self.source or node.code)
         return True
 
+    def planned_nodes(self) -> list[cst.CSTNode]:
+        """The only nodes the hooks can change (see walk.transform): the decided guards (an ``elif``'s chain
+        head), and the attributes and calls of the TF 0.x twins; the walk enters nothing else."""
+        decisions, index, nodes = self.decisions, self.index, []
+        for node in index.nodes(cst.If):
+            if self._line(node) in decisions.ifs:
+                head = node
+                while isinstance(parent := index.parents.get(head), cst.If) and parent.orelse is head:
+                    head = parent
+                nodes.append(head)
+        nodes += [n for n in index.nodes(cst.Try) if self._line(n) in decisions.tries]
+        if decisions.conditionals:
+            nodes += [n for n in index.nodes(cst.IfExp) if self._place(n) in decisions.conditionals]
+        if decisions.getattrs:
+            nodes += [n for n in index.nodes(cst.Call) if self._place(n) in decisions.getattrs]
+        if "concat_v2" in self.source or "deconv2d" in self.source:
+            for node in index.nodes(cst.Attribute):
+                if node.attr.value in ("concat_v2", "deconv2d"):
+                    parent = index.parents.get(node)
+                    nodes += [node, parent] if isinstance(parent, cst.Call) else [node]
+        return nodes
+
     def _line(self, node: cst.CSTNode) -> int:
         return self.get_metadata(PositionProvider, node).start.line
 
