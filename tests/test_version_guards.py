@@ -316,3 +316,47 @@ def test_guards_are_read_never_run(tmp_path):
     assert not marker.exists()
     assert [f.line for f in result.findings if f.rule == "TFM140"] == [11]  # the callee fails before its argument runs
     assert "x = 1" in result.new.decode() and "y = 2" in result.new.decode() and "z = 3" in result.new.decode()
+
+
+DCGAN_OPS = '''import numpy as np
+import tensorflow as tf
+
+from utils import *
+
+try:
+  image_summary = tf.image_summary
+  SummaryWriter = tf.train.SummaryWriter
+except:
+  image_summary = tf.summary.image
+  SummaryWriter = tf.summary.FileWriter
+
+if "concat_v2" in dir(tf):
+  def concat(tensors, axis, *args, **kwargs):
+    return tf.concat_v2(tensors, axis, *args, **kwargs)
+else:
+  def concat(tensors, axis, *args, **kwargs):
+    return tf.concat(tensors, axis, *args, **kwargs)
+
+def deconv2d(input_, w, output_shape, d_h=2, d_w=2):
+    try:
+      deconv = tf.nn.conv2d_transpose(input_, w, output_shape=output_shape,
+                strides=[1, d_h, d_w, 1])
+
+    # Support for verisons of TensorFlow before 0.7.0
+    except AttributeError:
+      deconv = tf.nn.deconv2d(input_, w, output_shape=output_shape,
+                strides=[1, d_h, d_w, 1])
+    return deconv
+'''
+
+
+def test_dcgan_ops_shape_with_a_star_import():
+    """The shape of DCGAN-tensorflow's ops.py (2016-2017): a star import does not hide `tf`; the bare `except:`
+    and the dir() guard go to their live branch; the fallback after a live conv2d_transpose stays, unreported."""
+    result = rewrite_source(DCGAN_OPS.encode(), ENABLED)
+    new = result.new.decode()
+    assert "image_summary = tf.compat.v1.summary.image\nSummaryWriter = tf.compat.v1.summary.FileWriter\n" in new
+    assert "concat_v2" not in new and "def concat(tensors, axis, *args, **kwargs):\n  return tf.concat(" in new
+    assert "except AttributeError:\n      deconv = tf.nn.deconv2d(" in new  # left as written: it can only fail
+    assert not [f for f in result.findings if not f.fixable]
+    assert sorted(f.line for f in result.findings if f.rule == "TFM140") == [9, 13]

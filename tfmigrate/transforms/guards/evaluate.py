@@ -252,8 +252,8 @@ class Bindings:
     def qualified(self, name: str) -> str | None:
         """The dotted name an imported name stands for, when it is bound once, by import only."""
         targets = self.imports.get(name)
-        if not targets or len(targets) != 1 or name in self.others or "*" in self.others:
-            return None
+        if not targets or len(targets) != 1 or name in self.others:
+            return None  # (a `from m import *` is taken not to rebind an imported name, as every family takes it)
         return next(iter(targets))
 
 
