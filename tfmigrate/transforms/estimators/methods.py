@@ -11,7 +11,7 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import expression
 from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130, TFM135, TFM136
-from tfmigrate.transforms.estimators.variable_names import tf215_name
+from tfmigrate.transforms.estimators.variable_names import LEGACY_OPTIMIZER, tf215_name
 from tfmigrate.transforms.estimators import flow, inputs, predict_flow
 from tfmigrate.transforms.common.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimators.monitors import Converter as MonitorConverter
@@ -141,7 +141,7 @@ class EstimatorMethods:
                 self.flag(call, TFM107, "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
                           "during train(). Pass model_dir=path to the constructor (the path must be known there) and "
                           "remove this call")
-        elif method == "get_variable_value" and self._plan_variable_name(base, call):
+        elif method == "get_variable_value" and self._plan_variable_name(est, base, call):
             pass
         elif method in ("get_variable_names", "get_variable_value"):
             self.flag(call, TFM109, f"{method}(): tf.estimator has it, but the variable names differ: "
@@ -171,9 +171,9 @@ class EstimatorMethods:
             found = matches[0] if len({id(e.new) for e in matches}) == 1 else None
         if found is None or not found.ok or found.new is None or found.custom is not None:
             return
-        self._plan_variable_name(self._settings(found), call, name)
+        self._plan_variable_name(found, self._settings(found), call, name)
 
-    def _plan_variable_name(self, base: Est, call: cst.Call, arg: cst.Arg | None = None) -> bool:
+    def _plan_variable_name(self, est: Est, base: Est, call: cst.Call, arg: cst.Arg | None = None) -> bool:
         """``get_variable_value(<legacy name>)``: the literal rewritten to the name the migrated estimator
         creates (TFM135), a computed or unknown name flagged on its line; False: not one call of that shape."""
         args = [arg] if arg is not None else [a for a in call.args if a.keyword is None or a.keyword.value == "name"]
@@ -183,14 +183,19 @@ class EstimatorMethods:
         units = base.args.get("hidden_units")
         layers = len(units.elements) if isinstance(units, cst.List) else None
         names = ("dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias" if base.cls.dnn else
-                 "linear/linear_model/<column>/weights, linear/linear_model/bias_weights") + ", global_step"
+                 "linear/linear_model/<column>/weights, linear/linear_model/bias_weights") + (
+                 ", global_step, training/<its optimizer>/<variable>/<slot>")
         if not isinstance(value, cst.SimpleString) or value.prefix.lower() not in ("", "u"):
             self.flag(call, TFM135, f"{code_of(call.func)}({code_of(value)}): a computed name; the migrated estimator's "
                       f"variables are named {names} (see get_variable_names())")
             return True
         legacy = value.evaluated_value
         old_era = base.cls.era != "learn"  # TF Learn 0.8 / skflow: tfmigrate wrote the one feature column
-        new = tf215_name(legacy, base.cls.dnn, layers, FEATURE_KEY if old_era else None)
+        written = est.new or base.new  # the optimizer the migrated estimator trains with names its slots
+        optimizer = next((kwarg_value for kwarg_value in (a.value for a in (written.args if written else ())
+                                                          if a.keyword is not None and a.keyword.value == "optimizer")), None)
+        found = LEGACY_OPTIMIZER.search(code_of(optimizer)) if optimizer is not None else None
+        new = tf215_name(legacy, base.cls.dnn, layers, FEATURE_KEY if old_era else None, found.group(1) if found else None)
         if new is None:
             self.flag(call, TFM135, f"{code_of(call.func)}({legacy!r}): the migrated estimator has no variable of that "
                       f"name; its variables are named {names} (see get_variable_names())")

@@ -26,10 +26,30 @@ SAME = frozenset({"global_step"})
 NEW_DNN = re.compile(r"dnn/(?:hiddenlayer_\d+|logits)/(?:kernel|bias)")
 
 
-def tf215_name(legacy: str, dnn: bool, layers: int | None, feature_key: str | None = None) -> str | None:
+# A TF1 optimizer's slot variables (``<var>/Adagrad``, ``<var>/Adam_1``: slot_creator names them after the
+# optimizer, in the order it makes them) -> the tf.keras.optimizers.legacy class tfmigrate writes for that
+# optimizer and its slot, which TF 2.15's estimators name ``training/<Class>/<var>/<slot>`` (measured on TF 2.15.1).
+SLOTS = {
+    "Adagrad": ("Adagrad", "accumulator"), "Adam": ("Adam", "m"), "Adam_1": ("Adam", "v"),
+    "RMSProp": ("RMSprop", "rms"), "RMSProp_1": ("RMSprop", "momentum"), "Momentum": ("SGD", "momentum"),
+    "Ftrl": ("Ftrl", "accumulator"), "Ftrl_1": ("Ftrl", "linear"),
+}
+LEGACY_OPTIMIZER = re.compile(r"optimizers\.legacy\.(\w+)\(")  # the class in the optimizer= tfmigrate wrote
+
+
+def tf215_name(legacy: str, dnn: bool, layers: int | None, feature_key: str | None = None,
+               optimizer: str | None = None) -> str | None:
     """The TF 2.15 name of ``legacy`` (a DNN estimator with ``layers`` hidden layers, None: unknown, or a
     linear one; ``feature_key``: the one feature column tfmigrate wrote for a TF Learn 0.8 / skflow linear
-    model); None when there is no such variable or the name is not a known legacy one."""
+    model; ``optimizer``: the tf.keras.optimizers.legacy class the migrated estimator trains with, for a slot
+    variable); None when there is no such variable or the name is not a known legacy one."""
+    head, _, suffix = legacy.rpartition("/")
+    if head and suffix in SLOTS:
+        cls, slot = SLOTS[suffix]
+        variable = tf215_name(head, dnn, layers, feature_key)
+        if variable is None or variable in SAME or optimizer != cls:
+            return None  # another optimizer now: no such slot
+        return f"training/{cls}/{variable}/{slot}"
     if not dnn and feature_key and legacy in ("logistic_regression/weights", "linear_regression/weights"):
         return f"linear/linear_model/{feature_key}/weights"
     if legacy in SAME or (dnn and NEW_DNN.fullmatch(legacy)) or legacy == "linear/linear_model/bias_weights":
