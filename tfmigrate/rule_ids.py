@@ -12,6 +12,10 @@ too. After adding a rule to a catalog file, run ``python tools/gen_rule_ids.py``
 from __future__ import annotations
 
 
+# rules/guards.toml
+TFM140 = "TFM140"
+TFM141 = "TFM141"
+
 # rules/estimators.toml
 TFM101 = "TFM101"
 TFM102 = "TFM102"
@@ -37,6 +41,8 @@ TFM134 = "TFM134"
 TFM131 = "TFM131"
 TFM132 = "TFM132"
 TFM133 = "TFM133"
+TFM135 = "TFM135"
+TFM136 = "TFM136"
 
 # rules/learn_io.toml
 TFM170 = "TFM170"
@@ -164,8 +170,10 @@ TFM754 = "TFM754"
 TFM755 = "TFM755"
 
 ALL: frozenset[str] = frozenset({
+    TFM140, TFM141,
     TFM101, TFM102, TFM103, TFM104, TFM105, TFM106, TFM107, TFM108, TFM109, TFM110, TFM112, TFM113,
     TFM114, TFM115, TFM116, TFM117, TFM118, TFM119, TFM120, TFM130, TFM134, TFM131, TFM132, TFM133,
+    TFM135, TFM136,
     TFM170, TFM171, TFM172, TFM173, TFM175, TFM174,
     TFM150, TFM151, TFM152, TFM153, TFM154, TFM155, TFM156, TFM157, TFM158, TFM159,
     TFM201, TFM202, TFM203,

@@ -260,13 +260,15 @@ def _one_pass(
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
     facts = set() if facts is None else facts
+    quieting = [f for f in catalog.families if f.quiet and any(r.id in enabled for r in f.rules)]
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
         if not family_rules or not family.wanted_by(current_bytes):
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path, facts=facts, run_rules=enabled), family_rules, suppressions(current_code), sink, catalog.ids
+            Context(filename=path, facts=facts, run_rules=enabled), family_rules, _suppressed(current_code, current_bytes, quieting),
+            sink, catalog.ids,
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)
@@ -307,6 +309,17 @@ def _one_pass(
     if prepared is not None:  # the index of the final tree, made for a family that changed nothing
         current, indexed = prepared[1].module, prepared[1]
     return original_code, current_code, new_bytes, staged, module.encoding, (current, positions, indexed)
+
+
+def _suppressed(code: str, data: bytes, quieting: list) -> dict[int, frozenset[str]]:
+    """The ``# tfmigrate: ignore`` lines of ``code``, and the lines an enabled family declares that no rule may
+    touch (``quiet`` in its catalog file: the guards family's blocks TensorFlow 2.15 never runs)."""
+    table = suppressions(code)
+    for family in quieting:
+        if family.wanted_by(data):
+            for line, codes in family.load_quiet()(code).items():
+                table[line] = table.get(line, frozenset()) | codes
+    return table
 
 
 def _prepare(

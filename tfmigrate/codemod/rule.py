@@ -14,6 +14,8 @@ File format (TOML)::
     transform = "tfmigrate.transforms.renames:CompatV1Renames"
     needles = ["tensorflow"]
     target = "keras"            # optional: the family runs only with `--target keras` (default: every target)
+    quiet = "pkg.module:fn"     # optional: fn(code) -> {line: rule codes} that no rule of any family may touch
+                                # while this family is enabled (the guards family: code TF 2.15 never runs)
 
     [[rules]]
     id = "TFM501"
@@ -44,6 +46,7 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cache, cached_property
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,9 +113,14 @@ class Family:
     order: int = 50  # families run in ascending order; the catch-all runs last
     source: str = ""
     target: str | None = None  # the only --target this family runs with (None: every target)
+    quiet: str = ""  # "module:function": code -> {line: rule codes} no rule may touch (code the target never runs)
 
     def load_transform(self) -> type[FamilyTransform]:
         module_name, _, attr = self.transform.partition(":")
+        return getattr(importlib.import_module(module_name), attr)
+
+    def load_quiet(self) -> Callable[[str], dict[int, frozenset[str]]]:
+        module_name, _, attr = self.quiet.partition(":")
         return getattr(importlib.import_module(module_name), attr)
 
     def wanted_by(self, data: bytes) -> bool:
@@ -215,6 +223,7 @@ def load_family(path: Path) -> Family:
         order=int(data.get("order", 50)),
         source=path.name,
         target=_target(data, path.name),
+        quiet=str(data.get("quiet", "")),
     )
 
 

@@ -11,7 +11,7 @@ import libcst as cst
 
 from tfmigrate.codemod.transform import is_suppressed
 from tfmigrate.codemod.tree import expression
-from tfmigrate.rule_ids import TFM101, TFM102, TFM103, TFM107, TFM108, TFM110, TFM112, TFM113
+from tfmigrate.rule_ids import TFM101, TFM102, TFM103, TFM107, TFM108, TFM110, TFM112, TFM113, TFM136
 from tfmigrate.transforms.estimators import flow, inputs
 from tfmigrate.transforms.common.builders import (
     append_args, bind_args, build_call, code_of, int_value, kwarg, layout_call, str_value,
@@ -265,6 +265,11 @@ class EstimatorConstructors:
             if (path is not None and est.model_dir is None and self._statement(save) is not None
                     and (self._known_at_construction(est, path) or flow.path_known(self, est, path))):
                 cleared = flow.path_cleared(self, est, save, path)
+                if cleared is not None and flow.cleared_before_training(self, est, cleared):
+                    cleared = None  # cleaned before train() writes anything there: path can be model_dir
+                if cleared is not None and len(est.saves) == 1 and self.enabled(TFM136):
+                    self.copied_saves.add(save)  # save(path) copies the checkpoint of a model_dir of its own there
+                    continue
                 if cleared is not None:  # shutil.rmtree(path) before save(path) would delete model_dir's checkpoints
                     self.flag(save, TFM107, f"save({code_of(path)}): the program deletes or recreates this path on "
                               f"line {self._line(cleared)} before saving, so it cannot become model_dir (train() writes "

@@ -24,6 +24,7 @@ import builtins
 from typing import TYPE_CHECKING
 
 import libcst as cst
+from libcst.metadata import PositionProvider
 
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.rule_ids import TFM131, TFM133
@@ -355,6 +356,25 @@ def path_cleared(t: Planner, est: Est, save: cst.Call, path: cst.BaseExpression)
         if first <= t._line(call) <= last and code_of(call.args[0].value) == text:
             return call
     return None
+
+
+def cleared_before_training(t: Planner, est: Est, cleared: cst.Call) -> bool:
+    """``cleared`` (a call that deletes or recreates the save path) certainly runs before the estimator's
+    first fit(): on an earlier line, and in no loop that also holds a fit() (a loop could run it again
+    after training). tf.estimator writes nothing to model_dir before train(), so the path can be model_dir."""
+    if not est.fits:
+        return False
+    fits = [t._line(f) for f in est.fits]
+    if t._line(cleared) >= min(fits):
+        return False
+    node = t._parent(cleared)
+    while node is not None and not isinstance(node, (cst.FunctionDef, cst.Module)):
+        if isinstance(node, (cst.For, cst.While)):
+            span = t.get_metadata(PositionProvider, node)
+            if any(span.start.line <= line <= span.end.line for line in fits):
+                return False
+        node = t._parent(node)
+    return True
 
 
 LAZY_CONSUMERS = {"builtins.next", "itertools.islice", "itertools.takewhile", "itertools.dropwhile"}

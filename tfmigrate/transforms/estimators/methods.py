@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression
-from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130
+from tfmigrate.rule_ids import TFM104, TFM105, TFM106, TFM107, TFM109, TFM130, TFM135, TFM136
+from tfmigrate.transforms.estimators.variable_names import LEGACY_OPTIMIZER, tf215_name
 from tfmigrate.transforms.estimators import flow, inputs, predict_flow, skcompat
 from tfmigrate.transforms.common.builders import Substitute, bind_args, build_call, code_of, kwarg, layout_call
 from tfmigrate.transforms.estimators.monitors import Converter as MonitorConverter
@@ -128,7 +129,15 @@ class EstimatorMethods:
         elif method == "save":
             path = call.args[0].value if call.args else None
             stmt = self._statement(call)
-            if legacy_tfx and path is not None and base.model_dir is not None and code_of(path) == code_of(base.model_dir) and stmt is not None:
+            if call in self.copied_saves and path is not None:
+                if self.fix(call, TFM136, f"save({code_of(path)}): the program deletes or recreates this path after "
+                            "training, so it cannot be model_dir (it would delete the checkpoints train() wrote); the "
+                            "estimator trains in a model_dir of its own (a temporary one, as the legacy estimator "
+                            "did) and the checkpoint is copied to the path here, where the legacy save() wrote it"):
+                    self._apply(call, expression(f"shutil.copytree({code_of(call.func.value)}.model_dir, {code_of(path)}, "
+                                                 "dirs_exist_ok=True)"))
+                    self.imports.add("shutil")
+            elif legacy_tfx and path is not None and base.model_dir is not None and code_of(path) == code_of(base.model_dir) and stmt is not None:
                 if self.fix(call, TFM107, f"save({code_of(path)}): tf.estimator writes its checkpoints to "
                             "model_dir during train(); the path is the estimator's model_dir, the call is removed"):
                     self.remove.add(stmt)
@@ -137,6 +146,8 @@ class EstimatorMethods:
                 self.flag(call, TFM107, "save(path): tf.estimator has no save(); it writes checkpoints to model_dir "
                           "during train(). Pass model_dir=path to the constructor (the path must be known there) and "
                           "remove this call")
+        elif method == "get_variable_value" and self._plan_variable_name(est, base, call):
+            pass
         elif method in ("get_variable_names", "get_variable_value"):
             self.flag(call, TFM109, f"{method}(): tf.estimator has it, but the variable names differ: "
                       "dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias, linear/linear_model/x/weights, "
@@ -144,6 +155,62 @@ class EstimatorMethods:
         elif method in ("get_params", "set_params", "score", "get_tensor", "get_tensor_value", "partial_fit", "export"):
             self.flag(call, TFM109, f"{method}() has no tf.estimator equivalent; rewrite it by hand "
                       "(score: evaluate(input_fn=...)['accuracy']; export: export_saved_model)")
+
+    def _plan_load_variable(self, call: cst.Call) -> None:
+        """``tf.train.load_variable(dir, name)`` / ``tf.contrib.framework.load_variable``: where ``dir`` is the
+        model_dir of a migrated estimator of this module (the same code, or ``<estimator>.model_dir``), its
+        checkpoint holds TF 2.15's names (TFM135); any other directory may hold a legacy checkpoint: left alone."""
+        if len(call.args) != 2 or any(a.star for a in call.args):
+            return
+        bound = {(a.keyword.value if a.keyword else ("ckpt_dir_or_file", "name")[i]): a for i, a in enumerate(call.args)}
+        directory, name = bound.get("ckpt_dir_or_file") or bound.get("checkpoint_dir"), bound.get("name")
+        if directory is None or name is None:
+            return
+        found = None
+        value = directory.value
+        if isinstance(value, cst.Attribute) and value.attr.value == "model_dir":
+            found = self._receiver(value.value)
+        else:
+            matches = [e for e in self.ests if (e.model_dir or e.args.get("model_dir")) is not None
+                       and _same_path(e.model_dir or e.args["model_dir"], value)]
+            found = matches[0] if len({id(e.new) for e in matches}) == 1 else None
+        if found is None or not found.ok or found.new is None or found.custom is not None:
+            return
+        self._plan_variable_name(found, self._settings(found), call, name)
+
+    def _plan_variable_name(self, est: Est, base: Est, call: cst.Call, arg: cst.Arg | None = None) -> bool:
+        """``get_variable_value(<legacy name>)``: the literal rewritten to the name the migrated estimator
+        creates (TFM135), a computed or unknown name flagged on its line; False: not one call of that shape."""
+        args = [arg] if arg is not None else [a for a in call.args if a.keyword is None or a.keyword.value == "name"]
+        if (arg is None and len(call.args) != 1) or len(args) != 1 or args[0].star or not self.enabled(TFM135):
+            return False
+        value = args[0].value
+        units = base.args.get("hidden_units")
+        layers = len(units.elements) if isinstance(units, cst.List) else None
+        names = ("dnn/hiddenlayer_<i>/kernel|bias, dnn/logits/kernel|bias" if base.cls.dnn else
+                 "linear/linear_model/<column>/weights, linear/linear_model/bias_weights") + (
+                 ", global_step, training/<its optimizer>/<variable>/<slot>")
+        if not isinstance(value, cst.SimpleString) or value.prefix.lower() not in ("", "u"):
+            self.flag(call, TFM135, f"{code_of(call.func)}({code_of(value)}): a computed name; the migrated estimator's "
+                      f"variables are named {names} (see get_variable_names())")
+            return True
+        legacy = value.evaluated_value
+        old_era = base.cls.era != "learn"  # TF Learn 0.8 / skflow: tfmigrate wrote the one feature column
+        written = est.new or base.new  # the optimizer the migrated estimator trains with names its slots
+        optimizer = next((kwarg_value for kwarg_value in (a.value for a in (written.args if written else ())
+                                                          if a.keyword is not None and a.keyword.value == "optimizer")), None)
+        found = LEGACY_OPTIMIZER.search(code_of(optimizer)) if optimizer is not None else None
+        new = tf215_name(legacy, base.cls.dnn, layers, FEATURE_KEY if old_era else None, found.group(1) if found else None)
+        if new is None:
+            self.flag(call, TFM135, f"{code_of(call.func)}({legacy!r}): the migrated estimator has no variable of that "
+                      f"name; its variables are named {names} (see get_variable_names())")
+        elif new != legacy and self.fix(call, TFM135, f"{code_of(call.func)}({legacy!r}) -> {new!r}: the name TF 2.15's "
+                                         "tf.estimator gives the same variable" + (" (a binary classifier's logits: one column in TF 2.15, two in "
+                                         "TF Learn 0.8)" if old_era and new.startswith("dnn/logits") else "")):
+            quote = value.value[len(value.prefix)]
+            renamed = args[0].with_changes(value=value.with_changes(value=f"{value.prefix}{quote}{new}{quote}"))
+            self._apply(call, call.with_changes(args=[renamed if a is args[0] else a for a in call.args]))
+        return True
 
     def _statement(self, call: cst.Call) -> cst.SimpleStatementLine | None:
         expr = self._parent(call)
@@ -352,3 +419,10 @@ class EstimatorMethods:
                 if module.startswith(LEGACY_MODULES) or full.startswith(LEGACY_MODULES):
                     self.imports.remove(module, code_of(alias.name), alias.asname.name.value if alias.asname else None
                     )
+
+
+def _same_path(a: cst.BaseExpression, b: cst.BaseExpression) -> bool:
+    """The same code, or the same string however quoted."""
+    if isinstance(a, cst.SimpleString) and isinstance(b, cst.SimpleString):
+        return a.evaluated_value == b.evaluated_value
+    return code_of(a) == code_of(b)

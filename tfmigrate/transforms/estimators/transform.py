@@ -30,6 +30,7 @@ from tfmigrate.transforms.estimators.defaults import LEARN, SKFLOW, LegacyClass
 from tfmigrate.transforms.estimators.state import Est
 from tfmigrate.transforms.estimators.constructors import EstimatorConstructors
 from tfmigrate.transforms.estimators.methods import EstimatorMethods
+from tfmigrate.transforms.estimators.variable_names import LOAD_VARIABLE
 
 CANNED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor", "DNNLinearCombinedClassifier",
           "DNNLinearCombinedRegressor")
@@ -92,6 +93,7 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
                     self_targets.append(target)
         self.ests: list[Est] = []
         self.reported_saves: set[cst.Call] = set()
+        self.copied_saves: set[cst.Call] = set()  # save(path) of a path the program clears after training (TFM136)
         self.by_key: dict[tuple, list[Est]] = {}
         self.by_call: dict[cst.Call, Est] = {}
         # 1. constructors (and restore() classmethod calls, once their class has a visible constructor)
@@ -149,6 +151,9 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
                 est = self._receiver(attr.value)
                 if est is not None:
                     self._plan_weights(est, attr)
+        for call in calls:  # tf.train.load_variable(<a migrated estimator's model_dir>, "<legacy name>")  (TFM135)
+            if (self.qualified_name(call.func) or "") in LOAD_VARIABLE:
+                self._plan_load_variable(call)
         # 5. imports
         if self.changed:
             if self.need_tf:
