@@ -25,7 +25,6 @@ LEGACY_HOMES: dict[str, str] = {
     "tensorflow.python.ops.seq2seq": "legacy_seq2seq",
     "tensorflow.models.rnn.seq2seq": "legacy_seq2seq",
     "tensorflow.models.rnn.rnn_cell": "rnn",
-    "tensorflow.python.ops.rnn_cell": "rnn",
     "tensorflow.nn.rnn_cell": "rnn",
 }
 # TF 0.x seq2seq called softmax_loss_function(logit, target) positionally (0.12: seq2seq.py); the TF 1.15
@@ -33,7 +32,7 @@ LEGACY_HOMES: dict[str, str] = {
 TF0_SEQ2SEQ_LOSSES: dict[str, int] = {"sequence_loss_by_example": 4, "sequence_loss": 5}  # its position
 # names under tf.nn.rnn_cell that the contrib rnn renames cover (others stay with the renames family)
 TF0_ONLY_HOMES = frozenset({"tensorflow.nn.seq2seq", "tensorflow.python.ops.seq2seq", "tensorflow.models.rnn.seq2seq",
-                            "tensorflow.models.rnn.rnn_cell", "tensorflow.python.ops.rnn_cell"})
+                            "tensorflow.models.rnn.rnn_cell"})
 
 # --- TFM610: contrib.data / contrib.lookup names with a TF 2.15 name of the same behaviour ------------
 _V1_DATA = {

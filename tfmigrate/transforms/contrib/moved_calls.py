@@ -25,6 +25,7 @@ import libcst as cst
 from tfmigrate.codemod.tree import dotted, expression, join_args, keyword_arg
 from tfmigrate.rule_ids import TFM611, TFM612, TFM614, TFM615
 from tfmigrate.transforms.contrib import moved as M
+from tfmigrate.transforms.contrib.paths import contrib_rel, legacy_home
 
 _PRE_14 = ("data.Dataset", "data.TextLineDataset", "data.TFRecordDataset", "data.FixedLengthRecordDataset",
            "data.Iterator")
@@ -53,8 +54,6 @@ class MovedCalls:
         """Does the module use TF 1.2-1.3's ``tf.contrib.data`` datasets (its ``Dataset`` methods are legacy)?"""
         cached = getattr(self, "_uses_contrib_data", None)
         if cached is None:
-            from tfmigrate.transforms.contrib.transform import contrib_rel
-
             cached = False
             for binding in self.index.imports:  # type: ignore[attr-defined]
                 rel = contrib_rel(binding.target) or ""
@@ -73,8 +72,6 @@ class MovedCalls:
     # --- dispatch (from leave_Call) ---------------------------------------------------------------
     def moved_call(self, rel: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression | None:
         """The rewritten call, or None when the usual handling applies."""
-        from tfmigrate.transforms.contrib.transform import legacy_home
-
         kr = M.keras_rel(rel)
         if kr is not None:
             return self._keras_call(kr, original, updated)
