@@ -118,6 +118,10 @@ class MovedCalls:
         elements, ``prefetch(n)`` n more."""
         keywords = {a.keyword.value for a in original.args if a.keyword is not None}
         if not keywords & {"num_threads", "output_buffer_size"}:
+            if any(a.star == "**" for a in original.args) and self._data_module():
+                self.flag(original, TFM614, "Dataset.map(..., **kwargs) in a tf.contrib.data module: TF 1.2-1.3's "  # type: ignore[attr-defined]
+                          "num_threads=/output_buffer_size= are num_parallel_calls= and a .prefetch(...) after the map "
+                          "in TF 2.15; pass them by name, then tfmigrate rewrites the call")
             return updated
         if any(a.star for a in original.args) or len(_positional(original)) > 1:
             self.flag(original, TFM614, "Dataset.map(map_func, num_threads, output_buffer_size) of tf.contrib.data "  # type: ignore[attr-defined]
