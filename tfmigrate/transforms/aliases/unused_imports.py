@@ -5,11 +5,9 @@ tensorflow.examples.tutorials.mnist import input_data`` left unused (the program
 or the other families rewrote every use) still runs at import time: on TF 2.15 the program dies
 there with ModuleNotFoundError before any of its code. Such an import goes, comments around it kept.
 
-A name may be read where no Name node shows it: listed in ``__all__``, looked up by a string
-(``globals()["input_data"]``, ``getattr(module, "learn_runner")``), re-exported by an
-``__init__.py``. Where the module gives such a sign (the name in any string, a call of
-``globals``/``locals``/``vars``/``eval``/``exec``/``getattr``/``__import__``, an ``__init__.py``),
-or the import sits in a ``try`` (a guard that may mean to fail), it is reported instead of removed.
+A name may be read where no Name node shows it (``common/read_by_name.py``: ``__all__`` and other
+strings, ``globals()``/``getattr``, an ``__init__.py``), and an import in a ``try`` may be a guard:
+there the import is reported instead of removed.
 """
 
 from __future__ import annotations
@@ -19,8 +17,8 @@ import libcst as cst
 from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.tree import dotted
 from tfmigrate.rule_ids import TFM552
+from tfmigrate.transforms.common.read_by_name import doubts, in_try
 
-_DYNAMIC = frozenset({"globals", "locals", "vars", "eval", "exec", "getattr", "__import__", "importlib"})
 TF = "tensorflow"
 
 
@@ -51,10 +49,11 @@ class UnusedLegacyImports:
             candidates.append(binding)
         if not candidates:
             return
-        doubt = self._doubt(module, {b.name for b in candidates})
+        filename = getattr(self.context, "filename", "") or ""  # type: ignore[attr-defined]
+        doubt = doubts(index, filename, {b.name for b in candidates})
         for binding in candidates:
             statement, alias = binding.statement, binding.alias
-            reason = doubt.get(binding.name) or self._in_try(statement)
+            reason = doubt.get(binding.name) or in_try(index, statement)
             shown = binding.target.replace(TF, "tf", 1)
             if reason:
                 self.flag(alias, TFM552, (  # type: ignore[attr-defined]
@@ -70,31 +69,3 @@ class UnusedLegacyImports:
                 self.imports.remove(dotted(alias.name) or "", None, asname)  # type: ignore[attr-defined]
             else:
                 self.imports.remove(dotted(statement.module) or "", dotted(alias.name), asname)  # type: ignore[attr-defined]
-
-    def _in_try(self, statement: cst.CSTNode) -> str | None:
-        parents = self.index.parents  # type: ignore[attr-defined]
-        node = parents.get(statement)
-        while node is not None:
-            if isinstance(node, (cst.Try, cst.TryStar)):
-                return "it is imported inside a try (a guard may expect it to fail)"
-            node = parents.get(node)
-        return None
-
-    def _doubt(self, module: cst.Module, names: set[str]) -> dict[str, str]:
-        """Names that may be read without a Name node, with the reason."""
-        out: dict[str, str] = {}
-        filename = getattr(self.context, "filename", "") or ""  # type: ignore[attr-defined]
-        if filename.replace("\\", "/").rsplit("/", 1)[-1] == "__init__.py":
-            return {n: "an __init__.py may import it to re-export it" for n in names}
-        index = self.index  # type: ignore[attr-defined]
-        for name in index.nodes(cst.Name):
-            if name.value in _DYNAMIC and isinstance(index.parents.get(name), (cst.Call, cst.Attribute)):
-                return {n: f"the module calls {name.value}(), which may read it by its name" for n in names}
-        for string in index.nodes(cst.SimpleString):
-            value = string.evaluated_value
-            if isinstance(value, bytes):
-                continue
-            for n in names:
-                if n in value and n not in out:
-                    out[n] = f"its name appears in a string ({string.value[:40]})"
-        return out

@@ -30,6 +30,7 @@ from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
 from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
 from tfmigrate.rule_ids import TFM601, TFM606, TFM607, TFM608, TFM609, TFM610, TFM612, TFM614
+from tfmigrate.transforms.common.read_by_name import doubts, in_try
 from tfmigrate.transforms.contrib import moved as M
 from tfmigrate.transforms.contrib import tables as T
 from tfmigrate.transforms.contrib.calls import CallRewrites, Unsupported, bool_literal, code
@@ -215,10 +216,14 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
     def _drop_unused_imports(self) -> None:
         """An import of a contrib package of ours that nothing reads only fails on TF 2.15: it goes."""
         read = self.index.read_names() | READ_ELSEWHERE.get()  # (and what a huge module's other chunks read)
+        unread = {b.name for b in self.index.imports if b.name not in read}
+        doubt = doubts(self.index, self.context.filename, unread)  # read by its name maybe: TFM552 reports it
         for binding in self.index.imports:
             statement, alias = binding.statement, binding.alias
             rel = contrib_rel(binding.target)
             if rel is None or rel.split(".")[0] not in _OURS or binding.name in read:
+                continue
+            if binding.name in doubt or in_try(self.index, statement):
                 continue
             if id(alias) in self._in_place or id(statement) in self._in_place:
                 continue
