@@ -284,7 +284,8 @@ def test_tf0_softmax_loss_function_expression_flagged():
     assert "make_loss()" in result.new.decode().splitlines()[-1]
 
 
-# tf.nn.rnn_cell / tensorflow.models.rnn.rnn_cell cells: what tf.contrib.rnn's get (the positional check included)
+# tf.nn.rnn_cell / tensorflow.models.rnn.rnn_cell cells: what tf.contrib.rnn's get (the positional check included;
+# tf.nn.rnn_cell, also TF 1.2+'s name, is renamed by the renames family, TFM501)
 RNN_CELL = [
     ("tf.nn.rnn_cell", "import tensorflow as tf", "tf.nn.rnn_cell"),
     ("models_rnn", "import tensorflow as tf\nfrom tensorflow.models.rnn import rnn_cell", "rnn_cell"),
@@ -304,7 +305,7 @@ def test_tf0_rnn_cells_treated_as_contrib_rnn(form, use, expected):
     result = rewrite_source(source.encode(), ENABLED)
     new = result.new.decode()
     line = len(source.splitlines())
-    here = [f for f in result.findings if f.line == line and f.rule in ("TFM601", "TFM609")]
+    here = [f for f in result.findings if f.line == line and f.rule in ("TFM501", "TFM601", "TFM609")]
     assert here, (new, [(f.line, f.rule) for f in result.findings])
     if expected is None:
         assert any(not f.fixable for f in here)

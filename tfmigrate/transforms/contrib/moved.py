@@ -25,14 +25,13 @@ LEGACY_HOMES: dict[str, str] = {
     "tensorflow.python.ops.seq2seq": "legacy_seq2seq",
     "tensorflow.models.rnn.seq2seq": "legacy_seq2seq",
     "tensorflow.models.rnn.rnn_cell": "rnn",
-    "tensorflow.nn.rnn_cell": "rnn",
 }
+# tf.nn.rnn_cell (TF 0.x, and again TF 1.2+): the renames family renames its cells to tf.compat.v1; the
+# positional arguments that meant other parameters across releases are reported as for tf.contrib.rnn's
+RNN_CELL_HOME = "tensorflow.nn.rnn_cell"
 # TF 0.x seq2seq called softmax_loss_function(logit, target) positionally (0.12: seq2seq.py); the TF 1.15
 # code tfmigrate copies calls it with labels=, logits=: the 0.x function is adapted (TFM615)
 TF0_SEQ2SEQ_LOSSES: dict[str, int] = {"sequence_loss_by_example": 4, "sequence_loss": 5}  # its position
-# names under tf.nn.rnn_cell that the contrib rnn renames cover (others stay with the renames family)
-TF0_ONLY_HOMES = frozenset({"tensorflow.nn.seq2seq", "tensorflow.python.ops.seq2seq", "tensorflow.models.rnn.seq2seq",
-                            "tensorflow.models.rnn.rnn_cell"})
 
 # --- TFM610: contrib.data / contrib.lookup names with a TF 2.15 name of the same behaviour ------------
 _V1_DATA = {

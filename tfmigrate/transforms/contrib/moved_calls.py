@@ -79,7 +79,7 @@ class MovedCalls:
             return self._data_call(rel, original, updated)
         home = legacy_home(self.qualified_name(original.func))  # type: ignore[attr-defined]
         name = rel.rpartition(".")[2]
-        if home is not None and home[0] in M.TF0_ONLY_HOMES and home[1] == "legacy_seq2seq" and name in M.TF0_SEQ2SEQ_LOSSES:
+        if home is not None and home[1] == "legacy_seq2seq" and name in M.TF0_SEQ2SEQ_LOSSES:
             return self._tf0_loss_function(name, original, updated)
         return None
 

@@ -4,7 +4,6 @@ qualified name (its implementation modules and its TF 0.x homes read as the publ
 from __future__ import annotations
 
 from tfmigrate.transforms.contrib import moved as M
-from tfmigrate.transforms.contrib import tables as T
 
 CONTRIB = "tensorflow.contrib"
 _SCOPED = ("layers", "framework", "rnn", "losses", "metrics", "legacy_seq2seq", "seq2seq")
@@ -24,13 +23,11 @@ def legacy_home(qualified: str | None) -> tuple[str, str] | None:
 def contrib_rel(qualified: str | None) -> str | None:
     """``tensorflow.contrib.rnn.python.ops.core_rnn_cell.BasicLSTMCell`` -> ``rnn.BasicLSTMCell``; a TF 0.x
     home of the same code reads as its contrib path (``tensorflow.nn.seq2seq.rnn_decoder`` ->
-    ``legacy_seq2seq.rnn_decoder``; ``tensorflow.nn.rnn_cell.X`` only for the cells the rnn renames cover)."""
+    ``legacy_seq2seq.rnn_decoder``)."""
     home = legacy_home(qualified)
     if home is not None:
         assert qualified is not None
         rel = home[1] + qualified[len(home[0]) :]
-        if home[0] not in M.TF0_ONLY_HOMES and rel not in T.RENAMES:
-            return None  # tf.nn.rnn_cell.<other>: TF 1.x's own name, the renames family's
         return rel
     if not qualified or not qualified.startswith(CONTRIB + "."):
         return None

@@ -329,8 +329,11 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
     def _reference(self, original: cst.Name | cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(original, cst.Attribute) and dotted_name(original) is None:
             return updated  # `f(...).x`: libcst names it after f, but it is a value's attribute
-        rel = contrib_rel(self.qualified_name(original))
+        qualified = self.qualified_name(original)
+        rel = contrib_rel(qualified)
         if rel is None:
+            if qualified and qualified.startswith(M.RNN_CELL_HOME + "."):
+                self._positional_check(original, "rnn." + qualified[len(M.RNN_CELL_HOME) + 1 :])
             return updated
         parent = self.index.parents.get(original)
         outermost = not (isinstance(parent, cst.Attribute) and parent.value is original)
@@ -386,6 +389,21 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
             if message is not None:
                 self.flag(original, TFM609, self.shown(original, message))
         return updated
+
+    def _positional_check(self, original: cst.CSTNode, rel: str) -> None:
+        """``tf.nn.rnn_cell.X(...)`` (TF 0.x and TF 1.2+; the renames family renames it): the positional
+        arguments whose meaning changed between releases, as for ``tf.contrib.rnn.X``, are reported."""
+        call = self._call_of(original)
+        limit = POSITIONAL_LIMIT.get(rel)
+        if call is None or limit is None:
+            return
+        if sum(1 for a in call.args if a.keyword is None and not a.star) > limit or any(a.star for a in call.args):
+            self.flag(
+                original, TFM609,
+                f"tf.nn.{rel.replace('rnn.', 'rnn_cell.', 1)}: its positional arguments after the first {limit} meant "
+                f"different parameters in TF 0.x (input_size) and TF 1.x releases (as tf.contrib.{rel}'s): pass them "
+                f"by keyword",
+            )
 
     def shown(self, original: cst.CSTNode, message: str) -> str:
         """``message`` naming the legacy name as the code wrote it, where that is a TF 0.x home of
