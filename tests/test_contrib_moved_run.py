@@ -15,6 +15,8 @@ with what the legacy release computed, read from its source:
 - TF 0.12 python/ops/seq2seq.py: ``sequence_loss_by_example`` is the weighted cross-entropy over time divided
   by the total weight, ``softmax_loss_function(logit, target)`` called positionally; ``sequence_loss`` sums
   it over the batch and divides by the batch size.
+- TF 1.15 python/ops/lookup_ops.py (contrib.lookup's index_table_from_* / index_to_string_table_from_*): run
+  as they are from TF 2.15's private modules (reference_lookup.py), the ids TFM613's helpers must give;
 - TF 0.12 logging_ops.py: ``scalar_summary(tags, values)`` writes one value a tag; the tag is used as given.
 """
 
@@ -85,13 +87,14 @@ def test_programs_rewrite_without_manual_work():
 def test_moved_programs_run_on_tf215(tmp_path: Path):
     data = tmp_path / "data"
     data.mkdir()
-    for file, text in (("b.txt", "2\n3\n"), ("a.txt", "1\n"), ("c.csv", "x\n")):
+    for file, text in (("b.txt", "2\n3\n"), ("a.txt", "1\n"), ("c.csv", "x\n"), ("words.vocab", "a\nb\nc\n")):
         (data / file).write_text(text)
     paths = []
     for name in NAMES:
         path = tmp_path / f"{name}.py"
         path.write_bytes(rewrite_source((PROGRAMS / f"legacy_{name}.py").read_bytes(), ENABLED).new)
         paths.append(str(path))
+    paths.append(str(PROGRAMS / "reference_lookup.py"))  # the TF 1.15 lookup functions, as they are
     out = tmp_path / "results.json"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     run = subprocess.run([sys.executable, str(PROGRAMS / "run_all.py"), str(data), str(out), *paths],
@@ -99,6 +102,10 @@ def test_moved_programs_run_on_tf215(tmp_path: Path):
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads(out.read_text())
     legacy = _legacy_results()
+    reference = results["reference_lookup"]  # TFM613's helpers give the ids of the TF 1.15 functions
+    assert "error" not in reference, reference
+    assert reference["to_string"] == ["a", "b", "UNK"] and reference["from_file"] == [0, 0, 1, 0, 2, 0]
+    legacy["lookup"].update(reference)
     for name in NAMES:
         got = results[name]
         assert "error" not in got, (name, got["error"])

@@ -167,37 +167,28 @@ LOOKUP_MANUAL: dict[str, str] = {
         "deleted_key (a key never used, other than empty_key): write DenseHashTable(key_dtype, value_dtype, "
         "default_value, empty_key, deleted_key=..., name=...)"
     ),
-    "lookup.index_table_from_tensor": (
-        "tf.contrib.lookup.index_table_from_tensor is not in TF 2.15: write "
-        "tf.compat.v1.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(keys, tf.range(tf.size(keys, "
-        "out_type=tf.int64))), default_value=-1) (with num_oov_buckets=n: tf.lookup.StaticVocabularyTable(the same "
-        "initializer, n), which hashes out-of-vocabulary strings as the legacy table did)"
-    ),
-    "lookup.index_table_from_file": (
-        "tf.contrib.lookup.index_table_from_file is not in TF 2.15: write tf.compat.v1.lookup.StaticHashTable("
-        "tf.lookup.TextFileInitializer(vocabulary_file, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, tf.int64, "
-        "tf.lookup.TextFileIndex.LINE_NUMBER, vocab_size=vocab_size), default_value=-1) (with num_oov_buckets=n: "
-        "tf.lookup.StaticVocabularyTable(the same initializer, n))"
-    ),
-    "lookup.index_to_string_table_from_tensor": (
-        "tf.contrib.lookup.index_to_string_table_from_tensor is not in TF 2.15: write "
-        "tf.compat.v1.lookup.StaticHashTable(tf.lookup.KeyValueTensorInitializer(tf.range(tf.size(vocabulary_list, "
-        "out_type=tf.int64)), vocabulary_list), default_value=\"UNK\")"
-    ),
-    "lookup.index_to_string_table_from_file": (
-        "tf.contrib.lookup.index_to_string_table_from_file is not in TF 2.15: write "
-        "tf.compat.v1.lookup.StaticHashTable(tf.lookup.TextFileInitializer(vocabulary_file, tf.int64, "
-        "tf.lookup.TextFileIndex.LINE_NUMBER, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, vocab_size=vocab_size), "
-        "default_value=\"UNK\")"
-    ),
     "lookup.index_to_string": (
-        "tf.contrib.lookup.index_to_string (deprecated in TF 1.x) is not in TF 2.15: build the table as for "
-        "index_to_string_table_from_tensor and call its lookup"
+        "tf.contrib.lookup.index_to_string (deprecated in TF 1.x) is not in TF 2.15: build the table with "
+        "tf.contrib.lookup.index_to_string_table_from_tensor(mapping, default_value) (which tfmigrate rewrites) and "
+        "call its lookup(tensor)"
+    ),
+    "lookup.hasher_spec": (
+        "tf.contrib.lookup.{name}(..., hasher_spec=...): TF 2.15's tables hash out-of-vocabulary keys with the fast "
+        "hash only (StrongHashSpec has no public successor): drop hasher_spec (other bucket ids) or keep a copy of "
+        "IdTableWithHashBuckets from TF 1.15"
     ),
     "lookup.string_to_index": (
-        "tf.contrib.lookup.string_to_index (deprecated in TF 1.x) is not in TF 2.15: build the table as for "
-        "index_table_from_tensor and call its lookup"
+        "tf.contrib.lookup.string_to_index (deprecated in TF 1.x) is not in TF 2.15: build the table with "
+        "tf.contrib.lookup.index_table_from_tensor(mapping, default_value=...) (which tfmigrate rewrites) and call "
+        "its lookup(tensor)"
     ),
+}
+# TFM613: contrib.lookup functions TF 2.15 lacks, whose code is written into the module (lookup_helpers.py)
+LOOKUP_VENDORED: dict[str, str] = {
+    f"lookup.{n}": n for n in (
+        "index_table_from_tensor", "index_table_from_file", "index_to_string_table_from_tensor",
+        "index_to_string_table_from_file",
+    )
 }
 POSITIONAL_LIMIT: dict[str, int] = {
     "lookup.HashTable": 2,  # (initializer, default_value, shared_name, name): TF 2.15 has no shared_name

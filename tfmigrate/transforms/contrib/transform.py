@@ -29,19 +29,21 @@ from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
 from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
-from tfmigrate.rule_ids import TFM601, TFM606, TFM607, TFM608, TFM609, TFM610, TFM612, TFM614
+from tfmigrate.rule_ids import TFM601, TFM606, TFM607, TFM608, TFM609, TFM610, TFM612, TFM613, TFM614
 from tfmigrate.transforms.common.read_by_name import doubts, in_try
 from tfmigrate.transforms.contrib import moved as M
 from tfmigrate.transforms.contrib import tables as T
 from tfmigrate.transforms.contrib.calls import CallRewrites, Unsupported, bool_literal, code
 from tfmigrate.transforms.contrib.moved_calls import MovedCalls
 from tfmigrate.transforms.contrib.paths import _SCOPED, contrib_rel, legacy_home
+from tfmigrate.transforms.contrib.lookup_helpers import HASHER_SPEC_AT
 from tfmigrate.transforms.contrib.vendored import NEEDS, helper_name, helper_source
 
 # packages reported whole, however deep the name (tensor_forest.python.tensor_forest.RandomForestGraphs)
 _WHOLE_PACKAGES = frozenset({"boosted_trees", "tensor_forest", "factorization"})
 # the contrib packages this family rewrites (others: learn, eager, summary, and the feature columns)
 RENAMES = {**T.RENAMES, **M.MOVED}  # (TFM610 for the moved modules' names)
+VENDORED = {**T.VENDORED, **M.LOOKUP_VENDORED}  # (TFM613 for contrib.lookup's)
 POSITIONAL_LIMIT = {**T.POSITIONAL_LIMIT, **M.POSITIONAL_LIMIT}
 LEGACY_ONLY_KEYWORDS = {**T.LEGACY_ONLY_KEYWORDS, **M.LEGACY_ONLY_KEYWORDS}
 _OURS = frozenset({*_SCOPED, "slim", "tensorboard", "keras", *(name.split(".")[0] for name in RENAMES), *_WHOLE_PACKAGES})
@@ -371,7 +373,7 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
                 self.remove_imports_of(original)
                 return self.tf(RENAMES[rel])
             return updated
-        if rel in T.VENDORED:
+        if rel in VENDORED:
             return self._vendored(original, updated, rel, call)
         name = rel.rpartition(".")[2]
         if rel.startswith("layers.") and name in T.SLIM_BROKEN:
@@ -420,7 +422,15 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
     def _vendored(
         self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, call: cst.Call | None
     ) -> cst.BaseExpression:
-        name = T.VENDORED[rel]
+        name = VENDORED[rel]
+        if name in HASHER_SPEC_AT:  # contrib.lookup's builders: without hasher_spec
+            at = HASHER_SPEC_AT[name]
+            if call is not None and (any(a.star for a in call.args) or any(
+                (a.keyword is not None and a.keyword.value == "hasher_spec") or (a.keyword is None and i == at)
+                for i, a in enumerate(call.args)
+            )):
+                self.flag(original, TFM614, M.LOOKUP_MANUAL["lookup.hasher_spec"].format(name=name))
+                return updated
         if name == "embed_sequence":
             unique = None
             if call is not None and not any(a.star for a in call.args):
@@ -471,6 +481,12 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
                 f"{helper_name(name)} (the same bow_encoder/embeddings model variable; the sparse lookup is "
                 "tf.compat.v1.nn.safe_embedding_lookup_sparse, the core copy of contrib's)"
             )
+        elif rel in M.LOOKUP_VENDORED:
+            message = (
+                f"tf.contrib.{rel} is not in TF 2.15: its TF 1.x code is written into this module as "
+                f"{helper_name(name)}, on TF 2.15's tf.compat.v1.lookup tables (the same keys, ids, default value and "
+                "out-of-vocabulary buckets; initialised by tables_initializer() as before)"
+            )
         elif name == "embed_sequence":
             message = (
                 f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "
@@ -481,7 +497,7 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
                 f"tf.contrib.{rel} is gone in TF 2: its TF 1.15 code is copied into this module as "
                 f"{helper_name(name)} (tf.compat.v1 ops, the same variables and results)"
             )
-        if not self.fix(original, TFM608, self.shown(original, message)):
+        if not self.fix(original, TFM613 if rel in M.LOOKUP_VENDORED else TFM608, self.shown(original, message)):
             return updated
         self.remove_imports_of(original)
         for needed in (*NEEDS.get(name, ()), name):
