@@ -76,6 +76,8 @@ DATA_USES = [
     ("rejection_resample_14", "rejection_resample", "ds = ds.apply({X}(class_of, [0.5, 0.5]))",
      "ds = ds.apply({T}.data.experimental.rejection_resample(class_of, [0.5, 0.5]))"),
     ("rejection_resample_ambiguous", "rejection_resample", "resample = {X}(a, b, c)", None),
+    ("sloppy_interleave_uncalled", "sloppy_interleave", "interleave = {X}", None),
+    ("list_files_uncalled", "Dataset", "lister = {X}.list_files", None),
     ("read_batch_features", "read_batch_features", "batch = {X}(pattern, 32, spec, reader)", None),
     ("sliding_window_batch", "sliding_window_batch", "ds = ds.apply({X}(4))", None),
 ]
@@ -196,6 +198,13 @@ KERAS = [
      "o = tf.keras.optimizers.legacy.Adadelta(learning_rate=1.0, rho=0.95, epsilon=1e-08)"),
     ("rmsprop", "import tensorflow as tf", "o = tf.contrib.keras.optimizers.RMSprop()", None),
     ("adam_uncalled", "import tensorflow as tf", "cls = tf.contrib.keras.optimizers.Adam", None),
+    ("lstm_uncalled", "from tensorflow.contrib.keras import layers", "cls = layers.LSTM", None),
+    ("lstm_subclassed", "import tensorflow as tf", "class Cell(tf.contrib.keras.layers.LSTM): pass", None),
+    ("optimizer_in_place", "from tensorflow.contrib.keras import optimizers", "o = optimizers.Adam(lr=0.1)",
+     "o = tf.keras.optimizers.legacy.Adam(learning_rate=0.1, epsilon=1e-08)"),
+    ("optimizer_alias", "import tensorflow as tf\nK = tf.contrib.keras", "o = K.optimizers.SGD(0.1)",
+     "o = tf.keras.optimizers.legacy.SGD(learning_rate=0.1)"),
+    ("dense_uncalled", "import tensorflow as tf", "cls = tf.contrib.keras.layers.Dense", "cls = tf.keras.layers.Dense"),
 ]
 
 

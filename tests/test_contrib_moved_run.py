@@ -64,6 +64,7 @@ def _legacy_results() -> dict:
             "adagrad": {"learning_rate": 0.01, "epsilon": 1e-08, "initial_accumulator_value": 0.0},
             "adadelta": {"learning_rate": 1.0, "rho": 0.95, "epsilon": 1e-08},
             "session": ["Session", "Session"], "predict": [2, 3], "rnn_finite": True,
+            "small_optimizer": ["legacy", 1e-08],
         },
         "seq2seq": {"by_example": [round(by_example, 5)], "custom": round(2 * by_example, 5), "decoder": [2, [1, 3]]},
         "summary": {

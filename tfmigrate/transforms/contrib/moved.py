@@ -152,6 +152,14 @@ DATA_MANUAL: dict[str, str] = {
         "...), TF 1.4+ returned a function for dataset.apply; this call does not say which: write "
         "dataset.rejection_resample(class_func, target_dist, initial_dist, seed) (TF 2.15, the same sampling)"
     ),
+    "data.sloppy_interleave": (
+        "tf.contrib.data.sloppy_interleave passed uncalled: it is tf.data.experimental.parallel_interleave(map_func, "
+        "cycle_length, block_length, sloppy=True) in TF 2.15; call it here, then tfmigrate rewrites it"
+    ),
+    "data.Dataset.list_files": (
+        "Dataset.list_files passed uncalled: tf.contrib.data never shuffled the files, TF 2.15 does unless "
+        "shuffle=False; call it with shuffle=False"
+    ),
     "dispose_op": (
         "iterator.dispose_op() (tf.contrib.data, TF 1.2-1.3) has no TF 2.15 equivalent (iterators are freed with "
         "their resource): remove the call"

@@ -246,6 +246,21 @@ class MovedCalls:
     # --- contrib.keras ----------------------------------------------------------------------------
     def keras_reference(self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, outermost: bool) -> cst.BaseExpression:
         """A name under contrib.keras: the whole chain becomes its tf.keras name (at its outermost node)."""
+        public = M.keras_rel(rel) or ""
+        head, _, leaf = public.partition(".")
+        call = self._call_of(original)  # type: ignore[attr-defined]
+        if outermost and public in M.KERAS_MANUAL:
+            self.flag(original, TFM614, M.KERAS_MANUAL[public])  # type: ignore[attr-defined]
+            return updated
+        defaults = M.KERAS_DEFAULTS.get(public) or (
+            M.KERAS_OPTIMIZERS[leaf][1] if head == "optimizers" and leaf in M.KERAS_OPTIMIZERS else None)
+        if outermost and call is None and defaults:  # a class passed on, subclassed, stored: built elsewhere
+            self.flag(original, TFM614, (  # type: ignore[attr-defined]
+                f"tf.contrib.keras.{public} passed uncalled: Keras 2.0's defaults differ from tf.keras's "
+                f"({', '.join(f'{k}={v}' for k, v in defaults)})"
+                + ("; and graph-mode Keras needs tf.keras.optimizers.legacy" if head == "optimizers" else "")
+                + ": pass them where it is built, or call it here, then tfmigrate writes them"))
+            return updated
         base = original
         while isinstance(base, cst.Attribute):
             base = base.value
@@ -255,26 +270,15 @@ class MovedCalls:
             return updated  # an import moved in place, or an alias (`K = tf.contrib.keras.backend`) rewritten itself
         if not outermost:
             return updated
-        public = M.keras_rel(rel) or ""
-        head, _, leaf = public.partition(".")
-        call = self._call_of(original)  # type: ignore[attr-defined]
-        if public in M.KERAS_MANUAL:
-            self.flag(original, TFM614, M.KERAS_MANUAL[public])  # type: ignore[attr-defined]
-            return updated
         if head == "optimizers" and leaf in M.KERAS_OPTIMIZERS:
-            if call is None and leaf != "SGD":
-                self.flag(original, TFM614, (  # type: ignore[attr-defined]
-                    f"tf.contrib.keras.optimizers.{leaf} passed uncalled: Keras 2.0's defaults differ from "
-                    f"tf.keras's ({', '.join(f'{k}={v}' for k, v in M.KERAS_OPTIMIZERS[leaf][1])}); call it here, then "
-                    f"tfmigrate writes tf.keras.optimizers.legacy.{leaf}(...) with them"))
-                return updated
             target = f"keras.optimizers.legacy.{leaf}"
         elif head == "backend":
             target = "compat.v1.keras." + public
         else:
             target = "keras" + (f".{public}" if public else "")
         message = (f"tf.contrib.keras.{public or ''}".rstrip(".") + f" (Keras 2.0 in TF 1.2-1.3) is tf.{target} in TF 2.15"
-                   + (" (the Keras 2.0 update; its defaults are written out)" if head == "optimizers" else ""))
+                   + (" (the Keras 2.0 update, which graph-mode Keras needs; its defaults are written out)"
+                      if head == "optimizers" else ""))
         if not self.fix(original, TFM612, message):  # type: ignore[attr-defined]
             return updated
         self.remove_imports_of(original)  # type: ignore[attr-defined]
@@ -316,7 +320,14 @@ class MovedCalls:
                 given.add(name)
                 args.append(keyword_arg(new, name))
             args += [_arg(k, expression(v)) for k, v in defaults if k not in given]
-            return updated.with_changes(args=join_args(args))
+            message = (f"tf.contrib.keras.optimizers.{leaf} (Keras 2.0) is tf.keras.optimizers.legacy.{leaf} (the same "
+                       "update, and the class graph-mode Keras needs) with lr= as learning_rate= and Keras 2.0's defaults "
+                       f"written out ({', '.join(f'{k}={v}' for k, v in defaults)})")
+            if not self.fix(original, TFM612, message):  # type: ignore[attr-defined]
+                return updated
+            self.remove_imports_of(original.func)  # type: ignore[attr-defined]
+            func = self.tf(f"keras.optimizers.legacy.{leaf}")  # type: ignore[attr-defined]
+            return updated.with_changes(func=func, args=join_args(args))
         return None
 
     # --- TF 0.x seq2seq losses --------------------------------------------------------------------
