@@ -68,7 +68,7 @@ MOVED: dict[str, str] = {
 # contrib.data calls rewritten by their arguments (TFM611), handled in leave_Call
 DATA_CALLS = frozenset({
     "data.batch_and_drop_remainder", "data.padded_batch_and_drop_remainder", "data.sloppy_interleave",
-    "data.rejection_resample", "data.Dataset.list_files",
+    "data.rejection_resample", "data.Dataset.list_files", "data.Iterator.from_dataset",
 })
 # legacy (TF 1.2-1.3 contrib.data) Dataset methods, by name: rewritten where the module uses contrib.data
 LEGACY_METHODS = frozenset({"map", "dense_to_sparse_batch", "make_dataset_resource", "dispose_op"})

@@ -174,6 +174,17 @@ class MovedCalls:
             if not self.fix(original, TFM611, message):  # type: ignore[attr-defined]
                 return updated
             return updated.with_changes(args=join_args([*updated.args, _arg("shuffle", cst.Name("False"))]))
+        if rel == "data.Iterator.from_dataset":  # TF 1.2-1.3 (removed in 1.4 for make_initializable_iterator)
+            if starred or len(original.args) > 2:
+                self.flag(original, TFM614, M.DATA_MANUAL[rel])  # type: ignore[attr-defined]
+                return updated
+            message = ("tf.contrib.data.Iterator.from_dataset(dataset, shared_name) (TF 1.2-1.3) is "
+                       "tf.compat.v1.data.make_initializable_iterator(dataset, shared_name) in TF 2.15 (the same "
+                       "uninitialised iterator; run its initializer as before)")
+            if not self.fix(original, TFM611, message):  # type: ignore[attr-defined]
+                return updated
+            self.remove_imports_of(original.func)  # type: ignore[attr-defined]
+            return updated.with_changes(func=self.tf("compat.v1.data.make_initializable_iterator"))  # type: ignore[attr-defined]
         if name == "sloppy_interleave":
             if starred:
                 self.flag(original, TFM614, "tf.contrib.data.sloppy_interleave(*args): pass its arguments as written, "  # type: ignore[attr-defined]
