@@ -11,7 +11,13 @@ slim``, ``from tensorflow.contrib.layers import xavier_initializer``. For each n
 - TFM606: else tf-slim, the TF 1.15 contrib code kept as a package (``tf_slim``), when it has it;
 - TFM607: modules kept whole elsewhere (the projector in ``tensorboard.plugins.projector``);
 - TFM608: the small pure functions of ``contrib.legacy_seq2seq`` copied into the module;
-- TFM609: else a finding on the line that says what to use instead.
+- TFM609: else a finding on the line that says what to use instead;
+- TFM610-TFM615 (``moved``, ``moved_calls``, ``lookup_helpers``): the modules that moved into core
+  (``contrib.data``, ``contrib.keras``, ``contrib.lookup``), renamed, their calls rewritten where only
+  the arguments differ, lookup table builders written into the module, the rest reported.
+
+TF 0.x homes of contrib code (``tf.nn.seq2seq``, ``tensorflow.models.rnn.*``) read as the contrib names
+they became (``paths.contrib_rel``): they get the same rewrite, with the 0.x name in the message.
 
 Import statements are rewritten in place where a whole module moves (``import tf_slim as slim``),
 and dropped when the rewritten references were their only use: ``import tensorflow.contrib...``
