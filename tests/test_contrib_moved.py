@@ -331,6 +331,7 @@ RNN_CELL = [
     ("cell = {M}.BasicLSTMCell(8)", "cell = tf.compat.v1.nn.rnn_cell.BasicLSTMCell(8)"),
     ("cell = {M}.GRUCell(8)", "cell = tf.compat.v1.nn.rnn_cell.GRUCell(8)"),
     ("cell = {M}.LSTMCell(8, 4)", None),  # TF 0.x's second was input_size, TF 2.15's use_peepholes
+    ("cell = {M}.EmbeddingWrapper(cell, 100, 8)", None),  # TF 0.x / contrib.rnn only: TFM609, not the catch-all
 ])
 def test_tf0_rnn_cells_treated_as_contrib_rnn(form, use, expected):
     _, header, module = form

@@ -403,6 +403,12 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
         arguments whose meaning changed between releases, as for ``tf.contrib.rnn.X``, are reported."""
         call = self._call_of(original)
         limit = POSITIONAL_LIMIT.get(rel)
+        if rel not in RENAMES and "." not in rel[len("rnn.") :]:  # a TF 0.x cell TF 2.15 lacks (EmbeddingWrapper...)
+            message = manual_message(rel)
+            if message is not None:
+                self.flag(original, TFM609, message.replace(f"tf.contrib.{rel}", f"tf.nn.rnn_cell.{rel[4:]} (TF 0.x; "
+                                                            f"tf.contrib.{rel} since TF 1.0)", 1))
+            return
         if call is None or limit is None:
             return
         if sum(1 for a in call.args if a.keyword is None and not a.star) > limit or any(a.star for a in call.args):
