@@ -203,10 +203,16 @@ POSITIONAL_LIMIT: dict[str, int] = {
     # (key_dtype, value_dtype, default_value, shared_name, name, checkpoint): TF 2.15 has no shared_name
     "lookup.MutableHashTable": 3,
     "data.parse_single_example": 2,  # TF 2.15's third is example_names (TF 1.8's: name)
+    # TF 1.8: (..., label_name, field_delim, ...); TF 1.9+ put select_columns after label_name
+    "data.make_csv_dataset": 5,
+    # TF 1.8: (file_pattern, batch_size, features, reader, reader_args, ...); TF 2.15 has label_key fifth
+    "data.make_batched_features_dataset": 4,
 }
 LEGACY_ONLY_KEYWORDS: dict[str, frozenset[str]] = {
     "lookup.HashTable": frozenset({"shared_name"}),
     "lookup.MutableHashTable": frozenset({"shared_name"}),
+    # TF 1.8's make_csv_dataset parameters that TF 2.15 dropped
+    "data.make_csv_dataset": frozenset({"comment", "num_parallel_parser_calls", "default_float_type"}),
 }
 
 

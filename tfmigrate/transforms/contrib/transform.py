@@ -372,7 +372,8 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
                 self.flag(
                     original, TFM614 if rule == TFM610 else TFM609,
                     f"tf.contrib.{rel}({', '.join(sorted(dropped))}=...): tf.{RENAMES[rel]} has no such parameter; "
-                    f"drop it (or share the table another way), then tfmigrate rewrites the call",
+                    + ("drop it (or share the table another way)" if "shared_name" in dropped else
+                       "drop it (TF 2.15 does without it; check the result)") + ", then tfmigrate rewrites the call",
                 )
                 return updated
             if self.fix(original, rule, self.shown(original, f"tf.contrib.{rel} is tf.{RENAMES[rel]} in TF 2.15 (same behaviour)")):
