@@ -22,7 +22,7 @@ def _manual(source: str) -> list[tuple[int, str, str]]:
         ("v = monitors.ValidationMonitor(x, y)", "skflow.monitors.ValidationMonitor"),
         ("k = tf.get_collection(tf.GraphKeys.SUMMARY_COLLECTION)", "tf.GraphKeys.SUMMARY_COLLECTION"),
         ("tf.logging._logger.setLevel(10)", "tf.logging._logger"),
-        ("out = seq2seq.basic_rnn_seq2seq(a, b, c)", "tf.python.ops.seq2seq"),
+        # (tf.python.ops.seq2seq.X of TF 0.x is contrib.legacy_seq2seq's, reported by TFM609: test_contrib_moved.py)
         ("m = KerasClassifier(build_fn=make)", "tf.python.keras.wrappers.scikit_learn"),
     ],
 )

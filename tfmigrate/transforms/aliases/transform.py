@@ -17,12 +17,15 @@ import libcst as cst
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import attribute_or_keyword, dotted
 from tfmigrate.rule_ids import TFM551
+from tfmigrate.transforms.aliases.unused_imports import UnusedLegacyImports
 
-class LegacyAliases(FamilyTransform):
+
+class LegacyAliases(UnusedLegacyImports, FamilyTransform):
     FAMILY = "TFM55"
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.doomed: dict[cst.Assign, str] = {}
+        self.drop_unused_legacy_imports(node)  # TFM552
         aliases = self.index.module_aliases
         if not aliases:
             return False

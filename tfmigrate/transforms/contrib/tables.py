@@ -40,8 +40,7 @@ RENAMES: dict[str, str] = {
 }
 
 # The one-to-one contrib renames of TF's own tf_upgrade_v2 (its renames table, as kept in
-# tfmigrate/data/tf215_names.json): contrib.data was an alias of tf.data.experimental from TF 1.13 on,
-# and the others were moved to core unchanged.
+# tfmigrate/data/tf215_names.json), moved to core unchanged. (contrib.data and contrib.lookup: moved.py.)
 RENAMES.update({
     "batching.batch_function": "nondifferentiable_batch_function",
     "cluster_resolver.ClusterResolver": "distribute.cluster_resolver.ClusterResolver",
@@ -51,38 +50,6 @@ RENAMES.update({
     "cluster_resolver.SlurmClusterResolver": "distribute.cluster_resolver.SlurmClusterResolver",
     "cluster_resolver.TFConfigClusterResolver": "distribute.cluster_resolver.TFConfigClusterResolver",
     "cluster_resolver.TPUClusterResolver": "distribute.cluster_resolver.TPUClusterResolver",
-    "data.AUTOTUNE": "data.experimental.AUTOTUNE",
-    "data.CheckpointInputPipelineHook": "data.experimental.CheckpointInputPipelineHook",
-    "data.Counter": "data.experimental.Counter",
-    "data.CsvDataset": "data.experimental.CsvDataset",
-    "data.Optional": "data.experimental.Optional",
-    "data.RandomDataset": "data.experimental.RandomDataset",
-    "data.Reducer": "data.experimental.Reducer",
-    "data.SqlDataset": "data.experimental.SqlDataset",
-    "data.TFRecordWriter": "data.experimental.TFRecordWriter",
-    "data.bucket_by_sequence_length": "data.experimental.bucket_by_sequence_length",
-    "data.choose_from_datasets": "data.experimental.choose_from_datasets",
-    "data.copy_to_device": "data.experimental.copy_to_device",
-    "data.dense_to_sparse_batch": "data.experimental.dense_to_sparse_batch",
-    "data.enumerate_dataset": "data.experimental.enumerate_dataset",
-    "data.get_next_as_optional": "data.experimental.get_next_as_optional",
-    "data.get_single_element": "data.experimental.get_single_element",
-    "data.group_by_reducer": "data.experimental.group_by_reducer",
-    "data.group_by_window": "data.experimental.group_by_window",
-    "data.ignore_errors": "data.experimental.ignore_errors",
-    "data.make_batched_features_dataset": "data.experimental.make_batched_features_dataset",
-    "data.make_csv_dataset": "data.experimental.make_csv_dataset",
-    "data.make_saveable_from_iterator": "data.experimental.make_saveable_from_iterator",
-    "data.map_and_batch": "data.experimental.map_and_batch",
-    "data.parallel_interleave": "data.experimental.parallel_interleave",
-    "data.parse_example_dataset": "data.experimental.parse_example_dataset",
-    "data.prefetch_to_device": "data.experimental.prefetch_to_device",
-    "data.rejection_resample": "data.experimental.rejection_resample",
-    "data.sample_from_datasets": "data.experimental.sample_from_datasets",
-    "data.scan": "data.experimental.scan",
-    "data.shuffle_and_repeat": "data.experimental.shuffle_and_repeat",
-    "data.unbatch": "data.experimental.unbatch",
-    "data.unique": "data.experimental.unique",
     "distribute.CrossDeviceOps": "distribute.CrossDeviceOps",
     "distribute.ReductionToOneDeviceCrossDeviceOps": "distribute.ReductionToOneDevice",
     "estimator.make_early_stopping_hook": "estimator.experimental.make_early_stopping_hook",
@@ -109,12 +76,6 @@ RENAMES.update({
     "tpu.shutdown_system": "compat.v1.tpu.shutdown_system",
     "training.checkpoints_iterator": "train.checkpoints_iterator",
     "util.constant_value": "get_static_value",
-    # contrib.lookup (TF 1.x): the core classes of the same constructors; HashTable is the V1 static table
-    # (initialised by tables_initializer(), as before)
-    "lookup.KeyValueTensorInitializer": "lookup.KeyValueTensorInitializer",
-    "lookup.TextFileInitializer": "lookup.TextFileInitializer",
-    "lookup.TextFileIndex": "lookup.TextFileIndex",
-    "lookup.HashTable": "compat.v1.lookup.StaticHashTable",
 })
 
 # How many leading positional arguments mean the same in every TF 1.x release and in TF 2.15 (the
@@ -127,11 +88,9 @@ POSITIONAL_LIMIT: dict[str, int] = {
     "rnn.GRUCell": 1,
     "rnn.MultiRNNCell": 2,
     "rnn.DropoutWrapper": 3,
-    "lookup.HashTable": 2,  # (initializer, default_value, shared_name, name): TF 2.15 has no shared_name
 }
 # keywords of the legacy constructor the TF 2.15 name does not take: such a call is reported instead
 LEGACY_ONLY_KEYWORDS: dict[str, frozenset[str]] = {
-    "lookup.HashTable": frozenset({"shared_name"}),
 }
 
 # --- TFM602-TFM603: initializers and regularizers (legacy parameter order) ---------------------

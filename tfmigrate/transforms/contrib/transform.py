@@ -11,7 +11,13 @@ slim``, ``from tensorflow.contrib.layers import xavier_initializer``. For each n
 - TFM606: else tf-slim, the TF 1.15 contrib code kept as a package (``tf_slim``), when it has it;
 - TFM607: modules kept whole elsewhere (the projector in ``tensorboard.plugins.projector``);
 - TFM608: the small pure functions of ``contrib.legacy_seq2seq`` copied into the module;
-- TFM609: else a finding on the line that says what to use instead.
+- TFM609: else a finding on the line that says what to use instead;
+- TFM610-TFM615 (``moved``, ``moved_calls``, ``lookup_helpers``): the modules that moved into core
+  (``contrib.data``, ``contrib.keras``, ``contrib.lookup``), renamed, their calls rewritten where only
+  the arguments differ, lookup table builders written into the module, the rest reported.
+
+TF 0.x homes of contrib code (``tf.nn.seq2seq``, ``tensorflow.models.rnn.*``) read as the contrib names
+they became (``paths.contrib_rel``): they get the same rewrite, with the 0.x name in the message.
 
 Import statements are rewritten in place where a whole module moves (``import tf_slim as slim``),
 and dropped when the rewritten references were their only use: ``import tensorflow.contrib...``
@@ -20,6 +26,7 @@ raises ModuleNotFoundError on TF 2.15, so none may remain.
 
 from __future__ import annotations
 
+import re
 from typing import Callable, ClassVar
 
 import libcst as cst
@@ -28,41 +35,51 @@ from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
 from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
-from tfmigrate.rule_ids import TFM601, TFM606, TFM607, TFM608, TFM609
+from tfmigrate.rule_ids import TFM601, TFM606, TFM607, TFM608, TFM609, TFM610, TFM612, TFM613, TFM614
+from tfmigrate.transforms.common.read_by_name import doubts, in_try
+from tfmigrate.transforms.contrib import moved as M
 from tfmigrate.transforms.contrib import tables as T
 from tfmigrate.transforms.contrib.calls import CallRewrites, Unsupported, bool_literal, code
+from tfmigrate.transforms.contrib.moved_calls import MovedCalls
+from tfmigrate.transforms.contrib.paths import _SCOPED, contrib_rel, legacy_home
+from tfmigrate.transforms.contrib.lookup_helpers import HASHER_SPEC_AT
 from tfmigrate.transforms.contrib.vendored import NEEDS, helper_name, helper_source
 
-CONTRIB = "tensorflow.contrib"
-_SCOPED = ("layers", "framework", "rnn", "losses", "metrics", "legacy_seq2seq", "seq2seq")
 # packages reported whole, however deep the name (tensor_forest.python.tensor_forest.RandomForestGraphs)
 _WHOLE_PACKAGES = frozenset({"boosted_trees", "tensor_forest", "factorization"})
 # the contrib packages this family rewrites (others: learn, eager, summary, and the feature columns)
-_OURS = frozenset({*_SCOPED, "slim", "tensorboard", *(name.split(".")[0] for name in T.RENAMES), *_WHOLE_PACKAGES})
+RENAMES = {**T.RENAMES, **M.MOVED}  # (TFM610 for the moved modules' names)
+VENDORED = {**T.VENDORED, **M.LOOKUP_VENDORED}  # (TFM613 for contrib.lookup's)
+POSITIONAL_LIMIT = {**T.POSITIONAL_LIMIT, **M.POSITIONAL_LIMIT}
+LEGACY_ONLY_KEYWORDS = {**T.LEGACY_ONLY_KEYWORDS, **M.LEGACY_ONLY_KEYWORDS}
+_OURS = frozenset({*_SCOPED, "slim", "tensorboard", "keras", *(name.split(".")[0] for name in RENAMES), *_WHOLE_PACKAGES})
 SLIM_NOTE = "needs the tf-slim package (pip install tf-slim; 1.1.0 runs on TF 2.15)"
 
 
-def contrib_rel(qualified: str | None) -> str | None:
-    """``tensorflow.contrib.rnn.python.ops.core_rnn_cell.BasicLSTMCell`` -> ``rnn.BasicLSTMCell``."""
-    if not qualified or not qualified.startswith(CONTRIB + "."):
-        return None
-    rel = qualified[len(CONTRIB) + 1 :]
-    if rel.startswith("slim.python.slim."):  # slim's implementation modules are tf_slim's modules
-        return "slim." + rel[len("slim.python.slim.") :]
-    parts = rel.split(".")
-    if len(parts) > 2 and parts[0] in _SCOPED and parts[1] == "python":
-        return f"{parts[0]}.{parts[-1]}"
-    return rel
+MODULES = {**T.MODULES, **{k: f"tensorflow.{v}" for k, v in M.KERAS_MODULES.items()}}
 
 
 def _module_of(rel: str) -> tuple[str, str] | None:
     """(module key, rest) when ``rel`` is a MODULES module or a name inside one."""
+    kr = M.keras_rel(rel)
+    if kr is not None:  # contrib.keras (public or implementation paths) -> tf.keras
+        for key in M.KERAS_MODULES:
+            sub = key[len("keras") :].lstrip(".")
+            if kr == sub or (not sub) or kr.startswith(sub + "."):
+                rest = kr[len(sub) :].lstrip(".")
+                return key, rest
     for key in T.MODULES:
         if rel == key:
             return key, ""
         if rel.startswith(key + "."):
             return key, rel[len(key) + 1 :]
     return None
+
+
+def _module_key(rel: str | None) -> str | None:
+    """The MODULES key when ``rel`` is a whole module that moved (``slim``, ``keras.python.keras``)."""
+    found = _module_of(rel) if rel else None
+    return found[0] if found is not None and not found[1] else None
 
 
 def _slim_name_ok(module_key: str, rest: str) -> bool:
@@ -126,7 +143,7 @@ def manual_message(rel: str) -> str | None:
     return None
 
 
-class ContribTransform(CallRewrites, FamilyTransform):
+class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
     FAMILY: ClassVar[str] = "TFM6"
     # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
     UNIMPORTED_NAMES_UNCHANGED = True
@@ -139,6 +156,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
         self._in_place_names: set[str] = set()  # local names those imports bind
         self._plain_tf_import = False  # the module has (or now has) a top-level `import tensorflow`
         self._helpers: list[str] = []  # vendored legacy_seq2seq functions, in first-use order
+        self._apply_plans: dict[int, Callable[[cst.Call], cst.BaseExpression]] = {}  # `x.apply(...)` calls to rebuild
         self._handlers: dict[str, Callable[[str, cst.Call, cst.Call], cst.BaseExpression | None]] = {
             "layers.xavier_initializer": self._xavier,
             "layers.xavier_initializer_conv2d": self._xavier,
@@ -190,12 +208,14 @@ class ContribTransform(CallRewrites, FamilyTransform):
 
     # --- imports ---------------------------------------------------------------------------------
     def _plan_imports(self) -> None:
-        """Which import statements move whole (their names keep working after the rewrite)."""
+        """Which import statements move whole (their names keep working after the rewrite). An import
+        nothing reads is not moved: ``_drop_unused_imports`` removes it (no new dependency for nothing)."""
+        read = self.index.read_names() | READ_ELSEWHERE.get()
         for statement in self.index.import_statements:
             if isinstance(statement, cst.Import):
                 for alias in statement.names:
                     rel = contrib_rel(dotted_name(alias.name))
-                    if rel in T.MODULES and alias.asname is not None:
+                    if _module_key(rel) and alias.asname is not None and alias.asname.name.value in read:  # type: ignore[union-attr]
                         self._in_place.add(id(alias))
                         self._in_place_names.add(alias.asname.name.value)  # type: ignore[union-attr]
                 continue
@@ -204,11 +224,15 @@ class ContribTransform(CallRewrites, FamilyTransform):
             module = dotted_name(statement.module) or ""
             module_rel = contrib_rel(module)
             names = [dotted_name(a.name) or "" for a in statement.names]
-            if len(names) == 1 and contrib_rel(f"{module}.{names[0]}") in T.MODULES:
+            if not any((a.evaluated_alias or dotted_name(a.name)) in read for a in statement.names):
+                continue
+            if len(names) == 1 and _module_key(contrib_rel(f"{module}.{names[0]}")):
                 self._in_place.add(id(statement))  # `from tensorflow.contrib import slim`
             elif module_rel is not None:
                 found = _module_of(module_rel)
-                if found and all(_movable(found[0], ".".join(filter(None, [found[1], n]))) for n in names):
+                if found and all(_movable(found[0], ".".join(filter(None, [found[1], n]))) for n in names) and all(
+                    (_module_of(f"{module_rel}.{n}") or ("",))[0] == found[0] for n in names  # (keras.backend: its own)
+                ):
                     self._in_place.add(id(statement))  # `from tensorflow.contrib.slim import arg_scope`
             if id(statement) in self._in_place:
                 for alias in statement.names:
@@ -217,10 +241,14 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def _drop_unused_imports(self) -> None:
         """An import of a contrib package of ours that nothing reads only fails on TF 2.15: it goes."""
         read = self.index.read_names() | READ_ELSEWHERE.get()  # (and what a huge module's other chunks read)
+        unread = {b.name for b in self.index.imports if b.name not in read}
+        doubt = doubts(self.index, self.context.filename, unread)  # read by its name maybe: TFM552 reports it
         for binding in self.index.imports:
             statement, alias = binding.statement, binding.alias
             rel = contrib_rel(binding.target)
             if rel is None or rel.split(".")[0] not in _OURS or binding.name in read:
+                continue
+            if binding.name in doubt or in_try(self.index, statement):
                 continue
             if id(alias) in self._in_place or id(statement) in self._in_place:
                 continue
@@ -231,7 +259,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 removal = (dotted_name(alias.name) or "", None, asname)
             else:
                 removal = (dotted_name(statement.module) or "", dotted_name(alias.name), asname)
-            message = f"tensorflow.contrib.{rel} is imported but never used, and the import fails on TF 2.15: removed"
+            message = f"{binding.target} is imported but never used, and the import fails on TF 2.15: removed"
             if self.fix(alias, TFM601, message):
                 self.imports.remove(*removal)
 
@@ -257,8 +285,9 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 continue
             if id(alias) not in self._in_place:
                 continue
-            target = T.MODULES[rel]
-            if self.fix(alias, self._module_rule(rel), self._module_message(rel)):
+            key = _module_key(rel) or ""
+            target = MODULES[key]
+            if self.fix(alias, self._module_rule(key), self._module_message(key)):
                 aliases[i] = aliases[i].with_changes(name=expression(target))
                 changed = True
         if not changed:
@@ -278,9 +307,10 @@ class ContribTransform(CallRewrites, FamilyTransform):
         assert not isinstance(original.names, cst.ImportStar)
         name = dotted_name(original.names[0].name) or ""
         full_rel = contrib_rel(f"{module}.{name}") or ""
-        if len(original.names) == 1 and full_rel in T.MODULES:  # `from tensorflow.contrib import slim`
-            target = T.MODULES[full_rel]
-            if not self.fix(original, self._module_rule(full_rel), self._module_message(full_rel)):
+        full_key = _module_key(full_rel)
+        if len(original.names) == 1 and full_key:  # `from tensorflow.contrib import slim`
+            target = MODULES[full_key]
+            if not self.fix(original, self._module_rule(full_key), self._module_message(full_key)):
                 return updated
             parent, _, leaf = target.rpartition(".")
             if parent:
@@ -289,15 +319,20 @@ class ContribTransform(CallRewrites, FamilyTransform):
             asname = None if local == target else cst.AsName(name=cst.Name(local))
             return cst.Import(names=[cst.ImportAlias(name=expression(target), asname=asname)], semicolon=updated.semicolon)
         key, rest = _module_of(rel or "") or ("", "")
-        target = T.MODULES[key] + (f".{rest}" if rest else "")
+        target = MODULES[key] + (f".{rest}" if rest else "")
         if not self.fix(original, self._module_rule(key), self._module_message(key)):
             return updated
         return updated.with_changes(module=expression(target))
 
     def _module_rule(self, key: str) -> str:
-        return TFM606 if key == "slim" else TFM607
+        return TFM606 if key == "slim" else TFM612 if key.startswith("keras") else TFM607
 
     def _module_message(self, key: str) -> str:
+        if key.startswith("keras"):
+            return (
+                f"tf.contrib.{key} (Keras 2.0 in TF 1.2-1.3) is {MODULES[key]} in TF 2.15 (the same API; the defaults "
+                "tf.keras changed are written out where a call passes none)"
+            )
         if key == "slim":
             return f"tf.contrib.slim is tf_slim, the same TF 1.15 code kept as a package: this module {SLIM_NOTE}"
         return (
@@ -319,8 +354,11 @@ class ContribTransform(CallRewrites, FamilyTransform):
     def _reference(self, original: cst.Name | cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         if isinstance(original, cst.Attribute) and dotted_name(original) is None:
             return updated  # `f(...).x`: libcst names it after f, but it is a value's attribute
-        rel = contrib_rel(self.qualified_name(original))
+        qualified = self.qualified_name(original)
+        rel = contrib_rel(qualified)
         if rel is None:
+            if qualified and qualified.startswith(M.RNN_CELL_HOME + "."):
+                self._positional_check(original, "rnn." + qualified[len(M.RNN_CELL_HOME) + 1 :])
             return updated
         parent = self.index.parents.get(original)
         outermost = not (isinstance(parent, cst.Attribute) and parent.value is original)
@@ -328,33 +366,38 @@ class ContribTransform(CallRewrites, FamilyTransform):
         found = _module_of(rel)
         if found is not None:
             return self._module_reference(original, updated, rel, *found, outermost)
-        if call is not None and rel in self._handlers:
+        if call is not None and (rel in self._handlers or rel in M.DATA_CALLS):
             return updated  # leave_Call rewrites the whole call
-        if rel in T.RENAMES:
-            limit = T.POSITIONAL_LIMIT.get(rel)
+        if outermost and (rel in M.DATA_MANUAL or rel in M.LOOKUP_MANUAL):
+            self.flag(original, TFM614, self.shown(original, (M.DATA_MANUAL | M.LOOKUP_MANUAL)[rel]))
+            return updated
+        if rel in RENAMES:
+            rule = TFM610 if rel in M.MOVED else TFM601
+            limit = POSITIONAL_LIMIT.get(rel)
             if call is not None and limit is not None:
                 positional = sum(1 for a in call.args if a.keyword is None and not a.star)
                 if positional > limit or any(a.star for a in call.args):
                     self.flag(
-                        original, TFM609,
+                        original, TFM614 if rule == TFM610 else TFM609, self.shown(original,
                         f"tf.contrib.{rel}: its positional arguments after the first {limit} meant different "
                         f"parameters across TF 1.x releases; pass them by keyword, then tfmigrate rewrites it to "
-                        f"tf.{T.RENAMES[rel]}",
+                        f"tf.{RENAMES[rel]}"),
                     )
                     return updated
-            dropped = T.LEGACY_ONLY_KEYWORDS.get(rel, frozenset())
+            dropped = LEGACY_ONLY_KEYWORDS.get(rel, frozenset())
             if call is not None and any(a.keyword is not None and a.keyword.value in dropped for a in call.args):
                 self.flag(
-                    original, TFM609,
-                    f"tf.contrib.{rel}({', '.join(sorted(dropped))}=...): tf.{T.RENAMES[rel]} has no such parameter; "
-                    f"drop it (or share the table another way), then tfmigrate rewrites the call",
+                    original, TFM614 if rule == TFM610 else TFM609,
+                    f"tf.contrib.{rel}({', '.join(sorted(dropped))}=...): tf.{RENAMES[rel]} has no such parameter; "
+                    + ("drop it (or share the table another way)" if "shared_name" in dropped else
+                       "drop it (TF 2.15 does without it; check the result)") + ", then tfmigrate rewrites the call",
                 )
                 return updated
-            if self.fix(original, TFM601, f"tf.contrib.{rel} is tf.{T.RENAMES[rel]} in TF 2.15 (same behaviour)"):
+            if self.fix(original, rule, self.shown(original, f"tf.contrib.{rel} is tf.{RENAMES[rel]} in TF 2.15 (same behaviour)")):
                 self.remove_imports_of(original)
-                return self.tf(T.RENAMES[rel])
+                return self.tf(RENAMES[rel])
             return updated
-        if rel in T.VENDORED:
+        if rel in VENDORED:
             return self._vendored(original, updated, rel, call)
         name = rel.rpartition(".")[2]
         if rel.startswith("layers.") and name in T.SLIM_BROKEN:
@@ -374,13 +417,54 @@ class ContribTransform(CallRewrites, FamilyTransform):
         if outermost:
             message = manual_message(rel)
             if message is not None:
-                self.flag(original, TFM609, message)
+                self.flag(original, TFM609, self.shown(original, message))
         return updated
+
+    def _positional_check(self, original: cst.CSTNode, rel: str) -> None:
+        """``tf.nn.rnn_cell.X(...)`` (TF 0.x and TF 1.2+; the renames family renames it): the positional
+        arguments whose meaning changed between releases, as for ``tf.contrib.rnn.X``, are reported."""
+        call = self._call_of(original)
+        limit = POSITIONAL_LIMIT.get(rel)
+        if rel not in RENAMES and "." not in rel[len("rnn.") :]:  # a TF 0.x cell TF 2.15 lacks (EmbeddingWrapper...)
+            message = manual_message(rel)
+            if message is not None:
+                self.flag(original, TFM609, message.replace(f"tf.contrib.{rel}", f"tf.nn.rnn_cell.{rel[4:]} (TF 0.x; "
+                                                            f"tf.contrib.{rel} since TF 1.0)", 1))
+            return
+        if call is None or limit is None:
+            return
+        if sum(1 for a in call.args if a.keyword is None and not a.star) > limit or any(a.star for a in call.args):
+            self.flag(
+                original, TFM609,
+                f"tf.nn.{rel.replace('rnn.', 'rnn_cell.', 1)}: its positional arguments after the first {limit} meant "
+                f"different parameters in TF 0.x (input_size) and TF 1.x releases (as tf.contrib.{rel}'s): pass them "
+                f"by keyword",
+            )
+
+    def shown(self, original: cst.CSTNode, message: str) -> str:
+        """``message`` naming the legacy name as the code wrote it, where that is a TF 0.x home of
+        contrib code (``tf.nn.seq2seq.rnn_decoder``, whose TF 1.0 name the message gives)."""
+        home = legacy_home(self.qualified_name(original))
+        if home is None:
+            return message
+        tf0 = home[0].replace("tensorflow", "tf", 1)
+        return re.sub(
+            rf"tf\.contrib\.{home[1]}((?:\.\w+)*)", lambda m: f"{tf0}{m[1]} (TF 0.x; tf.contrib.{home[1]}{m[1]} since TF 1.0)",
+            message, count=1,
+        )
 
     def _vendored(
         self, original: cst.CSTNode, updated: cst.BaseExpression, rel: str, call: cst.Call | None
     ) -> cst.BaseExpression:
-        name = T.VENDORED[rel]
+        name = VENDORED[rel]
+        if name in HASHER_SPEC_AT:  # contrib.lookup's builders: without hasher_spec
+            at = HASHER_SPEC_AT[name]
+            if call is not None and (any(a.star for a in call.args) or any(
+                (a.keyword is not None and a.keyword.value == "hasher_spec") or (a.keyword is None and i == at)
+                for i, a in enumerate(call.args)
+            )):
+                self.flag(original, TFM614, M.LOOKUP_MANUAL["lookup.hasher_spec"].format(name=name))
+                return updated
         if name == "embed_sequence":
             unique = None
             if call is not None and not any(a.star for a in call.args):
@@ -431,6 +515,12 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 f"{helper_name(name)} (the same bow_encoder/embeddings model variable; the sparse lookup is "
                 "tf.compat.v1.nn.safe_embedding_lookup_sparse, the core copy of contrib's)"
             )
+        elif rel in M.LOOKUP_VENDORED:
+            message = (
+                f"tf.contrib.{rel} is not in TF 2.15: its TF 1.x code is written into this module as "
+                f"{helper_name(name)}, on TF 2.15's tf.compat.v1.lookup tables (the same keys, ids, default value and "
+                "out-of-vocabulary buckets; initialised by tables_initializer() as before)"
+            )
         elif name == "embed_sequence":
             message = (
                 f"tf.contrib.{rel} is in neither TF 2.15 nor tf-slim: its TF 1.15 code is copied into this module as "
@@ -441,7 +531,7 @@ class ContribTransform(CallRewrites, FamilyTransform):
                 f"tf.contrib.{rel} is gone in TF 2: its TF 1.15 code is copied into this module as "
                 f"{helper_name(name)} (tf.compat.v1 ops, the same variables and results)"
             )
-        if not self.fix(original, TFM608, message):
+        if not self.fix(original, TFM613 if rel in M.LOOKUP_VENDORED else TFM608, self.shown(original, message)):
             return updated
         self.remove_imports_of(original)
         for needed in (*NEEDS.get(name, ()), name):
@@ -459,6 +549,8 @@ class ContribTransform(CallRewrites, FamilyTransform):
             original.value in self._in_place_names or not self.index.binds_by_import(original.value)
         ):
             return updated  # an import rewritten in place, or an alias (`slim = tf.contrib.slim`) rewritten itself
+        if key.startswith("keras"):
+            return self.keras_reference(original, updated, rel, outermost)
         if key == "slim" and rel in T.VENDORED:
             return self._vendored(original, updated, rel, self._call_of(original))
         if key == "slim" and rest in T.SLIM_BROKEN:
@@ -473,19 +565,24 @@ class ContribTransform(CallRewrites, FamilyTransform):
             if outermost:
                 self.flag(original, TFM609, manual_message(rel) or f"tf.contrib.{rel} is not part of tf-slim: port it by hand")
             return updated
-        target = T.MODULES[key] + (f".{rest}" if rest else "")
+        target = MODULES[key] + (f".{rest}" if rest else "")
         if self.fix(original, self._module_rule(key), self._module_message(key)):
             self.remove_imports_of(original)
-            self.imports.add(T.MODULES[key])
+            self.imports.add(MODULES[key])
             return expression(target)
         return updated
 
     # --- calls -----------------------------------------------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
-        if dotted_name(original.func) is None:
-            return updated  # `xavier_initializer()(shape)` calls what the inner call returned
+        if dotted_name(original.func) is None:  # `xavier_initializer()(shape)` calls what the inner call returned
+            return self.legacy_method(original, updated)  # (or `Dataset.range(9).map(...)`, a dataset's method)
         rel = contrib_rel(self.qualified_name(original.func))
-        if rel is None or rel not in self._handlers:
+        if rel is None:
+            return self.legacy_method(original, updated)
+        moved = self.moved_call(rel, original, updated)
+        if moved is not None:
+            return moved
+        if rel not in self._handlers:
             return updated
         try:
             new = self._handlers[rel](rel, original, updated)

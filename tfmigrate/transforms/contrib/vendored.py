@@ -11,6 +11,8 @@ the same variable scopes (so the same variable names), the same ops, the same re
 
 from __future__ import annotations
 
+from tfmigrate.transforms.contrib import lookup_helpers
+
 PREFIX = "legacy_seq2seq_"
 NAMES = {
     "rnn_decoder": "legacy_seq2seq_rnn_decoder",
@@ -300,6 +302,10 @@ _SOURCES = {
         return train_tensor
 ''',
 }
+
+
+NAMES.update(lookup_helpers.NAMES)  # TFM613: contrib.lookup's table builders, on TF 2.15's public tables
+_SOURCES.update(lookup_helpers.SOURCES)
 
 
 def helper_name(name: str) -> str:

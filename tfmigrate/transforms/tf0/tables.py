@@ -61,6 +61,11 @@ RENAMED: dict[str, str] = {
     "nn.rnn": "nn.static_rnn",
     "nn.bidirectional_rnn": "nn.static_bidirectional_rnn",
     "nn.state_saving_rnn": "nn.static_state_saving_rnn",
+    # tensorflow.models.rnn.rnn (TF <= 0.8; 0.9-0.12 raise ImportError there) re-exported tf.nn's rnn functions
+    "models.rnn.rnn.rnn": "nn.static_rnn",
+    "models.rnn.rnn.bidirectional_rnn": "nn.static_bidirectional_rnn",
+    "models.rnn.rnn.state_saving_rnn": "nn.static_state_saving_rnn",
+    "models.rnn.rnn.dynamic_rnn": "nn.dynamic_rnn",
 }
 
 _REDUCE = {"reduction_indices": "axis", "keep_dims": "keepdims"}
@@ -72,6 +77,8 @@ _SUMMARY_KEYWORDS = {
     "image_summary": {"tag": "name", "max_images": "max_outputs"},
     "audio_summary": {"tag": "name"},
 }
+# where TF 0.x summary ops took the op's name positionally (TF 1.0+ have `family` there)
+SUMMARY_NAME_INDEX = {"scalar_summary": 3, "histogram_summary": 3, "image_summary": 4, "audio_summary": 5}
 SUMMARY_KEYWORDS = {
     **_SUMMARY_KEYWORDS,
     **{f"contrib.deprecated.{k}": v for k, v in _SUMMARY_KEYWORDS.items()},

@@ -48,7 +48,7 @@ from tfmigrate.transforms.common.builders import ReplaceById
 from tfmigrate.transforms.common.tf_names import TF, V1, V2, base_name, dotted, names, tf_rel
 from tfmigrate.transforms.tf0.tables import (
     KEYWORDS, LEGACY_KEYWORDS, LEGACY_TARGET, LOSSES, MIN_POSITIONAL, MODERN_KEYWORDS, ORDER, PRIVATE_KERAS,
-    RENAMED, RESIZE, SENTINEL, SHAPE_ATTRS, SUMMARY_KEYWORDS, UNCALLED_INITIALIZERS,
+    RENAMED, RESIZE, SENTINEL, SHAPE_ATTRS, SUMMARY_KEYWORDS, SUMMARY_NAME_INDEX, UNCALLED_INITIALIZERS,
 )
 
 
@@ -137,6 +137,7 @@ class Tf0Api(FamilyTransform):
         self.in_import = 0
         self.unknown_reverse: list[cst.Call] = []  # tf.reverse(x, <not a literal>): a mask in TF 0.x code
         self.by_hand: set[int] = set()  # calls flagged for manual work: their keywords stay as they are
+        self.summary_split: set[int] = set()  # scalar_summary([tags...], values) calls: one scalar a tag
 
     # --- module ------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> None:
@@ -260,6 +261,8 @@ class Tf0Api(FamilyTransform):
         call = parent if type(parent) is cst.Call and parent.func is original else None
         if rel in SUMMARY_KEYWORDS and call is not None and self._summary_needs_hand(original, call, rel, target):
             return updated
+        if call is not None and id(call) in self.summary_split:
+            return updated  # leave_Call writes one summary a tag
         message = f"tf.{rel} was renamed in TF 1.0: tf.{target} in TensorFlow 2.15"
         if rel in SUMMARY_KEYWORDS:
             message += (
@@ -276,25 +279,102 @@ class Tf0Api(FamilyTransform):
         tags = positional[0].value if positional else next(
             (a.value for a in call.args if a.keyword is not None and a.keyword.value in ("tag", "tags")), None
         )
+        if isinstance(tags, (cst.List, cst.Tuple)) and self._splittable(call, rel, tags):
+            self.summary_split.add(id(call))
+            return False
         if isinstance(tags, (cst.List, cst.Tuple)):
             self.by_hand.add(id(call))
             self.flag(
                 original,
                 TFM540,
                 f"tf.{rel} with several tags at once has no TF 1.0+ form: tf.{target} records one scalar; "
-                f"write one tf.{target}(tag, value) per tag",
+                f"write one tf.{target}(tag, value) per tag (tfmigrate does when the tags and values are a "
+                f"literal list, or the values a plain name)",
             )
             return True
-        if any(a.keyword is not None and a.keyword.value == "name" for a in call.args):
-            self.by_hand.add(id(call))
-            self.flag(
-                original,
-                TFM540,
-                f"tf.{rel}(..., name=...): the 0.x op name has no place in tf.{target}, whose name is the tag; "
-                f"drop name= (or wrap the call in tf.name_scope) and rename to tf.{target}",
-            )
-            return True
+        if any(a.star for a in call.args) and not all(a.keyword is not None for a in call.args if not a.star):
+            return False  # the names of *args are unknown: renamed as it is
         return False
+
+    def _splittable(self, call: cst.Call, rel: str, tags: cst.List | cst.Tuple) -> bool:
+        """``scalar_summary([t1, t2], values)``: one scalar a tag, with values a name (indexed) or a literal
+        list of as many values (TF 0.x wrote one Summary value a tag)."""
+        if not rel.endswith("scalar_summary") or any(a.star for a in call.args):
+            return False
+        if any(isinstance(e, cst.StarredElement) for e in tags.elements) or not tags.elements:
+            return False
+        values = self._summary_arg(call, 1, ("values", "tensor"))
+        if isinstance(values, (cst.List, cst.Tuple)):
+            return len(values.elements) == len(tags.elements) and not any(
+                isinstance(e, cst.StarredElement) for e in values.elements)
+        return isinstance(values, (cst.Name, cst.Attribute)) and full_name(values) is not None
+
+    @staticmethod
+    def _summary_arg(call: cst.Call, index: int, keywords: tuple[str, ...]) -> cst.BaseExpression | None:
+        positional = _positional(call)
+        if len(positional) > index:
+            return positional[index].value
+        return next((a.value for a in call.args if a.keyword is not None and a.keyword.value in keywords), None)
+
+    def _summary_arguments(self, original: cst.Call, updated: cst.Call, rel: str) -> cst.BaseExpression:
+        """A TF 0.x summary call's arguments in TF 1.0+'s form: the op ``name`` (0.x: a parameter of its
+        own after collections; 1.0+: the tag is the name, and that position is ``family``) dropped, a
+        bytes tag decoded, several scalar tags written as one scalar summary a tag, merged."""
+        base = rel.rpartition(".")[2]
+        name_at = SUMMARY_NAME_INDEX[base]
+        args = list(updated.args)
+        dropped = [i for i, a in enumerate(original.args)
+                   if (a.keyword is not None and a.keyword.value == "name") or (a.keyword is None and not a.star and i == name_at)]
+        if dropped and self.fix(original.args[dropped[0]], TFM540, (
+            f"tf.{rel}(..., name=...): the name of the 0.x op is dropped (TF 1.0+ names the op after its tag, and "
+            f"that argument position is `family`, which would prefix the tag); the summary written is the same"
+        )):
+            args = [a for i, a in enumerate(args) if i not in dropped]
+        tag_at = 0 if original.args and original.args[0].keyword is None else next(
+            (i for i, a in enumerate(original.args) if a.keyword is not None and a.keyword.value in ("tag", "tags")), None)
+        if tag_at is not None and tag_at < len(original.args):
+            tag = original.args[tag_at].value
+            if isinstance(tag, cst.SimpleString) and isinstance(tag.evaluated_value, bytes):
+                try:
+                    text = tag.evaluated_value.decode("utf-8")
+                except UnicodeDecodeError:
+                    text = None
+                if text is None:
+                    self.flag(tag, TFM540, f"tf.{rel}: a bytes tag that is not UTF-8 has no TF 1.0+ form (the tag is a str name)")
+                elif self.fix(tag, TFM540, f"tf.{rel}(b'...'): TF 1.0+ takes the tag as a str name: the bytes tag is decoded"):
+                    position = args.index(updated.args[tag_at]) if updated.args[tag_at] in args else None
+                    if position is not None:
+                        plain = tag.value[1:] if tag.value[0] == "b" and text.isascii() and "\\" not in tag.value else repr(text)
+                        args[position] = args[position].with_changes(value=cst.SimpleString(plain))
+        if len(args) != len(updated.args):
+            args = [a.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(args) - 1 else a for i, a in enumerate(args)]
+        return updated.with_changes(args=args)
+
+    def _split_scalars(self, original: cst.Call, updated: cst.Call, rel: str) -> cst.BaseExpression:
+        target = target_of(RENAMED[rel])
+        assert target is not None
+        tags = self._summary_arg(updated, 0, ("tags", "tag"))
+        values = self._summary_arg(updated, 1, ("values", "tensor"))
+        collections = self._summary_arg(updated, 2, ("collections",))
+        message = (
+            f"tf.{rel}([tag, ...], values): TF 0.x wrote one scalar a tag; TF 1.0+ summaries take one tag: written as "
+            f"tf.{target} a tag, merged (tf.compat.v1.summary.merge: the same values in one Summary)"
+        )
+        if not self.fix(original, TFM540, message):
+            return updated
+        assert isinstance(tags, (cst.List, cst.Tuple)) and values is not None
+        func = self._spelled(original.func, updated.func, target)
+        parts = []
+        for i, element in enumerate(tags.elements):
+            value = values.elements[i].value if isinstance(values, (cst.List, cst.Tuple)) else cst.Subscript(
+                value=values, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(i))))])
+            args = [cst.Arg(element.value), cst.Arg(value)]
+            if collections is not None:
+                args.append(cst.Arg(collections, keyword=cst.Name("collections"),
+                                    equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
+            parts.append(cst.Element(cst.Call(func=func, args=args)))
+        merge = dotted(f"{self.prefix()}.compat.v1.summary.merge")
+        return cst.Call(func=merge, args=[cst.Arg(cst.List(parts))])
 
     def _spelled(self, original: cst.BaseExpression, updated: cst.BaseExpression, target: str) -> cst.BaseExpression:
         """``target`` (relative to tensorflow) in the module's own spelling of TensorFlow."""
@@ -338,7 +418,11 @@ class Tf0Api(FamilyTransform):
             return updated
         if rel.startswith("compat.v1.") or id(original) in self.by_hand:
             return updated  # already TF1 code that TF 2.15 runs as it is, or manual work
+        if id(original) in self.summary_split:
+            return self._split_scalars(original, updated, rel)
         updated = self._keywords(original, updated, rel)
+        if rel in SUMMARY_KEYWORDS and not any(a.star for a in original.args):
+            return self._summary_arguments(original, updated, rel)  # (after the keywords: it may drop one)
         if rel == "reverse":
             return self._reverse(original, updated)
         if rel == RESIZE:
