@@ -4,7 +4,7 @@ decided only by the catch-all): renames with the same behaviour, and reasons whe
 - TFM601 (contrib family, ``contrib/inventory.py``): ``tf.contrib.metrics.set_*`` -> ``tf.sets.*``,
   ``confusion_matrix`` (keywords only: TF 0.12 took ``(predictions, labels)``), contrib.framework's
   ``assert_scalar`` / ``assert_same_float_dtype`` / ``convert_to_tensor_or_sparse_tensor`` / ``TensorSpec``;
-- TFM540/TFM543 (tf0 family): TF 0.12's ``tf.concat_v2`` / ``tf.split_v``;
+- TFM540/TFM543 (tf0 family): TF 0.12's ``tf.split_v`` (``tf.concat_v2``: TFM141, guards family);
 - TFM609 / TFM590: a finding on the line that says why and what to write.
 
 Generated over import forms x scopes; the slow test runs the rewritten program on TensorFlow 2.15
@@ -122,7 +122,7 @@ def test_flagged_on_its_line_in_every_form(module, use, rule, form, header, spel
 @pytest.mark.parametrize(
     "legacy, expected",
     [
-        ("tf.concat_v2([x, y], 1)", "tf.concat([x, y], 1)"),
+        ("tf.concat_v2([x, y], 1)", "tf.concat([x, y], axis=1)"),  # TFM141 (guards family, first): axis by keyword
         ("tf.concat_v2(values=[x, y], axis=1)", "tf.concat(values=[x, y], axis=1)"),
         ("tf.split_v(v, [1, 2], 1)", "tf.split(v, [1, 2], 1)"),
         ("tf.split_v(value=v, size_splits=[1, 2], split_dim=1)", "tf.split(value=v, num_or_size_splits=[1, 2], axis=1)"),
@@ -131,7 +131,7 @@ def test_flagged_on_its_line_in_every_form(module, use, rule, form, header, spel
 def test_tf012_concat_v2_and_split_v(legacy, expected):
     result = rewrite_source(f"import tensorflow as tf\nz = {legacy}\n".encode(), ENABLED, path="a.py")
     assert f"z = {expected}" in result.new.decode()
-    assert {f.rule for f in result.findings} <= {"TFM540", "TFM543"}
+    assert {f.rule for f in result.findings} <= {"TFM540", "TFM543", "TFM141"}
 
 
 PROGRAM = '''import json

@@ -156,8 +156,8 @@ UNCALLED_INITIALIZERS = frozenset({"zeros_initializer", "ones_initializer"})
 SHAPE_ATTRS = frozenset({"shape", "dims"})
 PRIVATE_KERAS = "python.keras"
 
-# Issue 27's legacy API inventory (benchmarks/legacy_api.py): TF 0.12's names with the TF 1.0 order,
-# renamed at 1.0 (0.12 array_ops: concat_v2(values, axis, name), split_v(value, size_splits,
-# split_dim=0, num=None, name)); TF 2.15's tf.concat / tf.split take the same arguments in that order.
-RENAMED.update({"concat_v2": "concat", "split_v": "split"})
+# Issue 27's legacy API inventory (benchmarks/legacy_api.py): TF 0.12's split_v with the TF 1.0 order,
+# renamed at 1.0 (0.12 array_ops: split_v(value, size_splits, split_dim=0, num=None, name)); TF 2.15's
+# tf.split takes the same arguments in that order. (concat_v2 is TFM141's, the guards family, which runs first.)
+RENAMED.update({"split_v": "split"})
 KEYWORDS.update({"split_v": {"size_splits": "num_or_size_splits", "split_dim": "axis"}})
