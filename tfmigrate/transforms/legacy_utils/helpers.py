@@ -215,8 +215,8 @@ _SOURCES = {
     def save(self, filename):
         """Saves vocabulary processor into given file (a pickle, as the legacy class wrote)."""
         import pickle
-        import tensorflow as tf
-        with tf.io.gfile.GFile(filename, 'wb') as f:
+        import tensorflow as legacy_tf
+        with legacy_tf.io.gfile.GFile(filename, 'wb') as f:
             f.write(pickle.dumps(self))
 
     @classmethod
@@ -224,7 +224,7 @@ _SOURCES = {
         """Restores vocabulary processor from given file (saved by this class or the legacy one)."""
         import io
         import pickle
-        import tensorflow as tf
+        import tensorflow as legacy_tf
         legacy = {
             ("text", "VocabularyProcessor"): LegacyVocabularyProcessor,
             ("text", "tokenizer"): legacy_tokenizer,
@@ -243,7 +243,7 @@ _SOURCES = {
                     return ours[name]
                 return super().find_class(module, name)
 
-        with tf.io.gfile.GFile(filename, 'rb') as f:
+        with legacy_tf.io.gfile.GFile(filename, 'rb') as f:
             return Unpickler(io.BytesIO(f.read()), encoding="utf-8").load()
 ''',
     "CategoricalProcessor": '''class LegacyCategoricalProcessor(object):

@@ -105,8 +105,8 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
 
     def _reference(self, original: cst.Name | cst.Attribute, updated: cst.BaseExpression) -> cst.BaseExpression:
         name = original.value if isinstance(original, cst.Name) else original.attr.value
-        if name not in NAMES:
-            return updated  # (cheap: most names are none of these)
+        if name not in NAMES and not (isinstance(original, cst.Name) and self.index.binds_by_import(name)):
+            return updated  # (cheap: most names are none of these; `import ... as P` binds another name)
         parent = self.index.parents.get(original)
         if isinstance(parent, cst.Attribute) and parent.attr is original:
             return updated  # the `.X` of an attribute: its whole attribute is looked at
