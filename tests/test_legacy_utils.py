@@ -435,7 +435,7 @@ CHECKS = '''
 import io, pickle, sys, types
 import numpy as np
 import tensorflow as tf
-ns = {}
+ns = globals()  # the migrated program's code runs as this __main__, so its pickles name __main__.Legacy...
 exec(open(sys.argv[1]).read().split("print(x.tolist()")[0].replace("sys.argv[1]", repr(sys.argv[2])), ns)
 
 # a pickle the legacy class wrote: its classes and tokenizer under TF 1.15's module names
@@ -449,6 +449,9 @@ for package in ("tensorflow_core", "tensorflow"):
     CategoricalVocabulary.__module__ = vocab.__name__
     text.VocabularyProcessor, text.tokenizer, vocab.CategoricalVocabulary = VocabularyProcessor, tokenizer, CategoricalVocabulary
     sys.modules[text.__name__], sys.modules[vocab.__name__] = text, vocab
+    parts = text.__name__.split(".")
+    for i in range(1, len(parts)):  # the packages above them (tensorflow itself is the real one)
+        sys.modules.setdefault(".".join(parts[:i]), types.ModuleType(".".join(parts[:i])))
     legacy = VocabularyProcessor()
     legacy.__dict__.update(max_document_length=3, min_frequency=0, _tokenizer=tokenizer)
     legacy.vocabulary_ = CategoricalVocabulary()
