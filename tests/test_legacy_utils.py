@@ -319,7 +319,10 @@ SCOPES = {
     "method": "class M:\n    def __init__(self):\n        self.p = {call}\n\n\nx = M().p\n",
     "main": "if __name__ == \"__main__\":\n    x = {call}\n",
     "passed": "def use(cls):\n    return cls\n\n\nx = use({ref})\n",
+    "kwargs": "def make(**kwargs):\n    return {ref}(**kwargs)\n\n\nKW = {kwargs}\nx = make(**KW)\n",
 }
+KWARGS = {"VocabularyProcessor": "{'max_document_length': 3}", "CategoricalVocabulary": "{'unknown_token': '<U>'}",
+          "ByteProcessor": "{'max_document_length': 4}", "HParams": "{'lr': 0.5}"}
 VARIANTS = [
     (imp, name, scope)
     for imp in IMPORTS for name in USES for scope in SCOPES
@@ -331,7 +334,8 @@ def _program(imp: str, name: str, scope: str) -> str:
     header, ref = IMPORTS[imp]
     ref = ref.format(name=name)
     call = USES[name].format(ref=ref)
-    return "import numpy as np\n" + header.format(name=name) + "\n\n" + SCOPES[scope].format(call=call, ref=ref)
+    body = SCOPES[scope].format(call=call, ref=ref, kwargs=KWARGS[name])
+    return "import numpy as np\n" + header.format(name=name) + "\n\n" + body
 
 
 def _user_code(source: str) -> str:
@@ -358,6 +362,29 @@ def test_every_import_form_and_scope_is_rewritten(imp, name, scope):
     assert new.count(f"class Legacy{name}(") == 1  # written once
     again = rewrite_source(result.new, ALL, path="v.py")
     assert again.new == result.new
+
+
+@pytest.mark.slow
+def test_every_variant_runs_on_tf215(tmp_path):
+    """All the rewritten variants, run in one TensorFlow 2.15 process: each builds the helper's object."""
+    paths = []
+    for i, (imp, name, scope) in enumerate(VARIANTS):
+        path = tmp_path / f"v{i}.py"
+        path.write_bytes(rewrite_source(_program(imp, name, scope).encode(), ALL, path="v.py").new)
+        paths.append((str(path), name))
+    runner = tmp_path / "runner.py"
+    runner.write_text(textwrap.dedent(f'''\
+        import runpy
+        import tensorflow as tf  # as the migrated programs import it
+        for path, name in {paths!r}:
+            x = runpy.run_path(path, run_name="__main__")["x"]
+            cls = x if isinstance(x, type) else type(x)
+            assert cls.__name__ == "Legacy" + name, (path, cls)
+        print("ran", len({paths!r}))
+        '''))
+    run = subprocess.run([sys.executable, str(runner)], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert run.stdout.split()[-2:] == ["ran", str(len(VARIANTS))]
 
 
 def test_restore_and_tokenizer_references_and_two_uses_write_one_copy():
