@@ -52,7 +52,9 @@ ARRAY_OPS = {
 }
 ARRAY_DEFAULTS = {"on_value": "1.0", "off_value": "0.0"}
 AUTOENCODER = (
-    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent. Its model (TF Learn 0.8 estimators/autoencoder.py) "
+    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent (and no single legacy behaviour to copy: its layers' "
+    "variables and the data feeder's batches changed between TF 0.8 and 0.10). Its model (TF Learn 0.8-0.10 "
+    "estimators/autoencoder.py) "
     "was an encoder of layers over hidden_units with activation (ReLU), a decoder over the reversed hidden_units "
     "(autoencoder_ops.dnn_autoencoder, with add_noise and dropout when given) and models.linear_regression from "
     "the decoder back to X (the reconstruction, mean squared error); it trained with the TensorFlowEstimator "
