@@ -558,3 +558,31 @@ def test_rewritten_program_runs_on_tf215(tmp_path):
     print(line)
     assert tf2 == v2  # the hashing read from the kernels' source reproduces TF 2.15's ids...
     assert all(0 <= i < 1000 for i in legacy) and tf2 != legacy  # ...and the legacy op's (no hash_key) differ
+
+
+@pytest.mark.parametrize(
+    ("header", "ref"),
+    [
+        ("import tensorflow as tf\n", "tf.contrib.layers.crossed_column"),
+        ("from tensorflow.contrib import layers\n", "layers.crossed_column"),
+        ("import tensorflow.contrib.layers as layers\n", "layers.crossed_column"),
+        ("import tensorflow as tf\nlayers = tf.contrib.layers\n", "layers.crossed_column"),
+        ("from tensorflow.contrib.layers import crossed_column as cross_of\n", "cross_of"),
+        ("from tensorflow.contrib.layers.python.layers import feature_column as fc\n", "fc.crossed_column"),
+    ],
+)
+@pytest.mark.parametrize("scope", ["module", "function", "method", "main"])
+def test_crossed_column_import_forms_and_scopes(header, ref, scope):
+    call = f"{ref}([a, b], hash_bucket_size=10)"
+    body = {
+        "module": f"cross = {call}\n",
+        "function": f"def make(a, b):\n    return {call}\n",
+        "method": f"class M:\n    def __init__(self, a, b):\n        self.cross = {call}\n",
+        "main": f"if __name__ == \"__main__\":\n    cross = {call}\n",
+    }[scope]
+    source = header + "\n\n" + body
+    result = rewrite_source(source.encode(), ALL, path="v.py")
+    new = result.new.decode()
+    assert "feature_column.crossed_column([getattr(c, 'key', c) for c in [a, b]], hash_bucket_size=10)" in new, new
+    assert "contrib" not in new and {f.rule for f in result.findings} <= {"TFM182", "TFM551"}, result.findings
+    assert all(f.fixable for f in result.findings)

@@ -45,7 +45,9 @@ class CrossedColumns:
     def _crossed_call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
         last = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
-        if last != "crossed_column" or not is_crossed_column(self.qualified_name(func)):  # type: ignore[attr-defined]
+        if last != "crossed_column" and not (isinstance(func, cst.Name) and self.index.binds_by_import(last)):  # type: ignore[attr-defined]
+            return updated  # (cheap: most calls are none of these; `import crossed_column as c` binds another name)
+        if not is_crossed_column(self.qualified_name(func)):  # type: ignore[attr-defined]
             return updated
         what = "tf.contrib.layers.crossed_column"
         bound, problems = bind_args(updated, ORDER)
