@@ -586,3 +586,13 @@ def test_crossed_column_import_forms_and_scopes(header, ref, scope):
     assert "feature_column.crossed_column([getattr(c, 'key', c) for c in [a, b]], hash_bucket_size=10)" in new, new
     assert "contrib" not in new and {f.rule for f in result.findings} <= {"TFM182", "TFM551"}, result.findings
     assert all(f.fixable for f in result.findings)
+
+
+def test_a_legacy_name_added_after_a_migration_reuses_the_helpers_written_then():
+    first = rewrite_source(b"import tensorflow as tf\n\np = tf.contrib.learn.preprocessing.VocabularyProcessor(3)\n",
+                           ALL, path="v.py").new.decode()
+    again = first + "q = tf.contrib.learn.preprocessing.VocabularyProcessor.restore('v')\n"
+    result = rewrite_source(again.encode(), ALL, path="v.py")
+    new = result.new.decode()
+    assert [(f.rule, f.fixable) for f in result.findings] == [("TFM180", True)]
+    assert new == first + "q = LegacyVocabularyProcessor.restore('v')\n"

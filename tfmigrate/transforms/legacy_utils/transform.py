@@ -32,6 +32,7 @@ _PREPROCESSING_MODULES = {"text", "categorical_vocabulary", "categorical"}
 _PREPROCESSING = {"VocabularyProcessor", "CategoricalVocabulary", "ByteProcessor", "CategoricalProcessor",
                   "tokenizer", "TOKENIZER_RE"}
 _HPARAM = {"HParams", "parse_values"}
+_HELPER_NAMES = frozenset(NAMES.values())
 _WHAT = {
     "VocabularyProcessor": "the same tokenizer, ids by first appearance (0 = padding and unknown words), "
     "min_frequency trimming, max_document_length cut and padding, and save()/restore() pickles (restore() also "
@@ -79,6 +80,12 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
         self._tf = "tf"
 
     def visit_Module(self, node: cst.Module) -> bool:
+        # the helpers an earlier run wrote (their docstrings name the legacy API): read again, not written twice
+        self._ours = {
+            s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))
+            and s.name.value in _HELPER_NAMES and (s.get_docstring() or "").startswith(("tf.contrib.learn.preprocessing.",
+                                                                                         "tf.contrib.training."))
+        }
         self._defined = {
             s.name.value for s in node.body if isinstance(s, (cst.FunctionDef, cst.ClassDef))
         } | {
@@ -124,7 +131,7 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
                       "there was no save()/restore(); with min_frequency=0 tf.contrib.learn.preprocessing."
                       f"{legacy} gives the same ids: use it and run tfmigrate again")
             return updated
-        if new in self._defined:
+        if new in self._defined and new not in self._ours:
             self.flag(original, rule, f"{where}.{legacy} is gone in TF 2 and this module defines {new} itself, the "
                       "name tfmigrate writes its copy under: rename yours and run tfmigrate again")
             return updated
@@ -167,7 +174,9 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
             self.imports.add("tensorflow", asname=None if self._tf == "tensorflow" else self._tf)
         if not self._used:
             return updated
-        names = with_needs(self._used)
+        names = [n for n in with_needs(self._used) if helper_name(n) not in self._defined]
+        if not names:
+            return updated
         if "TOKENIZER_RE" in names:
             self.imports.add("re")
         source = block(names)
