@@ -25,8 +25,8 @@ from tfmigrate.transforms.legacy_utils.crossed import CrossedColumns
 from tfmigrate.transforms.legacy_utils.helpers import GROUP, NAMES, block, helper_name, with_needs
 
 _PREPROCESSING_ROOTS = ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.", "skflow.")
-# TF 0.9-0.10 (contrib.skflow) and the standalone skflow package had their own processors: a WordVocabulary
-# whose trim() dropped rare words without renumbering the rest, a ByteProcessor of ord() ids, no save()
+# the standalone skflow package had its own processors (a WordVocabulary whose trim() dropped rare words without
+# renumbering the rest, a ByteProcessor of ord() ids, no save()); TF 0.9-0.10's contrib.skflow was not checked
 _OLDER = ("tensorflow.contrib.skflow.", "skflow.")
 _PREPROCESSING_MODULES = {"text", "categorical_vocabulary", "categorical"}
 _PREPROCESSING = {"VocabularyProcessor", "CategoricalVocabulary", "ByteProcessor", "CategoricalProcessor",
@@ -125,11 +125,12 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
         new = helper_name(legacy)
         qualified = self.qualified_name(original) or ""
         if qualified.startswith(_OLDER):
-            self.flag(original, rule, f"skflow's preprocessing.{legacy} (TF 0.9-0.10, skflow) is gone in TF 2 and differs "
-                      "from tf.contrib.learn's, which tfmigrate writes into a module: its trim() dropped words seen "
-                      "min_frequency times or less without renumbering the others, ByteProcessor gave ord() ids, and "
-                      "there was no save()/restore(); with min_frequency=0 tf.contrib.learn.preprocessing."
-                      f"{legacy} gives the same ids: use it and run tfmigrate again")
+            self.flag(original, rule, f"skflow's preprocessing.{legacy} is gone in TF 2, and the standalone skflow "
+                      "package's code differs from the tf.contrib.learn code tfmigrate writes into a module (its trim() "
+                      "dropped words seen min_frequency times or less without renumbering the others, ByteProcessor gave "
+                      "ord() ids, there was no save()/restore(); tf.contrib.skflow's was not checked): where "
+                      f"min_frequency is 0, tf.contrib.learn.preprocessing.{legacy} gives the same ids: use it and run "
+                      "tfmigrate again")
             return updated
         if new in self._defined and new not in self._ours:
             self.flag(original, rule, f"{where}.{legacy} is gone in TF 2 and this module defines {new} itself, the "
