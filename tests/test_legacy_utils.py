@@ -65,7 +65,7 @@ def oracle_ids(docs: list[str], length: int, min_frequency: int = 0) -> tuple[li
 WORD = st.text(alphabet="abcXYZé'-_0 ,.!", min_size=0, max_size=30)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(docs=st.lists(WORD, min_size=1, max_size=8), length=st.integers(1, 12), min_frequency=st.integers(0, 3))
 def test_vocabulary_processor_ids_are_the_legacy_ids(docs, length, min_frequency):
     processor = VP(length, min_frequency=min_frequency)
@@ -323,11 +323,14 @@ SCOPES = {
 }
 KWARGS = {"VocabularyProcessor": "{'max_document_length': 3}", "CategoricalVocabulary": "{'unknown_token': '<U>'}",
           "ByteProcessor": "{'max_document_length': 4}", "HParams": "{'lr': 0.5}"}
-VARIANTS = [
+# every import form in module scope, and every scope through one import form and through a module alias (the
+# scope decides nothing once the reference is resolved; the full product costs four times as much)
+VARIANTS = sorted({
     (imp, name, scope)
     for imp in IMPORTS for name in USES for scope in SCOPES
     if imp.startswith("hp_") == (name == "HParams")
-]
+    and (scope == "module" or imp in ("tf", "alias", "hp_tf", "hp_alias", "from_as"))
+})
 
 
 def _program(imp: str, name: str, scope: str) -> str:
