@@ -37,10 +37,10 @@ def test_names_tf215_lacks_are_reported_on_their_line(line, name):
 
 
 def test_a_name_a_specific_rule_reports_is_not_reported_twice():
-    # skflow's VocabularyProcessor has its own rule (TFM117, the replacement spelled out)
+    # skflow's VocabularyProcessor has its own rule (TFM180, what differs from tf.contrib.learn's spelled out)
     source = "import skflow\n\np = skflow.preprocessing.text.VocabularyProcessor(10)\n"
     found = _manual(source)
-    assert [(n, rule) for n, rule, _ in found if n == 3] == [(3, "TFM117")], found
+    assert [(n, rule) for n, rule, _ in found if n == 3] == [(3, "TFM180")], found
 
 
 def test_names_tf215_has_are_not_reported():

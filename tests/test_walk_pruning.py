@@ -9,6 +9,7 @@ from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import _Hooks, _needed, transform
 from tfmigrate.transforms.contrib.transform import ContribTransform
 from tfmigrate.transforms.eager.transform import EagerTransform
+from tfmigrate.transforms.legacy_utils.transform import LegacyUtilsTransform
 from tfmigrate.transforms.monitored.transform import MonitoredSessionTransform
 from tfmigrate.transforms.renames.transform import CompatV1Renames
 from tfmigrate.transforms.tf0.transform import Tf0Api
@@ -71,7 +72,8 @@ def test_a_transformer_hooking_few_types_gets_libcsts_result_and_calls():
 def test_families_that_skip_unimported_names_hook_only_leave_name():
     """UNIMPORTED_NAMES_UNCHANGED promises that leave_Name does nothing for a Name with no
     qualified name; a visit_Name would not be covered by that promise."""
-    for family in (CompatV1Renames, Tf0Api, ContribTransform, MonitoredSessionTransform, EagerTransform):
+    for family in (CompatV1Renames, Tf0Api, ContribTransform, MonitoredSessionTransform, EagerTransform,
+                   LegacyUtilsTransform):
         assert family.UNIMPORTED_NAMES_UNCHANGED
         assert "leave_Name" in vars(family)
         assert family.visit_Name is cst.CSTTransformer.visit_Name

@@ -102,10 +102,6 @@ EXPERIMENT_LOCAL_UNUSED = {"continuous_eval_throttle_secs", "min_eval_frequency"
 RUNNER_ORDER = ("experiment_fn", "output_dir", "schedule", "run_config", "hparams")
 MODE_KEYS = {"TRAIN": "TRAIN", "EVAL": "EVAL", "INFER": "PREDICT"}
 FLAG_ONLY_COLUMNS = {
-    "crossed_column": "tf.feature_column.crossed_column hashes crosses differently (sparse_cross_hashed on keys, "
-    "not the legacy sparse_feature_cross fingerprints) and takes keys or categorical columns, not hashed "
-    "sparse columns: rewrite it as tf.feature_column.crossed_column([...keys...], hash_bucket_size=...) and "
-    "retrain; checkpoints of the legacy column cannot be reused",
     "shared_embedding_columns": "use tf.feature_column.shared_embeddings(categorical_columns, dimension, "
     "combiner='mean', initializer=...) (TF 2 default stddev is 1/sqrt(dimension), legacy 1/sqrt(vocab size))",
     "weighted_sparse_column": "use tf.feature_column.weighted_categorical_column(categorical_column, "

@@ -1,14 +1,14 @@
-"""TFM116-TFM118: what legacy model functions call from ``tf.contrib.learn`` / skflow, in TF 2.15.
+"""TFM116, TFM118: what legacy model functions call from ``tf.contrib.learn`` / skflow, in TF 2.15.
 
 TFM116 writes ``learn.models.linear_regression`` / ``logistic_regression`` (and their ``_zero_init``
 forms), ``learn.ops.categorical_variable``, the ``learn.ops`` array helpers and ``learn.tf.<name>``
-with TF 2.15 names, keeping the legacy initializers, losses and variable scopes; TFM117 and TFM118
-report the ``learn.preprocessing`` processors and ``TensorFlowDNNAutoencoder``, which TF 2.15 has no
-equivalent of with the same behaviour. Planned on the TFM1 transform (``estimators.py``), like the
-custom-model estimators of ``model_fn.py`` whose model functions usually hold these calls.
+with TF 2.15 names, keeping the legacy initializers, losses and variable scopes; TFM118 reports
+``TensorFlowDNNAutoencoder``, which TF 2.15 has no equivalent of with the same behaviour (the
+``learn.preprocessing`` processors, once TFM117's findings, are written into the module by TFM180).
+Planned on the TFM1 transform (``estimators.py``), like the custom-model estimators of ``model_fn.py`` whose model functions usually hold these calls.
 
 Legacy sources read: tensorflow/contrib/learn/python/learn/models.py, ops/losses_ops.py,
-ops/embeddings_ops.py, ops/array_ops.py, preprocessing/text.py and categorical_vocabulary.py (TF 0.8-1.x),
+ops/embeddings_ops.py, ops/array_ops.py (TF 0.8-1.x),
 skflow's estimators/autoencoder.py and ops/autoencoder_ops.py.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression
-from tfmigrate.rule_ids import TFM116, TFM117, TFM118
+from tfmigrate.rule_ids import TFM116, TFM118
 from tfmigrate.transforms.common.builders import bind_args, code_of, is_none, layout_call
 from tfmigrate.transforms.estimators import learn_ops
 from tfmigrate.transforms.estimators.model_fn.contract import _reads
@@ -52,37 +52,10 @@ ARRAY_OPS = {
     ),
 }
 ARRAY_DEFAULTS = {"on_value": "1.0", "off_value": "0.0"}
-# tensorflow/contrib/learn/python/learn/preprocessing/{text,categorical}.py (TF 1.x): what TF 2.15 lacks and
-# what to do. tf.keras.layers.TextVectorization / StringLookup number a vocabulary by frequency and keep 0 for
-# padding and 1 for out-of-vocabulary items; the legacy processors numbered items by first appearance with 0 for
-# both, so the ids, the vocabulary size and any embedding trained on them differ: never a silent swap.
-PROCESSORS = {
-    "VocabularyProcessor": (
-        "TensorFlow 2.15 has no equivalent with the same ids. The legacy processor split documents with the regex "
-        r"[A-Z]{2,}(?![a-z])|[A-Z][a-z]+(?=[A-Z])|['\w\-]+, numbered words by first appearance from 1 (0 = "
-        "padding and unknown words; with min_frequency=k it kept words seen more than k times, numbered by "
-        "descending count, ties in sorted order), cut or padded every document to max_document_length and counted "
-        "<UNK> in len(vocabulary_); save() pickled the object. Either retrain with tf.keras.layers.TextVectorization(max_tokens=..., "
-        "output_sequence_length=max_document_length, standardize=None, split=<that regex as a callable>) "
-        "(frequency-ordered ids, 0 = padding, 1 = unknown; vocabulary_size() replaces len(vocabulary_)), or keep "
-        "the legacy class's code (tensorflow/contrib/learn/python/learn/preprocessing/text.py, Apache-2.0) in "
-        "your project"
-    ),
-    "ByteProcessor": (
-        "TensorFlow 2.15 has no equivalent. transform(docs) yielded each document's UTF-8 bytes as uint8 ids, cut "
-        "or padded with 0 to n = max_document_length: (np.pad(b, (0, n - len(b))) for b in "
-        "(np.frombuffer(d.encode('utf-8')[:n], dtype=np.uint8) for d in docs)); reverse() decoded them"
-    ),
-    "CategoricalProcessor": (
-        "TensorFlow 2.15 has no equivalent with the same ids. It numbered categories of each column by first "
-        "appearance from 1 (0 = unknown, NaN = unknown; min_frequency dropped rare ones); "
-        "tf.keras.layers.StringLookup orders by frequency and keeps 1 for unknown: retrain with it, or keep the "
-        "legacy class's code (tensorflow/contrib/learn/python/learn/preprocessing/categorical.py) in your project"
-    ),
-}
-PROCESSORS["CategoricalVocabulary"] = PROCESSORS["CategoricalProcessor"]
 AUTOENCODER = (
-    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent. Its model (TF Learn 0.8 estimators/autoencoder.py) "
+    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent (and no single legacy behaviour to copy: its layers' "
+    "variables and the data feeder's batches changed between TF 0.8 and 0.10). Its model (TF Learn 0.8-0.10 "
+    "estimators/autoencoder.py) "
     "was an encoder of layers over hidden_units with activation (ReLU), a decoder over the reversed hidden_units "
     "(autoencoder_ops.dnn_autoencoder, with add_noise and dropout when given) and models.linear_regression from "
     "the decoder back to X (the reconstruction, mean squared error); it trained with the TensorFlowEstimator "
@@ -95,7 +68,7 @@ AUTOENCODER = (
 
 
 def _members() -> frozenset[str]:
-    return frozenset({*MODEL_ORDERS, "categorical_variable", "conv2d", *ARRAY_OPS, *PROCESSORS, "TensorFlowDNNAutoencoder"})
+    return frozenset({*MODEL_ORDERS, "categorical_variable", "conv2d", *ARRAY_OPS, "TensorFlowDNNAutoencoder"})
 
 
 def _legacy_member(name: str) -> tuple[str, str] | None:
@@ -103,7 +76,7 @@ def _legacy_member(name: str) -> tuple[str, str] | None:
     for root in ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.", "skflow."):
         if name.startswith(root):
             parts = [p for p in name[len(root):].split(".") if p not in ("python", "learn")]
-            if len(parts) >= 2 and parts[0] in ("models", "ops", "preprocessing"):
+            if len(parts) >= 2 and parts[0] in ("models", "ops"):
                 return parts[0], parts[-1]
             if parts and parts[-1] == "TensorFlowDNNAutoencoder":
                 return "estimators", parts[-1]
@@ -155,8 +128,6 @@ class ModelCalls:
                 self._categorical(call)
             elif kind == "ops" and last in ARRAY_OPS:
                 self._array_op(call, last)
-            elif kind == "preprocessing" and last in PROCESSORS:
-                self.t.flag(call, TFM117, f"learn.preprocessing.{last}: {PROCESSORS[last]}")
             elif kind == "estimators":
                 self.t.flag(call, TFM118, AUTOENCODER)
         for attr in attrs:

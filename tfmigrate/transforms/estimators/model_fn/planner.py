@@ -22,8 +22,8 @@ shape come from ``params["fit_labels"]``, an empty slice of the labels given to 
 returns ``tf.estimator.EstimatorSpec``. Whatever cannot be shown to keep the legacy behaviour is
 left as it is with a finding.
 
-What such model functions call (``learn.models``, ``learn.ops``, ``learn.preprocessing``) is
-``learn_models.py`` (TFM116-TFM118). The planner's two halves are mixins: ``model_fn_learn.py``
+What such model functions call (``learn.models``, ``learn.ops``) is ``learn_models.py`` (TFM116,
+TFM118; ``learn.preprocessing`` is the TFM18 family's). The planner's two halves are mixins: ``model_fn_learn.py``
 (TFM114) and ``model_fn_tfx.py`` (TFM115); the contract's tables and the questions they ask of a
 model function's code are ``model_fn_contract.py``.
 
