@@ -17,3 +17,15 @@ sys.path.insert(0, str(FIXTURES))  # the engine-test fixture family's transform 
 @pytest.fixture(scope="session")
 def fixture_catalog_dir() -> Path:
     return FIXTURES / "catalog"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run test_fast_paths.py's tests of one source one after another (a stable sort by the
+    ``name`` parameter, the tests without one first, in their order), so that they share that
+    source's parse and libcst analysis (``_libcst_view``, a cache of one) instead of each making
+    its own. Every xdist worker collects the same order; ``--dist loadfile`` keeps the file on one."""
+    where = [i for i, item in enumerate(items) if item.nodeid.startswith("tests/test_fast_paths.py::")]
+    group = [items[i] for i in where]
+    group.sort(key=lambda item: str(getattr(item, "callspec", None) and item.callspec.params.get("name", "")))
+    for i, item in zip(where, group):
+        items[i] = item

@@ -8,6 +8,7 @@ relative imports, star imports, an alias bound to two modules).
 
 from __future__ import annotations
 
+import functools
 import tomllib
 from pathlib import Path
 
@@ -119,12 +120,24 @@ def _sources() -> dict[str, str]:
 SOURCES = _sources()
 
 
+@functools.lru_cache(maxsize=1)
+def _libcst_view(name: str) -> tuple[cst.Module, MetadataWrapper]:
+    """A source parsed once, and the wrapper whose providers libcst resolves once for it.
+
+    tests/conftest.py runs a source's tests one after another, so every comparison of that source
+    (names, scopes, positions in either order, code generation) is made against one parse and one
+    libcst analysis, not a parse and a resolution each. The tree is never changed (libcst nodes are
+    immutable); the tests that edit it build new trees."""
+    module = cst.parse_module(SOURCES[name])
+    return module, MetadataWrapper(module, unsafe_skip_copy=True)
+
+
 class _Probe(FamilyTransform):
     FAMILY = "probe"
 
 
-def _probe(module: cst.Module) -> tuple[_Probe, MetadataWrapper]:
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+def _probe(module: cst.Module, wrapper: MetadataWrapper | None = None) -> tuple[_Probe, MetadataWrapper]:
+    wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
     probe = _Probe(Context(), frozenset(), {}, [])
     probe.context = Context(wrapper=wrapper)
     probe.metadata = {}
@@ -163,8 +176,8 @@ def _through_alias(probe: _Probe, node: cst.CSTNode) -> str | None:
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_names_parents_and_builtins_equal_libcsts(name):
-    module = cst.parse_module(SOURCES[name])
-    probe, wrapper = _probe(module)
+    module, wrapper = _libcst_view(name)
+    probe, wrapper = _probe(module, wrapper)
     qualified = wrapper.resolve(QualifiedNameProvider)
     parents = wrapper.resolve(ParentNodeProvider)
     checked = 0
@@ -198,8 +211,8 @@ def test_scopes_and_assignments_equal_libcsts(name):
 
     from tfmigrate.codemod.scopes import Scopes
 
-    module = cst.parse_module(SOURCES[name])
-    exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(ScopeProvider)
+    module, wrapper = _libcst_view(name)
+    exact = wrapper.resolve(ScopeProvider)
     index = TreeIndex.of(module)
     positions = Positions(module)
     scopes = Scopes(index, exact.get, lambda node: (positions[node].start.line, positions[node].end.line))
@@ -229,8 +242,8 @@ def test_scopes_and_assignments_equal_libcsts(name):
 def test_positions_equal_libcsts(name):
     from tfmigrate.codemod.tree import is_trivia
 
-    module = cst.parse_module(SOURCES[name])
-    exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    module, wrapper = _libcst_view(name)
+    exact = wrapper.resolve(PositionProvider)
     fast = Positions(module)
     compared = 0
     for node, code_range in exact.items():
@@ -248,8 +261,8 @@ def test_positions_found_statement_by_statement_equal_libcsts(name, order):
     statement around the node again (the statements nested in it copied, and generated in turn
     when a block's range needs its first or last one). Asked in either order, every range is
     libcst's."""
-    module = cst.parse_module(SOURCES[name])
-    exact = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    module, wrapper = _libcst_view(name)
+    exact = wrapper.resolve(PositionProvider)
     lazy = Positions(module, previous=Positions(module), parents=TreeIndex.of(module).parents)
     assert lazy.code == SOURCES[name] and not lazy._spans
     nodes = [node for node in exact if not _is_trivia(type(node)) and not isinstance(node, cst.Module)]
@@ -393,7 +406,7 @@ def _import_keys(index: TreeIndex) -> list[tuple[str, str | None, str | None]]:
 def test_the_index_derived_after_import_edits_equals_a_fresh_one(name, monkeypatch):
     # Every import of every source removed (as if unused) in turn, with and without imports added
     # (which insert statements at module level, or change nothing when already there).
-    module = cst.parse_module(SOURCES[name])
+    module, _ = _libcst_view(name)
     index = TreeIndex.of(module)
     monkeypatch.setattr(TreeIndex, "read_names", lambda self: set())  # every import unused
     derived = 0
@@ -897,7 +910,7 @@ def test_libcst_is_never_patched_outside_our_own_code_generation():
 
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_our_code_generation_makes_libcsts_text(name):
-    module = cst.parse_module(SOURCES[name])
+    module, _ = _libcst_view(name)
     assert Positions(module).code == module.code == SOURCES[name]
 
 
