@@ -158,8 +158,14 @@ class _Refs(cst.CSTVisitor):
 
 def references(path: Path) -> list[tuple[int, str]] | None:
     """(line, dotted name) of every reference in a file; None when Python 3 cannot parse it."""
+    return references_in(path.read_bytes())
+
+
+def references_in(source: bytes) -> list[tuple[int, str]] | None:
+    """(line, dotted name) of every reference in a module's source; None when Python 3 cannot parse it.
+    Reused by ``benchmarks/census.py``, which reads sources straight from git."""
     try:
-        wrapper = cst.MetadataWrapper(cst.parse_module(path.read_bytes()))
+        wrapper = cst.MetadataWrapper(cst.parse_module(source))
     except Exception:
         return None
     positions = wrapper.resolve(cst.metadata.PositionProvider)
