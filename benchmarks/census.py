@@ -24,7 +24,8 @@ tfmigrate errors or takes over 5 s are listed.
 Usage:
   python benchmarks/census.py                 # count; write benchmarks/data/census.json
   python benchmarks/census.py --rewrite       # and classify what the rewrite does (slow, resumable)
-  python benchmarks/census.py --markdown      # print the tables (from the census and the rewrite results)
+  python benchmarks/census.py --markdown      # and print the tables
+  python benchmarks/census.py --tables-only   # the tables from census.json and the rewrite log, no scan
 """
 
 from __future__ import annotations
@@ -253,12 +254,15 @@ def outcomes(rewrites: dict[tuple[str, str, str], dict], repos: list[dict]) -> d
     before: Counter[str] = Counter()
     reported: Counter[str] = Counter()
     silent: Counter[str] = Counter()
-    for (repo, commit, _), rec in rewrites.items():
+    where: dict[str, str] = {}  # one silent use per symbol: repo, path and line (in the rewritten text)
+    for (repo, commit, path), rec in sorted(rewrites.items()):
         if (repo, commit) not in pinned:
             continue
         before.update(rec["before"])
         reported.update(rec["reported"])
         silent.update(name for _, name in rec["silent"])
+        for line, name in rec["silent"]:
+            where.setdefault(name, f"{repo}:{path}:{line}")
     result = {}
     for name in set(before) | set(reported) | set(silent):
         left = reported[name] + silent[name]
@@ -268,6 +272,8 @@ def outcomes(rewrites: dict[tuple[str, str, str], dict], repos: list[dict]) -> d
             "silent": silent[name],
             "added": max(left - before[name], 0),  # legacy uses the rewrite wrote (none expected)
         }
+        if name in where:
+            result[name]["silent_at"] = where[name]
     return result
 
 
@@ -359,11 +365,13 @@ def markdown(data: dict, top: int = 60) -> str:
         for kind, count in (("silent", 40), ("reported", 30)):
             ranked = sorted(((o[kind], name) for name, o in outcome.items() if o[kind]), key=lambda t: (-t[0], t[1]))
             out.append(f"\nThe most-used **{kind}** symbols (the order of work):\n")
-            out.append(f"| # | symbol | {kind} uses | of uses | repos |")
-            out.append("|---:|---|---:|---:|---:|")
+            at = kind == "silent"
+            out.append(f"| # | symbol | {kind} uses | of uses | repos |" + (" e.g. (line after the rewrite) |" if at else ""))
+            out.append("|---:|---|---:|---:|---:|" + ("---|" if at else ""))
             for i, (k, name) in enumerate(ranked[:count], 1):
                 s = symbols.get(name, {"uses": 0, "repos": 0})
-                out.append(f"| {i} | `{shown(name)}` | {k} | {s['uses']} | {s['repos']} |")
+                row = f"| {i} | `{shown(name)}` | {k} | {s['uses']} | {s['repos']} |"
+                out.append(row + (f" {outcome[name].get('silent_at', '')} |" if at else ""))
         slow = rw.get("slow_or_failed", [])
         out.append(f"\nFiles where tfmigrate errors, times out, or takes over {SLOW_S:g} s of CPU: {len(slow)}\n")
         if slow:
@@ -411,8 +419,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rerun", action="store_true", help="with --rewrite: forget earlier per-file results")
     parser.add_argument("--markdown", action="store_true", help="print the tables")
     parser.add_argument("--top", type=int, default=60)
+    parser.add_argument("--tables-only", action="store_true",
+                        help="no scan: read --out and the rewrite log as they are, and print the tables")
     args = parser.parse_args(argv)
 
+    if args.tables_only:
+        data = json.loads(args.out.read_text())
+        rewrites = load_rewrites(args.rewrite_log)
+        if rewrites:
+            data["rewrite"] = rewrite_summary(rewrites, data["repos"])
+        print(markdown(data, args.top))
+        return 0
     repos = []
     for entry in load_entries(args.repos):
         repo = scan(entry, args.mirrors)
