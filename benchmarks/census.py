@@ -46,7 +46,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from legacy_refs import legacy, references_in  # noqa: E402
+from legacy_refs import legacy, references_in, scan_source  # noqa: E402
 from tfmigrate.transforms.common.tf_names import V1, names  # noqa: E402
 
 REPOS = ROOT / "benchmarks" / "census_repos.toml"
@@ -67,6 +67,7 @@ class Repo:
     lines: int = 0
     unparsable: list[str] = field(default_factory=list)
     refs: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # legacy references per path
+    defined: set[str] = field(default_factory=set)  # tensorflow.* names the repo's own code assigns
     sources: dict[str, bytes] = field(default_factory=dict)  # files with a legacy reference
 
 
@@ -127,15 +128,27 @@ def scan(entry: dict, mirrors: Path) -> Repo:
     for (path, _), data in zip(blobs, read_blobs(git, [sha for _, sha in blobs])):
         repo.files += 1
         repo.lines += count_lines(data)
-        found = references_in(data)
-        if found is None:
+        scanned = scan_source(data)
+        if scanned is None:
             repo.unparsable.append(path)
             continue
+        found, defined = scanned
+        repo.defined |= defined
         legacy_refs = [(line, name) for line, name in found if legacy(name)]
         if legacy_refs:
             repo.refs[path] = legacy_refs
             repo.sources[path] = data
+    # A name one module adds to TensorFlow (tflearn's collections.py: `tf.GraphKeys.INPUTS = 'inputs'`)
+    # is the repo's own, in every module that reads it, not only the one that assigns it.
+    for path in list(repo.refs):
+        repo.refs[path] = [(line, name) for line, name in repo.refs[path] if not added(name, repo.defined)]
+        if not repo.refs[path]:
+            del repo.refs[path], repo.sources[path]
     return repo
+
+
+def added(name: str, defined: set[str] | list[str]) -> bool:
+    return any(name == d or name.startswith(d + ".") for d in defined)
 
 
 def load_entries(path: Path) -> list[dict]:
@@ -153,7 +166,7 @@ def census(repos: list[Repo]) -> dict:
     return {
         "repos": [
             {"repo": r.repo, "commit": r.commit, "files": r.files, "lines": r.lines, "unparsable": len(r.unparsable),
-             "legacy_uses": sum(len(v) for v in r.refs.values())}
+             "legacy_uses": sum(len(v) for v in r.refs.values()), "defined": sorted(r.defined)}
             for r in repos
         ],
         "symbols": {
@@ -250,7 +263,7 @@ def run_rewrites(repos: list[Repo], path: Path, rerun: bool = False) -> dict[tup
 
 def outcomes(rewrites: dict[tuple[str, str, str], dict], repos: list[dict]) -> dict[str, dict[str, int]]:
     """Per legacy symbol: rewritten / reported / silent uses, over the census repos' files."""
-    pinned = {(r["repo"], r["commit"]) for r in repos}
+    pinned = {(r["repo"], r["commit"]): r.get("defined", []) for r in repos}
     before: Counter[str] = Counter()
     reported: Counter[str] = Counter()
     silent: Counter[str] = Counter()
@@ -258,11 +271,13 @@ def outcomes(rewrites: dict[tuple[str, str, str], dict], repos: list[dict]) -> d
     for (repo, commit, path), rec in sorted(rewrites.items()):
         if (repo, commit) not in pinned:
             continue
-        before.update(rec["before"])
-        reported.update(rec["reported"])
-        silent.update(name for _, name in rec["silent"])
+        own = pinned[(repo, commit)]  # a log written before a name was known to be the repo's own
+        before.update({k: v for k, v in rec["before"].items() if not added(k, own)})
+        reported.update({k: v for k, v in rec["reported"].items() if not added(k, own)})
         for line, name in rec["silent"]:
-            where.setdefault(name, f"{repo}:{path}:{line}")
+            if not added(name, own):
+                silent[name] += 1
+                where.setdefault(name, f"{repo}:{path}:{line}")
     result = {}
     for name in set(before) | set(reported) | set(silent):
         left = reported[name] + silent[name]

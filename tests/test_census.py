@@ -2,7 +2,8 @@
 
 The census reads each repository's Python files at its pinned commit straight from git (a later
 commit's uses must not count), counts legacy uses and using repositories per symbol through
-legacy_refs.py's visitor, and counts a file Python 3 cannot parse instead of stopping. With
+legacy_refs.py's visitor (a name the repository adds to TensorFlow in one module is its own in all),
+and counts a file Python 3 cannot parse instead of stopping. With
 ``--rewrite`` it runs the real tfmigrate rewrite on each file and classifies every legacy use as
 rewritten away, reported (a finding on its line) or silent; the per-file log is reused, not rerun.
 """
@@ -44,6 +45,12 @@ import tensorflow as tf
 m = skflow.TensorFlowDNNClassifier(hidden_units=[3])
 d = tf.contrib.learn.DNNClassifier(hidden_units=[3])
 z = tf.contrib.nosuchmodule.thing()
+k = tf.get_collection(tf.GraphKeys.MINE)
+"""
+B_KEYS = """\
+import tensorflow as tf
+
+tf.GraphKeys.MINE = "mine"  # the repo adds this name to TensorFlow: its own, in every module
 """
 
 
@@ -67,7 +74,7 @@ def fixture(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     commits = {}
     for name, files in (
         ("a", {"main.py": A_MAIN, "pkg/model.py": A_PKG, "old.py": A_PY2, "README.md": "tf.contrib.learn.DNNClassifier\n"}),
-        ("b", {"main.py": B_MAIN}),
+        ("b", {"main.py": B_MAIN, "keys.py": B_KEYS}),
     ):
         repo = tmp_path / name
         repo.mkdir()
@@ -94,7 +101,8 @@ def test_counts_uses_and_repos_at_the_pinned_commit(tmp_path: Path, fixture) -> 
     assert repos["owner/a"]["commit"] == commits["a"]
     assert (repos["owner/a"]["files"], repos["owner/a"]["unparsable"]) == (3, 1)  # README.md is no Python file
     assert repos["owner/a"]["lines"] == sum(t.count("\n") for t in (A_MAIN, A_PKG, A_PY2))
-    assert (repos["owner/b"]["files"], repos["owner/b"]["unparsable"]) == (1, 0)
+    assert (repos["owner/b"]["files"], repos["owner/b"]["unparsable"]) == (2, 0)
+    assert repos["owner/b"]["defined"] == ["tensorflow.GraphKeys.MINE"]
     symbols = data["symbols"]
     # 2 in a/main.py, 1 through `from tensorflow.contrib import learn` in a/pkg/model.py, 1 in b; not later.py's
     assert symbols["tensorflow.contrib.learn.DNNClassifier"] == {"uses": 4, "repos": 2}
@@ -104,6 +112,8 @@ def test_counts_uses_and_repos_at_the_pinned_commit(tmp_path: Path, fixture) -> 
     assert symbols["tensorflow.contrib.nosuchmodule.thing"] == {"uses": 1, "repos": 1}
     assert "tensorflow.mul" not in symbols  # only in the commit after the pin
     assert "tensorflow.constant" not in symbols  # TF 2.15 has it: not legacy
+    assert "tensorflow.GraphKeys.MINE" not in symbols  # assigned in b/keys.py, read in b/main.py
+    assert symbols["tensorflow.get_collection"] == {"uses": 1, "repos": 1}
     assert list(symbols) == sorted(symbols, key=lambda n: (-symbols[n]["uses"], n))  # ordered by frequency
     assert data["unparsable"] == {"owner/a": ["old.py"]}
     table = census.markdown(data)
