@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -47,7 +48,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from legacy_refs import legacy, references_in, scan_source  # noqa: E402
-from tfmigrate.transforms.common.tf_names import V1, names  # noqa: E402
+from tfmigrate.transforms.common.tf_names import UNKNOWN, V1, names  # noqa: E402
 
 REPOS = ROOT / "benchmarks" / "census_repos.toml"
 OUT = ROOT / "benchmarks" / "data" / "census.json"
@@ -67,7 +68,7 @@ class Repo:
     lines: int = 0
     unparsable: list[str] = field(default_factory=list)
     refs: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # legacy references per path
-    defined: set[str] = field(default_factory=set)  # tensorflow.* names the repo's own code assigns
+    defined: set[str] = field(default_factory=set)  # names TensorFlow never had that the repo's code assigns to it
     sources: dict[str, bytes] = field(default_factory=dict)  # files with a legacy reference
 
 
@@ -133,7 +134,7 @@ def scan(entry: dict, mirrors: Path) -> Repo:
             repo.unparsable.append(path)
             continue
         found, defined = scanned
-        repo.defined |= defined
+        repo.defined |= own_names(defined)
         legacy_refs = [(line, name) for line, name in found if legacy(name)]
         if legacy_refs:
             repo.refs[path] = legacy_refs
@@ -149,6 +150,59 @@ def scan(entry: dict, mirrors: Path) -> Repo:
 
 def added(name: str, defined: set[str] | list[str]) -> bool:
     return any(name == d or name.startswith(d + ".") for d in defined)
+
+
+def own_names(defined: set[str]) -> set[str]:
+    """Of the tensorflow.* names a module assigns, those TF 2.15 has neither in tf nor in compat.v1
+    (tflearn's ``tf.GraphKeys.LAYER_VARIABLES``): the repository's own, wherever it reads them. A name
+    TensorFlow has (``tf.get_variable = patched``, ``tf.app.flags.FLAGS = ...`` in a test) is
+    monkeypatching: still TensorFlow's in the other modules."""
+    return {d for d in defined if d.startswith("tensorflow.") and names().status(d[len("tensorflow."):]) == UNKNOWN}
+
+
+_ASSIGNS_TF = re.compile(rb"(?m)^[ \t]*(?:tf|tensorflow)\.[\w.]+[ \t]*=(?!=)")
+
+
+def own_names_at(git: Path, commit: str) -> set[str]:
+    """``own_names`` over a repository without scanning all of it: only the modules with a line that
+    assigns to a ``tf.``/``tensorflow.`` name are parsed (to bring a census made before this
+    distinction up to date)."""
+    blobs = python_blobs(git, commit)
+    found: set[str] = set()
+    for data in read_blobs(git, [sha for _, sha in blobs]):
+        if _ASSIGNS_TF.search(data):
+            scanned = scan_source(data)
+            if scanned is not None:
+                found |= own_names(scanned[1])
+    return found
+
+
+def drop_own_names(data: dict, rewrites: dict[tuple[str, str, str], dict], entries: list[dict], mirrors: Path) -> None:
+    """A census.json made before own names were told apart: find each repository's own names and take
+    their uses out of ``symbols``, from the per-file rewrite log (only for a repository whose log is
+    complete: its files' legacy uses add up to the census's)."""
+    by_repo = {e["repo"]: e for e in entries}
+    symbol_repos = data.setdefault("symbol_repos", {})
+    for r in data["repos"]:
+        if "defined" in r:
+            continue
+        own = own_names_at(git_dir(by_repo[r["repo"]], mirrors), r["commit"])
+        recs = [rec for (repo, commit, _), rec in rewrites.items() if (repo, commit) == (r["repo"], r["commit"])]
+        if own and sum(sum(rec["before"].values()) for rec in recs) != r["legacy_uses"]:
+            print(f"census: {r['repo']}: own names {sorted(own)} kept: its rewrite log is incomplete", file=sys.stderr)
+            continue
+        r["defined"] = sorted(own)
+        for rec in recs:
+            for name, n in rec["before"].items():
+                if added(name, own):
+                    data["symbols"][name]["uses"] -= n
+                    r["legacy_uses"] -= n
+        for name in [n for n in data["symbols"] if added(n, own)]:
+            symbol_repos[name] = [x for x in symbol_repos.get(name, []) if x != r["repo"]]
+            data["symbols"][name]["repos"] = len(symbol_repos[name])
+            if not data["symbols"][name]["uses"]:
+                del data["symbols"][name], symbol_repos[name]
+    data["symbols"] = dict(sorted(data["symbols"].items(), key=lambda kv: (-kv[1]["uses"], kv[0])))
 
 
 def load_entries(path: Path) -> list[dict]:
@@ -441,8 +495,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.tables_only:
         data = json.loads(args.out.read_text())
         rewrites = load_rewrites(args.rewrite_log)
+        if any("defined" not in r for r in data["repos"]):
+            drop_own_names(data, rewrites, load_entries(args.repos), args.mirrors)
         if rewrites:
             data["rewrite"] = rewrite_summary(rewrites, data["repos"])
+        args.out.write_text(json.dumps(data, indent=1) + "\n")
         print(markdown(data, args.top))
         return 0
     repos = []
