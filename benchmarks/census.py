@@ -321,11 +321,15 @@ def outcomes(rewrites: dict[tuple[str, str, str], dict], repos: list[dict]) -> d
     before: Counter[str] = Counter()
     reported: Counter[str] = Counter()
     silent: Counter[str] = Counter()
+    refused: Counter[str] = Counter()
     where: dict[str, str] = {}  # one silent use per symbol: repo, path and line (in the rewritten text)
     for (repo, commit, path), rec in sorted(rewrites.items()):
         if (repo, commit) not in pinned:
             continue
         own = pinned[(repo, commit)]  # a log written before a name was known to be the repo's own
+        if rec["status"] in ("error", "timeout"):  # the whole file refused (one error for it): not silent
+            refused.update({k: v for k, v in rec["before"].items() if not added(k, own)})
+            continue
         before.update({k: v for k, v in rec["before"].items() if not added(k, own)})
         reported.update({k: v for k, v in rec["reported"].items() if not added(k, own)})
         for line, name in rec["silent"]:
@@ -333,7 +337,7 @@ def outcomes(rewrites: dict[tuple[str, str, str], dict], repos: list[dict]) -> d
                 silent[name] += 1
                 where.setdefault(name, f"{repo}:{path}:{line}")
     result = {}
-    for name in set(before) | set(reported) | set(silent):
+    for name in set(before) | set(reported) | set(silent) | set(refused):
         left = reported[name] + silent[name]
         result[name] = {
             "rewritten": max(before[name] - left, 0),
@@ -341,6 +345,8 @@ def outcomes(rewrites: dict[tuple[str, str, str], dict], repos: list[dict]) -> d
             "silent": silent[name],
             "added": max(left - before[name], 0),  # legacy uses the rewrite wrote (none expected)
         }
+        if refused[name]:
+            result[name]["in_refused_files"] = refused[name]  # a file tfmigrate stopped on (an error for the file)
         if name in where:
             result[name]["silent_at"] = where[name]
     return result
@@ -429,7 +435,8 @@ def markdown(data: dict, top: int = 60) -> str:
         out.append(
             f"\nAfter `tfmigrate rewrite` ({rw.get('files', 0)} files with a legacy use, tfmigrate {rw.get('tfmigrate', '?')}): "
             f"{total['rewritten']} of {n} legacy uses rewritten away ({_pct(total['rewritten'], n)}), "
-            f"{total['reported']} reported ({_pct(total['reported'], n)}), **{total['silent']} silent** ({_pct(total['silent'], n)})."
+            f"{total['reported']} reported ({_pct(total['reported'], n)}), **{total['silent']} silent** ({_pct(total['silent'], n)}); "
+            f"{total['in_refused_files']} more in files tfmigrate refused as a whole (one error for the file, listed below)."
         )
         for kind, count in (("silent", 40), ("reported", 30)):
             ranked = sorted(((o[kind], name) for name, o in outcome.items() if o[kind]), key=lambda t: (-t[0], t[1]))
@@ -464,7 +471,8 @@ def rewrite_summary(rewrites: dict[tuple[str, str, str], dict], repos: list[dict
     pinned = {(r["repo"], r["commit"]) for r in repos}
     recs = [rec for key, rec in rewrites.items() if (key[0], key[1]) in pinned]
     slow = [
-        {k: rec.get(k) for k in ("repo", "path", "status", "cpu_s", "error")}
+        {k: re.sub(r"^\S*/census-[^/]+/[^/]+/", "", rec.get(k) or "") if k == "error" else rec.get(k)
+         for k in ("repo", "path", "status", "cpu_s", "error")}
         for rec in recs
         if rec["status"] in ("error", "timeout") or rec["cpu_s"] > SLOW_S
     ]
