@@ -9,6 +9,8 @@ directory with ``git = PATH`` instead). Their code is never run, imported or kep
 Counting reuses ``benchmarks/legacy_refs.py``: a reference is a dotted name rooted at
 ``tensorflow`` or ``skflow`` (import aliases and module aliases resolved), and it is *legacy* when
 TF 2.15 lacks the name as written (neither ``tf.X`` nor ``tf.compat.v1.X``; every skflow name).
+A name the repository assigns to TensorFlow itself that TensorFlow never had (tflearn's
+``tf.GraphKeys.INPUTS = 'inputs'``) is the repository's own in all its modules, not a legacy use.
 Files that Python 3 cannot parse are skipped and counted. Per legacy symbol (full name rooted at
 ``tensorflow``, or ``skflow``): ``uses`` (references) and ``repos`` (repositories using it).
 
