@@ -158,8 +158,21 @@ class _Refs(cst.CSTVisitor):
 
 def references(path: Path) -> list[tuple[int, str]] | None:
     """(line, dotted name) of every reference in a file; None when Python 3 cannot parse it."""
+    return references_in(path.read_bytes())
+
+
+def references_in(source: bytes) -> list[tuple[int, str]] | None:
+    """(line, dotted name) of every reference in a module's source; None when Python 3 cannot parse it.
+    Reused by ``benchmarks/census.py``, which reads sources straight from git."""
+    found = scan_source(source)
+    return None if found is None else found[0]
+
+
+def scan_source(source: bytes) -> tuple[list[tuple[int, str]], set[str]] | None:
+    """The references of a module's source, and the tensorflow.* names it adds itself
+    (``tf.GraphKeys.INPUTS = 'inputs'``); None when Python 3 cannot parse it."""
     try:
-        wrapper = cst.MetadataWrapper(cst.parse_module(path.read_bytes()))
+        wrapper = cst.MetadataWrapper(cst.parse_module(source))
     except Exception:
         return None
     positions = wrapper.resolve(cst.metadata.PositionProvider)
@@ -170,7 +183,7 @@ def references(path: Path) -> list[tuple[int, str]] | None:
     refs.defined = collect.defined
     refs.line_of = lambda node: positions[node].start.line  # type: ignore[attr-defined]
     wrapper.module.visit(refs)
-    return refs.refs
+    return refs.refs, collect.defined
 
 
 def count(tree: Path) -> tuple[dict[str, list[tuple[int, str]]], int, list[str]]:
