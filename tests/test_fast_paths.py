@@ -116,6 +116,11 @@ TRICKY = {
         "if (n := len([1])) > 0:\n    print(n)\nsess = [m for m in range(3) if (k := m)]\nacc: float\nacc += 1.0\n"
         "print(counter, loss, tf, acc, y)\n"
     ),
+    "bindings_shadowing_imports": (
+        "import collections\nfrom tensorflow.contrib import layers\ndef collections(x):\n    return x\n"
+        "class layers:\n    pass\ndef f(collections, layers=layers):\n    collections += 1\n    return collections, layers\n"
+        "def g():\n    global layers\n    layers = None\n    import layers\n    return layers\n"
+    ),
     "scopes_star_import": "from tensorflow import *\nclf = Session()\ndef f():\n    return clf, Session\n",
 }
 

@@ -153,6 +153,13 @@ class Scopes:
         self._all_bindings()
         return not self._everything_complex and name not in self._complex
 
+    def declared(self, name: str) -> bool:
+        """Is ``name`` declared ``global`` or ``nonlocal`` in some function or class? (A binding
+        there lands in another scope at the point libcst visits it: a read in that scope before the
+        def does not see it, which ``scope[name]``, like libcst's, does not tell.)"""
+        self._all_bindings()
+        return name in self._declared
+
     def is_binding(self, node: cst.CSTNode) -> bool:
         """Is ``node`` a Name that a plain binding binds (an assignment target, a def's name...)?"""
         self._all_bindings()

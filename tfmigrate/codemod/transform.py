@@ -250,7 +250,7 @@ class FamilyTransform(cst.CSTTransformer):
             if not index.binds_by_import(head) and head not in index.other_bindings:
                 return True
             scopes = self.scopes  # `input = ...` somewhere: which binding does this read see?
-            if not index.has_star_import and scopes.plain(head) and not scopes.is_binding(node):
+            if not index.has_star_import and scopes.plain(head) and not scopes.declared(head) and not scopes.is_binding(node):
                 scope = scopes.scope_of(node)
                 if scope is not None:
                     seen = scope[head]
@@ -297,11 +297,13 @@ class FamilyTransform(cst.CSTTransformer):
         target. What libcst's QualifiedNameProvider answers, without its module-wide scope analysis
         (which a file with one import inside a function paid for in every family)."""
         index, scopes = self.index, self.scopes
-        if index.has_star_import or not scopes.plain(head) or scopes.is_binding(node):
+        if index.has_star_import or not scopes.plain(head) or scopes.declared(head):
             return self._imported_name(node)
         scope = scopes.scope_of(node)
         if scope is None:
             return self._imported_name(node)
+        if scopes.is_binding(node):
+            return _binding_import_name(scope[head], node, head)
         targets: set[str] = set()
         for assignment in scope[head]:
             statement = assignment.node
@@ -337,6 +339,21 @@ class FamilyTransform(cst.CSTTransformer):
     def _imported_name(self, node: cst.CSTNode) -> str | None:
         names = {q.name for q in self.qualified_names(node) if q.source == QualifiedNameSource.IMPORT}
         return names.pop() if len(names) == 1 else None
+
+
+def _binding_import_name(assignments: list[Any], node: cst.CSTNode, head: str) -> str | None:
+    """What libcst's QualifiedNameProvider gives a name that a binding binds (``x`` of ``x = 1``, a
+    def's or a parameter's name), reduced as ``_imported_name`` does: the names of the assignment
+    that is the node itself (a local name: none imported), else the imported names of every
+    assignment its scope sees (``import foo`` and ``def foo():`` in one scope: ``foo``)."""
+    if any(a.node is node for a in assignments):
+        return None
+    names: set[str] = set()
+    for assignment in assignments:
+        statement = assignment.node
+        if type(statement) is cst.Import or type(statement) is cst.ImportFrom:
+            names.update(_qualified_names_of(assignment, head))
+    return names.pop() if len(names) == 1 else None
 
 
 _UNSCOPED_STATEMENTS = (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
