@@ -121,6 +121,12 @@ TRICKY = {
         "class layers:\n    pass\ndef f(collections, layers=layers):\n    collections += 1\n    return collections, layers\n"
         "def g():\n    global layers\n    layers = None\n    import layers\n    return layers\n"
     ),
+    "relative_imports_in_scopes": (
+        "from . import constants\nfrom .. import utils as u\nimport tensorflow as tf\n"
+        "def f(constants=constants):\n    from .sub import constants as c2, other\n    return constants.MIDI, c2.X, u.y.z, other\n"
+        "x = constants.MIDI_PITCHES\ndef g():\n    import constants\n    return constants.A, tf.Session\n"
+        "class C:\n    from .deep.mod import thing\n    v = thing.attr\n"
+    ),
     "scopes_star_import": "from tensorflow import *\nclf = Session()\ndef f():\n    return clf, Session\n",
 }
 

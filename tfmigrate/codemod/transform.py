@@ -304,18 +304,17 @@ class FamilyTransform(cst.CSTTransformer):
             return self._imported_name(node)
         if scopes.is_binding(node):
             return _binding_import_name(scope[head], node, head)
-        targets: set[str] = set()
+        names: set[str] = set()
+        _, _, rest = name.partition(".")
         for assignment in scope[head]:
             statement = assignment.node
             if type(statement) is cst.Import or type(statement) is cst.ImportFrom:
-                targets.update(b.target for b in index.imports if b.statement is statement and b.name == head)
-        if "" in targets:  # a relative import: only libcst knows how it names the module
-            return self._imported_name(node)
-        if len(targets) != 1:
-            return None
-        _, _, rest = name.partition(".")
-        target = targets.pop()
-        return f"{target}.{rest}" if rest else target
+                targets = [b.target for b in index.imports if b.statement is statement and b.name == head]
+                if "" in targets:  # a relative import (`from . import constants`): libcst's reading of it
+                    names.update(_qualified_names_of(assignment, name))
+                else:
+                    names.update(f"{target}.{rest}" if rest else target for target in targets)
+        return names.pop() if len(names) == 1 else None
 
     def names_seen_at(self, node: cst.CSTNode, name: str) -> set[str] | None:
         """The qualified names a read of ``name`` at ``node`` can mean: ``{q.name for q in
