@@ -101,6 +101,33 @@ TRICKY = {
         "        for i in x:\n            continue\n        else:\n            with tf.Session() as s, open('f'):\n"
         "                with tf.Graph().as_default():\n\n                    z = s.run(x)\n\n\nclass C(object):\n    def m(self): return 1\n"
     ),
+    "scopes_declarations": (
+        "import tensorflow as tf\ncounter = 0\nloss = tf.constant(1.0)\n"
+        "def step():\n    global counter, loss\n    counter += 1\n    loss = loss * 2\n    return counter\n"
+        "class Model:\n    global tf\n    tf = None\n    def m(self):\n        global counter\n        return counter, tf\n"
+        "def outer():\n    total = 0\n    class Inner:\n        total = 5\n        def add(self):\n            nonlocal total\n"
+        "            total += 1\n            return total\n    def more():\n        nonlocal total\n        total = total + 1\n"
+        "        return total\n    return Inner, more, total\n"
+        "def late():\n    x = 1\n    global x\n    return x\n"
+        "def same_line():\n    global y; y = 2\n    return y\n"
+        "def nested():\n    v = 1\n    def b():\n        nonlocal v\n        v = 2\n        def c():\n            nonlocal v\n"
+        "            v = 3\n        return c, v\n    return b, v\n"
+        "def handlers():\n    try:\n        pass\n    except ValueError as err:\n        err2: int = 3\n        return err, err2\n"
+        "    finally:\n        del counter\n"
+        "if (n := len([1])) > 0:\n    print(n)\nsess = [m for m in range(3) if (k := m)]\nacc: float\nacc += 1.0\n"
+        "print(counter, loss, tf, acc, y)\n"
+    ),
+    "bindings_shadowing_imports": (
+        "import collections\nfrom tensorflow.contrib import layers\ndef collections(x):\n    return x\n"
+        "class layers:\n    pass\ndef f(collections, layers=layers):\n    collections += 1\n    return collections, layers\n"
+        "def g():\n    global layers\n    layers = None\n    import layers\n    return layers\n"
+    ),
+    "relative_imports_in_scopes": (
+        "from . import constants\nfrom .. import utils as u\nimport tensorflow as tf\n"
+        "def f(constants=constants):\n    from .sub import constants as c2, other\n    return constants.MIDI, c2.X, u.y.z, other\n"
+        "x = constants.MIDI_PITCHES\ndef g():\n    import constants\n    return constants.A, tf.Session\n"
+        "class C:\n    from .deep.mod import thing\n    v = thing.attr\n"
+    ),
     "scopes_star_import": "from tensorflow import *\nclf = Session()\ndef f():\n    return clf, Session\n",
 }
 

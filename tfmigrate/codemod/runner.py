@@ -95,6 +95,7 @@ def run(
     results_cache = _open_cache(options)
     slots: list[FileResult | None] = []
     work: list[Path] = []
+    sizes: list[int] = []  # bytes of each file of `work` (0: unknown), to plan the workers
     digests: dict[Path, str] = {}
     for path in found.files:
         data = _read(path) if path.suffix in (".py", ".ipynb") else None
@@ -110,10 +111,11 @@ def run(
                 continue
         slots.append(None)
         work.append(path)
+        sizes.append(len(data) if data is not None else 0)
     done = total - len(work)
     if on_progress and done:
         on_progress(done, total)
-    processed = _processed(work, options, total, done, on_progress)
+    processed = _processed(work, sizes, options, total, done, on_progress)
     if results_cache is not None:
         for path, result in zip(work, processed):
             _remember(results_cache, path, digests.get(path), result, options)
@@ -146,38 +148,61 @@ def _remember(results_cache: ResultCache, path: Path, key: str | None, result: F
         results_cache.put(result.path, key, result)
 
 
+# Below this much source a run stays in this process whatever --jobs says: starting workers (a
+# fork each, their copies of the pages they touch, results sent back) costs more than the second
+# CPU saves on about a second of work. A pre-commit hook's few changed files never start a pool.
+POOL_MIN_BYTES = 160_000
+
+
+def pool_size(sizes: list[int], jobs: int) -> int:
+    """How many worker processes a run over files of ``sizes`` bytes gets: 1 (none, this process)
+    for little work, else ``jobs``, at most one a file."""
+    if jobs <= 1 or len(sizes) < 2 or sum(sizes) < POOL_MIN_BYTES:
+        return 1
+    return min(jobs, len(sizes))
+
+
 def _processed(
-    work: list[Path], options: Options, total: int, done: int, on_progress: Callable[[int, int], None] | None
+    work: list[Path], sizes: list[int], options: Options, total: int, done: int,
+    on_progress: Callable[[int, int], None] | None,
 ) -> list[FileResult]:
     if not work:
         return []
     from tfmigrate.codemod.engine import process_file  # libcst only when there is a file to parse
 
-    jobs = max(1, min(options.jobs, len(work), default_jobs()))  # more workers than CPUs only cost memory and starts
+    jobs = pool_size(sizes, max(1, min(options.jobs, default_jobs())))  # more workers than CPUs only cost memory and starts
     if jobs > 1:
         for family in options.catalog.families:  # forked workers inherit the loaded transforms and tables
             if any(r.id in options.enabled for r in family.rules):
                 family.load_transform().warm_up()
-    out: list[FileResult] = []
+    out: list[FileResult | None] = [None] * len(work)
     with _long_lived_data_frozen():
         if jobs == 1:
-            results: Iterable[FileResult] = (process_file(path, options) for path in work)
-        else:
-            from concurrent.futures import ProcessPoolExecutor  # not imported for --jobs 1
-
-            pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(options,))
-            # Small chunks: the last one decides how long the other workers wait idle at the end.
-            results = pool.map(_process_in_worker, work, chunksize=max(1, min(8, len(work) // (jobs * 8))))
-        try:
-            for result in results:
-                out.append(result)
+            for i, path in enumerate(work):
+                out[i] = process_file(path, options)
                 done += 1
                 if on_progress:
                     on_progress(done, total)
+            return out  # type: ignore[return-value]
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait  # not imported for --jobs 1
+
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker, initargs=(options,))
+        try:
+            # The biggest files first: the last file handed out decides how long the other workers
+            # wait idle at the end, so it should be a small one. A task is one path (the worker
+            # reads the file); results come back in any order and are put in path order.
+            order = sorted(range(len(work)), key=lambda i: -sizes[i])
+            pending = {pool.submit(_process_in_worker, work[i]): i for i in order}
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    out[pending.pop(future)] = future.result()
+                    done += 1
+                    if on_progress:
+                        on_progress(done, total)
         finally:
-            if jobs > 1:
-                pool.shutdown(wait=True, cancel_futures=True)
-    return out
+            pool.shutdown(wait=True, cancel_futures=True)
+    return out  # type: ignore[return-value]
 
 
 @contextlib.contextmanager

@@ -24,7 +24,8 @@ import libcst as cst
 
 from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword, target_names
 
-_BUILTINS = frozenset(dir(builtins))
+# what libcst's BuiltinScope holds: hasattr(builtins, name), so also `__init__`, `__class__`, `__dict__`...
+_BUILTINS = frozenset(dir(builtins)) | frozenset(dir(type(builtins)))
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
 
@@ -101,6 +102,9 @@ class Scopes:
         self._bindings: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]] | None = None  # name -> (node, owner)
         self._complex: set[str] = set()
         self._everything_complex = False
+        # `global x` / `nonlocal x` in a function or class: name -> {scope owner: "global" | "nonlocal"}
+        self._declared: dict[str, dict[cst.CSTNode, str]] = {}
+        self._declaration_nodes: dict[tuple[str, cst.CSTNode], cst.CSTNode] = {}  # (name, scope) -> its first declaration
 
     def release(self) -> None:
         """Break the cycles between these scopes and this object (each Scope refers back to it)."""
@@ -149,6 +153,13 @@ class Scopes:
         self._all_bindings()
         return not self._everything_complex and name not in self._complex
 
+    def declared(self, name: str) -> bool:
+        """Is ``name`` declared ``global`` or ``nonlocal`` in some function or class? (A binding
+        there lands in another scope at the point libcst visits it: a read in that scope before the
+        def does not see it, which ``scope[name]``, like libcst's, does not tell.)"""
+        self._all_bindings()
+        return name in self._declared
+
     def is_binding(self, node: cst.CSTNode) -> bool:
         """Is ``node`` a Name that a plain binding binds (an assignment target, a def's name...)?"""
         self._all_bindings()
@@ -163,17 +174,42 @@ class Scopes:
         if name in self._complex or self._everything_complex:
             return self._from_libcst(name, scope)
         found = bindings.get(name, [])
+        declared = self._declared.get(name)
         current: Scope | None = scope
         first = True
         while current is not None:
             # a class's names are not visible from the functions (or classes) nested in it
             if first or not isinstance(current.node, cst.ClassDef):
+                if declared is not None and current.node in declared:  # `global name` / `nonlocal name` here
+                    current = self._scope(self._declared_target(current.node, declared[current.node]))
+                    first = True  # never a class: the lookup goes on in that scope itself
+                    continue
                 here = [Assignment(name, node, current) for node, owner in found if owner is current.node]
                 if here:
                     return here
             first = False
             current = current.parent
         return [Assignment(name, None, None)] if name in _BUILTINS else []
+
+    def _declared_target(self, owner: cst.CSTNode, kind: str) -> cst.CSTNode:
+        """The scope a ``global`` (the module) or ``nonlocal`` (the nearest enclosing scope that is
+        not a class) declaration in ``owner`` sends the name to (libcst's ``_scope_overwrites``)."""
+        if kind == "global":
+            return self.index.module
+        parent = self._owner(owner)
+        while type(parent) is cst.ClassDef:
+            parent = self._owner(parent)
+        return parent if parent is not None else self.index.module
+
+    def _binding_owner(self, name: str, owner: cst.CSTNode) -> cst.CSTNode:
+        """The scope a binding made in ``owner`` is recorded in: ``owner``, or where the name's
+        ``global`` / ``nonlocal`` declarations send it (libcst's ``_find_assignment_target``)."""
+        declared = self._declared.get(name)
+        for _ in range(1000):  # a chain of nonlocal declarations ends at the module
+            if declared is None or owner not in declared:
+                return owner
+            owner = self._declared_target(owner, declared[owner])
+        return owner
 
     def local_assignments(self, name: str, scope: Scope) -> list[Assignment]:
         """The bindings of ``name`` made in ``scope`` itself (not in the scopes around it)."""
@@ -182,7 +218,8 @@ class Scopes:
             exact = self._libcst_scope(_inside(scope.node))
             if exact is None:
                 return []
-            return [a for a in self._from_libcst(name, scope) if a.scope is scope and a.exact in set(exact.assignments[name])]
+            # the scope's own assignments (a lookup from it may be sent elsewhere by `global name`)
+            return [Assignment(name, getattr(a, "node", None), scope, a) for a in exact.assignments[name]]
         return [Assignment(name, node, scope) for node, owner in bindings.get(name, []) if owner is scope.node]
 
     def references(self, assignment: Assignment) -> list[Access]:
@@ -272,6 +309,8 @@ class Scopes:
                 binding_names.add(node.name)
             owner = self._owner(at)
             if owner is not None:
+                if declared and name in declared:
+                    owner = self._binding_owner(name, owner)
                 bindings.setdefault(name, []).append((node, owner))
 
         def plain_targets(target: cst.CSTNode, at: cst.CSTNode) -> None:
@@ -281,6 +320,7 @@ class Scopes:
         def mark(target: cst.CSTNode | None) -> None:
             complex_names.update(name.value for name in target_names(target))
 
+        declared = self._declared_names(mark)
         for node in index.nodes(cst.AssignTarget):
             plain_targets(node.target, node)
         for node in index.nodes(cst.For):
@@ -295,18 +335,20 @@ class Scopes:
         for binding in index.imports:
             if binding.name:
                 bind(binding.name.split(".")[0], binding.statement, binding.statement)
-        # everything else goes to libcst, name by name
         for node in index.nodes(cst.CompFor):  # `[x for x in xs]`: x is bound in the comprehension's scope
             for name in target_names(node.target):
                 bind(name.value, name, name)
-        for node in index.nodes(cst.AugAssign) + index.nodes(cst.AnnAssign) + index.nodes(cst.NamedExpr) + index.nodes(cst.Del):
-            mark(node.target)
+        # `x += 1`, `x: int = 1` (with or without a value), `(x := f())` bind x where they are, as
+        # libcst records them (the walrus in its comprehension's scope, not the enclosing one);
+        # `except E as e` binds e; `del x` is a read (libcst: an access in the DEL context).
+        for node in index.nodes(cst.AugAssign) + index.nodes(cst.AnnAssign) + index.nodes(cst.NamedExpr):
+            plain_targets(node.target, node)
         for node in index.nodes(cst.ExceptHandler) + index.nodes(cst.ExceptStarHandler):
             if node.name is not None:
-                mark(node.name.name)
-        for node in index.nodes(cst.Global) + index.nodes(cst.Nonlocal):
-            for item in node.names:
-                mark(item.name)
+                plain_targets(node.name.name, node)
+        if declared:
+            self._check_declarations(bindings, mark)
+        # everything else goes to libcst, name by name
         for kind in (cst.MatchAs, cst.MatchStar):
             for node in index.nodes(kind):
                 mark(node.name)
@@ -315,6 +357,57 @@ class Scopes:
         self._everything_complex = index.has_star_import  # a star import may bind anything
         self._bindings = bindings
         return bindings
+
+    def _declared_names(self, mark: Callable[[cst.CSTNode | None], None]) -> dict[str, dict[cst.CSTNode, str]]:
+        """The ``global`` and ``nonlocal`` declarations, by name and declaring scope. What libcst
+        does in an order this module does not model goes to libcst (``mark``): ``nonlocal`` at
+        module level, both kinds for one name in one scope, and declarations of one name in
+        nested scopes (whose bindings' place would depend on visiting order)."""
+        declared = self._declared
+        where: dict[tuple[str, cst.CSTNode], cst.CSTNode] = {}
+        for kind, label in ((cst.Global, "global"), (cst.Nonlocal, "nonlocal")):
+            for node in self.index.nodes(kind):
+                owner = self._owner(node)
+                for item in node.names:
+                    name = item.name.value
+                    if owner is None or type(owner) is cst.Module:
+                        if label == "nonlocal":
+                            mark(item.name)  # libcst raises there; keep its answer (an error) as it was
+                        continue  # `global x` at module level changes nothing
+                    seen = declared.setdefault(name, {})
+                    if seen.get(owner, label) != label:
+                        mark(item.name)
+                    seen[owner] = label
+                    where.setdefault((name, owner), node)
+        self._declaration_nodes = where
+        for name, owners in declared.items():
+            for owner in owners:
+                parent = self._owner(owner)
+                while parent is not None and type(parent) is not cst.Module:
+                    if parent in owners:
+                        self._complex.add(name)
+                        break
+                    parent = self._owner(parent)
+        return declared
+
+    def _check_declarations(
+        self, bindings: dict[str, list[tuple[cst.CSTNode, cst.CSTNode]]], mark: Callable[[cst.CSTNode | None], None]
+    ) -> None:
+        """libcst applies a declaration to the bindings it visits after it: a binding in the
+        declaring scope on or before the declaration's line (which Python rejects, but only when
+        it compiles the module) goes to libcst."""
+        lines_of = self._lines_of
+        for (name, owner), statement in self._declaration_nodes.items():
+            if name in self._complex:
+                continue
+            if lines_of is None:
+                self._complex.add(name)
+                continue
+            line = lines_of(statement)[0]
+            for node, _ in bindings.get(name, []):
+                if self._owner(node) is owner and lines_of(node)[0] <= line:
+                    self._complex.add(name)
+                    break
 
 
 _STRING_CODE_CALLS = {"cast", "TypeVar", "NewType", "ForwardRef", "TypeAliasType"}
@@ -336,9 +429,9 @@ def _read_as_code(string: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]) 
 
 
 def _is_read(name: cst.Name, parents: dict[cst.CSTNode, cst.CSTNode]) -> bool:
-    """Not an attribute's or a keyword's name, not part of an import statement."""
+    """Not an attribute's or a keyword's name, not part of an import, global or nonlocal statement."""
     parent = parents.get(name)
-    if attribute_or_keyword(name, parent):
+    if attribute_or_keyword(name, parent) or type(parent) is cst.NameItem:  # `global x` reads nothing (libcst)
         return False
     while isinstance(parent, (cst.Attribute, cst.AsName, cst.ImportAlias)):
         parent = parents.get(parent)

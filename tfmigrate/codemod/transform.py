@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 import libcst as cst
 from libcst._metadata_dependent import _UNDEFINED_DEFAULT, LazyValue
 from libcst.metadata import (
+    ImportAssignment,
     MetadataWrapper,
     ParentNodeProvider,
     PositionProvider,
@@ -238,7 +239,7 @@ class FamilyTransform(cst.CSTTransformer):
         index = self.index
         parent = index.parents.get(node)
         if parent is not None and not _in_import(parent, index):
-            if attribute_or_keyword(node, parent):
+            if attribute_or_keyword(node, parent) or type(parent) is cst.NameItem:  # `global x` reads nothing
                 return False
             name = full_name(node)
             if name is None:
@@ -249,7 +250,7 @@ class FamilyTransform(cst.CSTTransformer):
             if not index.binds_by_import(head) and head not in index.other_bindings:
                 return True
             scopes = self.scopes  # `input = ...` somewhere: which binding does this read see?
-            if not index.has_star_import and scopes.plain(head) and not scopes.is_binding(node):
+            if not index.has_star_import and scopes.plain(head) and not scopes.declared(head) and not scopes.is_binding(node):
                 scope = scopes.scope_of(node)
                 if scope is not None:
                     seen = scope[head]
@@ -276,8 +277,8 @@ class FamilyTransform(cst.CSTTransformer):
             if name is not None:
                 head = name.partition(".")[0]
                 if index.binds_by_import(head):
-                    if _in_import(parent, index):
-                        found = None  # a name in an import statement is bound there, not read (libcst: no name)
+                    if _in_import(parent, index) or type(parent) is cst.NameItem:
+                        found = None  # a name in an import (or global) statement is bound there, not read (libcst: no name)
                     elif index.resolvable(head):
                         found = index.qualified_name(name)
                     else:
@@ -296,27 +297,111 @@ class FamilyTransform(cst.CSTTransformer):
         target. What libcst's QualifiedNameProvider answers, without its module-wide scope analysis
         (which a file with one import inside a function paid for in every family)."""
         index, scopes = self.index, self.scopes
-        if index.has_star_import or not scopes.plain(head) or scopes.is_binding(node):
+        if index.has_star_import or not scopes.plain(head) or scopes.declared(head):
             return self._imported_name(node)
         scope = scopes.scope_of(node)
         if scope is None:
             return self._imported_name(node)
-        targets: set[str] = set()
+        if scopes.is_binding(node):
+            return _binding_import_name(scope[head], node, head)
+        names: set[str] = set()
+        _, _, rest = name.partition(".")
         for assignment in scope[head]:
             statement = assignment.node
             if type(statement) is cst.Import or type(statement) is cst.ImportFrom:
-                targets.update(b.target for b in index.imports if b.statement is statement and b.name == head)
-        if "" in targets:  # a relative import: only libcst knows how it names the module
-            return self._imported_name(node)
-        if len(targets) != 1:
-            return None
-        _, _, rest = name.partition(".")
-        target = targets.pop()
-        return f"{target}.{rest}" if rest else target
+                targets = [b.target for b in index.imports if b.statement is statement and b.name == head]
+                if "" in targets:  # a relative import (`from . import constants`): libcst's reading of it
+                    names.update(_qualified_names_of(assignment, name))
+                else:
+                    names.update(f"{target}.{rest}" if rest else target for target in targets)
+        return names.pop() if len(names) == 1 else None
+
+    def names_seen_at(self, node: cst.CSTNode, name: str) -> set[str] | None:
+        """The qualified names a read of ``name`` at ``node`` can mean: ``{q.name for q in
+        scope.get_qualified_names_for(name)}`` of libcst's scope of ``node`` (None where libcst
+        has no scope for it), answered from this module's scopes (codemod/scopes.py) where
+        ``name`` is plain, so that one question does not cost a module-wide resolution."""
+        index = self.index
+        if "." not in name and not index.has_star_import and _scoped_by_libcst(node, index):
+            scopes = self.scopes
+            if scopes.plain(name):
+                scope = scopes.scope_of(node)
+                if scope is None:
+                    return None
+                found: set[str] = set()
+                for assignment in scope[name]:
+                    found.update(_qualified_names_of(assignment, name))
+                return found
+        exact = self.get_metadata(ScopeProvider, node, None)
+        return None if exact is None else {q.name for q in exact.get_qualified_names_for(name)}
 
     def _imported_name(self, node: cst.CSTNode) -> str | None:
         names = {q.name for q in self.qualified_names(node) if q.source == QualifiedNameSource.IMPORT}
         return names.pop() if len(names) == 1 else None
+
+
+def _binding_import_name(assignments: list[Any], node: cst.CSTNode, head: str) -> str | None:
+    """What libcst's QualifiedNameProvider gives a name that a binding binds (``x`` of ``x = 1``, a
+    def's or a parameter's name), reduced as ``_imported_name`` does: the names of the assignment
+    that is the node itself (a local name: none imported), else the imported names of every
+    assignment its scope sees (``import foo`` and ``def foo():`` in one scope: ``foo``)."""
+    if any(a.node is node for a in assignments):
+        return None
+    names: set[str] = set()
+    for assignment in assignments:
+        statement = assignment.node
+        if type(statement) is cst.Import or type(statement) is cst.ImportFrom:
+            names.update(_qualified_names_of(assignment, head))
+    return names.pop() if len(names) == 1 else None
+
+
+_UNSCOPED_STATEMENTS = (cst.Import, cst.ImportFrom, cst.Global, cst.Nonlocal)
+
+
+def _scoped_by_libcst(node: cst.CSTNode, index: TreeIndex) -> bool:
+    """Is ``node`` an expression libcst's ScopeProvider gives a scope (an Attribute or a Call: not
+    one inside an import, ``global`` or ``nonlocal`` statement, whose parts libcst does not visit)?"""
+    if type(node) is not cst.Attribute and type(node) is not cst.Call:
+        return False
+    parent = index.parents.get(node)
+    if parent is None:
+        return False
+    while parent is not None:
+        if isinstance(parent, _UNSCOPED_STATEMENTS):
+            return False
+        if isinstance(parent, (cst.BaseCompoundStatement, cst.SimpleStatementLine)):
+            return True
+        parent = index.parents.get(parent)
+    return True
+
+
+def _qualified_names_of(assignment: Any, name: str) -> set[str]:
+    """libcst's ``assignment.get_qualified_names_for(name)`` names, for one of our assignments."""
+    node = assignment.node
+    if node is None:
+        return {f"builtins.{name}"}
+    if type(node) is cst.Import or type(node) is cst.ImportFrom:  # libcst's own reading of the statement
+        return {q.name for q in ImportAssignment(name, None, node, 0, None).get_qualified_names_for(name)}  # type: ignore[arg-type]
+    prefix = _name_prefix(assignment.scope)
+    return {f"{prefix}.{name}" if prefix else name}
+
+
+def _name_prefix(scope: Any) -> str:
+    """libcst's ``Scope._name_prefix``: ``f.<locals>``, ``C``, ``f.<locals>.<comprehension>``."""
+    parts: list[str] = []
+    while scope is not None and not scope.is_global:
+        owner = scope.node
+        kind = type(owner)
+        if kind is cst.FunctionDef:
+            parts += ["<locals>", owner.name.value]
+        elif kind is cst.Lambda:
+            parts.append("<locals>")
+        elif kind is cst.ClassDef:
+            parts.append(owner.name.value)
+        else:
+            parts.append("<comprehension>")
+        scope = scope.parent
+    return ".".join(reversed(parts))
 
 
 def _in_import(parent: cst.CSTNode | None, index: TreeIndex) -> bool:

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import libcst as cst
-from libcst.metadata import ParentNodeProvider, ScopeProvider
+from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name, is_docstring, is_import_block
@@ -356,11 +356,10 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
             name, expected = self.v1_alias, {f"{TF}.compat.v1"}
         else:
             name, expected = TF, {TF, ""}
-        scope = self.get_metadata(ScopeProvider, node, None)
-        if scope is None:
+        found = self.names_seen_at(node, name)  # libcst's scope.get_qualified_names_for(name), from the shared analysis
+        if found is None:
             return True
-        found = {q.name for q in scope.get_qualified_names_for(name)} or {""}
-        return found <= expected
+        return (found or {""}) <= expected
 
     def _to_compat_v1(self, updated: cst.BaseExpression, base: cst.Name, base_rel: str) -> cst.BaseExpression:
         if not base_rel:  # `tf.placeholder`, `tensorflow.placeholder`
