@@ -360,3 +360,34 @@ def test_dcgan_ops_shape_with_a_star_import():
     assert "except AttributeError:\n      deconv = tf.nn.deconv2d(" in new  # left as written: it can only fail
     assert not [f for f in result.findings if not f.fixable]
     assert sorted(f.line for f in result.findings if f.rule == "TFM140") == [9, 13]
+
+
+# A name TF 2.15 keeps only in tf.compat.v1 raises as written, but not after the rewrite (TFM501 moves
+# it there): the guard is the rewrite's to decide, never the branch for older TensorFlow. tflearn's
+# `try: tf.variable_scope(...) except Exception: tf.variable_op_scope(...)` lost its TF 1.x branch, and
+# `try: from tensorflow import variable_scope except ImportError: variable_scope = None` became None.
+COMPAT_V1_BODIES = {
+    "call": ("vscope = tf.variable_scope(scope, default_name=name, values=[x])",
+             "vscope = tf.variable_op_scope([x], scope, name)", "tf.compat.v1.variable_scope(scope"),
+    "class": ("sess = tf.Session()", "sess = None", "sess = tf.compat.v1.Session()"),
+    "attribute": ("ph = tf.placeholder", "ph = tf.compat.v1.placeholder", "ph = tf.compat.v1.placeholder"),
+    "from_import": ("from tensorflow import variable_scope", "variable_scope = None",
+                    "from tensorflow.compat.v1 import variable_scope"),
+}
+
+
+@pytest.mark.parametrize("handler", ["Exception", "AttributeError", "ImportError", "(AttributeError, ImportError)"])
+@pytest.mark.parametrize("scope", ["module", "function", "main"])
+@pytest.mark.parametrize("kind", sorted(COMPAT_V1_BODIES))
+def test_a_body_read_from_tf_compat_v1_after_the_rewrite_is_kept(kind, scope, handler):
+    body, fallback, kept = COMPAT_V1_BODIES[kind]
+    block = f"try:\n    {body}\nexcept {handler}:\n    {fallback}\n"
+    if scope == "function":
+        block = "def f(scope, name, x):\n" + "".join(f"    {line}\n" for line in block.splitlines())
+    elif scope == "main":
+        block = 'if __name__ == "__main__":\n' + "".join(f"    {line}\n" for line in block.splitlines())
+    result = rewrite_source(f"import tensorflow as tf\n{block}".encode(), ENABLED)
+    new = result.new.decode()
+    assert kept in new, new  # the TF 1.x branch, now reading tf.compat.v1
+    compile(new, "x.py", "exec")
+    assert not any(f.rule == "TFM140" and "raises" in f.message and "kept the" in f.message for f in result.findings), new

@@ -28,7 +28,7 @@ import operator
 import re
 from dataclasses import dataclass, field
 
-from tfmigrate.transforms.common.tf_names import PRIVATE, names
+from tfmigrate.transforms.common.tf_names import PRIVATE, V1, names
 
 VERSION = "2.15.1"  # the TensorFlow the rewrite targets (tfmigrate/data/tf215_names.json's "tensorflow")
 TF = "tensorflow"
@@ -298,6 +298,11 @@ class Reader:
                 raise Undecided(ast.unparse(node))
             found = attribute(value.rel, part)
             if found is None:
+                if names().status(rel) == V1:
+                    # a name written in code that TF 2.15 keeps in tf.compat.v1: the rewrite (TFM501)
+                    # makes it read there, so it raises nothing after the rewrite, though it would as
+                    # written (tflearn's `try: tf.variable_scope(...) except: tf.variable_op_scope(...)`)
+                    raise Undecided(f"tf.{rel}: tf.compat.v1 after the rewrite")
                 raise Raised("AttributeError")
             value = found
         return value
