@@ -55,6 +55,13 @@ def _string(node: cst.BaseExpression | None) -> str | None:
     return None
 
 
+def _enum_number(node: cst.BaseExpression) -> bool:
+    """An int literal, or a tuple/list/set display of them (``in (1, 2)``)."""
+    if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
+        return bool(node.elements) and all(isinstance(e.value, cst.Integer) for e in node.elements)
+    return isinstance(node, cst.Integer)
+
+
 class ReleaseNoteChanges(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM57"
 
@@ -132,13 +139,15 @@ class ReleaseNoteChanges(FamilyTransform):
     # --- TFM573 ----------------------------------------------------------------------------------
     def _get_attr(self, call: cst.Call) -> None:
         comparison = self.index.parents.get(call)
+        if isinstance(comparison, cst.ComparisonTarget):
+            comparison = self.index.parents.get(comparison)
         if not isinstance(comparison, cst.Comparison):
             return
         operands = [comparison.left] + [t.comparator for t in comparison.comparisons]
-        if any(isinstance(o, cst.Integer) for o in operands) and any(
+        if any(_enum_number(o) for o in operands) and any(
                 isinstance(t.operator, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn)) for t in comparison.comparisons):
             self.flag(call, TFM573, "Operation.get_attr of a type attribute returns a tf.DType since TF 1.2 (the "
-                      "protobuf enum number before): compared with an int it is never equal. Compare with the DType "
+                      "protobuf enum number before): compared with an int (or a display of ints) it is never equal. Compare with the DType "
                       "(tf.float32) or its .as_datatype_enum")
 
     # --- TFM574 ----------------------------------------------------------------------------------
@@ -160,10 +169,12 @@ class ReleaseNoteChanges(FamilyTransform):
         if _keyword(call, "reshuffle_each_iteration") is not None or len(_positional(call)) >= 3:
             return
         head: cst.BaseExpression = call.func.value  # type: ignore[attr-defined]
-        while isinstance(head, cst.Call) and isinstance(head.func, cst.Attribute):
+        while isinstance(head, cst.Call):
             rel = tf_rel(self.qualified_name(head.func)) or ""
             if any(rel.startswith(p) for p in _CONTRIB_DATA):
                 break
+            if not isinstance(head.func, cst.Attribute):
+                return
             head = head.func.value
         else:
             return
