@@ -59,6 +59,8 @@ CASES = [
      ["init = tf0_.initialize_all_variables()", "r = {S}(x)"], 1),
     ("round_tf0_kw", "TFM572", "round",
      ["y = tf0_.mul(x, 2.0)", "r = {S}(x=y, name='r')"], 1),
+    ("round_tf012", None, "round",
+     ["y = tf0_.mul(x, 2.0)", "s = tf0_.summary.scalar('y', y)", "r = {S}(y)"], None),
     ("round_tf1", None, "round",
      ["x = tf0_.placeholder(tf0_.float32)", "r = {S}(x)"], None),
     ("round_tf2", None, "round", ["r = {S}(x)"], None),

@@ -2,8 +2,8 @@
 
 - TFM571 (0.7): ``outputs, states = tf.nn.rnn(...)`` and then ``states[i]``: TF 0.6 returned every step's
   state; since 0.7 ``states`` is the final state, so the index reads inside it.
-- TFM572 (0.12/1.0): ``tf.round`` in TF 0.x code (a name TF 1.0 removed): TF <= 0.11 rounded halves away
-  from zero, TF 0.12+ to even.
+- TFM572 (0.12/1.0): ``tf.round`` in TF 0.x code (a name TF 1.0 removed, and none TF 0.12 introduced): TF <= 0.11
+  rounded halves away from zero, TF 0.12+ to even.
 - TFM573 (1.2): ``op.get_attr(...) == <int>``: a type attribute is a ``tf.DType`` since 1.2, never equal to
   the protobuf enum number.
 - TFM574 (1.3): ``tf.contrib.data.Dataset.from_tensor_slices([a, b])`` (``from_tensors``): a 1.2 list was a
@@ -34,6 +34,11 @@ from tfmigrate.transforms.meaning import keras_name, legacy_module
 _CONTRIB_DATA = ("contrib.data.Dataset.", "contrib.data.")
 _SLICES = frozenset({"from_tensor_slices", "from_tensors"})
 _FLOAT64 = frozenset({"float64", "double"})
+# Names TF 0.12 introduced (its release notes: the variables and summary renames): a TF 0.x module that uses
+# one was written for 0.12, whose tf.round already rounds half to even
+TF012_NAMES = frozenset({"global_variables_initializer", "local_variables_initializer", "global_variables",
+                         "local_variables", "summary.FileWriter", "summary.scalar", "summary.histogram",
+                         "summary.image", "summary.audio", "summary.merge", "summary.merge_all"})
 _COSINE = frozenset({"cosine_proximity", "cosine"})
 
 
@@ -129,12 +134,19 @@ class ReleaseNoteChanges(FamilyTransform):
     # --- TFM572 ----------------------------------------------------------------------------------
     def _round(self, call: cst.Call) -> None:
         if self._tf0 is None:
-            self._tf0 = legacy_module(self)[1]
+            self._tf0 = legacy_module(self)[1] and not self._uses_tf012()
         if self._tf0:
             self.flag(call, TFM572, "tf.round in TF 0.x code: TF <= 0.11 rounded halves away from zero (2.5 -> 3, "
                       "-0.5 -> -1); TF 0.12, 1.x and 2.15 round half to even (2.5 -> 2, -0.5 -> 0). If this code was "
                       "written for TF <= 0.11 and its values can be exact halves, write "
                       "tf.sign(x) * tf.floor(tf.abs(x) + 0.5)")
+
+    def _uses_tf012(self) -> bool:
+        for node in self.index.nodes(cst.Attribute) + self.index.nodes(cst.Name):
+            rel = tf_rel(self.qualified_name(node))
+            if rel is not None and rel.removeprefix("compat.v1.") in TF012_NAMES:
+                return True
+        return False
 
     # --- TFM573 ----------------------------------------------------------------------------------
     def _get_attr(self, call: cst.Call) -> None:
