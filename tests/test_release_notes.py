@@ -40,10 +40,12 @@ def _import(form: str, symbol: str) -> tuple[str, str]:
         return f"from {package} import {last} as legacy_{last}", f"legacy_{last}"
     if form == "module_as":
         return f"import {package} as mod", f"mod.{last}"
+    if form == "assigned_alias":  # a module alias bound by assignment: L = tf.contrib.data
+        return f"import tensorflow as tf\nmod = tf.{parent}" if parent else "import tensorflow as tf\nmod = tf", f"mod.{last}"
     raise AssertionError(form)
 
 
-IMPORTS = ["tf", "plain", "from", "from_as", "module_as"]
+IMPORTS = ["tf", "plain", "from", "from_as", "module_as", "assigned_alias"]
 SCOPES = ["module", "function", "method", "main"]
 # (id, rule, tf symbol, body lines with {S}, index of the reported line or None: no finding of the family)
 CASES = [
@@ -77,6 +79,11 @@ CASES = [
      ["ds = {S}(10).shuffle(buffer_size=10).map(f).repeat(2)"], 0),
     ("shuffle_initializable", "TFM575", "contrib.data.Dataset.range",
      ["ds = {S}(10).shuffle(10)", "it = ds.make_initializable_iterator()"], 0),
+    ("shuffle_by_name", "TFM575", "contrib.data.TFRecordDataset",
+     ["ds = {S}(files)", "ds = ds.map(parse)", "ds = ds.shuffle(buffer_size=100)", "ds = ds.batch(32)",
+      "ds = ds.repeat(5)"], 2),
+    ("shuffle_by_name_once", None, "contrib.data.TFRecordDataset",
+     ["ds = {S}(files)", "ds = ds.shuffle(buffer_size=100)", "ds = ds.batch(32)"], None),
     ("shuffle_once", None, "contrib.data.Dataset.range", ["ds = {S}(10).shuffle(10)"], None),
     ("shuffle_fixed", None, "contrib.data.Dataset.range",
      ["ds = {S}(10).shuffle(10, reshuffle_each_iteration=False).repeat()"], None),
@@ -130,7 +137,7 @@ PLAIN_CASES = [
 
 def _program(imports: str, body: list[str], scope: str) -> tuple[str, int]:
     """The module text and the 1-based line of body[0]."""
-    head = [imports, PRELUDE, ""]
+    head = [*imports.splitlines(), PRELUDE, ""]
     if scope == "module":
         lines, indent = head, ""
     elif scope == "function":
@@ -175,6 +182,21 @@ def test_every_rule_enabled(case):
     source, first = _program(imports, [line.replace("{S}", expression) for line in body], "function")
     assert (first + at, rule) in _family_findings(source, ALL)
     assert rewrite_source(source.encode(), FAMILY).new.decode() == source  # findings only: nothing rewritten
+
+
+def test_self_attributes():
+    source = textwrap.dedent('''\
+        import tensorflow as tf
+
+        class Model:
+            def __init__(self, files):
+                self.outputs, self.states = tf.nn.rnn(self.cell, self.inputs)
+                self.last = self.states[-1]
+                self.ds = tf.contrib.data.TextLineDataset(files)
+                self.ds = self.ds.shuffle(1000)
+                self.ds = self.ds.repeat()
+        ''')
+    assert _family_findings(source) == [(5, "TFM571"), (8, "TFM575")]
 
 
 def test_self_attribute_float64():

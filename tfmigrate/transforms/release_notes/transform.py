@@ -8,8 +8,9 @@
   the protobuf enum number.
 - TFM574 (1.3): ``tf.contrib.data.Dataset.from_tensor_slices([a, b])`` (``from_tensors``): a 1.2 list was a
   tuple of components; since 1.3 it is one stacked tensor.
-- TFM575 (1.4): ``tf.contrib.data`` ``.shuffle(n)`` followed by ``.repeat`` in one chain: 1.3 kept one order
-  for every epoch, 1.4+ reshuffles.
+- TFM575 (1.4): a ``tf.contrib.data`` dataset's ``.shuffle(n)`` iterated more than once (``.repeat`` after it in
+  the chain, a repeat of a name bound to the dataset, an initializable iterator): 1.3 kept one order for every
+  epoch, 1.4+ reshuffles.
 - TFM576 (1.11): ``StackedRNNCells([...])`` whose states are read back: 1.10 listed the states last cell first.
 - TFM577 (1.14): ``compile(loss=tf.losses.X)`` (a v1 loss function) in a module that passes ``sample_weight``:
   the weighted mean's denominator changed; ``compile(metrics=["cosine_proximity"])``: the metric's sign.
@@ -81,6 +82,9 @@ class ReleaseNoteChanges(FamilyTransform):
         self._subscripted = {_compact(s.value) for s in self.index.nodes(cst.Subscript)}
         self._initializable = any(isinstance(a.attr, cst.Name) and a.attr.value == "make_initializable_iterator"
                                   for a in self.index.nodes(cst.Attribute))
+        self._calls = calls
+        self._datasets: set[str] | None = None  # computed at the first shuffle() (_contrib_datasets)
+        self._repeated = False
         self._sample_weight = any(a.keyword is not None and a.keyword.value == "sample_weight"
                                   for c in calls for a in c.args)
         for call in calls:
@@ -180,17 +184,11 @@ class ReleaseNoteChanges(FamilyTransform):
     def _shuffle(self, call: cst.Call) -> None:
         if _keyword(call, "reshuffle_each_iteration") is not None or len(_positional(call)) >= 3:
             return
-        head: cst.BaseExpression = call.func.value  # type: ignore[attr-defined]
-        while isinstance(head, cst.Call):
-            rel = tf_rel(self.qualified_name(head.func)) or ""
-            if any(rel.startswith(p) for p in _CONTRIB_DATA):
-                break
-            if not isinstance(head.func, cst.Attribute):
-                return
-            head = head.func.value
-        else:
+        if self._datasets is None:
+            self._contrib_datasets(self._calls)
+        if not self._contrib_rooted(call.func.value):  # type: ignore[attr-defined]
             return
-        if self._initializable:
+        if self._initializable or self._repeated:
             self._flag_shuffle(call)
             return
         node: cst.CSTNode = call
@@ -200,6 +198,32 @@ class ReleaseNoteChanges(FamilyTransform):
                 self._flag_shuffle(call)
                 return
             node = parents[parents[node]]
+
+    def _contrib_rooted(self, expr: cst.BaseExpression) -> bool:
+        """Is ``expr`` a tf.contrib.data dataset: a method chain from a contrib.data call, or a name bound to one?"""
+        head = expr
+        while isinstance(head, cst.Call):
+            rel = tf_rel(self.qualified_name(head.func)) or ""
+            if any(rel.startswith(p) for p in _CONTRIB_DATA):
+                return True
+            if not isinstance(head.func, cst.Attribute):
+                return False
+            head = head.func.value
+        return isinstance(head, (cst.Name, cst.Attribute)) and _compact(head) in (self._datasets or ())
+
+    def _contrib_datasets(self, calls: list[cst.Call]) -> None:
+        """The names bound to tf.contrib.data datasets (``ds = ds.shuffle(n)`` keeps the name one), and whether
+        one is repeated anywhere in the module."""
+        self._datasets = set()
+        assigns = [a for a in self.index.nodes(cst.Assign)
+                   if len(a.targets) == 1 and isinstance(a.targets[0].target, (cst.Name, cst.Attribute))]
+        for _ in range(2):  # a binding used above its assignment (a method of a class) is seen on the second pass
+            for assign in assigns:
+                if self._contrib_rooted(assign.value):
+                    self._datasets.add(_compact(assign.targets[0].target))
+        self._repeated = any(isinstance(c.func, cst.Attribute) and c.func.attr.value == "repeat"
+                             and isinstance(c.func.value, (cst.Name, cst.Attribute))
+                             and _compact(c.func.value) in self._datasets for c in calls)
 
     def _flag_shuffle(self, call: cst.Call) -> None:
         self.flag(call, TFM575, "tf.contrib.data shuffle() iterated more than once (repeat(), or an initializable "
