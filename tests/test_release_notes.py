@@ -88,11 +88,18 @@ CASES = [
     ("shuffle_fixed", None, "contrib.data.Dataset.range",
      ["ds = {S}(10).shuffle(10, reshuffle_each_iteration=False).repeat()"], None),
     ("shuffle_tf_data", None, "data.Dataset.range", ["ds = {S}(10).shuffle(10).repeat()"], None),
-    ("stacked_cells", "TFM576", "keras.layers.StackedRNNCells", ["cells = {S}([a, b])"], 0),
-    ("stacked_cells_kw", "TFM576", "keras.layers.StackedRNNCells", ["cells = {S}(cells=[a, b])"], 0),
+    ("stacked_cells", "TFM576", "keras.layers.StackedRNNCells",
+     ["cells = {S}([a, b])", "out, *states = rnn_layer(cells, return_state=True)(x)"], 0),
+    ("stacked_cells_kw", "TFM576", "keras.layers.StackedRNNCells",
+     ["cells = {S}(cells=[a, b])", "y = layer(x, initial_state=init)"], 0),
+    ("stacked_cells_state_size", "TFM576", "keras.layers.StackedRNNCells",
+     ["sizes = {S}([a, b]).state_size"], 0),
+    ("stacked_states_untouched", None, "keras.layers.StackedRNNCells",
+     ["cells = {S}([a, b])", "y = rnn_layer(cells)(x)"], None),
     ("stacked_reversed", None, "keras.layers.StackedRNNCells",
-     ["cells = {S}([a, b], reverse_state_order=True)"], None),
-    ("stacked_kwargs", None, "keras.layers.StackedRNNCells", ["cells = {S}([a, b], **options)"], None),
+     ["cells = {S}([a, b], reverse_state_order=True)", "out, *states = rnn_layer(cells, return_state=True)(x)"], None),
+    ("stacked_kwargs", None, "keras.layers.StackedRNNCells",
+     ["cells = {S}([a, b], **options)", "out, *states = rnn_layer(cells, return_state=True)(x)"], None),
     ("compile_v1_loss", "TFM577", "losses.mean_squared_error",
      ["model.compile(optimizer='sgd', loss={S})", "model.fit(x, y, sample_weight=w)"], 0),
     ("compile_v1_loss_positional", "TFM577", "losses.absolute_difference",
@@ -223,6 +230,8 @@ v = tf.Variable([0., 0., 0.])
 print("scatter", tf.compat.v1.scatter_update(v, [1, 1, 1], [1., 2., 3.]).numpy().tolist())
 c = tf.keras.layers.StackedRNNCells([tf.keras.layers.LSTMCell(2), tf.keras.layers.LSTMCell(3)], reverse_state_order=True)
 print("stacked", [list(s) if isinstance(s, (list, tuple)) else s for s in c.state_size])
+tf.compat.v1.keras.layers.disable_v2_dtype_behavior()  # last: it changes every layer built after it
+print("float64", tf.keras.layers.Dense(3)(tf.zeros([1, 4], tf.float64)).dtype.name)
 '''
 
 
@@ -231,14 +240,16 @@ def test_measured_on_tf215():
     """The facts the decisions rest on, on TF 2.15: the cosine loss and metric TFM501 writes keep TF 1.13's
     sign (-1 for equal vectors) while the string metric TFM577 reports is +1; scatter_update's duplicates
     take the last update on CPU (the 0.7 entry's "unaffected"); reverse_state_order=True, which TFM576
-    names, is still accepted and reverses the state order."""
+    names, is still accepted and reverses the state order; disable_v2_dtype_behavior, which TFM578 names,
+    makes a layer on a float64 input compute in float64 again."""
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="3")
     python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
     out = subprocess.run([str(python), "-c", PROBE], capture_output=True, text=True, env=env, timeout=300, check=True)
     values = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.split(" ", 1)[0] in
-                  ("loss", "metric", "string", "scatter", "stacked"))
+                  ("loss", "metric", "string", "scatter", "stacked", "float64"))
     assert float(values["loss"]) == pytest.approx(-1.0)
     assert float(values["metric"]) == pytest.approx(-1.0)
     assert float(values["string"]) == pytest.approx(1.0)
     assert values["scatter"] == "[0.0, 3.0, 0.0]"
     assert values["stacked"] == "[[3, 3], [2, 2]]"
+    assert values["float64"] == "float64"  # the 1.x dtype rule TFM578's message names

@@ -234,10 +234,22 @@ class ReleaseNoteChanges(FamilyTransform):
     def _stacked(self, call: cst.Call) -> None:
         if _keyword(call, "reverse_state_order") is not None or any(a.star == "**" for a in call.args):
             return
+        if not self._reads_states():
+            return  # the order of the states matters only to code that reads or feeds them
         self.flag(call, TFM576, "tf.keras.layers.StackedRNNCells: up to TF 1.10 its state_size (and so the states an "
                   "RNN returns with return_state=True) listed the last cell first; since TF 1.11 (and on TF 2.15) the "
                   "first cell comes first. If this was written for TF <= 1.10 and reads the states by position, "
                   "write reverse_state_order=True (TF 2.15 still accepts it)")
+
+    def _reads_states(self) -> bool:
+        """Does the module read or feed RNN states: return_state=True, initial_state=, .state_size,
+        get_initial_state, or a cell called by hand (its second result is the states)?"""
+        for call in self._calls:
+            if any(a.keyword is not None and a.keyword.value in ("return_state", "initial_state", "states")
+                   for a in call.args):
+                return True
+        return any(a.attr.value in ("state_size", "get_initial_state", "states", "reset_states")
+                   for a in self.index.nodes(cst.Attribute))
 
     # --- TFM577 ----------------------------------------------------------------------------------
     def _compile(self, call: cst.Call) -> None:
@@ -290,8 +302,9 @@ class ReleaseNoteChanges(FamilyTransform):
             layer = keras_name(rel, "layers")
             self.flag(call, TFM578, f"tf.keras.layers.{layer} on a float64 input: TF 1.x built the layer in its "
                       "input's dtype (float64); since TF 1.15's v2 behaviour (and on TF 2.15) layers default to float32 "
-                      "and cast their input, so the model computes in float32. Write dtype=\"float64\" (or "
-                      "tf.keras.backend.set_floatx(\"float64\")) to keep float64")
+                      "and cast their input, so the model computes in float32. "
+                      "tf.compat.v1.keras.layers.disable_v2_dtype_behavior() after the imports restores the TF 1.x "
+                      "rule (a layer takes its input's dtype); or write dtype=\"float64\" on the layers")
 
     # --- TFM579 ----------------------------------------------------------------------------------
     def _bilinear(self, call: cst.Call, rel: str) -> None:
