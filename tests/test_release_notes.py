@@ -41,7 +41,7 @@ def _import(form: str, symbol: str) -> tuple[str, str]:
     if form == "module_as":
         return f"import {package} as mod", f"mod.{last}"
     if form == "assigned_alias":  # a module alias bound by assignment: L = tf.contrib.data
-        return f"import tensorflow as tf\nmod = tf.{parent}" if parent else "import tensorflow as tf\nmod = tf", f"mod.{last}"
+        return f"import tensorflow as tf\nmod = tf{'.' + parent if parent else ''}", f"mod.{last}"
     raise AssertionError(form)
 
 
@@ -137,6 +137,9 @@ PLAIN_CASES = [
     ("get_attr_enum_ne", "TFM573", ['if 1 != op.get_attr("T"):', "    pass"], 0),
     ("get_attr_in", "TFM573", ['ok = op.get_attr("dtype") in (1, 2)'], 0),
     ("get_attr_string", None, ['ok = op.get_attr("padding") == b"SAME"'], None),
+    ("get_attr_out_type", "TFM573", ['ok = op.get_attr("out_type") == 3'], 0),
+    ("get_attr_int_attr", None, ['ok = op.get_attr("N") == 2', 'axis = op.get_attr("axis") != 0'], None),
+    ("get_attr_unknown_name", None, ["ok = op.get_attr(name) == 1"], None),
     ("get_attr_dtype", None, ['is_float = op.get_attr("T") == tf0_.float32'], None),
     ("get_attr_enum_attr", None, ['is_float = op.get_attr("T").as_datatype_enum == 1'], None),
 ]
@@ -228,7 +231,8 @@ m.compile(loss="mse", metrics=["cosine_proximity"])
 print("string", m.evaluate(np.array([[1., 0.]]), np.array([[1., 0.]]), verbose=0)[1])
 v = tf.Variable([0., 0., 0.])
 print("scatter", tf.compat.v1.scatter_update(v, [1, 1, 1], [1., 2., 3.]).numpy().tolist())
-c = tf.keras.layers.StackedRNNCells([tf.keras.layers.LSTMCell(2), tf.keras.layers.LSTMCell(3)], reverse_state_order=True)
+cells = [tf.keras.layers.LSTMCell(2), tf.keras.layers.LSTMCell(3)]
+c = tf.keras.layers.StackedRNNCells(cells, reverse_state_order=True)
 print("stacked", [list(s) if isinstance(s, (list, tuple)) else s for s in c.state_size])
 tf.compat.v1.keras.layers.disable_v2_dtype_behavior()  # last: it changes every layer built after it
 print("float64", tf.keras.layers.Dense(3)(tf.zeros([1, 4], tf.float64)).dtype.name)

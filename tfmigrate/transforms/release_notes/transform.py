@@ -61,6 +61,11 @@ def _string(node: cst.BaseExpression | None) -> str | None:
     return None
 
 
+def _type_attr(name: str) -> bool:
+    """TensorFlow's names of type attributes: ``T``, ``Tidx``, ``Tout``, ``SrcT``, ``dtype``, ``out_type``..."""
+    return name.startswith("T") or name.endswith("T") or "type" in name.lower()
+
+
 def _enum_number(node: cst.BaseExpression) -> bool:
     """An int literal, or a tuple/list/set display of them (``in (1, 2)``)."""
     if isinstance(node, (cst.Tuple, cst.List, cst.Set)):
@@ -154,6 +159,10 @@ class ReleaseNoteChanges(FamilyTransform):
 
     # --- TFM573 ----------------------------------------------------------------------------------
     def _get_attr(self, call: cst.Call) -> None:
+        args = _positional(call)
+        name = _string(args[0].value) if len(args) == 1 and not call.args[0].keyword else None
+        if name is None or not _type_attr(name):
+            return  # an int attribute ("N", "axis") compared with an int is what it always was
         comparison = self.index.parents.get(call)
         if isinstance(comparison, cst.ComparisonTarget):
             comparison = self.index.parents.get(comparison)
@@ -163,8 +172,8 @@ class ReleaseNoteChanges(FamilyTransform):
         if any(_enum_number(o) for o in operands) and any(
                 isinstance(t.operator, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn)) for t in comparison.comparisons):
             self.flag(call, TFM573, "Operation.get_attr of a type attribute returns a tf.DType since TF 1.2 (the "
-                      "protobuf enum number before): compared with an int (or a display of ints) it is never equal. Compare with the DType "
-                      "(tf.float32) or its .as_datatype_enum")
+                      "protobuf enum number before): compared with an int (or a display of ints) it is never equal. "
+                      "Compare with the DType (tf.float32) or its .as_datatype_enum")
 
     # --- TFM574 ----------------------------------------------------------------------------------
     def _list_components(self, call: cst.Call, rel: str) -> None:
@@ -301,7 +310,8 @@ class ReleaseNoteChanges(FamilyTransform):
         if written in _FLOAT64:
             layer = keras_name(rel, "layers")
             self.flag(call, TFM578, f"tf.keras.layers.{layer} on a float64 input: TF 1.x built the layer in its "
-                      "input's dtype (float64); since TF 1.15's v2 behaviour (and on TF 2.15) layers default to float32 "
+                      "input's dtype (float64); since TF 1.15's v2 behaviour (and on TF 2.15) layers default to "
+                      "float32 "
                       "and cast their input, so the model computes in float32. "
                       "tf.compat.v1.keras.layers.disable_v2_dtype_behavior() after the imports restores the TF 1.x "
                       "rule (a layer takes its input's dtype); or write dtype=\"float64\" on the layers")
