@@ -13,7 +13,8 @@
   epoch, 1.4+ reshuffles.
 - TFM576 (1.11): ``StackedRNNCells([...])`` whose states are read back: 1.10 listed the states last cell first.
 - TFM577 (1.14): ``compile(loss=tf.losses.X)`` (a v1 loss function) in a module that passes ``sample_weight``:
-  the weighted mean's denominator changed; ``compile(metrics=["cosine_proximity"])``: the metric's sign.
+  the weighted mean's denominator changed (also a string / Keras / user loss function, in TF1 code);
+  ``compile(metrics=["cosine_proximity"])``: the metric's sign.
 - TFM578 (1.15): a Keras layer called on a name bound to a float64 placeholder / ``Input``, no ``dtype=``:
   1.x computed in float64, 2.x casts to float32.
 - TFM579 (1.15): ``UpSampling2D(interpolation="bilinear")`` / ``resize_images(..., "bilinear")``: 1.14's
@@ -83,6 +84,7 @@ class ReleaseNoteChanges(FamilyTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         calls = [c for c in self.index.nodes(cst.Call) if isinstance(c.func, (cst.Name, cst.Attribute))]
         self._tf0: bool | None = None
+        self._tf1: bool | None = None
         self._bindings = self._assignments()
         self._subscripted = {_compact(s.value) for s in self.index.nodes(cst.Subscript)}
         self._initializable = any(isinstance(a.attr, cst.Name) and a.attr.value == "make_initializable_iterator"
@@ -279,12 +281,34 @@ class ReleaseNoteChanges(FamilyTransform):
         if loss is None:
             return
         rel = (tf_rel(self.qualified_name(loss.value)) or "").removeprefix("compat.v1.")
-        if rel.startswith(("losses.", "contrib.losses.")) and rel[0:1] and rel.split(".")[-1][:1].islower():
+        if rel.startswith(("losses.", "contrib.losses.")) and rel.split(".")[-1][:1].islower():
             self.flag(call, TFM577, f"compile(loss=tf.{rel}) with sample weights: TF <= 1.13 averaged the weighted "
                       "loss of a v1 loss function over the non-zero weights (SUM_BY_NONZERO_WEIGHTS); since TF 1.14 "
                       "(and on TF 2.15) Keras wraps it and divides by the batch size (SUM_OVER_BATCH_SIZE). With "
                       "zero weights the loss (and its gradient scale) differs; check the weights, or use a "
                       "tf.keras.losses class with the reduction you meant")
+            return
+        if not self._keras_function_loss(loss.value, rel):
+            return
+        if self._tf1 is None:
+            self._tf1 = any(legacy_module(self))
+        if self._tf1:
+            shown = code_of(loss.value)
+            self.flag(call, TFM577, f"compile(loss={shown}) with sample weights in TF1 code: TF <= 1.13's Keras "
+                      "divided the weighted loss by the fraction of non-zero weights; since TF 1.14 (and on TF 2.15) "
+                      "it divides by the batch size (SUM_OVER_BATCH_SIZE). With zero weights (masked samples) the "
+                      "loss and its gradient scale differ; check the weights")
+
+    def _keras_function_loss(self, value: cst.BaseExpression, rel: str) -> bool:
+        """A loss compile() wraps in TF 1.14's LossWrapper: a string, a tf.keras.losses function, a function of the
+        user's (not a name bound to a call: a Loss object keeps its reduction)."""
+        if isinstance(value, cst.SimpleString):
+            return True
+        if keras_name(rel, "losses") is not None:
+            return rel.split(".")[-1][:1].islower()
+        if isinstance(value, (cst.Name, cst.Attribute)) and not rel:
+            return not isinstance(self._bindings.get(_compact(value)), cst.Call)
+        return False
 
     # --- TFM578 ----------------------------------------------------------------------------------
     def _float64(self, call: cst.Call, rel: str) -> None:
