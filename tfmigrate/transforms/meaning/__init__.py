@@ -8,6 +8,7 @@ legacy meaning where the file shows it, and reports on its line what it cannot d
 ``benchmarks/breaking_changes.py`` lists every change of those sections with its decision.
 """
 
+from tfmigrate.transforms.meaning.calls import keras_name, legacy_module
 from tfmigrate.transforms.meaning.transform import LegacyMeaning
 
-__all__ = ["LegacyMeaning"]
+__all__ = ["LegacyMeaning", "keras_name", "legacy_module"]

@@ -74,6 +74,9 @@ def _keras(rel: str | None, module: str) -> str | None:
     return None
 
 
+keras_name = _keras  # for other families (the release_notes family): TF's Keras spellings of one name
+
+
 def legacy_module(t: MeaningContext, eager_program: bool = False) -> tuple[bool, bool]:
     """(TF1 graph code, TF 0.x code): what the module's TensorFlow names say. TF1 graph code builds
     placeholders, sessions or Savers, or disables eager execution (the renames family's criterion for
