@@ -33,6 +33,7 @@ IMPORTS = {  # name -> (import lines, the RunConfig class as the program spells 
     "module_alias": ("import tensorflow as tf\nL = tf.contrib.learn\n", "L.RunConfig"),
     "run_config_module": ("import tensorflow as tf\nfrom tensorflow.contrib.learn.python.learn.estimators import "
                           "run_config\n", "run_config.RunConfig"),
+    "class_import": ("import tensorflow as tf\nfrom tensorflow.contrib.learn import RunConfig as RC\n", "RC"),
 }
 ARGS = {  # the RunConfig's arguments: one the rewrite gives a session_config= already, one it must add it for
     "fraction": "model_dir=MODEL_DIR, gpu_memory_fraction=0.5",
@@ -58,6 +59,10 @@ FLOWS = {
     "kwargs": ("config = CALL_KWARGS\n" + READ, False),
     "assigned": ("config = CALL\nconfig.tf_config = tf.compat.v1.ConfigProto()  # READ\n", False),
     "environment": ("config = CALL\nenv = config.environment  # READ\n", False),
+    # `global config` elsewhere rebinds the module's config (flagged), not a function's local one (rewritten)
+    "global": ("def set_config():\n    global config\n    config = tf.estimator.RunConfig()\n\n\n"
+               "config = CALL\nset_config()\n" + READ, ("function", "method")),
+    "with_as": ("config = CALL\nwith open(__file__) as config:\n    pass\n" + READ, False),
 }
 SCOPES = ("module", "function", "method", "main")
 
@@ -98,6 +103,7 @@ def test_tf_config_read_variant(imp, args, flow, scope):
     reads = [i for i, text in enumerate(source.splitlines(), start=1) if "# READ" in text]
     new, findings = _rewrite(source)
     rewritten = FLOWS[flow][1]
+    rewritten = scope in rewritten if isinstance(rewritten, tuple) else rewritten
     for line in reads:
         on_line = [f for f in findings if f.rule == "TFM150" and f.line == line]
         assert on_line, f"no TFM150 on line {line}: silent\n{new}"
@@ -164,7 +170,7 @@ CHILD = textwrap.dedent('''
 def test_mutated_session_config_reaches_the_estimator_on_tf215(tmp_path):
     jobs = []
     for imp, args, flow, scope in itertools.product(IMPORTS, ARGS, FLOWS, SCOPES):
-        if not FLOWS[flow][1] or flow == "call_read" or (scope != "module" and imp != "run_config_module"):
+        if FLOWS[flow][1] is not True or flow == "call_read" or (scope != "module" and imp != "run_config_module"):
             continue  # every scope is proven statically above; the child runs a representative batch
         new, _ = _rewrite(program(imp, args, flow, scope))
         jobs.append((f"{imp}-{args}-{flow}-{scope}", new.replace("MODEL_DIR = None", f"MODEL_DIR = {str(tmp_path)!r}")))

@@ -66,6 +66,16 @@ def plan(t) -> dict[cst.Attribute, cst.Call | None]:
     for loop in t.index.nodes(cst.For):
         if isinstance(loop.target, cst.Name):
             names.setdefault(loop.target.value, []).append((_scope(t, loop), None))
+    for item in t.index.nodes(cst.WithItem):  # `with ... as config`
+        if item.asname is not None and isinstance(item.asname.name, cst.Name):
+            names.setdefault(item.asname.name.value, []).append((_scope(t, item), None))
+    for walrus in t.index.nodes(cst.NamedExpr):
+        if isinstance(walrus.target, cst.Name):
+            names.setdefault(walrus.target.value, []).append((_scope(t, walrus), None))
+    for kind in (cst.Global, cst.Nonlocal):  # rebound from another scope: not followed
+        for decl in t.index.nodes(kind):
+            for item in decl.names:
+                names.setdefault(item.name.value, []).extend([(None, None), (None, None)])
 
     def follow(expr: cst.BaseExpression, where: cst.CSTNode, depth: int = 0) -> cst.Call | None:
         if depth > 3:
