@@ -47,6 +47,10 @@ FLOWS = {
              "    def tune(self):\n" + textwrap.indent(READ.replace("config.tf", "self.config.tf"), "        ")
              + "        return self.config\n\n\nconfig = Holder().tune()\n", True),
     "return": ("def make():\n    return CALL\n\n\nconfig = make()\n" + READ, True),
+    "return_param": ("def make(seed, fraction=0.5):\n    return CALL\n\n\nconfig = make(1, fraction=0.25)\n" + READ,
+                     True),
+    "return_args": ("def make(seed, fraction=0.5):\n    if seed is None:\n        return CALL\n    return CALL\n\n\n"
+                    "config = make(None)\n" + READ, False),  # two RunConfigs: not followed
     "inline": ("proto = CALL.tf_config  # READ\nproto.gpu_options.allow_growth = True\n"
                "proto.log_device_placement = True\nconfig = tf.estimator.RunConfig(model_dir=MODEL_DIR, "
                "session_config=proto)\n", True),

@@ -94,12 +94,12 @@ def plan(t) -> dict[cst.Attribute, cst.Call | None]:
             if len(bound) == 1 and bound[0] is not None:
                 return follow(bound[0], bound[0], depth + 1)
             return None
-        if isinstance(expr, cst.Call) and not expr.args:
+        if isinstance(expr, cst.Call):  # make(...): a def bound once whose every return is the same RunConfig
             fn = t.function(expr.func)
             returns = t.returns(fn) if fn is not None else []
-            found = {id(r): follow(r.value, r, depth + 1) for r in returns if r.value is not None}
-            if returns and len(found) == len(returns) and None not in found.values() and len(set(map(id, found.values()))) == 1:
-                return next(iter(found.values()))
+            found = [follow(r.value, r, depth + 1) if r.value is not None else None for r in returns]
+            if found and None not in found and len({id(c) for c in found}) == 1:
+                return found[0]
         return None
 
     planned: dict[cst.Attribute, cst.Call | None] = {}
