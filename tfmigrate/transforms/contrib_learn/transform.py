@@ -17,6 +17,7 @@ from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import expression, join_args, keyword_arg
 from tfmigrate.rule_ids import TFM150, TFM151, TFM152, TFM153, TFM154, TFM155, TFM156, TFM157, TFM158, TFM159
 from tfmigrate.transforms.contrib_learn import experiment_extras as extras
+from tfmigrate.transforms.contrib_learn import run_config_reads
 from tfmigrate.transforms.common.builders import code_of, is_none
 from tfmigrate.transforms.common.learn_names import (
     ESTIMATOR_METHODS, ESTIMATOR_ORDER, EXPERIMENT_ORDER, FLAG_ONLY_COLUMNS, MODEL_FN_OPS_KEEP,
@@ -42,6 +43,8 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
         self._runner_calls: set[cst.Call] = set()
         self._estimator_targets: dict[cst.Name, cst.Call] = {}  # `est = tf.contrib.learn.Estimator(...)`: target -> call
         self._converted_estimators: set[cst.Call] = set()
+        self._config_reads: dict[cst.Attribute, cst.Call | None] = {}  # `.tf_config` read -> its RunConfig (TFM150)
+        self._session_written: set[cst.Call] = set()  # RunConfig calls rewritten with a session_config=
 
     # --- helpers ---------------------------------------------------------------------------
     def tf(self, dotted: str) -> cst.BaseExpression:
@@ -68,6 +71,7 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
         for call in index.nodes(cst.Call):
             if self.legacy(call.func) == "learn.learn_runner.run":
                 self._plan_runner(call)
+        self._config_reads = run_config_reads.plan(self)
         extras.exported_experiment_fns(self)  # def experiment_fn(output_dir): return Experiment(...), run elsewhere
         return True
 
@@ -239,6 +243,7 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
                 f"{', '.join(hard)} cannot move to tf.estimator.RunConfig as is: " + "; ".join(steps)
             )
         explicit = dict(bound).get("session_config")
+        read = original in self._config_reads.values()  # a `.tf_config` read follows: it becomes .session_config
         # save_checkpoints_secs=0 was the legacy RunConfig's _USE_DEFAULT (TF 1.3+: 600 s, or none beside
         # save_checkpoints_steps); TF 2.15 takes 0 as "no checkpoint saver" (and raises beside steps)
         zero = [k for k, a in bound if k == "save_checkpoints_secs" and values[k] == "0"]
@@ -251,19 +256,26 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
         if session and explicit is not None and not is_none(explicit.value):
             note += (f"; {', '.join(session)} dropped: given session_config=, the legacy Estimator (TF 1.2+, where "
                      "session_config exists) ran every session with session_config alone and never read them")
-        elif session:
+        elif session or (read and explicit is None):
             config = self._session_config({k: a for k, a in bound if k in session})
             args = [a for a in args if a.keyword is None or a.keyword.value != "session_config"]
             args.append(cst.Arg(keyword=cst.Name("session_config"), value=config, equal=cst.AssignEqual(
                 whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(""))))
-            note += (f"; {', '.join(session)} become session_config=ConfigProto(...) with the fields the legacy "
-                     "RunConfig built from them (tf_config: inter/intra op threads = num_cores, GPUOptions("
-                     "per_process_gpu_memory_fraction=...), log_device_placement) and allow_soft_placement=True, "
-                     "as the legacy Estimator's and TF 2.15's default session config")
-        return self._rewrite(
+            if session:
+                note += (f"; {', '.join(session)} become session_config=ConfigProto(...) with the fields the legacy "
+                         "RunConfig built from them (tf_config: inter/intra op threads = num_cores, GPUOptions("
+                         "per_process_gpu_memory_fraction=...), log_device_placement) and allow_soft_placement=True, "
+                         "as the legacy Estimator's and TF 2.15's default session config")
+        if read and explicit is None:
+            note += ("; its tf_config (the legacy session ConfigProto) is read below, and becomes session_config, "
+                     "the ConfigProto tf.estimator.RunConfig's estimator runs with")
+        rewritten = self._rewrite(
             TFM150, original, updated, "estimator.RunConfig", args,
             "tf.contrib.learn.RunConfig is tf.estimator.RunConfig; arguments passed by keyword" + note,
         )
+        if rewritten is not updated and (session or read) and explicit is None:
+            self._session_written.add(original)
+        return rewritten
 
     def _session_config(self, given: dict[str, cst.Arg]) -> cst.BaseExpression:
         """``tf.compat.v1.ConfigProto(...)`` with the fields the legacy RunConfig's ``tf_config`` set from
@@ -284,8 +296,30 @@ class ContribLearnTransform(ExperimentRunner, FeatureColumns, FamilyTransform):
         self._need_tf_import = True
         return expression(f"{self._tf}.compat.v1.ConfigProto({', '.join(fields)})")
 
+    def _config_read(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        """``config.tf_config`` on a RunConfig this family rewrote with a ``session_config=``: the same
+        ConfigProto; anything else is flagged on its line (run_config_reads.py)."""
+        call = self._config_reads[original]
+        attr = original.attr.value
+        if call is not None and call in self._session_written:
+            if self.fix(original, TFM150, "the legacy RunConfig's tf_config (its session ConfigProto) is tf.estimator."
+                        "RunConfig's session_config, written by the rewrite of the RunConfig it reads; the estimator "
+                        "copies it when it is built, so a change made after that is not used"):
+                return updated.with_changes(attr=cst.Name("session_config"))
+            return updated
+        if attr == "environment":
+            why = "tf.estimator.RunConfig has no environment (the legacy one's task environment): read task_type/is_chief"
+        else:
+            why = ("tf.estimator.RunConfig has no tf_config: the session ConfigProto is session_config (None unless "
+                   "given; pass session_config=tf.compat.v1.ConfigProto(...) to the RunConfig and read that), and "
+                   "tfmigrate could not follow this value to a RunConfig it rewrote with one")
+        self.flag(original, TFM150, f"{attr} read on a RunConfig: " + why)
+        return updated
+
     # --- TFM151 ModeKeys -----------------------------------------------------------------------
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        if original in self._config_reads:
+            return self._config_read(original, updated)
         name = self.legacy(original)
         if name is None or not name.startswith("learn.ModeKeys"):
             return updated
