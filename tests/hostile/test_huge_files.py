@@ -125,6 +125,31 @@ def test_cuts_fall_between_top_level_statements() -> None:
     assert data[: plan.header_end].decode().lstrip().startswith('"""')  # the first program's docstring and imports
 
 
+COMPOUND = {
+    "try_except": "try:\n    summary = tf.image_summary\nexcept AttributeError as e:\n    print(e)\n    summary = tf.summary.image\n",
+    "try_except_else_finally": "try:\n    import tf_slim as slim\nexcept ImportError:\n    slim = None\nelse:\n    x = 1\nfinally:\n    y = 2\n",
+    "try_finally": "try:\n    s = tf.Session()\nfinally:\n    pass\n",
+    "if_elif_else": "if a:\n    y = tf.mul(1, 2)\nelif b:\n    y = 2\nelse:\n    y = tf.sub(3, 1)\n",
+    "for_else": "for i in range(3):\n    z = tf.neg(i)\nelse:\n    z = 0\n",
+    "while_else": "while False:\n    pass\nelse:\n    w = tf.pack([1])\n",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(COMPOUND))
+def test_a_compound_statements_clauses_stay_in_one_chunk(shape: str) -> None:
+    # `except`/`else`/`elif`/`finally` at the top level continue their statement: a cut before one left a
+    # `try:` chunk without its handler that could not be parsed (a guards catalog example found it)
+    data = ("import tensorflow as tf\n\nx0 = tf.mul(1, 2)\n" + COMPOUND[shape] + "x1 = tf.sub(2, 1)\n").encode()
+    plan = chunks.plan(data, threshold=0, chunk_lines=1)
+    assert plan is not None
+    bounds = [*plan.cuts, len(data)]
+    for start, end in zip(bounds, bounds[1:]):
+        ast.parse(data[start:end])  # each chunk alone is whole statements
+        assert not data[start:end].lstrip().startswith((b"except", b"else", b"elif", b"finally"))
+    new, findings, _ = chunked(data, 1)
+    assert new == whole(data).new and key(findings) == key(whole(data).findings)
+
+
 def test_a_decorator_stays_with_its_definition() -> None:
     data = (
         "import tensorflow as tf\nimport tensorflow.contrib.eager as tfe\n\n\n"

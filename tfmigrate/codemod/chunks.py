@@ -166,6 +166,7 @@ def line_offsets(data: bytes) -> list[int]:
     return offsets
 
 
+_CLAUSES = frozenset({"except", "else", "elif", "finally"})
 _SKIP = frozenset({tokenize.NL, tokenize.COMMENT, tokenize.NEWLINE, tokenize.ENCODING, tokenize.ENDMARKER})
 
 
@@ -207,7 +208,9 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -
         elif kind == tokenize.NEWLINE:
             fresh = logical = True
         elif kind not in _SKIP:
-            if fresh and depth == 0:  # the first token of a top-level statement (a decorator's def continues it)
+            if fresh and depth == 0 and token.string not in _CLAUSES:
+                # the first token of a top-level statement (a decorator's def continues it, and an
+                # `except`/`else`/`elif`/`finally` clause continues its `try`/`if`/`for`/`while`)
                 if not decorating:
                     statement = on_statement(token)
                     names = statement.names
