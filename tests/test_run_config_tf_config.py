@@ -26,15 +26,7 @@ from tfmigrate.codemod.rule import load_catalog
 
 ALL = load_catalog().selected(None)
 
-IMPORTS = {  # name -> (import lines, the RunConfig class as the program spells it)
-    "tf": ("import tensorflow as tf\n", "tf.contrib.learn.RunConfig"),
-    "from_contrib": ("import tensorflow as tf\nfrom tensorflow.contrib import learn\n", "learn.RunConfig"),
-    "import_as": ("import tensorflow as tf\nimport tensorflow.contrib.learn as learn\n", "learn.RunConfig"),
-    "module_alias": ("import tensorflow as tf\nL = tf.contrib.learn\n", "L.RunConfig"),
-    "run_config_module": ("import tensorflow as tf\nfrom tensorflow.contrib.learn.python.learn.estimators import "
-                          "run_config\n", "run_config.RunConfig"),
-    "class_import": ("import tensorflow as tf\nfrom tensorflow.contrib.learn import RunConfig as RC\n", "RC"),
-}
+from tests.test_run_config_session import IMPORTS  # noqa: E402  the same six import forms, one table
 ARGS = {  # the RunConfig's arguments: one the rewrite gives a session_config= already, one it must add it for
     "fraction": "model_dir=MODEL_DIR, gpu_memory_fraction=0.5",
     "plain": "model_dir=MODEL_DIR, tf_random_seed=3",
