@@ -24,9 +24,9 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from tfmigrate.transforms.common.tf_names import V1, names
 from tfmigrate.transforms.guards.evaluate import (
     _BUILTIN_EXCEPTIONS, _CATCHES, TF, Module, Raised, Reader, Undecided, attribute, module_import,
+    read_from_compat_v1,
 )
 
 SAFE = "safe"  # a statement that certainly raises nothing
@@ -71,7 +71,7 @@ def statement_effect(reader: Reader, statement: ast.stmt) -> str:
             if alias.name == "*":
                 raise Undecided("*")
             if attribute(rel, alias.name) is None:
-                if names().status(f"{rel}.{alias.name}" if rel else alias.name) == V1:
+                if read_from_compat_v1(f"{rel}.{alias.name}" if rel else alias.name):
                     raise Undecided("a name the rewrite imports from tf.compat.v1")
                 return "ImportError"
         return SAFE

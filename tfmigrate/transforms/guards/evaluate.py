@@ -100,6 +100,13 @@ class Version:
         return self.parts if self.loose else self.parts + (0,) * (length - len(self.parts))
 
 
+def read_from_compat_v1(rel: str) -> bool:
+    """``tf.<rel>`` is missing from TF 2.15's ``tf`` but kept in ``tf.compat.v1``: a read of it written in
+    code raises as written, not after the rewrite (TFM501 moves it there), so a guard on it is the rewrite's
+    to decide, never the branch for older TensorFlow."""
+    return names().status(rel) == V1
+
+
 def attribute(rel: str, name: str) -> Module | Present | None:
     """What ``getattr(tf.<rel>, name)`` is on TF 2.15 (None: missing); Undecided when the tables cannot say."""
     if name.startswith("_") or (not rel and name in PRIVATE):
@@ -298,10 +305,7 @@ class Reader:
                 raise Undecided(ast.unparse(node))
             found = attribute(value.rel, part)
             if found is None:
-                if names().status(rel) == V1:
-                    # a name written in code that TF 2.15 keeps in tf.compat.v1: the rewrite (TFM501)
-                    # makes it read there, so it raises nothing after the rewrite, though it would as
-                    # written (tflearn's `try: tf.variable_scope(...) except: tf.variable_op_scope(...)`)
+                if read_from_compat_v1(rel):  # tflearn's `try: tf.variable_scope(...) except: tf.variable_op_scope(...)`
                     raise Undecided(f"tf.{rel}: tf.compat.v1 after the rewrite")
                 raise Raised("AttributeError")
             value = found
