@@ -30,3 +30,13 @@ def run_keras(args: list[str], cwd, timeout: float = 300, env: dict | None = Non
     child_env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     child_env.pop("PYTHONPATH", None)
     return subprocess.run([keras_python(), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=child_env)
+
+
+def write_helpers(directory) -> None:
+    """The Keras helpers module that ``rewrite --target keras`` writes beside the modules it migrates
+    (``legacy_estimators.py``): what a module made by ``rewrite_source`` imports when it runs."""
+    from pathlib import Path
+
+    from tfmigrate import keras_runtime
+
+    (Path(directory) / f"{keras_runtime.DEFAULT_HELPERS_MODULE}.py").write_text(keras_runtime.helpers_module_text())

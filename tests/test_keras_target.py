@@ -74,7 +74,7 @@ def test_the_default_target_never_runs_the_keras_family():
     assert rewrite_source(legacy, ESTIMATOR).new == (SAMPLES / "learn_dnn_fit" / "expected.py").read_bytes()
 
 
-def test_helpers_are_written_once_and_only_those_used():
+def test_helpers_are_imported_once_and_only_those_used():
     code = textwrap.dedent('''\
         import tensorflow as tf
 
@@ -83,11 +83,13 @@ def test_helpers_are_written_once_and_only_those_used():
         other = tf.estimator.LinearRegressor(feature_columns=[tf.feature_column.numeric_column("x")])
         ''').encode()
     new = rewrite_source(code, KERAS).new.decode()
-    assert new.count("def canned_keras_model(") == 1 and new.count("def checkpoints(") == 1
-    assert "def estimator_predictions(" not in new and "def numpy_input_fn(" not in new
+    # imported once from the helpers module, only those the module calls (what they call is the module's business)
+    assert "import tensorflow as tf\nfrom legacy_estimators import canned_keras_model, checkpoints, input_dataset\n\n" in new
+    assert "def " not in new and "import glob" not in new
     assert 'canned_keras_model(\n    "LinearRegressor"' not in new  # one-line call stays one line
     assert 'optimizer=tf.keras.optimizers.Ftrl(learning_rate=0.2), loss_reduction="sum_over_batch_size")' in new
-    assert "model.fit(input_dataset(train_input_fn), epochs=1, steps_per_epoch=5, callbacks=checkpoints(model))" in new
+    assert ("model.fit(input_dataset(train_input_fn), epochs=1, steps_per_epoch=5, shuffle=False, "
+            "callbacks=checkpoints(model))") in new
 
 
 def test_an_unrelated_train_is_left_alone():
@@ -115,7 +117,7 @@ def test_max_steps_trains_up_to_that_step_and_never_zero_steps():
         ''').encode()
     new = rewrite_source(code, KERAS).new.decode()
     assert ("if int(model.optimizer.iterations) < 30:\n    model.fit(input_dataset(f), epochs=1, "
-            "steps_per_epoch=30 - int(model.optimizer.iterations), callbacks=checkpoints(model))\n") in new
+            "steps_per_epoch=30 - int(model.optimizer.iterations), shuffle=False, callbacks=checkpoints(model))\n") in new
 
 
 def test_a_lowered_module_is_never_put_in_graph_mode():
@@ -159,6 +161,9 @@ def test_cli_target_option_and_config_key(tmp_path: Path):
 
     assert rewrite() == (SAMPLES / "learn_dnn_fit" / "expected.py").read_bytes()
     assert rewrite("--target", "keras") == (SAMPLES / "learn_dnn_fit" / "expected_keras.py").read_bytes()
+    from tfmigrate import keras_runtime
+
+    assert (tmp_path / "legacy_estimators.py").read_text() == keras_runtime.helpers_module_text()
     (tmp_path / "pyproject.toml").write_text('[tool.tfmigrate]\ntarget = "keras"\n')
     assert rewrite() == (SAMPLES / "learn_dnn_fit" / "expected_keras.py").read_bytes()  # the cache keeps the targets apart
     assert rewrite("--target", "estimator") == (SAMPLES / "learn_dnn_fit" / "expected.py").read_bytes()
@@ -209,13 +214,14 @@ print(json.dumps(out))
 
 @pytest.fixture(scope="module")
 def keras_runs(tmp_path_factory):
-    from tests.keras_env import keras_python, run_keras
+    from tests.keras_env import keras_python, run_keras, write_helpers
 
     keras_python()
     root = tmp_path_factory.mktemp("keras_samples")
     plan = []
     for name, (model_dir, *_rest) in LEGACY.items():
         shutil.copytree(SAMPLES / name, root / name)
+        write_helpers(root / name)
         plan.append((str(root / name), model_dir))
     proc = run_keras(["-c", CHILD, json.dumps(plan)], cwd=root, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]
@@ -307,8 +313,8 @@ def test_dnn_linear_combined_lowers_to_combined_keras_model():
             loss_reduction="sum_over_batch_size",
         )
         ''') in new
-    assert "model.fit(input_dataset(train_fn), epochs=1, steps_per_epoch=3, callbacks=checkpoints(model))" in new
-    assert "class CombinedKerasModel(tf.keras.Model):" in new and "def canned_keras_model(" not in new
+    assert "model.fit(input_dataset(train_fn), epochs=1, steps_per_epoch=3, shuffle=False, callbacks=checkpoints(model))" in new
+    assert "from legacy_estimators import checkpoints, combined_keras_model, input_dataset, numpy_input_fn\n" in new
     assert {f.rule for f in result.findings} == {"TFM701", "TFM702", "TFM703", "TFM704"} and not estimator_names(result.new)
     assert rewrite_source(result.new, KERAS).new == result.new
     # the tf.compat.v1 estimator (tf.compat.v1.train optimizers, SUM reduction) stays, reported
@@ -342,10 +348,11 @@ print(json.dumps(out))
 
 @pytest.mark.slow
 def test_dnn_linear_combined_trains_checkpoints_restores_and_resumes_on_tf_2_21(tmp_path: Path):
-    from tests.keras_env import keras_python, run_keras
+    from tests.keras_env import keras_python, run_keras, write_helpers
 
     keras_python()
     (tmp_path / "program.py").write_bytes(rewrite_source(COMBINED, KERAS).new)
+    write_helpers(tmp_path)
     proc = run_keras(["-c", COMBINED_CHILD], cwd=tmp_path, timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])

@@ -24,6 +24,15 @@ TARGETS = ("estimator", "keras")
 DEFAULT_TARGET = "estimator"
 # the marker every helper's docstring carries: a module that already defines a helper gets no second copy
 WRITTEN_BY = "(written by tfmigrate, `tfmigrate rules TFM701`)"
+# The helpers module: the helpers are written once, into one module beside the migrated modules
+# (``legacy_estimators.py`` unless ``--keras-helpers`` / ``keras_helpers`` of [tool.tfmigrate] names
+# another), and each migrated module imports what it uses from it. Its first line is the marker:
+# tfmigrate rewrites such a file whole (never a file without it) and never migrates it.
+DEFAULT_HELPERS_MODULE = "legacy_estimators"
+HELPERS_MARKER = "# Written by tfmigrate (`tfmigrate rewrite --target keras`; `tfmigrate rules TFM701`)."
+# where the module being rewritten imports the helpers from: the engine sets it for each file
+# (".legacy_estimators" in a package, whose modules import their neighbours relatively)
+helpers_import = DEFAULT_HELPERS_MODULE
 
 
 @dataclass(frozen=True)
@@ -131,6 +140,7 @@ def compile_canned(model, estimator, optimizer, n_classes, loss_reduction, model
         else:
             model.optimizer.build(model.trainable_variables)
         model.load_weights(latest)
+        print(f"{{estimator}}: restored {{latest}} (step {{int(model.optimizer.iterations)}})")
 '''
 
 _COMBINED_MODEL = '''\
@@ -351,3 +361,13 @@ def program_text() -> str:
     names = list(HELPERS)
     head = "\n".join(f"import {imp}" for imp in imports_of(names))
     return head + "\n\n\n" + source_of(names)
+
+
+def helpers_module_text() -> str:
+    """The helpers module's whole text: the marker, what it is, every helper with its imports."""
+    return (
+        f"{HELPERS_MARKER}\n"
+        "# The Keras forms of the tf.estimator API that the migrated modules beside it import. Every rewrite\n"
+        "# that imports it writes it again: to change a helper, edit a copy under another name.\n"
+        + program_text().rstrip("\n") + "\n"
+    )

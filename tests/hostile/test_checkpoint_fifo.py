@@ -88,7 +88,7 @@ def test_validate_keras_with_a_fifo_weights_file_in_the_own_model_dir_does_not_h
 
     python = keras_python()
     os.mkfifo(sample / "models" / "iris" / "model.ckpt-5.weights.h5")
-    proc = tfm("validate", "--target", "keras", "--python", python, "expected_keras.py:190", "--steps", "2", cwd=sample, timeout=180)
+    proc = tfm("validate", "--target", "keras", "--python", python, "expected_keras.py:22", "--steps", "2", cwd=sample, timeout=180)
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
     assert "models/iris/model.ckpt-5.weights.h5: a FIFO, not a regular file: not opened" in proc.stdout + proc.stderr

@@ -50,6 +50,11 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value.strip() else None
 
 
+def _module_name(value: Any) -> str | None:
+    """A module name without dots (``legacy_estimators``): the Keras helpers module's."""
+    return value if isinstance(value, str) and value.isidentifier() and value not in ("tensorflow", "keras", "tf") else None
+
+
 def _one_of(choices: tuple[str, ...]) -> Callable[[Any], str | None]:
     return lambda value: value if value in choices else None
 
@@ -64,6 +69,7 @@ KEYS: dict[str, tuple[Callable[[Any], Any], str]] = {
     "cache_dir": (_text, "a directory inside the project, as a string"),
     "target": (_one_of(TARGETS), "one of " + ", ".join(f'"{t}"' for t in TARGETS)),
     "keras_python": (_text, "a path, as a string"),  # accepted and never used: see IGNORED
+    "keras_helpers": (_module_name, "a module name without dots (letters, digits, _), as a string"),
 }
 SHOWN = {"cache_dir": "cache-dir"}  # how README spells a key
 COMMAND_LINE_ONLY = {"output": "a report's path is given on the command line only (-o/--output)"}
@@ -153,4 +159,6 @@ def defaults(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
         rewrite["fmt"] = config["format"]
     if "cache_dir" in config:
         rewrite["cache_dir"] = config["cache_dir"]
+    if "keras_helpers" in config:
+        rewrite["keras_helpers"] = config["keras_helpers"]
     return {"rewrite": rewrite, "report": shared}

@@ -26,6 +26,9 @@ if TYPE_CHECKING:  # pragma: no cover
 @click.option("--diff", "show_diff", is_flag=True, help="Print unified diffs; write nothing.")
 @click.option("--check", is_flag=True, help="Write nothing; exit 1 if a file would change or a finding remains.")
 @click.option("--target", type=click.Choice(("estimator", "keras")), default="estimator", show_default=True, help=TARGET_HELP)
+@click.option("--keras-helpers", metavar="MODULE", default="legacy_estimators", show_default=True,
+              help="With --target keras: the module, beside the migrated modules, that holds the Keras helpers they "
+                   "import (written once a directory).")
 @click.option("--select", multiple=True, help="Rule ids or prefixes to enable (e.g. TFM1,TFM501).")
 @click.option("--ignore", multiple=True, help="Rule ids or prefixes to disable.")
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
@@ -44,7 +47,7 @@ if TYPE_CHECKING:  # pragma: no cover
     help="Where results of unchanged files are kept [default: .tfmigrate_cache beside pyproject.toml, or here].",
 )
 def rewrite(
-    paths: tuple[Path, ...], show_diff: bool, check: bool, target: str, select: tuple[str, ...], ignore: tuple[str, ...],
+    paths: tuple[Path, ...], show_diff: bool, check: bool, target: str, keras_helpers: str, select: tuple[str, ...], ignore: tuple[str, ...],
     exclude: tuple[str, ...], jobs: int | None, fmt: str, output: Path | None, max_chars: int, quiet: bool, no_cache: bool,
     cache_dir: Path | None,
 ) -> None:
@@ -66,13 +69,15 @@ def rewrite(
     if show_diff and check:
         raise click.UsageError("--diff and --check are exclusive")
     refuse_clobbering({"--output": output}, paths or (Path("."),))
+    if not keras_helpers.isidentifier() or keras_helpers in ("tensorflow", "keras", "tf"):
+        raise click.BadParameter(f"{keras_helpers!r} is not a module name without dots", param_hint="--keras-helpers")
     enabled = enabled_rules(split_codes(select), split_codes(ignore), target)
     mode = "diff" if show_diff else "check" if check else "write"
     # Only --diff and the Markdown report show diffs; making them is a cost on every changed file.
     cache = None if no_cache else cache_directory(cache_dir or Path(DEFAULT_DIRECTORY))
     options = Options(
         enabled=enabled, mode=mode, jobs=jobs or default_jobs(), diffs=show_diff or fmt == "markdown", cache_dir=cache,
-        target=target,
+        target=target, keras_helpers=keras_helpers,
     )
     report = run_with_progress(paths or (Path("."),), options, tuple(split_glob(exclude)))
     render_report(report, fmt, output, quiet, show_diff, max_chars)

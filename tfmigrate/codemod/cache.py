@@ -76,11 +76,13 @@ def _code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def fingerprint(enabled: frozenset[str], mode: str, diffs: bool, catalog_dir: Path | None) -> str:
+def fingerprint(enabled: frozenset[str], mode: str, diffs: bool, catalog_dir: Path | None, helpers: str = "") -> str:
     h = hashlib.blake2b(digest_size=16)
     h.update(_code_fingerprint().encode())
     h.update(",".join(sorted(enabled)).encode())
     h.update(f"|{mode}|{diffs}|{catalog_dir and Path(catalog_dir).resolve()}".encode())
+    if helpers:  # --target keras: the module the lowered code imports its helpers from
+        h.update(f"|{helpers}".encode())
     return h.hexdigest()
 
 

@@ -467,6 +467,11 @@ def _failure(exc: BaseException) -> str:
 
 
 def _process_file(path: Path, options: Options) -> FileResult:
+    from tfmigrate import keras_runtime
+    from tfmigrate.codemod.helpers_module import import_source
+
+    # where this module's lowered Keras code imports the helpers from (read by the keras family)
+    keras_runtime.helpers_import = import_source(path, options.keras_helpers)
     shown = display_path(path)
     if path.suffix == ".ipynb":
         return process_notebook(path, options)

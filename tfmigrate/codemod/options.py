@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 from tfmigrate.codemod.rule import Catalog, Rule, load_catalog
+from tfmigrate.keras_runtime import DEFAULT_HELPERS_MODULE
 from tfmigrate.results import FixSafety, RuleInfo
 
 
@@ -35,6 +36,8 @@ class Options:
     # what the estimator code becomes (--target): "estimator" or "keras"; the rules it enables are in
     # `enabled` already (a family of the other target is never enabled), so the cache's fingerprint covers it
     target: str = "estimator"
+    # --target keras: the module beside the migrated ones that holds the Keras helpers they import
+    keras_helpers: str = DEFAULT_HELPERS_MODULE
 
     @property
     def catalog(self) -> Catalog:

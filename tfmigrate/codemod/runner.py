@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tfmigrate.codemod.cache import ResultCache, digest, fingerprint
 from tfmigrate.codemod.files import SourceError, discover, display_path, read_source
+from tfmigrate.codemod.helpers_module import generated
 from tfmigrate.codemod.options import Options, names_a_root_package, rule_infos
 from tfmigrate.results import FileResult, Report
 
@@ -99,7 +100,8 @@ def run(
     digests: dict[Path, str] = {}
     for path in found.files:
         data = _read(path) if path.suffix in (".py", ".ipynb") else None
-        if data is not None and path.suffix == ".py" and not names_a_root_package(data):
+        if data is not None and path.suffix == ".py" and (not names_a_root_package(data) or generated(data)):
+            # (a Keras helpers module tfmigrate wrote is never migrated)
             # a Python file that names no root package: what process_file would say, without a worker
             slots.append(FileResult(display_path(path), "skipped"))
             continue
@@ -122,13 +124,18 @@ def run(
         results_cache.save()
     results = iter(processed)
     report.files.extend(slot if slot is not None else next(results) for slot in slots)
+    if options.target == "keras":
+        from tfmigrate.codemod.helpers_module import update
+
+        report.files.extend(update(report.files, options.mode, options.keras_helpers))
     return report
 
 
 def _open_cache(options: Options) -> ResultCache | None:
     if options.cache_dir is None or options.keep_text_with is not None:
         return None
-    results_cache = ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir))
+    results_cache = ResultCache(options.cache_dir, fingerprint(options.enabled, options.mode, options.diffs, options.catalog_dir,
+                                                               options.keras_helpers if options.target == "keras" else ""))
     why = results_cache.refused()
     if why:
         print(f"tfmigrate: note: {why}", file=sys.stderr)

@@ -162,7 +162,7 @@ class KerasTargetTransform(FamilyTransform):
                     self.flag(call, TFM706, MANUAL_API[cls])
             elif name in NUMPY_INPUT_FNS:
                 if self.fix(call, TFM704, "numpy_input_fn is not in TensorFlow 2.16+ (tf.estimator is gone): it is "
-                            "numpy_input_fn, a helper written into this module (the same keywords and defaults, a tf.data input_fn)"):
+                            f"numpy_input_fn, {_helper_note()} (the same keywords and defaults, a tf.data input_fn)"):
                     self.table[id(call.func)] = cst.Name("numpy_input_fn")
                     self.used.add("numpy_input_fn")
                     rewritten_inputs.add(call.func)
@@ -301,7 +301,7 @@ class KerasTargetTransform(FamilyTransform):
                     "steps = steps if max_steps is None else max_steps - int(self.estimator.optimizer.iterations)\n"
                     "if steps is None or steps > 0:  # the Estimator trained no step past max_steps; Keras refuses 0 steps\n"
                     f"    self.estimator.fit(input_dataset({source}), epochs=1, steps_per_epoch=steps, "
-                    "callbacks=checkpoints(self.estimator))\n"
+                    "shuffle=False, callbacks=checkpoints(self.estimator))\n"
                 )
                 first, second = cst.parse_module(text).body
                 return cst.FlattenSentinel([first.with_changes(leading_lines=updated.leading_lines), second])
@@ -364,8 +364,8 @@ class KerasTargetTransform(FamilyTransform):
             self.flag(call, TFM701, f"tf.estimator.{cls} -> canned_keras_model: it cannot honour "
                       f"{', '.join(problems)}; build the Keras model by hand (tf.keras.Model with these) or drop them knowingly")
             return
-        if not self.fix(call, TFM701, f"tf.estimator.{cls} is a Keras model: canned_keras_model({cls!r}, ...), a helper "
-                        "written into this module (the same layers, head, optimizer and rate, loss reduction, model_dir checkpoints)"):
+        if not self.fix(call, TFM701, f"tf.estimator.{cls} is a Keras model: canned_keras_model({cls!r}, ...), "
+                        f"{_helper_note()} (the same layers, head, optimizer and rate, loss reduction, model_dir checkpoints)"):
             return
         self.lowered.add(id(call))
         self.used.add("canned_keras_model")
@@ -395,8 +395,8 @@ class KerasTargetTransform(FamilyTransform):
             self.flag(call, TFM701, f"tf.estimator.{cls} -> combined_keras_model: it cannot honour "
                       f"{', '.join(problems)}; build the Keras model by hand (tf.keras.Model with these) or drop them knowingly")
             return
-        if not self.fix(call, TFM701, f"tf.estimator.{cls} is a Keras model: combined_keras_model({cls!r}, ...), a helper "
-                        "written into this module (the DNN and linear logits summed, linear_optimizer training the linear "
+        if not self.fix(call, TFM701, f"tf.estimator.{cls} is a Keras model: combined_keras_model({cls!r}, ...), "
+                        f"{_helper_note()} (the DNN and linear logits summed, linear_optimizer training the linear "
                         "weights and dnn_optimizer the others at TF 2.15's rates, loss reduction, model_dir checkpoints)"):
             return
         self.lowered.add(id(call))
@@ -610,7 +610,8 @@ class KerasTargetTransform(FamilyTransform):
                 parts.append(f"steps_per_epoch={code_of(now['steps'])}")
             if "max_steps" in given:
                 parts.append(f"steps_per_epoch={code_of(now['max_steps'])} - int({name}.optimizer.iterations)")
-            parts.append(f"callbacks=checkpoints({name})")
+            # the dataset is the input_fn's, shuffled or not as it was; Keras would warn that shuffle=True is ignored
+            parts += ["shuffle=False", f"callbacks=checkpoints({name})"]
             return _call(f"{name}.fit", parts, multiline="\n" in code_of(updated))
 
         if "max_steps" not in given:
@@ -708,8 +709,8 @@ class KerasTargetTransform(FamilyTransform):
                 self.flag(call, TFM703, f"predict(...) with {', '.join(k + '=' for k in extra) or 'arguments tfmigrate cannot read'}: "
                           f"write estimator_predictions({name}, input_fn) (one dict per example) and select the keys yourself")
                 return
-            if self.fix(call, TFM703, "Estimator.predict is estimator_predictions(model, input_fn), a helper written into "
-                        "this module: the same dicts per example (class_ids, probabilities, logits, classes / predictions)"):
+            if self.fix(call, TFM703, "Estimator.predict is estimator_predictions(model, input_fn), "
+                        f"{_helper_note()}: the same dicts per example (class_ids, probabilities, logits, classes / predictions)"):
                 params = ("input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples")
 
                 def predict(updated: cst.Call) -> cst.BaseExpression:
@@ -784,32 +785,56 @@ class KerasTargetTransform(FamilyTransform):
         return module
 
     def _insert_helpers(self, module: cst.Module) -> cst.Module:
+        """``from legacy_estimators import <the helpers used>`` after the module's imports (merged into
+        one that is there already); the helpers module itself is written once beside this module by the
+        runner (:mod:`tfmigrate.codemod.helpers_module`). A helper an earlier version wrote into this
+        module is kept there and not imported."""
+        self.imports.add("tensorflow", asname="tf")  # the lowered code names tf.keras
         written = self._written_helpers(module)
-        names = [n for n in keras_runtime.closure(self.used) if n not in written]
-        for imp in keras_runtime.imports_of(keras_runtime.closure(self.used)):
-            target, _, asname = imp.partition(" as ")
-            self.imports.add(target, asname=asname or None)
+        names = sorted(n for n in self.used if n not in written)
         if not names:
             return module
+        source = keras_runtime.helpers_import
         body = list(module.body)
+        for i, statement in enumerate(body):  # an import from the helpers module already there: one more name
+            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+                continue
+            node = statement.body[0]
+            if isinstance(node, cst.ImportFrom) and _from_module(node) == source and isinstance(node.names, (list, tuple)):
+                have = [a.name.value for a in node.names if isinstance(a.name, cst.Name)]
+                missing = [n for n in names if n not in have]
+                if not missing:
+                    return module
+                aliases = [cst.ImportAlias(name=cst.Name(n)) for n in sorted({*have, *missing})]
+                body[i] = statement.with_changes(body=[_helpers_import(source, aliases)])
+                return module.with_changes(body=body)
         position = 0
         for i, statement in enumerate(body):
             if not (is_import_block(statement) or (i == 0 and is_docstring(statement))):
                 break
             position = i + 1
-        code = keras_runtime.source_of(names)
-        if module.default_indent != "    ":
-            code = "\n".join(_reindent(line, module.default_indent) for line in code.split("\n"))
-        helpers = []
-        for statement in cst.parse_module(code).body:
-            helpers.append(statement.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * 2))
-        if position < len(body):
-            following = body[position]
-            lines = list(following.leading_lines)
-            blank = next((i for i, line in enumerate(lines) if line.comment is not None), len(lines))
-            if blank < 2:
-                body[position] = following.with_changes(leading_lines=[cst.EmptyLine(indent=False)] * (2 - blank) + lines)
-        return module.with_changes(body=body[:position] + helpers + body[position:])
+        line = cst.SimpleStatementLine(body=[_helpers_import(source, [cst.ImportAlias(name=cst.Name(n)) for n in names])])
+        return module.with_changes(body=body[:position] + [line] + body[position:])
+
+
+def _helper_note() -> str:
+    """Where a helper the lowered code calls comes from, for a finding's message."""
+    return f"a helper imported from {keras_runtime.helpers_import.lstrip('.')}.py (written once, beside this module)"
+
+
+def _from_module(node: cst.ImportFrom) -> str:
+    return "." * len(node.relative) + (dotted(node.module) or "" if node.module is not None else "")
+
+
+def _helpers_import(source: str, aliases: list[cst.ImportAlias]) -> cst.ImportFrom:
+    """``from source import a, b``; one name a line in parentheses when that is longer than 100 characters."""
+    names = [a.name.value for a in aliases]  # type: ignore[attr-defined]
+    text = f"from {source} import {', '.join(names)}"
+    if len(text) > 100:
+        text = f"from {source} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+    statement = cst.parse_statement(text)
+    assert isinstance(statement, cst.SimpleStatementLine) and isinstance(statement.body[0], cst.ImportFrom)
+    return statement.body[0]
 
 
 def _call(func: str, parts: list[str], multiline: bool) -> cst.Call:
@@ -817,9 +842,3 @@ def _call(func: str, parts: list[str], multiline: bool) -> cst.Call:
     if not multiline:
         return cst.parse_expression(f"{func}({', '.join(parts)})")  # type: ignore[return-value]
     return cst.parse_expression(f"{func}(\n" + "".join(f"    {p},\n" for p in parts) + ")")  # type: ignore[return-value]
-
-
-def _reindent(line: str, indent: str) -> str:
-    stripped = line.lstrip(" ")
-    return indent * ((len(line) - len(stripped)) // 4) + stripped
-
