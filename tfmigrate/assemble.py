@@ -53,7 +53,7 @@ class EstimatorSite:
     """A tf.estimator construction (or a function that builds one) in the migrated code of one file."""
 
     path: str  # the user's file
-    line: int  # in the migrated code
+    line: int  # in the migrated code (--target keras: in the user's file, the line the migrated code came from)
     cls: str
     spec: str  # the TARGET the TensorFlow child loads: file.py:LINE or file.py:function
     where: str  # the file the child reads (the user's, or its scratch copy)
@@ -102,6 +102,7 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
             where = str(copy)
+        shown_line = _line_in_user_file(path, data, unchanged) if target == TARGET_KERAS else (lambda line: line)
         if target == TARGET_KERAS:
             found, builder = targets_static.find_keras(data, where), None
         else:
@@ -120,11 +121,25 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
         for c in found:
             if builder and c.error:
                 continue  # the builder covers it
-            site = EstimatorSite(path, c.line, c.cls, f"{where}:{c.line}", where, model_dir=c.model_dir,
+            site = EstimatorSite(path, shown_line(c.line), c.cls, f"{where}:{c.line}", where, model_dir=c.model_dir,
                                  key=c.key.replace(where, "") if c.key else "")
             site.error = site.relabel(c.error) if c.error else None
             sites.append(site)
     return sites
+
+
+def _line_in_user_file(path: str, data: bytes, unchanged: bool):  # type: ignore[no-untyped-def]
+    """``--target keras``: a line of the migrated text (not written: the report rewrites in diff mode) as
+    the line of the user's file that became it, the line ``--model FILE.py:LINE`` names there."""
+    if unchanged:
+        return lambda line: line
+    try:
+        original = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return lambda line: line
+    from tfmigrate.codemod.lines import line_map
+
+    return line_map(data.decode("utf-8", "replace"), original)
 
 
 def holds_checkpoint(directory: Path) -> bool:

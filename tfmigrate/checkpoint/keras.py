@@ -164,6 +164,28 @@ def _estimator_optimizer(plan: Any) -> Any:
     return static_values.unlegacy(plan)
 
 
+# legacy estimator code that `tfmigrate rewrite` turns into a construction --to keras reads
+LEGACY_ESTIMATOR_CODE = re.compile(r"\bskflow\b|contrib\.learn\b|contrib import learn\b|\bTensorFlow(?:DNN|Linear)\w*\(|\blearn\.(?:DNN|Linear)\w*\(")
+
+
+def _rewrite_first_hint(source: str, path: str, line: int | str | None) -> str:
+    """``; run tfmigrate rewrite first`` where the named line (or the file) holds skflow or
+    tf.contrib.learn code: its estimator becomes a construction ``--to keras`` reads once rewritten."""
+    lines = source.splitlines()
+    text = lines[line - 1] if isinstance(line, int) and 0 < line <= len(lines) else source if line is None else ""
+    if not LEGACY_ESTIMATOR_CODE.search(text):
+        return ""
+    return (f"; it is skflow / tf.contrib.learn code: run `tfmigrate rewrite --target keras {path}` first, then name the "
+            "canned_keras_model(...) call it writes (or `tfmigrate rewrite` and the tf.estimator construction)")
+
+
+def _model_label(call: ast.Call, form: str, cls: str) -> str:
+    if form == "keras":
+        first = call.args[0] if call.args else None
+        return f"canned_keras_model({first.value!r})" if isinstance(first, ast.Constant) else "canned_keras_model(...)"
+    return cls
+
+
 def parse_model(spec: str) -> ModelSpec:
     """The canned model at ``file.py:LINE``, checked statically (no TensorFlow). CheckpointError (one line)."""
     path, line = _spec_path(spec)
@@ -186,7 +208,11 @@ def parse_model(spec: str) -> ModelSpec:
         found = [t for t in found if t[0].lineno == line] or [t for t in found if t[0].lineno <= line <= (t[0].end_lineno or 0)]
     if not found:
         where = f"{path}:{line}" if line is not None else path
-        raise CheckpointError(f"{where}: no canned_keras_model(...) call or tf.estimator construction there")
+        raise CheckpointError(f"{where}: no canned_keras_model(...) call or tf.estimator construction there"
+                              + _rewrite_first_hint(source, path, line))
+    if line is None and len(found) > 1:  # file.py alone: the only model, else the choice is the user's
+        listed = ", ".join(f"{path}:{c.lineno} {_model_label(c, form, cls)}" for c, form, cls in found)
+        raise CheckpointError(f"{path}: {len(found)} models ({listed}); name one with --model FILE.py:LINE")
     call, form, cls = found[0]
     kwargs = {k.arg: k.value for k in call.keywords if k.arg}
     if form == "keras":
