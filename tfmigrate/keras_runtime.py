@@ -314,6 +314,217 @@ def estimator_predictions(model, input_fn):
 '''
 
 
+# --- training loops (TFM720, TFM721): train_and_evaluate and the evaluation/early-stopping hooks -------------
+_CALLBACKS = """\
+def keras_callbacks(hooks):
+    \"\"\"An Estimator's hooks as Keras callbacks: those of this module are; any other hook (a
+    tf.compat.v1.train.SessionRunHook) stops the program before training, saying so {written}.\"\"\"
+    out = list(hooks or ())
+    for hook in out:
+        if not isinstance(hook, tf.keras.callbacks.Callback):
+            raise TypeError(f"{{type(hook).__name__}} is a tf.estimator hook (SessionRunHook), which a Keras model cannot run: "
+                            "write it as a tf.keras.callbacks.Callback")
+    return out
+"""
+
+_EVALUATION = """\
+def estimator_evaluation(model, input_fn, steps=None, name=None, hooks=None):
+    \"\"\"Estimator.evaluate for a Keras model inside training: the metrics dict with its "global_step", kept
+    as the Estimator's eval directory (model_dir/eval, eval_NAME) kept it, for the early-stopping hooks {written}.\"\"\"
+    step = int(model.optimizer.iterations)
+    metrics = model.evaluate(input_dataset(input_fn), steps=steps, return_dict=True, verbose=0, callbacks=keras_callbacks(hooks))
+    metrics["global_step"] = step
+    evaluations(model, name)[step] = metrics
+    tf.get_logger().info("Saving dict for global step %d: %s", step, ", ".join(f"{{k}} = {{v}}" for k, v in sorted(metrics.items())))
+    return metrics
+
+
+def evaluations(model, name=None):
+    \"\"\"{{step: metrics}} of the evaluations named ``name`` of this process (the Estimator's eval directory) {written}.\"\"\"
+    if "_estimator_evaluations" not in model.__dict__:
+        object.__setattr__(model, "_estimator_evaluations", {{}})
+    return model.__dict__["_estimator_evaluations"].setdefault(name or None, {{}})
+"""
+
+_TRAIN_AND_EVALUATE = """\
+class TrainSpec:
+    \"\"\"tf.estimator.TrainSpec: the input_fn train_and_evaluate trains on, up to max_steps (the global step) {written}.\"\"\"
+
+    def __init__(self, input_fn, max_steps=None, hooks=None, saving_listeners=None):
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {{max_steps}}")
+        if saving_listeners:
+            raise TypeError("saving_listeners have no Keras form: write a tf.keras.callbacks.Callback and pass it in hooks")
+        self.input_fn, self.max_steps, self.hooks = input_fn, max_steps, tuple(keras_callbacks(hooks))
+
+
+class EvalSpec:
+    \"\"\"tf.estimator.EvalSpec: the input_fn train_and_evaluate evaluates on (steps batches, None: until it
+    ends), at most every throttle_secs seconds {written}.\"\"\"
+
+    def __init__(self, input_fn, steps=100, name=None, hooks=None, exporters=None, start_delay_secs=120, throttle_secs=600):
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {{steps}}")
+        if start_delay_secs < 0 or throttle_secs < 0:
+            raise ValueError("start_delay_secs and throttle_secs must be >= 0")
+        if exporters:
+            raise TypeError("EvalSpec(exporters=...) has no Keras form: export the trained model with model.export(path)")
+        self.input_fn, self.steps, self.name, self.hooks = input_fn, steps, name, tuple(keras_callbacks(hooks))
+        self.start_delay_secs, self.throttle_secs = start_delay_secs, throttle_secs  # start_delay_secs: a distributed evaluator's
+
+
+class EvaluateAfterCheckpoints(tf.keras.callbacks.Callback):
+    \"\"\"train_and_evaluate's evaluation as the Estimator ran it on one machine: after a checkpoint is saved
+    (the first one, then one at least throttle_secs after the last evaluation) and after the last step {written}.\"\"\"
+
+    def __init__(self, eval_spec, saver):
+        super().__init__()
+        self.eval_spec, self.saver = eval_spec, saver
+        self.last_step, self.last_time, self.result, self.started = None, None, None, time.time()
+
+    def evaluate(self, step):
+        self.last_step, self.last_time = step, time.time()
+        spec = self.eval_spec
+        self.result = estimator_evaluation(self.model, spec.input_fn, spec.steps, spec.name, spec.hooks)
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self.model.optimizer.iterations)
+        if self.saver is not None:
+            saved = self.saver.saved_step == step
+        else:  # no model_dir: the Estimator saved into a temporary one every 600 seconds
+            saved = time.time() - (self.last_time or self.started) >= 600
+        if saved and step != self.last_step and (self.last_time is None or time.time() - self.last_time >= self.eval_spec.throttle_secs):
+            self.evaluate(step)
+
+    def on_train_end(self, logs=None):
+        step = int(self.model.optimizer.iterations)
+        if step != self.last_step:
+            self.evaluate(step)
+
+
+def train_and_evaluate(estimator, train_spec, eval_spec):
+    \"\"\"tf.estimator.train_and_evaluate on one machine for a Keras model: fit up to train_spec.max_steps (the
+    steps restored from model_dir count, as the global step did), checkpointing model_dir as the RunConfig
+    said and evaluating after the checkpoints as the Estimator did; (the last evaluation's metrics, []) {written}.\"\"\"
+    if not isinstance(estimator, tf.keras.Model):
+        raise TypeError(f"train_and_evaluate trains the Keras model of a lowered estimator, not {{type(estimator).__name__}}")
+    steps = None if train_spec.max_steps is None else train_spec.max_steps - int(estimator.optimizer.iterations)
+    if steps is not None and steps <= 0:  # max_steps reached already: the Estimator trained and evaluated nothing
+        return None, None
+    saving = checkpoints(estimator)
+    evaluation = EvaluateAfterCheckpoints(eval_spec, next(iter(saving), None))
+    estimator.fit(input_dataset(train_spec.input_fn), epochs=1, steps_per_epoch=steps, shuffle=False,
+                  callbacks=[*train_spec.hooks, *saving, evaluation])
+    return evaluation.result, []
+"""
+
+_EVALUATOR_HOOKS = """\
+class InMemoryEvaluatorHook(tf.keras.callbacks.Callback):
+    \"\"\"tf.estimator.experimental.InMemoryEvaluatorHook: evaluates the model being trained on input_fn (steps
+    batches, None: until it ends) before its first step, every every_n_iter steps and after its last {written}.\"\"\"
+
+    def __init__(self, estimator, input_fn, steps=None, hooks=None, name=None, every_n_iter=100):
+        super().__init__()
+        if every_n_iter is None or every_n_iter <= 0:
+            raise ValueError(f"invalid every_n_iter={{every_n_iter}}.")
+        self.input_fn, self.steps, self.hooks, self.name, self.every_n_iter = input_fn, steps, hooks, name, every_n_iter
+        self.count = self.last = 0
+
+    def evaluate(self):
+        estimator_evaluation(self.model, self.input_fn, self.steps, self.name, self.hooks)
+        self.last = self.count
+
+    def on_train_begin(self, logs=None):
+        self.count = 0
+        self.evaluate()
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.count += 1
+        if self.count >= self.last + self.every_n_iter:
+            self.evaluate()
+
+    def on_train_end(self, logs=None):
+        self.evaluate()
+
+
+class StopOnEvaluations(tf.keras.callbacks.Callback):
+    \"\"\"tf.estimator.experimental's early stopping: every run_every_secs seconds or run_every_steps steps (of
+    the global step before the step's increment, as the hook read it) should_stop({{step: metrics}} of the
+    evaluations named eval_name) is asked, and True ends training {written}.\"\"\"
+
+    def __init__(self, should_stop, eval_name=None, run_every_secs=60, run_every_steps=None):
+        super().__init__()
+        if (run_every_secs is None) == (run_every_steps is None):
+            raise ValueError("Either every_secs or every_steps should be provided.")
+        self.should_stop, self.eval_name = should_stop, eval_name
+        self.every_secs, self.every_steps, self.last_step, self.last_time = run_every_secs, run_every_steps, None, None
+
+    def on_train_batch_end(self, batch, logs=None):
+        step = int(self.model.optimizer.iterations) - 1
+        if self.last_step is not None:
+            if step == self.last_step:
+                return
+            due = time.time() >= self.last_time + self.every_secs if self.every_secs is not None else step >= self.last_step + self.every_steps
+            if not due:
+                return
+        self.last_step, self.last_time = step, time.time()
+        if self.should_stop(dict(sorted(evaluations(self.model, self.eval_name).items()))):
+            tf.get_logger().info("Requesting early stopping at global step %d", step)
+            self.model.stop_training = True
+
+
+def eval_name(eval_dir):
+    \"\"\"The evaluations an early-stopping hook reads: eval_dir's (model_dir/eval: None, eval_NAME: NAME) {written}.\"\"\"
+    base = os.path.basename(os.path.normpath(eval_dir)) if eval_dir else "eval"
+    return None if base == "eval" else base[len("eval_"):] if base.startswith("eval_") else base
+
+
+def stop_if_no_metric_improvement(metric_name, max_steps_without_improvement, higher_is_better, eval_dir, min_steps,
+                                  run_every_secs, run_every_steps):
+    \"\"\"The callback of stop_if_no_decrease_hook / stop_if_no_increase_hook {written}.\"\"\"
+
+    def should_stop(results):
+        best, best_step = None, None
+        for step, metrics in results.items():
+            if step < min_steps:
+                continue
+            value = metrics[metric_name]
+            if best is None or (value > best if higher_is_better else value < best):
+                best, best_step = value, step
+            if step - best_step >= max_steps_without_improvement:
+                return True
+        return False
+
+    return StopOnEvaluations(should_stop, eval_name(eval_dir), run_every_secs, run_every_steps)
+
+
+def stop_if_no_decrease_hook(estimator, metric_name, max_steps_without_decrease, eval_dir=None, min_steps=0,
+                             run_every_secs=60, run_every_steps=None):
+    \"\"\"tf.estimator.experimental.stop_if_no_decrease_hook as a Keras callback {written}.\"\"\"
+    return stop_if_no_metric_improvement(metric_name, max_steps_without_decrease, False, eval_dir, min_steps, run_every_secs,
+                                         run_every_steps)
+
+
+def stop_if_no_increase_hook(estimator, metric_name, max_steps_without_increase, eval_dir=None, min_steps=0,
+                             run_every_secs=60, run_every_steps=None):
+    \"\"\"tf.estimator.experimental.stop_if_no_increase_hook as a Keras callback {written}.\"\"\"
+    return stop_if_no_metric_improvement(metric_name, max_steps_without_increase, True, eval_dir, min_steps, run_every_secs,
+                                         run_every_steps)
+
+
+def stop_if_higher_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0, run_every_secs=60, run_every_steps=None):
+    \"\"\"tf.estimator.experimental.stop_if_higher_hook as a Keras callback {written}.\"\"\"
+    crossed = lambda results: any(step >= min_steps and m[metric_name] > threshold for step, m in results.items())
+    return StopOnEvaluations(crossed, eval_name(eval_dir), run_every_secs, run_every_steps)
+
+
+def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_steps=0, run_every_secs=60, run_every_steps=None):
+    \"\"\"tf.estimator.experimental.stop_if_lower_hook as a Keras callback {written}.\"\"\"
+    crossed = lambda results: any(step >= min_steps and m[metric_name] < threshold for step, m in results.items())
+    return StopOnEvaluations(crossed, eval_name(eval_dir), run_every_secs, run_every_steps)
+"""
+
+
 def _helper(name: str, template: str, imports: tuple[str, ...], needs: tuple[str, ...] = ()) -> Helper:
     return Helper(name, template.format(written=WRITTEN_BY), imports, needs)
 
@@ -330,6 +541,11 @@ HELPERS: dict[str, Helper] = {
         _helper("input_dataset", _INPUT_DATASET, ("tensorflow as tf",)),
         _helper("numpy_input_fn", _NUMPY_INPUT_FN, ("tensorflow as tf",)),
         _helper("estimator_predictions", _PREDICTIONS, ("numpy as np", "tensorflow as tf"), ("input_dataset",)),
+        _helper("keras_callbacks", _CALLBACKS, ("tensorflow as tf",)),
+        _helper("estimator_evaluation", _EVALUATION, ("tensorflow as tf",), ("input_dataset", "keras_callbacks")),
+        _helper("train_and_evaluate", _TRAIN_AND_EVALUATE, ("time", "tensorflow as tf"),
+                ("checkpoints", "estimator_evaluation", "input_dataset", "keras_callbacks")),
+        _helper("InMemoryEvaluatorHook", _EVALUATOR_HOOKS, ("os", "time", "tensorflow as tf"), ("estimator_evaluation",)),
     )
 }
 

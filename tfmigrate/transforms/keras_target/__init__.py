@@ -1,9 +1,12 @@
 """TFM70x (rules/keras_target.toml, ``--target keras`` only): canned ``tf.estimator`` code lowered to
 Keras 3 models.
 
-``lowers_to_keras`` is the family's one public question, asked by the renames family (TFM502).
+``lowers_to_keras`` is the family's one public question, asked by the renames family (TFM502);
+``estimator_class``, ``import_helpers`` and ``HOOK_NAMES`` serve the training loops (keras_loops, TFM72x).
 """
 
-from tfmigrate.transforms.keras_target.transform import KerasTargetTransform, lowers_to_keras
+from tfmigrate.transforms.keras_target.transform import (
+    HOOK_NAMES, KerasTargetTransform, estimator_class, import_helpers, lowers_to_keras,
+)
 
-__all__ = ["KerasTargetTransform", "lowers_to_keras"]
+__all__ = ["HOOK_NAMES", "KerasTargetTransform", "estimator_class", "import_helpers", "lowers_to_keras"]

@@ -64,6 +64,9 @@ REDUCTIONS = {"SUM": "sum", "SUM_OVER_BATCH_SIZE": "sum_over_batch_size"}
 NUMPY_INPUT_FNS = ("tensorflow.compat.v1.estimator.inputs.numpy_input_fn", "tensorflow.estimator.inputs.numpy_input_fn")
 PANDAS_INPUT_FNS = ("tensorflow.compat.v1.estimator.inputs.pandas_input_fn", "tensorflow.estimator.inputs.pandas_input_fn")
 ADAPTER = "LegacyEstimatorAdapter"
+# the experimental hooks TFM721 (keras_loops) makes Keras callbacks of the helpers module, by their names there
+HOOK_NAMES = ("InMemoryEvaluatorHook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook", "stop_if_higher_hook",
+              "stop_if_lower_hook")
 MANUAL_API = {
     "train_and_evaluate": "tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec) has no Keras form: call "
     "model.fit(input_dataset(train_spec.input_fn), epochs=1, steps_per_epoch=<max_steps - steps done>, "
@@ -589,7 +592,9 @@ class KerasTargetTransform(FamilyTransform):
                       f"{name}.fit(input_dataset(input_fn), epochs=1, steps_per_epoch=steps, callbacks=checkpoints({name}))")
             return None
         given = {k for k in args if code_of(args[k]) != "None"}
-        extra = [k for k in ("hooks", "saving_listeners") if k in given]
+        # hooks=[...] of the hooks TFM721 lowers: Keras callbacks, run before the checkpoints as the Estimator ran them
+        callbacks = "hooks" in given and self._hooks_as_callbacks(args["hooks"])
+        extra = [k for k in ("hooks", "saving_listeners") if k in given and not (k == "hooks" and callbacks)]
         if "max_steps" in given and ("steps" in given or not guarded):
             extra.append("max_steps")
         if extra:
@@ -611,7 +616,8 @@ class KerasTargetTransform(FamilyTransform):
             if "max_steps" in given:
                 parts.append(f"steps_per_epoch={code_of(now['max_steps'])} - int({name}.optimizer.iterations)")
             # the dataset is the input_fn's, shuffled or not as it was; Keras would warn that shuffle=True is ignored
-            parts += ["shuffle=False", f"callbacks=checkpoints({name})"]
+            hooks = f"{code_of(now['hooks'])} + " if callbacks and "hooks" in now else ""
+            parts += ["shuffle=False", f"callbacks={hooks}checkpoints({name})"]
             return _call(f"{name}.fit", parts, multiline="\n" in code_of(updated))
 
         if "max_steps" not in given:
@@ -785,36 +791,62 @@ class KerasTargetTransform(FamilyTransform):
         return module
 
     def _insert_helpers(self, module: cst.Module) -> cst.Module:
-        """``from legacy_estimators import <the helpers used>`` after the module's imports (merged into
-        one that is there already); the helpers module itself is written once beside this module by the
-        runner (:mod:`tfmigrate.codemod.helpers_module`). A helper an earlier version wrote into this
-        module is kept there and not imported."""
+        """``from legacy_estimators import <the helpers used>`` (:func:`import_helpers`); the helpers module
+        itself is written once beside this module by the runner (:mod:`tfmigrate.codemod.helpers_module`). A
+        helper an earlier version wrote into this module is kept there and not imported."""
         self.imports.add("tensorflow", asname="tf")  # the lowered code names tf.keras
         written = self._written_helpers(module)
-        names = sorted(n for n in self.used if n not in written)
-        if not names:
-            return module
-        source = keras_runtime.helpers_import
-        body = list(module.body)
-        for i, statement in enumerate(body):  # an import from the helpers module already there: one more name
-            if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
-                continue
-            node = statement.body[0]
-            if isinstance(node, cst.ImportFrom) and _from_module(node) == source and isinstance(node.names, (list, tuple)):
-                have = [a.name.value for a in node.names if isinstance(a.name, cst.Name)]
-                missing = [n for n in names if n not in have]
-                if not missing:
-                    return module
-                aliases = [cst.ImportAlias(name=cst.Name(n)) for n in sorted({*have, *missing})]
-                body[i] = statement.with_changes(body=[_helpers_import(source, aliases)])
-                return module.with_changes(body=body)
-        position = 0
-        for i, statement in enumerate(body):
-            if not (is_import_block(statement) or (i == 0 and is_docstring(statement))):
-                break
-            position = i + 1
-        line = cst.SimpleStatementLine(body=[_helpers_import(source, [cst.ImportAlias(name=cst.Name(n)) for n in names])])
-        return module.with_changes(body=body[:position] + [line] + body[position:])
+        return import_helpers(module, sorted(n for n in self.used if n not in written))
+
+    def _hooks_as_callbacks(self, hooks: cst.BaseExpression) -> bool:
+        """Can ``train(hooks=HOOKS)`` be ``fit(callbacks=HOOKS + checkpoints(model))``? A list of calls of the
+        hooks TFM721 made Keras callbacks (imported from the helpers module); any other hook (a
+        SessionRunHook) has no Keras form."""
+        if not isinstance(hooks, cst.List) or not hooks.elements:
+            return False
+        imported = helpers_imported(self.index.module)
+        return all(isinstance(e, cst.Element) and isinstance(e.value, cst.Call) and isinstance(e.value.func, cst.Name)
+                   and e.value.func.value in HOOK_NAMES and e.value.func.value in imported for e in hooks.elements)
+
+
+def helpers_imported(module: cst.Module) -> set[str]:
+    """The names the module imports from the Keras helpers module."""
+    out: set[str] = set()
+    for statement in module.body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            for node in statement.body:
+                if isinstance(node, cst.ImportFrom) and _from_module(node) == keras_runtime.helpers_import \
+                        and isinstance(node.names, (list, tuple)):
+                    out.update(a.name.value for a in node.names if isinstance(a.name, cst.Name))
+    return out
+
+
+def import_helpers(module: cst.Module, names: list[str]) -> cst.Module:
+    """``from legacy_estimators import <names>`` after the module's imports (``.legacy_estimators`` in a
+    package: :data:`keras_runtime.helpers_import`), merged into such an import already there."""
+    if not names:
+        return module
+    source = keras_runtime.helpers_import
+    body = list(module.body)
+    for i, statement in enumerate(body):  # an import from the helpers module already there: the new names join it
+        if not isinstance(statement, cst.SimpleStatementLine) or len(statement.body) != 1:
+            continue
+        node = statement.body[0]
+        if isinstance(node, cst.ImportFrom) and _from_module(node) == source and isinstance(node.names, (list, tuple)):
+            have = [a.name.value for a in node.names if isinstance(a.name, cst.Name)]
+            missing = [n for n in names if n not in have]
+            if not missing:
+                return module
+            aliases = [cst.ImportAlias(name=cst.Name(n)) for n in sorted({*have, *missing})]
+            body[i] = statement.with_changes(body=[_helpers_import(source, aliases)])
+            return module.with_changes(body=body)
+    position = 0
+    for i, statement in enumerate(body):
+        if not (is_import_block(statement) or (i == 0 and is_docstring(statement))):
+            break
+        position = i + 1
+    line = cst.SimpleStatementLine(body=[_helpers_import(source, [cst.ImportAlias(name=cst.Name(n)) for n in names])])
+    return module.with_changes(body=body[:position] + [line] + body[position:])
 
 
 def _helper_note() -> str:
