@@ -12,6 +12,7 @@ import os
 import numpy as np
 import tensorflow as tf
 import math
+from legacy_estimators import EvalSpec, TrainSpec, train_and_evaluate
 
 MODEL_DIR = "model_dir"
 COLORS = ["red", "green", "blue"]
@@ -73,13 +74,13 @@ def experiment_fn(output_dir):
     )
     return (
         estimator,
-        tf.estimator.TrainSpec(input_fn_for(*make_data(64, seed=0)), max_steps=30),
-        tf.estimator.EvalSpec(input_fn_for(*make_data(32, seed=1)), steps=1),
+        TrainSpec(input_fn_for(*make_data(64, seed=0)), max_steps=30),
+        EvalSpec(input_fn_for(*make_data(32, seed=1)), steps=1),
     )
 
 
 if __name__ == "__main__":
-    metrics, _ = tf.estimator.train_and_evaluate(*experiment_fn(output_dir=MODEL_DIR))
+    metrics, _ = train_and_evaluate(*experiment_fn(output_dir=MODEL_DIR))
     checkpoints = sorted(int(name.split("-")[1].split(".")[0]) for name in os.listdir(MODEL_DIR)
                          if name.startswith("model.ckpt-") and name.endswith(".index"))
     variables = {name: shape for name, shape in tf.train.list_variables(MODEL_DIR)}

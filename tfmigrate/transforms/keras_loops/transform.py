@@ -58,7 +58,7 @@ class KerasLoopsTransform(FamilyTransform):
     def visit_Module(self, node: cst.Module) -> bool:
         for call in self.index.nodes(cst.Call):
             found = estimator_class(self.qualified_name(call.func))
-            if found is None or found[1]:  # tf.compat.v1.estimator: the TF 1 API, left to TFM706
+            if found is None:  # (tf.compat.v1.estimator's loop and hooks are tf.estimator's)
                 continue
             if found[0] in LOOP_API:
                 self._loop(call, found[0])

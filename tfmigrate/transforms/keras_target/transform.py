@@ -67,15 +67,17 @@ ADAPTER = "LegacyEstimatorAdapter"
 # the experimental hooks TFM721 (keras_loops) makes Keras callbacks of the helpers module, by their names there
 HOOK_NAMES = ("InMemoryEvaluatorHook", "stop_if_no_decrease_hook", "stop_if_no_increase_hook", "stop_if_higher_hook",
               "stop_if_lower_hook")
-MANUAL_API = {
-    "train_and_evaluate": "tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec) has no Keras form: call "
+LOOPS = ("train_and_evaluate", "TrainSpec", "EvalSpec")  # the keras_loops family (TFM720) makes them helpers
+MANUAL_API = {  # what is left of them (a spec with exporters or saving listeners, the rule disabled) is reported
+    "train_and_evaluate": "tf.estimator.train_and_evaluate(estimator, train_spec, eval_spec) has no Keras form here: "
+    "its specs must be the TrainSpec/EvalSpec helpers (no exporters, no saving_listeners; TFM720), or call "
     "model.fit(input_dataset(train_spec.input_fn), epochs=1, steps_per_epoch=<max_steps - steps done>, "
     "callbacks=checkpoints(model)) and then model.evaluate(input_dataset(eval_spec.input_fn), steps=eval_spec.steps, "
     "return_dict=True)",
-    "TrainSpec": "tf.estimator.TrainSpec has no Keras form: pass its input_fn to model.fit(input_dataset(input_fn), "
-    "epochs=1, steps_per_epoch=max_steps, callbacks=checkpoints(model))",
-    "EvalSpec": "tf.estimator.EvalSpec has no Keras form: pass its input_fn to model.evaluate(input_dataset(input_fn), "
-    "steps=steps, return_dict=True)",
+    "TrainSpec": "tf.estimator.TrainSpec(saving_listeners=...) has no Keras form: write the listener as a "
+    "tf.keras.callbacks.Callback in hooks=, then tfmigrate rewrite --target keras makes it the TrainSpec helper (TFM720)",
+    "EvalSpec": "tf.estimator.EvalSpec(exporters=...) has no Keras form: drop exporters= and export the trained model with "
+    "model.export(path) after train_and_evaluate; tfmigrate rewrite --target keras then makes it the EvalSpec helper (TFM720)",
     "add_metrics": "tf.estimator.add_metrics has no Keras form: add the metrics to the model's compile(metrics=[...]) "
     "(model.compile(optimizer=model.optimizer, loss=model.loss, metrics=[...]))",
 }
@@ -104,6 +106,8 @@ def lowers_to_keras(t: FamilyTransform) -> bool:
         found = estimator_class(t.qualified_name(call.func))
         if found is not None and (found[0] in CANNED or (found[0] in COMBINED and not found[1])):
             return True
+        if found is not None and (found[0] in LOOPS or found[0].startswith("experimental.")):
+            return True  # the training loops (TFM72x) run the Keras model's fit
     return False
 
 
@@ -230,7 +234,8 @@ class KerasTargetTransform(FamilyTransform):
             elif rel.startswith(("export", "LatestExporter", "BestExporter", "FinalExporter", "Exporter")):
                 hint = "export the Keras model with model.export(path) (a SavedModel for serving) instead"
             elif rel.startswith("experimental") or "Hook" in rel:
-                hint = "write a tf.keras.callbacks.Callback (tf.keras.callbacks.EarlyStopping for stop_if_no_decrease_hook) for model.fit(callbacks=[...])"
+                hint = ("write a tf.keras.callbacks.Callback for model.fit(callbacks=[...]) (InMemoryEvaluatorHook and the "
+                        "stop_if_* hooks called in train(hooks=[...]) are Keras callbacks of the helpers module: TFM721)")
             elif rel == "RunConfig":
                 hint = "pass dict(...) of its checkpoint settings as config= to canned_keras_model"
             else:
