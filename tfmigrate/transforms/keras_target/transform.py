@@ -621,9 +621,14 @@ class KerasTargetTransform(FamilyTransform):
             if "max_steps" in given:
                 parts.append(f"steps_per_epoch={code_of(now['max_steps'])} - int({name}.optimizer.iterations)")
             # the dataset is the input_fn's, shuffled or not as it was; Keras would warn that shuffle=True is ignored
-            hooks = f"{code_of(now['hooks'])} + " if callbacks and "hooks" in now else ""
+            multiline = "\n" in code_of(updated)
+            hooks = ""
+            if callbacks and isinstance(now.get("hooks"), cst.List):
+                elements = [code_of(e.value) for e in now["hooks"].elements]  # type: ignore[attr-defined]
+                hooks = ("[\n" + "".join(f"        {e},\n" for e in elements) + "    ]" if multiline
+                         else f"[{', '.join(elements)}]") + " + "
             parts += ["shuffle=False", f"callbacks={hooks}checkpoints({name})"]
-            return _call(f"{name}.fit", parts, multiline="\n" in code_of(updated))
+            return _call(f"{name}.fit", parts, multiline=multiline)
 
         if "max_steps" not in given:
             return fit
