@@ -56,6 +56,24 @@ def target_keras(harness, scratch: Path, python: str) -> None:
     wrapper.write_text(f'#!/bin/sh\nexec "{VENV / "bin" / "tfmigrate"}" "$@" --target keras\n')
     wrapper.chmod(0o755)
     harness.TFM, harness.PY = str(wrapper), python
+    estimator_ckpt_state = harness.ckpt_state
+
+    def ckpt_state(d: str, cfg: dict) -> dict:
+        """A model_dir of an estimator lowered to Keras holds model.ckpt-STEP.weights.h5 (TFM701's
+        checkpoints), not the Estimator's ``checkpoint`` state file or ``*.index``: where the migrated
+        program imports the Keras helpers, the corpus's checkpoint globs ask for those."""
+        if os.path.exists(os.path.join(d, "legacy_estimators.py")):
+            cfg = dict(cfg, ckpt=[_keras_checkpoints(g) for g in cfg.get("ckpt", [])])
+        return estimator_ckpt_state(d, cfg)
+
+    harness.ckpt_state = ckpt_state
+
+
+def _keras_checkpoints(pattern: str) -> str:
+    head, _, tail = pattern.rpartition("/")
+    if tail == "checkpoint" or tail.endswith(".index"):
+        return f"{head}/model.ckpt-*.weights.h5" if head else "model.ckpt-*.weights.h5"
+    return pattern
 
 
 def run_tf_upgrade_v2(harness, name: str) -> dict:

@@ -249,9 +249,13 @@ class EstimatorCheckpoints(tf.keras.callbacks.Callback):
         for path in paths[:-self.keep] if self.keep else []:
             os.remove(path)
 
+    def on_train_begin(self, logs=None):
+        # the Estimator's saver counted from the step it started at (it saved that step's checkpoint first)
+        self.saved_step, self.saved_time = int(self.model.optimizer.iterations), time.time()
+
     def on_train_batch_end(self, batch, logs=None):
         step = int(self.model.optimizer.iterations)
-        if self.every_steps and step % self.every_steps == 0:
+        if self.every_steps and step >= self.saved_step + self.every_steps:
             self.save()
         elif self.every_secs and time.time() - self.saved_time >= self.every_secs:
             self.save()
