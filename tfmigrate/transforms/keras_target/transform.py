@@ -239,9 +239,11 @@ class KerasTargetTransform(FamilyTransform):
                 hint = f"it is the string {value!r}"
             elif rel.startswith(("export", "LatestExporter", "BestExporter", "FinalExporter", "Exporter")):
                 hint = "export the Keras model with model.export(path) (a SavedModel for serving) instead"
-            elif rel.startswith("experimental") or "Hook" in rel:
+            elif rel.startswith("experimental"):
                 hint = ("write a tf.keras.callbacks.Callback for model.fit(callbacks=[...]) (InMemoryEvaluatorHook and the "
                         "stop_if_* hooks called in train(hooks=[...]) are Keras callbacks of the helpers module: TFM721)")
+            elif "Hook" in rel:
+                hint = "write a tf.keras.callbacks.Callback for model.fit(callbacks=[...])"
             elif rel == "RunConfig":
                 hint = "pass dict(...) of its checkpoint settings as config= to canned_keras_model"
             else:
