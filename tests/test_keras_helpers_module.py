@@ -182,3 +182,12 @@ def test_the_migrated_project_runs_on_tensorflow_2_21_with_one_helpers_module(pr
     assert out["pkg.c modules"] == ["legacy_estimators", "pkg.legacy_estimators"]
     names = sorted(os.listdir(project / "m"))
     assert names == ["model.ckpt-3.weights.h5"], names
+
+
+def test_the_import_source_of_a_package_module_is_for_that_file_only(project: Path) -> None:
+    from tfmigrate.codemod.engine import rewrite_source
+
+    rewrite([project / "pkg" / "c.py"])
+    assert "from .legacy_estimators import " in (project / "pkg" / "c.py").read_text()
+    again = rewrite_source(PREDICTOR.format(model_dir="m", name="x").encode(), KERAS).new.decode()
+    assert "\nfrom legacy_estimators import " in again  # not the package's relative form of the last file

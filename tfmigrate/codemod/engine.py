@@ -470,8 +470,16 @@ def _process_file(path: Path, options: Options) -> FileResult:
     from tfmigrate import keras_runtime
     from tfmigrate.codemod.helpers_module import import_source
 
-    # where this module's lowered Keras code imports the helpers from (read by the keras family)
+    # where this module's lowered Keras code imports the helpers from (read by the keras families), for
+    # this file only: rewrite_source called directly afterwards gets the default again
     keras_runtime.helpers_import = import_source(path, options.keras_helpers)
+    try:
+        return _process_one(path, options)
+    finally:
+        keras_runtime.helpers_import = keras_runtime.DEFAULT_HELPERS_MODULE
+
+
+def _process_one(path: Path, options: Options) -> FileResult:
     shown = display_path(path)
     if path.suffix == ".ipynb":
         return process_notebook(path, options)
