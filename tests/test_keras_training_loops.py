@@ -176,17 +176,32 @@ def test_a_validation_monitor_becomes_the_callbacks() -> None:
     assert "InMemoryEvaluatorHook(" in new and "stop_if_no_decrease_hook(" in new and "+ checkpoints(classifier)" in new
 
 
+def test_hooks_through_a_name_bound_once_are_callbacks_too() -> None:
+    new, fixed, findings = lowered('''\
+        import tensorflow as tf
+
+
+        def main(model_dir):
+            hooks = [tf.estimator.experimental.InMemoryEvaluatorHook(model, eval_fn)]
+            model = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=columns, model_dir=model_dir)
+            model.train(train_fn, steps=10, hooks=hooks)
+        ''')
+    assert "model.fit(input_dataset(train_fn), epochs=1, steps_per_epoch=10, shuffle=False, callbacks=hooks + checkpoints(model))" in new
+    assert not [f for f in findings if not f.fixable] and not estimator_reads(new)
+
+
 def test_hooks_tfmigrate_cannot_see_keep_the_manual_finding_on_their_line() -> None:
     new, fixed, findings = lowered('''\
         import tensorflow as tf
 
         hooks = [tf.estimator.experimental.InMemoryEvaluatorHook(model, eval_fn)]
+        hooks = hooks + [my_hook]
         model = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=columns)
         model.train(train_fn, steps=10, hooks=hooks)
         model.train(train_fn, steps=10, hooks=[tf.compat.v1.train.StepCounterHook()])
         ''')
     manual = {(f.line, f.rule) for f in findings if not f.fixable}
-    assert (5, "TFM702") in manual and (6, "TFM702") in manual, manual
+    assert (6, "TFM702") in manual and (7, "TFM702") in manual, manual
     assert "model.train(train_fn, steps=10, hooks=hooks)" in new
 
 

@@ -631,7 +631,9 @@ class KerasTargetTransform(FamilyTransform):
             # the dataset is the input_fn's, shuffled or not as it was; Keras would warn that shuffle=True is ignored
             multiline = "\n" in code_of(updated)
             hooks = ""
-            if callbacks and isinstance(now.get("hooks"), cst.List):
+            if callbacks and isinstance(now.get("hooks"), cst.Name):
+                hooks = f"{code_of(now['hooks'])} + "
+            elif callbacks and isinstance(now.get("hooks"), cst.List):
                 elements = [code_of(e.value) for e in now["hooks"].elements]  # type: ignore[attr-defined]
                 hooks = ("[\n" + "".join(f"        {e},\n" for e in elements) + "    ]" if multiline
                          else f"[{', '.join(elements)}]") + " + "
@@ -820,6 +822,12 @@ class KerasTargetTransform(FamilyTransform):
         """Can ``train(hooks=HOOKS)`` be ``fit(callbacks=HOOKS + checkpoints(model))``? A list of calls of the
         hooks TFM721 made Keras callbacks (imported from the helpers module); any other hook (a
         SessionRunHook) has no Keras form."""
+        if isinstance(hooks, cst.Name):  # a name bound once, to such a list
+            scope = self.scopes.scope_of(hooks)
+            seen = list(scope[hooks.value]) if scope is not None else []
+            target = self.index.parents.get(seen[0].node) if len(seen) == 1 else None
+            assign = self.index.parents.get(target) if isinstance(target, cst.AssignTarget) else None
+            return isinstance(assign, cst.Assign) and len(assign.targets) == 1 and self._hooks_as_callbacks(assign.value)
         if not isinstance(hooks, cst.List) or not hooks.elements:
             return False
         imported = helpers_imported(self.index.module)
