@@ -131,16 +131,48 @@ def holds_checkpoint(directory: Path) -> bool:
     return directory.is_dir() and ((directory / "checkpoint").is_file() or any(directory.glob("*.index")))
 
 
-def resolve_model_dir(site: EstimatorSite) -> Path | None:
+@dataclass(frozen=True)
+class ModelDir:
+    """The checkpoint directory a construction's ``model_dir`` names, as an absolute path, and where it came from."""
+
+    path: Path
+    origin: str  # one line: the code that names it, and what a relative one was resolved against
+
+
+def model_dir_of(site: EstimatorSite, cwd: Path | None = None) -> ModelDir | None:
+    """Where ``site``'s program writes its checkpoints. A relative model_dir is resolved as the program
+    resolves it when run from its own directory (``python train.py`` there), or from ``cwd`` (``--cwd``)
+    when given; never against the directory tfmigrate was started in."""
     if not site.model_dir:
         return None
-    candidates = [Path(site.model_dir)]
-    if not Path(site.model_dir).is_absolute():
-        candidates.append(Path(site.path).parent / site.model_dir)
-    for c in candidates:
-        if holds_checkpoint(c):
-            return c
-    return None
+    named = Path(site.model_dir).expanduser()
+    where = f"model_dir={site.model_dir!r} at {site.path}:{site.line}"
+    if named.is_absolute():
+        return ModelDir(Path(os.path.abspath(named)), where)
+    if cwd is not None:
+        return ModelDir(Path(os.path.abspath(cwd / named)), f"{where}, relative: resolved against --cwd {os.path.abspath(cwd)}")
+    base = Path(os.path.abspath(site.path)).parent
+    return ModelDir(Path(os.path.abspath(base / named)),
+                    f"{where}, relative: resolved against the program's directory (--cwd DIR if it runs from elsewhere)")
+
+
+def resolve_model_dir(site: EstimatorSite, cwd: Path | None = None) -> Path | None:
+    """The model_dir of ``site`` (:func:`model_dir_of`) when it holds a checkpoint."""
+    found = model_dir_of(site, cwd)
+    return found.path if found is not None and holds_checkpoint(found.path) else None
+
+
+def elsewhere_note(site: EstimatorSite, cwd: Path | None) -> str | None:
+    """A relative model_dir with no checkpoint where the program writes it, but one relative to tfmigrate's own
+    directory: said, never used (that checkpoint belongs to whatever ran there)."""
+    found = model_dir_of(site, cwd)
+    if found is None or Path(site.model_dir or "").is_absolute() or holds_checkpoint(found.path):
+        return None
+    here = Path(os.path.abspath(site.model_dir or ""))
+    if here == found.path or not holds_checkpoint(here):
+        return None
+    return (f"{site.shown}: model_dir={site.model_dir!r} holds no checkpoint at {found.path}; {here} (relative to the current "
+            f"directory) holds one, not compared: rerun with --cwd {os.path.abspath('.')} if the program runs from there")
 
 
 def unique(sites: list[EstimatorSite]) -> list[EstimatorSite]:
@@ -154,10 +186,11 @@ def unique(sites: list[EstimatorSite]) -> list[EstimatorSite]:
     return out
 
 
-def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tuple[Path, ...], limit: int = 2000) -> list[str]:
+def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tuple[Path, ...], limit: int = 2000,
+                             cwd: Path | None = None) -> list[str]:
     """Checkpoint directories under PATH that no estimator's model_dir (and no --checkpoint) names."""
     used = {p.resolve() for p in extra}
-    used |= {d.resolve() for d in (resolve_model_dir(s) for s in sites) if d is not None}
+    used |= {d.resolve() for d in (resolve_model_dir(s, cwd) for s in sites) if d is not None}
     found: list[Path] = []
     seen = 0
     from tfmigrate.codemod.files import walk_tree  # os.walk without recursion: a deep tree is no RecursionError
@@ -178,21 +211,34 @@ def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tupl
             f"(compare with --checkpoint DIR, or `tfmigrate ckpt diff DIR --model FILE.py`)"]
 
 
-def _distinct(paths: list[str]) -> list[str]:
-    """Checkpoint paths naming the same checkpoint (its model_dir, its prefix) are analysed once."""
+def _checkpoint_key(path: str) -> str:
+    """The checkpoint a path names (its model_dir, its prefix, its .index file): one key."""
     from tfmigrate.checkpoint.index import resolve
 
+    try:
+        return os.path.realpath(resolve(path)[0])
+    except Exception:  # noqa: BLE001 - the analysis reports what is wrong with it
+        return os.path.realpath(path)
+
+
+def _distinct(paths: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Checkpoint paths (with where each came from) naming the same checkpoint are analysed once."""
     seen: set[str] = set()
     out = []
-    for p in paths:
-        try:
-            key = os.path.realpath(resolve(p)[0])
-        except Exception:  # noqa: BLE001 - the analysis reports what is wrong with it
-            key = os.path.realpath(p)
+    for p, origin in paths:
+        key = _checkpoint_key(p)
         if key not in seen:
             seen.add(key)
-            out.append(p)
+            out.append((p, origin))
     return out
+
+
+def checkpoints_of(site: EstimatorSite, extra: tuple[Path, ...], cwd: Path | None) -> list[tuple[str, str]]:
+    """The checkpoints to compare ``site`` with, as absolute paths, each with where it came from: its
+    model_dir's (when it holds one) and each ``--checkpoint``."""
+    found = model_dir_of(site, cwd)
+    named = [(str(found.path), found.origin)] if found is not None and holds_checkpoint(found.path) else []
+    return _distinct(named + [(os.path.abspath(p), f"--checkpoint {p}") for p in extra])
 
 
 def read_comparison(site: EstimatorSite, data: dict[str, Any]) -> CheckpointComparison:
@@ -209,17 +255,19 @@ def read_validation(site: EstimatorSite, data: dict[str, Any]) -> Validation:
     return validation
 
 
-def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say) -> None:
+def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say,
+                        cwd: Path | None = None) -> None:
     """Each estimator against its model_dir's checkpoint and the ``--checkpoint`` s, in one TensorFlow child."""
     from tfmigrate.validate.runner import run_validation
 
     work: list[tuple[EstimatorSite, list[str]]] = []
+    origins: dict[tuple[str, str], str] = {}  # (target, checkpoint key) -> where the path came from
     usable = [s for s in unique(sites) if not s.error]
     for s in usable:
-        found = resolve_model_dir(s)
-        paths = _distinct(([str(found)] if found else []) + [str(p) for p in extra])
-        if paths:
-            work.append((s, paths))
+        pairs = checkpoints_of(s, extra, cwd)
+        origins.update({(s.spec, _checkpoint_key(p)): origin for p, origin in pairs})
+        if pairs:
+            work.append((s, [p for p, _ in pairs]))
     if extra and not usable:
         report.errors.append("--checkpoint: no tf.estimator construction in PATH to compare it with")
     if not work:
@@ -234,11 +282,13 @@ def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], rep
         report.errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {site.relabel(str(item['error']))}")
     for ck in r.get("checkpoints", []):
         site = by_spec[ck["target"]]
-        report.checkpoints.append(read_comparison(site, ck))
+        comparison = read_comparison(site, ck)
+        comparison.origin = origins.get((site.spec, _checkpoint_key(str(ck.get("checkpoint", "")))))
+        report.checkpoints.append(comparison)
 
 
 def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say: Say, watch: Watch | None = None,
-                    target: str = TARGET_ESTIMATOR, keras_python: str | None = None) -> None:
+                    target: str = TARGET_ESTIMATOR, keras_python: str | None = None, cwd: Path | None = None) -> None:
     """Each site trained, checkpointed, restored and resumed: with TensorFlow 2.15 here, or for ``target``
     keras with TensorFlow 2.21 in ``keras_python`` (``validate --target keras``)."""
     from tfmigrate.validate.runner import run_validation
@@ -255,14 +305,16 @@ def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say:
             continue
         say(f"validating {s.shown} ({steps} steps{', TensorFlow 2.21' if target == TARGET_KERAS else ''})")
         with (watch() if watch else nullcontext()) as on_event:
-            r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event)
+            # the program's own relative model_dir: where it lands when run from its own directory (or --cwd), never the scratch copy's
+            where = {} if target == TARGET_KERAS else {"model_dir_base": cwd or Path(os.path.abspath(s.path)).parent}
+            r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event, **where)
         report.validations.append(read_validation(s, r))
         if r.get("environment"):  # no TensorFlow (or no interpreter): an error of the run, exit 2 as `validate` gives
             report.errors.append(f"could not run: {r['error']}")
             break
 
 
-def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None) -> KerasConversion:
+def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None, origin: str | None = None) -> KerasConversion:
     """``tfmigrate ckpt convert --to keras`` of the legacy ``checkpoint`` for the Keras model of ``site``
     (``site.spec``, the ``canned_keras_model`` call the TensorFlow 2.21 child builds with ``keras_python``),
     into a scratch ``.weights.h5`` that is removed afterwards (a report writes nothing beside your files):
@@ -276,37 +328,37 @@ def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | N
         try:
             conversion = convert_to_keras(checkpoint, site.spec, Path(scratch) / "model.weights.h5", python=keras_python)
         except CheckpointError as exc:
-            return KerasConversion(checkpoint=checkpoint, model=site.shown, passed=False, verdict=site.relabel(str(exc)))
+            return KerasConversion(checkpoint=checkpoint, model=site.shown, passed=False, verdict=site.relabel(str(exc)), origin=origin)
         fields = conversion.report_fields(model=site.shown)
     fields["verdict"] = site.relabel(fields["verdict"])
     fields["notes"] = [site.relabel(note) for note in fields["notes"]]
     fields["out"] = None  # the scratch file is gone: `tfmigrate ckpt convert CHECKPOINT OUT --to keras` writes it
-    return KerasConversion(**fields)
+    return KerasConversion(**fields, origin=origin)
 
 
 def convert_for_keras(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say,
-                      keras_python: str | None) -> None:
+                      keras_python: str | None, cwd: Path | None = None) -> None:
     """``--target keras``: each legacy checkpoint (a Keras model's model_dir holding one, each ``--checkpoint``)
     converted for the Keras model through :func:`keras_conversion`; its verdict goes into the report."""
     usable = [s for s in unique(sites) if not s.error]
     if extra and not usable:
         report.errors.append("--checkpoint: no canned_keras_model(...) call in PATH to convert it for")
     for s in usable:
-        found = resolve_model_dir(s)
-        for checkpoint in _distinct(([str(found)] if found else []) + [str(p) for p in extra]):
+        for checkpoint, origin in checkpoints_of(s, extra, cwd):
             say(f"keras conversion: {checkpoint} for {s.shown}")
-            report.keras_conversions.append(keras_conversion(s, checkpoint, keras_python))
+            report.keras_conversions.append(keras_conversion(s, checkpoint, keras_python, origin))
 
 
 def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, checkpoints: tuple[Path, ...] = (),
                  validate: bool = False, steps: int = 10, say: Say = lambda message: None, watch: Watch | None = None,
-                 target: str | None = None, keras_python: str | None = None) -> Report:
+                 target: str | None = None, keras_python: str | None = None, cwd: Path | None = None) -> Report:
     """The whole migration of PATH as one Report. ``rewrite(options)`` runs the engine over PATH
     (the command line's, with its progress bar); ``options`` are its Options, mode "diff".
 
     ``target``: what the code is migrated to (default: the Options' ``target``, else estimator);
     ``keras_python``: the TensorFlow 2.21 interpreter of ``--target keras`` (default:
-    ``childproc.keras_interpreter()``)."""
+    ``childproc.keras_interpreter()``); ``cwd``: the directory the programs run from, for a relative
+    model_dir (default: each program's own directory, :func:`model_dir_of`)."""
     from dataclasses import replace
 
     target = target or getattr(options, "target", None) or TARGET_ESTIMATOR
@@ -322,10 +374,11 @@ def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, 
         for r in report.files:
             r.new_text = None  # analysed: not kept any longer than needed
         if target == TARGET_KERAS:
-            convert_for_keras(sites, checkpoints, report, say, keras_python)
+            convert_for_keras(sites, checkpoints, report, say, keras_python, cwd)
         else:
-            analyse_checkpoints(sites, checkpoints, report, say)
-        report.notes.extend(notes + unreferenced_checkpoints(path, sites, checkpoints))
+            analyse_checkpoints(sites, checkpoints, report, say, cwd)
+        notes += [n for n in (elsewhere_note(s, cwd) for s in unique(sites) if not s.error) if n]
+        report.notes.extend(notes + unreferenced_checkpoints(path, sites, checkpoints, cwd=cwd))
         if validate:
-            run_validations(sites, steps, report, say, watch, target=target, keras_python=keras_python)
+            run_validations(sites, steps, report, say, watch, target=target, keras_python=keras_python, cwd=cwd)
     return report

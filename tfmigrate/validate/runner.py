@@ -58,10 +58,12 @@ def run_validation(
     convert: str | Path | None = None,
     program: bool = False,
     program_args: list[str] | None = None,
+    model_dir_base: str | Path | None = None,
 ) -> dict[str, Any]:
     """Validate TARGET in a TensorFlow child. With ``analyse_batch`` (``[{"target", "paths"}]``), only
     compare checkpoints with definitions, all in one child, and train nothing: ``result["checkpoints"]``
-    (each with its ``target``) and ``result["target_errors"]``."""
+    (each with its ``target``) and ``result["target_errors"]``. ``model_dir_base``: the directory the
+    program runs from, against which its own relative model_dir is read (default: TARGET's directory)."""
     result: dict[str, Any] = {
         "schema": SCHEMA, "passed": False, "device": device, "steps": steps, "stages": [],
         "target": target, "checkpoints": [], "migration_target": "estimator",
@@ -77,6 +79,8 @@ def run_validation(
         return _could_not_run(result, f"--checkpoint {checkpoint}: no such checkpoint", started)
     if convert is not None and checkpoint is None:
         return _could_not_run(result, "--convert needs --checkpoint OLD (the legacy checkpoint to convert)", started)
+    if analyse_batch is None and model_dir_base is None:
+        model_dir_base = Path(os.path.abspath(split(str(target))[0])).parent  # as `python file.py` run from there resolves it
     convert_stage = None
     converted = None
     if convert is not None:
@@ -116,6 +120,7 @@ def run_validation(
         "program": program,
         "program_args": list(program_args or []),
         "program_copy": program_copy,
+        "model_dir_base": os.path.abspath(model_dir_base) if model_dir_base is not None else None,
     }
     try:
         with removed_on_interrupt(directory if fresh or analyse_batch is not None else None):
