@@ -98,8 +98,9 @@ def report(
         emit(sarif.render(result), sarif_out)
         written.append(("SARIF", str(sarif_out)))
     out = make_console()
-    out.print(terminal.summary_view(terminal.view.visible_report(result)))
-    out.print()
-    terminal.print_details(result, out)
+    if result.files or result.errors:  # with nothing read (a run that found no Python file) the summary is shown once, at the end
+        out.print(terminal.summary_view(terminal.view.visible_report(result)))
+        out.print()
+        terminal.print_details(result, out)
     terminal.print_summary(result, out, written)
     sys.exit(result.exit_code())
