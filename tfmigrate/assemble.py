@@ -62,6 +62,11 @@ class EstimatorSite:
     key: str = ""  # identical definitions (legacy.py and expected.py of a sample) are analysed once
 
     @property
+    def runs_as_program(self) -> bool:
+        """Validated by running the program (``validate --program``): its construction cannot be built statically."""
+        return self.error is not None and self.cls != "?"
+
+    @property
     def shown(self) -> str:
         return f"{self.path}:{self.line} {self.cls}"
 
@@ -95,10 +100,10 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
 
     sites: list[EstimatorSite] = []
     for i, (path, (data, unchanged)) in enumerate(sorted(sources.items())):
-        if unchanged and Path(path).is_file():
+        if unchanged and Path(path).is_file() and Path(path).suffix == ".py":
             where = path
-        else:
-            copy = scratch / str(i) / Path(path).name
+        else:  # a notebook's cells are read (and run, under --validate) as the script the rewrite made of them
+            copy = scratch / str(i) / Path(path).with_suffix(".py").name
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
             where = str(copy)
@@ -300,14 +305,22 @@ def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say:
 
         run_validation = partial(run_keras_validation, python=keras_python)  # type: ignore[assignment]
     for s in unique(sites):
-        if s.error:
+        # a construction that cannot be built statically: the program itself runs up to its first train()
+        # (`validate --program`), its migrated text in a copy of its directory; a notebook as the script of its cells
+        program = s.runs_as_program and target != TARGET_KERAS
+        if s.error and not program:
             report.validations.append(Validation(target=s.shown, outcome="not run", error=s.error, migration_target=target))
             continue
-        say(f"validating {s.shown} ({steps} steps{', TensorFlow 2.21' if target == TARGET_KERAS else ''})")
+        say(f"validating {s.shown} ({steps} steps{', TensorFlow 2.21' if target == TARGET_KERAS else ''}"
+            f"{', running the program: its estimator cannot be built statically' if program else ''})")
         with (watch() if watch else nullcontext()) as on_event:
             # the program's own relative model_dir: where it lands when run from its own directory (or --cwd), never the scratch copy's
             where = {} if target == TARGET_KERAS else {"model_dir_base": cwd or Path(os.path.abspath(s.path)).parent}
-            r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event, **where)
+            if program:
+                where.update(program=True, program_tree=s.path)
+                r = run_validation(s.where, device="auto", steps=steps, on_event=on_event, **where)
+            else:
+                r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event, **where)
         report.validations.append(read_validation(s, r))
         if r.get("environment"):  # no TensorFlow (or no interpreter): an error of the run, exit 2 as `validate` gives
             report.errors.append(f"could not run: {r['error']}")
@@ -379,6 +392,8 @@ def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, 
             analyse_checkpoints(sites, checkpoints, report, say, cwd)
         notes += [n for n in (elsewhere_note(s, cwd) for s in unique(sites) if not s.error) if n]
         report.notes.extend(notes + unreferenced_checkpoints(path, sites, checkpoints, cwd=cwd))
+        if validate and not unique(sites):
+            report.notes.append("--validate: no tf.estimator construction (or function that builds one) in PATH to validate")
         if validate:
             run_validations(sites, steps, report, say, watch, target=target, keras_python=keras_python, cwd=cwd)
     return report

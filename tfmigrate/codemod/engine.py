@@ -529,6 +529,8 @@ def process_notebook(path: Path, options: Options) -> FileResult:
             text_diff(old, new, f"{shown}:cell {index + 1}", "cell", section=f"cell {index + 1}")
             for index, old, new in notebook.changed_cells(cells)
         ) if result.changed and options.diffs else None,
+        # the cells' new code as one script (IPython lines masked as `pass`): what `tfmigrate report` analyses
+        new_text=result.new if options.keep_text_with is not None and options.keep_text_with in result.new else None,
     )
 
 

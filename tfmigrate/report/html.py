@@ -155,7 +155,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         if s.validations_not_run:
             out.append(_card(s.validations_not_run, "could not be validated", "warn"))
     else:
-        out.append(_card("—", "not validated (--validate)"))
+        out.append(_card("—", "not validated: not asked for (tfmigrate report --validate)"))
     if s.keras_conversions:
         out.append(_card(f"{s.keras_conversions - s.keras_conversions_failed}/{s.keras_conversions}", "Keras conversions verified",
                          "bad" if s.keras_conversions_failed else "good"))
