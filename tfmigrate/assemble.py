@@ -150,7 +150,7 @@ def model_dir_of(site: EstimatorSite, cwd: Path | None = None) -> ModelDir | Non
     when given; never against the directory tfmigrate was started in."""
     if not site.model_dir:
         return None
-    named = Path(site.model_dir).expanduser()
+    named = Path(site.model_dir)  # as TensorFlow reads it: no ~ expansion
     where = f"model_dir={site.model_dir!r} at {site.path}:{site.line}"
     if named.is_absolute():
         return ModelDir(Path(os.path.abspath(named)), where)
