@@ -74,7 +74,7 @@ def invoke(*args: str) -> tuple[int, str]:
 def test_without_validate_the_summary_says_it_was_not_asked_for(tmp_path: Path) -> None:
     (tmp_path / "util.py").write_text("import tensorflow as tf\nx = tf.constant(1)\n")
     code, out = invoke("report", str(tmp_path))
-    assert code == 0 and "not asked for: add --validate to train, restore and resume each estimator" in " ".join(out.split())
+    assert code == 0 and "not asked for (--validate trains, restores, resumes each)" in " ".join(out.split())
 
 
 def test_validate_with_nothing_to_validate_says_so_in_one_line_without_tensorflow(tmp_path: Path) -> None:

@@ -43,7 +43,7 @@ def summary_view(report: Report) -> Table:
             parts.append(f"[yellow]{s.validations_not_run} could not run[/]")
         table.add_row("validation", ", ".join(parts))
     else:
-        table.add_row("validation", "[dim]not asked for: add --validate to train, restore and resume each estimator[/]")
+        table.add_row("validation", "[dim]not asked for (--validate trains, restores, resumes each)[/]")
     if s.keras_conversions:
         failed = s.keras_conversions_failed
         table.add_row("keras conversion", f"{s.keras_conversions} checkpoint(s) converted, "
