@@ -119,3 +119,34 @@ def test_report_from_a_directory_with_an_unrelated_checkpoint_gives_the_samples_
     assert ck["compatible"] is False and "[4, 10] in the checkpoint, [4, 20] in the model" in ck["verdict"]
     assert ck["origin"].startswith("model_dir='models/iris' at ") and "the program's directory" in ck["origin"]
     assert f"from {ck['origin']}" in " ".join(proc.stdout.split())
+
+
+def test_every_format_shows_the_origin_and_json_reads_it_back() -> None:
+    """The origin of a checkpoint's path is in the terminal, HTML, Markdown and JSON of one report, and the
+    JSON model reads it back; a conversion for --target keras carries it too."""
+    import io
+
+    from rich.console import Console
+
+    from tfmigrate.report import html, json_format, markdown, terminal
+    from tfmigrate.results import CheckpointComparison, KerasConversion, ModelRef, Report, checkpoint_from_json
+
+    origin = "model_dir='models/iris' at train.py:21, relative: resolved against the program's directory (--cwd DIR if it runs from elsewhere)"
+    report = Report(checkpoints=[CheckpointComparison("/abs/models/iris/model.ckpt-20", ModelRef("train.py:21 tf.estimator.DNNClassifier"),
+                                                      False, "layer sizes changed", origin=origin)],
+                    keras_conversions=[KerasConversion("/abs/models/iris/model.ckpt-20", "train.py:40 canned_keras_model", False,
+                                                       "not converted", origin=origin)])
+    out = Console(file=io.StringIO(), width=300)
+    terminal.print_details(report, out)
+    assert out.file.getvalue().count(f"from {origin}") == 2
+    assert markdown.render(report).count("at train.py:21, relative: resolved against the program") == 2
+    page = html.render(report, subject="x")
+    assert "resolved against the program" in page and page.count("model_dir=") >= 2
+    data = json_format.render(report)
+    parsed = json.loads(data)
+    assert parsed["checkpoints"][0]["origin"] == origin and parsed["keras_conversions"][0]["origin"] == origin
+    assert checkpoint_from_json(parsed["checkpoints"][0]).origin == origin
+    # no origin (a path the user gave `ckpt diff`): no key
+    report.checkpoints[0].origin = report.keras_conversions[0].origin = None
+    parsed = json.loads(json_format.render(report))
+    assert "origin" not in parsed["checkpoints"][0] and "origin" not in parsed["keras_conversions"][0]
