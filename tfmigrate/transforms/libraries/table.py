@@ -24,6 +24,7 @@ from dataclasses import dataclass
 class Library:
     root: str  # the top-level package name
     shown: str
+    status: str  # why it does not run with TF 2.15, in a few words
     replacement: str
     # names (relative to root) only the TF 1.x major version had: the finding needs one of them read in
     # the file (an empty set: every import is reported)
@@ -41,27 +42,23 @@ _SONNET_V1 = frozenset({
 
 _TENSORLAYER_V1 = frozenset({"layers.initialize_global_variables", "layers.set_name_reuse", "layers.print_all_variables"})
 
-PRETTYTENSOR = Library("prettytensor", "Pretty Tensor (prettytensor)",
-                       "Keras layers: each chained call of `pt.wrap(x).conv2d(...).fully_connected(...)` is one layer of a "
-                       "tf.keras.Sequential (or the functional API); its templates are a Keras model called on several inputs")
-TFLEARN = Library("tflearn", "TFLearn (tflearn)",
-                  "tf.keras: tflearn.layers.* are tf.keras.layers, `tflearn.regression(...)` is `model.compile(optimizer, loss, "
-                  "metrics)`, `tflearn.DNN(net).fit(X, Y, n_epoch=...)` is `model.fit(X, Y, epochs=...)`")
-TENSORLAYER = Library("tensorlayer", "TensorLayer 1.x (tensorlayer)",
-                      "TensorLayer 2 (`tl.layers.Input`, `tl.layers.Dense`... in a `tl.models.Model`, no session) or tf.keras.layers",
+PRETTYTENSOR = Library("prettytensor", "Pretty Tensor (prettytensor)", "last released in 2017 for TF 1.x; it does not import on Python 3.11",
+                       "Keras layers: each chained call is one layer of a tf.keras.Sequential")
+TFLEARN = Library("tflearn", "TFLearn (tflearn)", "unmaintained since 0.5.0 (2020), which runs on TF 2 only in tf.compat.v1 graph mode",
+                  "tf.keras (its layers, compile and fit)")
+TENSORLAYER = Library("tensorlayer", "TensorLayer 1.x (tensorlayer)", "its 1.x layer API was removed in TensorLayer 2, the version for TF 2",
+                      "TensorLayer 2 (tl.layers.Input, Dense... in a tl.models.Model) or tf.keras.layers",
                       legacy_names=_TENSORLAYER_V1, legacy_suffix="Layer", legacy_modules=("layers",),
                       not_legacy=frozenset({"layers.Layer", "layers.ModelLayer", "layers.LayerList", "layers.LayerNode"}))
-SONNET = Library("sonnet", "Sonnet 1 (sonnet)",
-                 "Sonnet 2 (dm-sonnet 2.x on TF 2: subclass `snt.Module` and write `__call__` where Sonnet 1 had "
-                 "`AbstractModule._build`; variables are the module's attributes, no variable scopes) or tf.keras.layers",
+SONNET = Library("sonnet", "Sonnet 1 (sonnet)", "its TF 1.x API was removed in Sonnet 2, the version for TF 2",
+                 "Sonnet 2 (snt.Module with __call__ where Sonnet 1 had AbstractModule._build) or tf.keras.layers",
                  legacy_names=_SONNET_V1)
-EDWARD = Library("edward", "Edward (edward)",
-                 "TensorFlow Probability (`tensorflow_probability`: tfp.distributions, and Edward2 for probabilistic programs)")
-TENSOR2TENSOR = Library("tensor2tensor", "Tensor2Tensor (tensor2tensor)",
-                        "Trax, which its authors name as its successor, or the model written with tf.keras "
-                        "(the Transformer: `tf.keras.layers.MultiHeadAttention`)")
-FOLD = Library("tensorflow_fold", "TensorFlow Fold (tensorflow_fold)",
-               "no successor library: batch variable-sized inputs with tf.RaggedTensor, or pad them, in tf.keras")
+EDWARD = Library("edward", "Edward (edward)", "last released in 2018, built on tf.contrib (TF 1.x only)",
+                 "TensorFlow Probability (tfp.distributions; Edward2 for probabilistic programs)")
+TENSOR2TENSOR = Library("tensor2tensor", "Tensor2Tensor (tensor2tensor)", "deprecated by its authors; it needs TF 1.x (tf.contrib)",
+                        "Trax, its successor, or the model written with tf.keras")
+FOLD = Library("tensorflow_fold", "TensorFlow Fold (tensorflow_fold)", "built for TF 1.0-1.1 only, with no successor",
+               "tf.RaggedTensor (or padded batches) in tf.keras")
 
 OTHERS = (EDWARD, TENSOR2TENSOR, FOLD)
 BY_ROOT = {lib.root: lib for lib in (PRETTYTENSOR, TFLEARN, TENSORLAYER, SONNET, *OTHERS)}

@@ -102,4 +102,4 @@ class DeadLibraries(FamilyTransform):
 
 
 def message(library: Library) -> str:
-    return f"{library.shown} runs only on TensorFlow 1.x: replace it with {library.replacement}"
+    return f"{library.shown}: {library.status}; replace it with {library.replacement}"
