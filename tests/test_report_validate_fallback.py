@@ -55,6 +55,7 @@ def test_a_construction_with_no_static_target_is_validated_by_running_the_progra
     proc, data, proj = validated
     by_file = {Path(v["target"].split(":")[0]).name: v for v in data["validations"]}
     assert sorted(by_file) == ["explore.ipynb", "train.py"], data["validations"]
+    assert by_file["explore.ipynb"]["target"] == f"{proj / 'explore.ipynb'}:cell 3:1 tf.estimator.DNNClassifier"  # as an editor shows it
     for name, v in by_file.items():
         assert v["outcome"] == "passed" and v["passed"], (name, v)
         load = v["stages"][0]
@@ -100,3 +101,19 @@ def test_an_unparsable_file_is_not_run_and_says_why(tmp_path: Path) -> None:
     (v,) = report.validations
     assert v.outcome == "not run" and v.error == "py2.py:2: cannot parse: Missing parentheses"
     assert EstimatorSite("a.py", 3, "tf.estimator.Estimator", "a.py:3", "a.py", error="runs the program's own model_fn").runs_as_program
+
+
+def test_a_notebooks_estimator_is_named_by_its_cell(tmp_path: Path) -> None:
+    """A notebook's cells are analysed as one script; the construction is named as an editor shows it."""
+    from tfmigrate.assemble import find_estimators, migrated_sources
+    from tfmigrate.codemod.rule import load_catalog
+    from tfmigrate.codemod.runner import Options, run
+
+    cells = [("markdown", "# Iris"), *(("code", c) for c in CELLS)]
+    entries = [{"cell_type": k, "metadata": {}, "source": c.splitlines(True), **({"execution_count": None, "outputs": []} if k == "code" else {})}
+               for k, c in cells]
+    (tmp_path / "explore.ipynb").write_text(json.dumps({"cells": entries, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}, indent=1) + "\n")
+    kept = run([tmp_path], Options(enabled=load_catalog().selected(None), mode="diff", jobs=1, keep_text_with=b"estimator"))
+    (site,) = find_estimators(migrated_sources(kept), tmp_path / "scratch")
+    assert site.shown == f"{tmp_path / 'explore.ipynb'}:cell 4:1 tf.estimator.DNNClassifier"
+    assert site.runs_as_program and site.where.endswith("explore.py") and Path(site.where).is_file()

@@ -60,6 +60,11 @@ class EstimatorSite:
     model_dir: str | None = None
     error: str | None = None
     key: str = ""  # identical definitions (legacy.py and expected.py of a sample) are analysed once
+    place: str = ""  # the line as the user knows it, where it is not ``line``: ``cell 3:2`` in a notebook
+
+    @property
+    def at(self) -> str:
+        return f"{self.path}:{self.place or self.line}"
 
     @property
     def runs_as_program(self) -> bool:
@@ -68,7 +73,7 @@ class EstimatorSite:
 
     @property
     def shown(self) -> str:
-        return f"{self.path}:{self.line} {self.cls}"
+        return f"{self.at} {self.cls}"
 
     def relabel(self, text: str) -> str:
         """Text from the child with the target and the scratch copy named as the user knows them."""
@@ -113,23 +118,41 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
             found, builder = targets_static.find_with_builder(data, where, BUILDERS)  # one parse of the migrated text
         if not found:
             continue
+        place = cell_places(path, data)
         if builder and not run_code:
             if notes is not None and any(c.error for c in found):
-                notes.append(f"{path}:{builder[1]}: {builder[0]}() builds the estimator; analysing its checkpoints means "
+                notes.append(f"{path}:{place(builder[1])}: {builder[0]}() builds the estimator; analysing its checkpoints means "
                              "running that code, which tfmigrate report does only with --validate")
             builder = None
         if builder:
             # a builder (experiment_fn, build_estimator...) builds what the constructions cannot statically
             digest = hashlib.sha256(data).hexdigest()
-            sites.append(EstimatorSite(path, builder[1], f"{builder[0]}()", f"{where}:{builder[0]}", where, key=f"fn:{digest}:{builder[0]}"))
+            sites.append(EstimatorSite(path, builder[1], f"{builder[0]}()", f"{where}:{builder[0]}", where, key=f"fn:{digest}:{builder[0]}",
+                                       place=place(builder[1])))
         for c in found:
             if builder and c.error:
                 continue  # the builder covers it
             site = EstimatorSite(path, c.line, c.cls, f"{where}:{c.line}", where, model_dir=c.model_dir,
-                                 key=c.key.replace(where, "") if c.key else "")
+                                 key=c.key.replace(where, "") if c.key else "", place=place(c.line))
             site.error = site.relabel(c.error) if c.error else None
             sites.append(site)
     return sites
+
+
+def cell_places(path: str, script: bytes) -> Callable[[int], str]:
+    """For a notebook, a line of the script its cells became (the rewrite's new text) as ``cell N:LINE``,
+    the cell numbered as an editor shows it; for a script, the line as it is."""
+    if Path(path).suffix != ".ipynb":
+        return str
+    from tfmigrate.codemod.files import SourceError, read_source
+    from tfmigrate.codemod.notebook import Notebook
+
+    try:
+        notebook = Notebook(read_source(Path(path)), path)
+        _, starts = notebook.split(script.decode("utf-8"))
+    except (OSError, SourceError, UnicodeDecodeError):
+        return str
+    return lambda line: "cell {}:{}".format(*notebook.locate(line, starts))
 
 
 def holds_checkpoint(directory: Path) -> bool:
@@ -151,7 +174,7 @@ def model_dir_of(site: EstimatorSite, cwd: Path | None = None) -> ModelDir | Non
     if not site.model_dir:
         return None
     named = Path(site.model_dir)  # as TensorFlow reads it: no ~ expansion
-    where = f"model_dir={site.model_dir!r} at {site.path}:{site.line}"
+    where = f"model_dir={site.model_dir!r} at {site.at}"
     if named.is_absolute():
         return ModelDir(Path(os.path.abspath(named)), where)
     if cwd is not None:
@@ -284,7 +307,7 @@ def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], rep
         report.errors.append(f"checkpoint analysis could not run: {r['error']}")
     for item in r.get("target_errors", []):
         site = by_spec[item["target"]]
-        report.errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {site.relabel(str(item['error']))}")
+        report.errors.append(f"{site.at}: checkpoint analysis could not run: {site.relabel(str(item['error']))}")
     for ck in r.get("checkpoints", []):
         site = by_spec[ck["target"]]
         comparison = read_comparison(site, ck)
