@@ -36,17 +36,20 @@ class DeadLibraries(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM62"
 
     def visit_Module(self, node: cst.Module) -> bool:
-        first: dict[str, cst.CSTNode] = {}  # root -> its first import statement
+        imports: dict[str, list[cst.CSTNode]] = {}  # root -> its import statements
         legacy: set[str] = set()  # roots whose TF 1.x API the module shows
-        for statement in sorted(self.index.nodes(cst.Import) + self.index.nodes(cst.ImportFrom), key=self._start):
+        for statement in (*self.index.nodes(cst.Import), *self.index.nodes(cst.ImportFrom)):
             for module, names in imported_modules(statement):
                 root, _, rel = module.partition(".")
                 library = BY_ROOT.get(root)
                 if library is None:
                     continue
-                first.setdefault(root, statement)
+                imports.setdefault(root, []).append(statement)
                 if any(shows_legacy_api(library, f"{rel}.{n}" if rel else n) for n in names) or (rel and shows_legacy_api(library, rel)):
                     legacy.add(root)
+        if not imports:
+            return False  # a needle in a comment or a name: no position is computed
+        first = {root: min(found, key=self._start) for root, found in imports.items()}
         versioned = {root for root in first if BY_ROOT[root].legacy_names and root not in legacy}
         if versioned:
             legacy |= self._legacy_reads(versioned)
