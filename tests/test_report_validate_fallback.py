@@ -55,7 +55,7 @@ def test_a_construction_with_no_static_target_is_validated_by_running_the_progra
     proc, data, proj = validated
     by_file = {Path(v["target"].split(":")[0]).name: v for v in data["validations"]}
     assert sorted(by_file) == ["explore.ipynb", "train.py"], data["validations"]
-    assert by_file["explore.ipynb"]["target"] == f"{proj / 'explore.ipynb'}:cell 3:1 tf.estimator.DNNClassifier"  # as an editor shows it
+    assert by_file["explore.ipynb"]["target"] == "proj/explore.ipynb:cell 3:1 tf.estimator.DNNClassifier"  # as an editor shows it
     for name, v in by_file.items():
         assert v["outcome"] == "passed" and v["passed"], (name, v)
         load = v["stages"][0]
