@@ -117,7 +117,9 @@ def test_report_target_keras_converts_the_legacy_checkpoint_and_names_the_seed_0
     data = json.loads(out.read_text())
     assert data["target"] == "keras"
     (conversion,) = data["keras_conversions"]
-    assert conversion["checkpoint"] == "trap/models/iris/model.ckpt-20" and conversion["passed"] is False
+    # the absolute path, and the model_dir it came from (issue 29)
+    assert conversion["checkpoint"] == str(tmp_path / "trap/models/iris/model.ckpt-20") and conversion["passed"] is False
+    assert conversion["origin"].startswith("model_dir='models/iris' at trap/legacy.py:") and "program's directory" in conversion["origin"]
     assert "layer hiddenlayer_0: checkpoint [4, 10] + [10]" in conversion["verdict"]
     assert "the Keras model's is [4, 20] + [20]" in conversion["verdict"]
     assert data["summary"]["keras_conversions_failed"] == 1

@@ -60,10 +60,20 @@ class EstimatorSite:
     model_dir: str | None = None
     error: str | None = None
     key: str = ""  # identical definitions (legacy.py and expected.py of a sample) are analysed once
+    place: str = ""  # the line as the user knows it, where it is not ``line``: ``cell 3:2`` in a notebook
+
+    @property
+    def at(self) -> str:
+        return f"{self.path}:{self.place or self.line}"
+
+    @property
+    def runs_as_program(self) -> bool:
+        """Validated by running the program (``validate --program``): its construction cannot be built statically."""
+        return self.error is not None and self.cls != "?"
 
     @property
     def shown(self) -> str:
-        return f"{self.path}:{self.line} {self.cls}"
+        return f"{self.at} {self.cls}"
 
     def relabel(self, text: str) -> str:
         """Text from the child with the target and the scratch copy named as the user knows them."""
@@ -95,10 +105,10 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
 
     sites: list[EstimatorSite] = []
     for i, (path, (data, unchanged)) in enumerate(sorted(sources.items())):
-        if unchanged and Path(path).is_file():
+        if unchanged and Path(path).is_file() and Path(path).suffix == ".py":
             where = path
-        else:
-            copy = scratch / str(i) / Path(path).name
+        else:  # a notebook's cells are read (and run, under --validate) as the script the rewrite made of them
+            copy = scratch / str(i) / Path(path).with_suffix(".py").name
             copy.parent.mkdir(parents=True, exist_ok=True)
             copy.write_bytes(data)
             where = str(copy)
@@ -109,20 +119,23 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
             found, builder = targets_static.find_with_builder(data, where, BUILDERS)  # one parse of the migrated text
         if not found:
             continue
+        place = cell_places(path, data)
         if builder and not run_code:
             if notes is not None and any(c.error for c in found):
-                notes.append(f"{path}:{builder[1]}: {builder[0]}() builds the estimator; analysing its checkpoints means "
+                notes.append(f"{path}:{place(builder[1])}: {builder[0]}() builds the estimator; analysing its checkpoints means "
                              "running that code, which tfmigrate report does only with --validate")
             builder = None
         if builder:
             # a builder (experiment_fn, build_estimator...) builds what the constructions cannot statically
             digest = hashlib.sha256(data).hexdigest()
-            sites.append(EstimatorSite(path, builder[1], f"{builder[0]}()", f"{where}:{builder[0]}", where, key=f"fn:{digest}:{builder[0]}"))
+            sites.append(EstimatorSite(path, builder[1], f"{builder[0]}()", f"{where}:{builder[0]}", where, key=f"fn:{digest}:{builder[0]}",
+                                       place=place(builder[1])))
         for c in found:
             if builder and c.error:
                 continue  # the builder covers it
             site = EstimatorSite(path, shown_line(c.line), c.cls, f"{where}:{c.line}", where, model_dir=c.model_dir,
-                                 key=c.key.replace(where, "") if c.key else "")
+                                 key=c.key.replace(where, "") if c.key else "",
+                                 place=place(c.line) if Path(path).suffix == ".ipynb" else "")  # a script's line is shown_line's
             site.error = site.relabel(c.error) if c.error else None
             sites.append(site)
     return sites
@@ -131,7 +144,7 @@ def find_estimators(sources: dict[str, tuple[bytes, bool]], scratch: Path, run_c
 def _line_in_user_file(path: str, data: bytes, unchanged: bool):  # type: ignore[no-untyped-def]
     """``--target keras``: a line of the migrated text (not written: the report rewrites in diff mode) as
     the line of the user's file that became it, the line ``--model FILE.py:LINE`` names there."""
-    if unchanged:
+    if unchanged or Path(path).suffix != ".py":  # a notebook's lines are placed by cell_places
         return lambda line: line
     try:
         original = Path(path).read_text(encoding="utf-8")
@@ -142,20 +155,68 @@ def _line_in_user_file(path: str, data: bytes, unchanged: bool):  # type: ignore
     return line_map(data.decode("utf-8", "replace"), original)
 
 
+def cell_places(path: str, script: bytes) -> Callable[[int], str]:
+    """For a notebook, a line of the script its cells became (the rewrite's new text) as ``cell N:LINE``,
+    the cell numbered as an editor shows it; for a script, the line as it is."""
+    if Path(path).suffix != ".ipynb":
+        return str
+    from tfmigrate.codemod.files import SourceError, read_source
+    from tfmigrate.codemod.notebook import Notebook
+
+    try:
+        notebook = Notebook(read_source(Path(path)), path)
+        _, starts = notebook.split(script.decode("utf-8"))
+    except (OSError, SourceError, UnicodeDecodeError):
+        return str
+    return lambda line: "cell {}:{}".format(*notebook.locate(line, starts))
+
+
 def holds_checkpoint(directory: Path) -> bool:
     return directory.is_dir() and ((directory / "checkpoint").is_file() or any(directory.glob("*.index")))
 
 
-def resolve_model_dir(site: EstimatorSite) -> Path | None:
+@dataclass(frozen=True)
+class ModelDir:
+    """The checkpoint directory a construction's ``model_dir`` names, as an absolute path, and where it came from."""
+
+    path: Path
+    origin: str  # one line: the code that names it, and what a relative one was resolved against
+
+
+def model_dir_of(site: EstimatorSite, cwd: Path | None = None) -> ModelDir | None:
+    """Where ``site``'s program writes its checkpoints. A relative model_dir is resolved as the program
+    resolves it when run from its own directory (``python train.py`` there), or from ``cwd`` (``--cwd``)
+    when given; never against the directory tfmigrate was started in."""
     if not site.model_dir:
         return None
-    candidates = [Path(site.model_dir)]
-    if not Path(site.model_dir).is_absolute():
-        candidates.append(Path(site.path).parent / site.model_dir)
-    for c in candidates:
-        if holds_checkpoint(c):
-            return c
-    return None
+    named = Path(site.model_dir)  # as TensorFlow reads it: no ~ expansion
+    where = f"model_dir={site.model_dir!r} at {site.at}"
+    if named.is_absolute():
+        return ModelDir(Path(os.path.abspath(named)), where)
+    if cwd is not None:
+        return ModelDir(Path(os.path.abspath(cwd / named)), f"{where}, relative: resolved against --cwd {os.path.abspath(cwd)}")
+    base = Path(os.path.abspath(site.path)).parent
+    return ModelDir(Path(os.path.abspath(base / named)),
+                    f"{where}, relative: resolved against the program's directory (--cwd DIR if it runs from elsewhere)")
+
+
+def resolve_model_dir(site: EstimatorSite, cwd: Path | None = None) -> Path | None:
+    """The model_dir of ``site`` (:func:`model_dir_of`) when it holds a checkpoint."""
+    found = model_dir_of(site, cwd)
+    return found.path if found is not None and holds_checkpoint(found.path) else None
+
+
+def elsewhere_note(site: EstimatorSite, cwd: Path | None) -> str | None:
+    """A relative model_dir with no checkpoint where the program writes it, but one relative to tfmigrate's own
+    directory: said, never used (that checkpoint belongs to whatever ran there)."""
+    found = model_dir_of(site, cwd)
+    if found is None or Path(site.model_dir or "").is_absolute() or holds_checkpoint(found.path):
+        return None
+    here = Path(os.path.abspath(site.model_dir or ""))
+    if here == found.path or not holds_checkpoint(here):
+        return None
+    return (f"{site.shown}: model_dir={site.model_dir!r} holds no checkpoint at {found.path}; {here} (relative to the current "
+            f"directory) holds one, not compared: rerun with --cwd {os.path.abspath('.')} if the program runs from there")
 
 
 def unique(sites: list[EstimatorSite]) -> list[EstimatorSite]:
@@ -169,10 +230,11 @@ def unique(sites: list[EstimatorSite]) -> list[EstimatorSite]:
     return out
 
 
-def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tuple[Path, ...], limit: int = 2000) -> list[str]:
+def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tuple[Path, ...], limit: int = 2000,
+                             cwd: Path | None = None) -> list[str]:
     """Checkpoint directories under PATH that no estimator's model_dir (and no --checkpoint) names."""
     used = {p.resolve() for p in extra}
-    used |= {d.resolve() for d in (resolve_model_dir(s) for s in sites) if d is not None}
+    used |= {d.resolve() for d in (resolve_model_dir(s, cwd) for s in sites) if d is not None}
     found: list[Path] = []
     seen = 0
     from tfmigrate.codemod.files import walk_tree  # os.walk without recursion: a deep tree is no RecursionError
@@ -193,21 +255,34 @@ def unreferenced_checkpoints(root: Path, sites: list[EstimatorSite], extra: tupl
             f"(compare with --checkpoint DIR, or `tfmigrate ckpt diff DIR --model FILE.py`)"]
 
 
-def _distinct(paths: list[str]) -> list[str]:
-    """Checkpoint paths naming the same checkpoint (its model_dir, its prefix) are analysed once."""
+def _checkpoint_key(path: str) -> str:
+    """The checkpoint a path names (its model_dir, its prefix, its .index file): one key."""
     from tfmigrate.checkpoint.index import resolve
 
+    try:
+        return os.path.realpath(resolve(path)[0])
+    except Exception:  # noqa: BLE001 - the analysis reports what is wrong with it
+        return os.path.realpath(path)
+
+
+def _distinct(paths: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Checkpoint paths (with where each came from) naming the same checkpoint are analysed once."""
     seen: set[str] = set()
     out = []
-    for p in paths:
-        try:
-            key = os.path.realpath(resolve(p)[0])
-        except Exception:  # noqa: BLE001 - the analysis reports what is wrong with it
-            key = os.path.realpath(p)
+    for p, origin in paths:
+        key = _checkpoint_key(p)
         if key not in seen:
             seen.add(key)
-            out.append(p)
+            out.append((p, origin))
     return out
+
+
+def checkpoints_of(site: EstimatorSite, extra: tuple[Path, ...], cwd: Path | None) -> list[tuple[str, str]]:
+    """The checkpoints to compare ``site`` with, as absolute paths, each with where it came from: its
+    model_dir's (when it holds one) and each ``--checkpoint``."""
+    found = model_dir_of(site, cwd)
+    named = [(str(found.path), found.origin)] if found is not None and holds_checkpoint(found.path) else []
+    return _distinct(named + [(os.path.abspath(p), f"--checkpoint {p}") for p in extra])
 
 
 def read_comparison(site: EstimatorSite, data: dict[str, Any]) -> CheckpointComparison:
@@ -224,17 +299,19 @@ def read_validation(site: EstimatorSite, data: dict[str, Any]) -> Validation:
     return validation
 
 
-def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say) -> None:
+def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say,
+                        cwd: Path | None = None) -> None:
     """Each estimator against its model_dir's checkpoint and the ``--checkpoint`` s, in one TensorFlow child."""
     from tfmigrate.validate.runner import run_validation
 
     work: list[tuple[EstimatorSite, list[str]]] = []
+    origins: dict[tuple[str, str], str] = {}  # (target, checkpoint key) -> where the path came from
     usable = [s for s in unique(sites) if not s.error]
     for s in usable:
-        found = resolve_model_dir(s)
-        paths = _distinct(([str(found)] if found else []) + [str(p) for p in extra])
-        if paths:
-            work.append((s, paths))
+        pairs = checkpoints_of(s, extra, cwd)
+        origins.update({(s.spec, _checkpoint_key(p)): origin for p, origin in pairs})
+        if pairs:
+            work.append((s, [p for p, _ in pairs]))
     if extra and not usable:
         report.errors.append("--checkpoint: no tf.estimator construction in PATH to compare it with")
     if not work:
@@ -246,14 +323,16 @@ def analyse_checkpoints(sites: list[EstimatorSite], extra: tuple[Path, ...], rep
         report.errors.append(f"checkpoint analysis could not run: {r['error']}")
     for item in r.get("target_errors", []):
         site = by_spec[item["target"]]
-        report.errors.append(f"{site.path}:{site.line}: checkpoint analysis could not run: {site.relabel(str(item['error']))}")
+        report.errors.append(f"{site.at}: checkpoint analysis could not run: {site.relabel(str(item['error']))}")
     for ck in r.get("checkpoints", []):
         site = by_spec[ck["target"]]
-        report.checkpoints.append(read_comparison(site, ck))
+        comparison = read_comparison(site, ck)
+        comparison.origin = origins.get((site.spec, _checkpoint_key(str(ck.get("checkpoint", "")))))
+        report.checkpoints.append(comparison)
 
 
 def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say: Say, watch: Watch | None = None,
-                    target: str = TARGET_ESTIMATOR, keras_python: str | None = None) -> None:
+                    target: str = TARGET_ESTIMATOR, keras_python: str | None = None, cwd: Path | None = None) -> None:
     """Each site trained, checkpointed, restored and resumed: with TensorFlow 2.15 here, or for ``target``
     keras with TensorFlow 2.21 in ``keras_python`` (``validate --target keras``)."""
     from tfmigrate.validate.runner import run_validation
@@ -265,19 +344,29 @@ def run_validations(sites: list[EstimatorSite], steps: int, report: Report, say:
 
         run_validation = partial(run_keras_validation, python=keras_python)  # type: ignore[assignment]
     for s in unique(sites):
-        if s.error:
+        # a construction that cannot be built statically: the program itself runs up to its first train()
+        # (`validate --program`), its migrated text in a copy of its directory; a notebook as the script of its cells
+        program = s.runs_as_program and target != TARGET_KERAS
+        if s.error and not program:
             report.validations.append(Validation(target=s.shown, outcome="not run", error=s.error, migration_target=target))
             continue
-        say(f"validating {s.shown} ({steps} steps{', TensorFlow 2.21' if target == TARGET_KERAS else ''})")
+        say(f"validating {s.shown} ({steps} steps{', TensorFlow 2.21' if target == TARGET_KERAS else ''}"
+            f"{', running the program: its estimator cannot be built statically' if program else ''})")
         with (watch() if watch else nullcontext()) as on_event:
-            r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event)
+            # the program's own relative model_dir: where it lands when run from its own directory (or --cwd), never the scratch copy's
+            where = {} if target == TARGET_KERAS else {"model_dir_base": cwd or Path(os.path.abspath(s.path)).parent}
+            if program:
+                where.update(program=True, program_tree=s.path)
+                r = run_validation(s.where, device="auto", steps=steps, on_event=on_event, **where)
+            else:
+                r = run_validation(s.spec, device="auto", steps=steps, on_event=on_event, **where)
         report.validations.append(read_validation(s, r))
         if r.get("environment"):  # no TensorFlow (or no interpreter): an error of the run, exit 2 as `validate` gives
             report.errors.append(f"could not run: {r['error']}")
             break
 
 
-def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None) -> KerasConversion:
+def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | None, origin: str | None = None) -> KerasConversion:
     """``tfmigrate ckpt convert --to keras`` of the legacy ``checkpoint`` for the Keras model of ``site``
     (``site.spec``, the ``canned_keras_model`` call the TensorFlow 2.21 child builds with ``keras_python``),
     into a scratch ``.weights.h5`` that is removed afterwards (a report writes nothing beside your files):
@@ -291,37 +380,37 @@ def keras_conversion(site: EstimatorSite, checkpoint: str, keras_python: str | N
         try:
             conversion = convert_to_keras(checkpoint, site.spec, Path(scratch) / "model.weights.h5", python=keras_python)
         except CheckpointError as exc:
-            return KerasConversion(checkpoint=checkpoint, model=site.shown, passed=False, verdict=site.relabel(str(exc)))
+            return KerasConversion(checkpoint=checkpoint, model=site.shown, passed=False, verdict=site.relabel(str(exc)), origin=origin)
         fields = conversion.report_fields(model=site.shown)
     fields["verdict"] = site.relabel(fields["verdict"])
     fields["notes"] = [site.relabel(note) for note in fields["notes"]]
     fields["out"] = None  # the scratch file is gone: `tfmigrate ckpt convert CHECKPOINT OUT --to keras` writes it
-    return KerasConversion(**fields)
+    return KerasConversion(**fields, origin=origin)
 
 
 def convert_for_keras(sites: list[EstimatorSite], extra: tuple[Path, ...], report: Report, say: Say,
-                      keras_python: str | None) -> None:
+                      keras_python: str | None, cwd: Path | None = None) -> None:
     """``--target keras``: each legacy checkpoint (a Keras model's model_dir holding one, each ``--checkpoint``)
     converted for the Keras model through :func:`keras_conversion`; its verdict goes into the report."""
     usable = [s for s in unique(sites) if not s.error]
     if extra and not usable:
         report.errors.append("--checkpoint: no canned_keras_model(...) call in PATH to convert it for")
     for s in usable:
-        found = resolve_model_dir(s)
-        for checkpoint in _distinct(([str(found)] if found else []) + [str(p) for p in extra]):
+        for checkpoint, origin in checkpoints_of(s, extra, cwd):
             say(f"keras conversion: {checkpoint} for {s.shown}")
-            report.keras_conversions.append(keras_conversion(s, checkpoint, keras_python))
+            report.keras_conversions.append(keras_conversion(s, checkpoint, keras_python, origin))
 
 
 def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, checkpoints: tuple[Path, ...] = (),
                  validate: bool = False, steps: int = 10, say: Say = lambda message: None, watch: Watch | None = None,
-                 target: str | None = None, keras_python: str | None = None) -> Report:
+                 target: str | None = None, keras_python: str | None = None, cwd: Path | None = None) -> Report:
     """The whole migration of PATH as one Report. ``rewrite(options)`` runs the engine over PATH
     (the command line's, with its progress bar); ``options`` are its Options, mode "diff".
 
     ``target``: what the code is migrated to (default: the Options' ``target``, else estimator);
     ``keras_python``: the TensorFlow 2.21 interpreter of ``--target keras`` (default:
-    ``childproc.keras_interpreter()``)."""
+    ``childproc.keras_interpreter()``); ``cwd``: the directory the programs run from, for a relative
+    model_dir (default: each program's own directory, :func:`model_dir_of`)."""
     from dataclasses import replace
 
     target = target or getattr(options, "target", None) or TARGET_ESTIMATOR
@@ -337,10 +426,13 @@ def build_report(rewrite: Callable[[Any], Report], path: Path, options: Any, *, 
         for r in report.files:
             r.new_text = None  # analysed: not kept any longer than needed
         if target == TARGET_KERAS:
-            convert_for_keras(sites, checkpoints, report, say, keras_python)
+            convert_for_keras(sites, checkpoints, report, say, keras_python, cwd)
         else:
-            analyse_checkpoints(sites, checkpoints, report, say)
-        report.notes.extend(notes + unreferenced_checkpoints(path, sites, checkpoints))
+            analyse_checkpoints(sites, checkpoints, report, say, cwd)
+        notes += [n for n in (elsewhere_note(s, cwd) for s in unique(sites) if not s.error) if n]
+        report.notes.extend(notes + unreferenced_checkpoints(path, sites, checkpoints, cwd=cwd))
+        if validate and not unique(sites):
+            report.notes.append("--validate: no tf.estimator construction (or function that builds one) in PATH to validate")
         if validate:
-            run_validations(sites, steps, report, say, watch, target=target, keras_python=keras_python)
+            run_validations(sites, steps, report, say, watch, target=target, keras_python=keras_python, cwd=cwd)
     return report

@@ -232,6 +232,7 @@ class CheckpointComparison:
     name_map: dict[str, str] = field(default_factory=dict)  # checkpoint name -> model name, where they differ
     writer: str | None = None  # what wrote the checkpoint (estimator-v2, skflow...)
     notes: list[str] = field(default_factory=list)
+    origin: str | None = None  # where its path came from: the model_dir that names it (and what a relative one was resolved against), --checkpoint
 
     @property
     def renames(self) -> dict[str, str]:
@@ -303,6 +304,7 @@ class KerasConversion:
     out: str | None = None  # the .weights.h5 written
     max_difference: float | None = None  # the largest |legacy - keras| prediction difference, when compared
     notes: list[str] = field(default_factory=list)
+    origin: str | None = None  # where the checkpoint's path came from (as CheckpointComparison.origin)
 
 
 # ------------------------------------------------------------------------------------ the report
@@ -422,6 +424,7 @@ def checkpoint_from_json(data: dict, model_target: str | None = None) -> Checkpo
         ),
         compatible=bool(data.get("compatible")),
         verdict=str(data.get("verdict", "")),
+        origin=data.get("origin"),
         pairs=[
             TensorPair(
                 checkpoint_name=p.get("checkpoint_name"), model_name=p.get("model_name"), status=p["status"], kind=p["kind"],

@@ -6,6 +6,7 @@ Errors are one line on stderr (``error: ...``), never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -118,6 +119,8 @@ def _print_diff(data: dict[str, Any], out: Console) -> None:
     style = "bold green" if data["compatible"] else "bold red"
     out.print(Text("compatible" if data["compatible"] else "INCOMPATIBLE", style=style)
               + Text(f"  {data['checkpoint']} vs {data['model'].get('target', 'model')}"))
+    if not os.path.isabs(data["checkpoint"]):  # where it is, whatever directory the next command runs in
+        out.print(Text(f"checkpoint {os.path.abspath(data['checkpoint'])} (CHECKPOINT as given, from {os.getcwd()})", style="dim"))
     out.print(Text(data["verdict"]))
     for kind, title in (("model", "model weights"), ("bookkeeping", "bookkeeping"), ("optimizer", "optimizer state")):
         rows = [p for p in data["pairs"] if p["kind"] == kind]

@@ -68,9 +68,22 @@ def stderr_console() -> Console:
 
 
 def run_with_progress(paths: tuple[Path, ...], options: Any, excludes: tuple[str, ...]) -> Any:
+    """The engine over ``paths``; a run that found no file to read says so on stderr, in one line (the exit code
+    stays 0, as ruff's: nothing there needs migrating, and a pre-commit hook over other files passes)."""
+    err = stderr_console()
+    report = _run(paths, options, excludes, err)
+    if not report.files and not report.errors:
+        from tfmigrate.visible import visible
+
+        shown = ", ".join(visible(str(p)) for p in paths)
+        err.print(f"tfmigrate: warning: no Python files found in {shown} (.py, .ipynb; after --exclude and .gitignore)",
+                  highlight=False, markup=False)
+    return report
+
+
+def _run(paths: tuple[Path, ...], options: Any, excludes: tuple[str, ...], err: Any) -> Any:
     from tfmigrate.codemod import runner
 
-    err = stderr_console()
     if not err.is_terminal:
         return runner.run(paths, options, excludes)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn  # a bar only on a terminal

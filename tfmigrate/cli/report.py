@@ -27,6 +27,8 @@ def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
 @click.argument("path", type=click.Path(exists=True, path_type=Path), default=Path("."))
 @click.option("--checkpoint", "checkpoints", multiple=True, type=click.Path(path_type=Path), callback=lambda ctx, param, value: _checkpoint_paths(value),
               help="Also analyse this checkpoint (model_dir or prefix) against the estimators in PATH (repeatable).")
+@click.option("--cwd", "cwd", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="The directory the programs run from, for a relative model_dir [default: each program's own directory].")
 @click.option("--validate", "do_validate", is_flag=True, help="Also train/restore/resume each migrated estimator (TensorFlow, a few steps each).")
 @click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True, help="Training steps per validation.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
@@ -46,11 +48,14 @@ def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for the rewrite stage [default and at most: the CPUs this process may use].")
 def report(
-    path: Path, checkpoints: tuple[Path, ...], do_validate: bool, steps: int, html_out: Path | None, md_out: Path | None,
+    path: Path, checkpoints: tuple[Path, ...], cwd: Path | None, do_validate: bool, steps: int, html_out: Path | None, md_out: Path | None,
     max_chars: int, json_out: Path | None, sarif_out: Path | None, target: str, python: str | None, select: tuple[str, ...],
     ignore: tuple[str, ...], exclude: tuple[str, ...], jobs: int | None,
 ) -> None:
     """Everything about migrating PATH: rewrites, manual steps, checkpoints, validation.
+
+    A relative model_dir is where the program writes it when run from its own directory (or from --cwd):
+    every checkpoint line shows its absolute path and the model_dir it came from.
 
     Exit 0 nothing left to do, 1 work remains (changes, manual findings, incompatible checkpoints,
     failed validation), 2 errors.
@@ -78,7 +83,7 @@ def report(
     excludes = tuple(split_glob(exclude))
     result = build_report(lambda opts: run_with_progress((path,), opts, excludes), path, options, checkpoints=checkpoints,
                           validate=do_validate, steps=steps, say=say, watch=watch if err.is_terminal else None,
-                          keras_python=keras_python(python))  # used with --target keras (the rewrite Options' target)
+                          keras_python=keras_python(python), cwd=cwd)  # used with --target keras (the rewrite Options' target)
     written: list[tuple[str, str]] = []
     if html_out is not None:
         emit(html.render(result, subject=str(path)), html_out)
@@ -93,8 +98,9 @@ def report(
         emit(sarif.render(result), sarif_out)
         written.append(("SARIF", str(sarif_out)))
     out = make_console()
-    out.print(terminal.summary_view(terminal.view.visible_report(result)))
-    out.print()
-    terminal.print_details(result, out)
+    if result.files or result.errors:  # with nothing read (a run that found no Python file) the summary is shown once, at the end
+        out.print(terminal.summary_view(terminal.view.visible_report(result)))
+        out.print()
+        terminal.print_details(result, out)
     terminal.print_summary(result, out, written)
     sys.exit(result.exit_code())

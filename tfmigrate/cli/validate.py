@@ -59,6 +59,8 @@ class ProgressView:
 @click.option("--convert", type=click.Path(path_type=Path), help="With --checkpoint: write OLD under the new names into this new directory and check it against the definition.")
 @click.option("--program", is_flag=True, help="Run TARGET (a file.py) itself as __main__ up to its first Estimator.train and validate the estimator it built "
               "(a file.py whose construction cannot be built statically does this by itself). Its model_dir is only read.")
+@click.option("--cwd", "cwd", type=click.Path(exists=True, file_okay=False, path_type=Path), default=None,
+              help="The directory the program runs from, for its own relative model_dir [default: TARGET's directory].")
 @click.option("--args", "program_args", default="", metavar="'FLAGS'", help="The program's own command-line flags (with --program), e.g. --args '--hidden 16'.")
 @click.option("--cluster", "cluster_spec", metavar="chief=1,worker=1,ps=1",
               help="Train as a real local cluster (one process per task on 127.0.0.1, each with its own TF_CONFIG, "
@@ -73,7 +75,7 @@ class ProgressView:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: the stages and the verdict; json: the result as one JSON object (what `tfmigrate report --json` holds).")
 def validate(target: str, device: str, steps: int, model_dir: Path | None, checkpoint: Path | None, convert: Path | None,
-             program: bool, program_args: str, cluster_spec: str | None, migration_target: str | None, python: Path | None,
+             program: bool, cwd: Path | None, program_args: str, cluster_spec: str | None, migration_target: str | None, python: Path | None,
              fmt: str) -> None:
     """Train, checkpoint, restore and resume TARGET for real.
 
@@ -97,7 +99,7 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
     import shlex
 
     kwargs = dict(device=device, steps=steps, model_dir=model_dir, checkpoint=checkpoint, convert=convert,
-                  program=program, program_args=shlex.split(program_args))
+                  program=program, program_args=shlex.split(program_args), model_dir_base=cwd)
     keras = configured_target(migration_target) == "keras"
     if keras:
         from functools import partial
@@ -111,7 +113,10 @@ def validate(target: str, device: str, steps: int, model_dir: Path | None, check
         if program and model_dir:
             raise click.UsageError("--model-dir: with --target keras, --program runs the program in a scratch working "
                                    "directory, where its own (relative) model_dir lands")
-        del kwargs["checkpoint"], kwargs["convert"]
+        if cwd:
+            raise click.UsageError("--cwd: with --target keras the program's own model_dir is not read (convert a legacy "
+                                   "checkpoint with `tfmigrate ckpt convert --to keras`)")
+        del kwargs["checkpoint"], kwargs["convert"], kwargs["model_dir_base"]
         run_validation = partial(run_keras_validation, python=keras_python(python))  # type: ignore[assignment]
     elif python:
         raise click.UsageError("--python names the TensorFlow 2.21 interpreter of --target keras")

@@ -369,11 +369,21 @@ def _not_covered(findings: list[RawFinding], catalog: Catalog) -> list[bool]:
     return [not (catalog.rules[f.rule].catch_all and f.line in specific) for f in findings]
 
 
-def text_diff(old: str, new: str, name: str, unit: str = "file") -> str:
-    """A unified diff as git writes one (``a/NAME``, ``b/NAME``), marking a last line with no newline."""
+def text_diff(old: str, new: str, name: str, unit: str = "file", section: str | None = None) -> str:
+    """A unified diff as git writes one (``a/NAME``, ``b/NAME``), marking a last line with no newline.
+
+    ``section``: a notebook cell's diff (``cell 3``), written after each hunk's range as git writes a
+    hunk's function context (``@@ -1,3 +1,4 @@ cell 3``), so a hunk shown without its file header (the
+    HTML and Markdown reports) still names its cell; a cell's code has no final newline by the notebook
+    format and the rewrite never adds or removes one, so no ``\\ No newline`` line is written for it."""
     shown = visible(name.lstrip("/"))  # a/tmp/x.py, as git writes an absolute path, not a//tmp/x.py; a newline
     # or ESC in the name is written out (\\n, \\x1b) so that it cannot forge a line
+    if section is not None:  # the last line of a cell, unchanged, is no change because a line came after it
+        old, new = (text if text.endswith(("\n", "\r")) or not text else f"{text}\n" for text in (old, new))
     lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{shown}", tofile=f"b/{shown}")
+    if section is not None:
+        label = visible(section)
+        return "".join(f"{line.rstrip()} {label}\n" if line.startswith("@@ ") else line for line in lines)
     return "".join(line if line.endswith(("\n", "\r")) else f"{line}\n\\ No newline at end of {unit}\n" for line in lines)
 
 
@@ -529,8 +539,11 @@ def process_notebook(path: Path, options: Options) -> FileResult:
         "changed" if result.changed else "unchanged",
         findings=_findings(raw, shown, write, catalog, notebook, starts if write else None),
         diff="".join(
-            text_diff(old, new, f"{shown}:cell {index + 1}", "cell") for index, old, new in notebook.changed_cells(cells)
+            text_diff(old, new, f"{shown}:cell {index + 1}", "cell", section=f"cell {index + 1}")
+            for index, old, new in notebook.changed_cells(cells)
         ) if result.changed and options.diffs else None,
+        # the cells' new code as one script (IPython lines masked as `pass`): what `tfmigrate report` analyses
+        new_text=result.new if options.keep_text_with is not None and options.keep_text_with in result.new else None,
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
+from tfmigrate.codemod.notebook import MAGIC_COMMENT
 from tfmigrate.codemod.tree import TreeIndex, dotted
 from tfmigrate.codemod.walk import transform
 
@@ -194,20 +195,43 @@ class _DropAliases(cst.CSTTransformer):
 
 
 # --- adding ------------------------------------------------------------------------------------
+def _header_imports(statement: cst.CSTNode) -> list[cst.BaseSmallStatement] | None:
+    """The imports of one statement of the module's import header, or None where the header ends. The header
+    holds import lines (``import a; import b`` too), ``try:`` blocks of imports only, and a notebook's masked
+    IPython lines (``%matplotlib inline`` above the imports of its cell: :data:`notebook.MAGIC_COMMENT`)."""
+    if isinstance(statement, cst.SimpleStatementLine):
+        if all(isinstance(s, (cst.Import, cst.ImportFrom)) for s in statement.body):
+            return list(statement.body)
+        comment = statement.trailing_whitespace.comment
+        if (len(statement.body) == 1 and isinstance(statement.body[0], cst.Pass) and comment is not None
+                and comment.value.startswith(MAGIC_COMMENT)):
+            return []
+        return None
+    if isinstance(statement, cst.Try) and isinstance(statement.body, cst.IndentedBlock) and statement.body.body:
+        found: list[cst.BaseSmallStatement] = []
+        for line in statement.body.body:
+            imports = _header_imports(line) if isinstance(line, cst.SimpleStatementLine) else None
+            if not imports:
+                return None
+            found += imports
+        return found
+    return None
+
+
 def _add_missing(module: cst.Module, wanted: list[tuple[str, str | None]]) -> cst.Module:
     body = list(module.body)
     start = 1 if _starts_with_docstring(module) else 0
     end = start
     have: set[tuple[str, str | None]] = set()
     for statement in body[start:]:
-        if not (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
-                and isinstance(statement.body[0], (cst.Import, cst.ImportFrom))):
+        imports = _header_imports(statement)
+        if imports is None:
             break
         end += 1
-        small = statement.body[0]
-        if isinstance(small, cst.Import):
-            for alias in small.names:
-                have.add((dotted(alias.name) or "", dotted(alias.asname.name) if alias.asname else None))
+        for small in imports:
+            if isinstance(small, cst.Import):
+                for alias in small.names:
+                    have.add((dotted(alias.name) or "", dotted(alias.asname.name) if alias.asname else None))
     plain = sorted(m for m, asname in wanted if asname is None and (m, None) not in have)
     aliased = [(m, asname) for m, asname in wanted if asname is not None and (m, asname) not in have]
     if not plain and not aliased:

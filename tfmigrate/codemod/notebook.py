@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from tfmigrate.codemod.files import SourceError
 
 BOUNDARY = "# tfmigrate: cell boundary 5b1c"
-_MASK = "pass  # tfmigrate: magic 5b1c:"
+MAGIC_COMMENT = "# tfmigrate: magic 5b1c:"  # the comment of a masked IPython line (``%matplotlib inline``)
+_MASK = f"pass  {MAGIC_COMMENT}"
 _MASKED = re.compile(r"^([ \t]*)pass  # tfmigrate: magic 5b1c:(\d+)$")
 # IPython syntax at the start of a line: %magic, !shell, ?help / name? / name??, x = %magic, x = !shell
 _MAGIC_START = re.compile(r"[ \t]*(?:[%!]|\?+[\w.]|[\w.]+[ \t]*=[ \t]*[%!]|[\w.]+\?\??[ \t]*$)")

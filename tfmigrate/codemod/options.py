@@ -20,6 +20,9 @@ Mode = Literal["check", "diff", "write"]
 # Every rule matches names by what they are imported from: a module that never names one of these
 # packages imports nothing the rules rewrite (a notebook's JSON holds its cells' code verbatim).
 ROOT_PACKAGES = (b"tensorflow", b"skflow")
+# libraries that only ran on TensorFlow 1.x (rules/libraries.toml): a module may import one of them alone
+# (`import tflearn`), and their names hold no "flow"
+LIBRARY_PACKAGES = (b"prettytensor", b"tflearn", b"tensorlayer", b"sonnet", b"edward", b"tensor2tensor")
 
 
 @dataclass(frozen=True)
@@ -60,7 +63,9 @@ def rule_infos(catalog: Catalog) -> dict[str, RuleInfo]:
 
 def names_a_root_package(code: bytes) -> bool:
     # one scan for the common tail first: most files never say "flow" at all
-    return b"flow" in code and any(root in code for root in ROOT_PACKAGES)
+    if b"flow" in code and any(root in code for root in ROOT_PACKAGES):
+        return True
+    return b"import" in code and any(root in code for root in LIBRARY_PACKAGES)
 
 
 def wanted(code: bytes, options: Options) -> bool:

@@ -155,7 +155,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         if s.validations_not_run:
             out.append(_card(s.validations_not_run, "could not be validated", "warn"))
     else:
-        out.append(_card("—", "not validated (--validate)"))
+        out.append(_card("—", "not validated: not asked for (tfmigrate report --validate)"))
     if s.keras_conversions:
         out.append(_card(f"{s.keras_conversions - s.keras_conversions_failed}/{s.keras_conversions}", "Keras conversions verified",
                          "bad" if s.keras_conversions_failed else "good"))
@@ -240,6 +240,8 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         out.append(f'<h3><span class="mono">{path(ck.checkpoint)}</span> '
                    f'<span class="badge {label}">{label}</span></h3>')
         facts = [f'against <span class="mono">{path(ck.model.target)}</span>']
+        if ck.origin:
+            facts.append(f"from {prose(ck.origin)}")
         if ck.writer:
             facts.append(f'written by <span class="mono">{path(ck.writer)}</span>')
         out.append(f'<p class="muted">{" · ".join(facts)}</p>')
@@ -296,7 +298,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         for k in report.keras_conversions:
             out.append(f'<h3><span class="mono">{path(k.checkpoint)}</span> <span class="badge {"passed" if k.passed else "failed"}">'
                        f'{"verified" if k.passed else "failed"}</span></h3>')
-            facts = [f"for {k.model}"] + ([f"written to {k.out}"] if k.out else []) + (
+            facts = [f"for {k.model}"] + ([f"from {k.origin}"] if k.origin else []) + ([f"written to {k.out}"] if k.out else []) + (
                 [f"max difference {k.max_difference:.3g}"] if k.max_difference is not None else [])
             out.append(f'<p class="muted">{e(" · ".join(facts))}</p>')
             out.append(f'<p class="verdict {"ok" if k.passed else "bad"}">{prose(k.verdict)}</p>')

@@ -33,10 +33,13 @@ def finding_data(f: Finding) -> dict[str, Any]:
 
 def checkpoint_data(c: CheckpointComparison) -> dict[str, Any]:
     model = {"target": c.model.target, "kind": c.model.kind, "class": c.model.cls, "api": c.model.api, "model_dir": c.model.model_dir}
-    return {
+    data = {
         "checkpoint": c.checkpoint, "model": model, "compatible": c.compatible, "verdict": c.verdict, "writer": c.writer,
         "name_map": c.name_map, "notes": c.notes, "pairs": [asdict(p) for p in c.pairs],
     }
+    if c.origin:  # where the path came from (tfmigrate report), absent where the user gave it (ckpt diff)
+        data["origin"] = c.origin
+    return data
 
 
 def validation_data(v: Validation) -> dict[str, Any]:
@@ -46,7 +49,10 @@ def validation_data(v: Validation) -> dict[str, Any]:
 
 
 def keras_conversion_data(k: KerasConversion) -> dict[str, Any]:
-    return asdict(k)
+    data = asdict(k)
+    if not k.origin:
+        data.pop("origin")
+    return data
 
 
 def data(report: Report) -> dict[str, Any]:

@@ -87,7 +87,8 @@ def sections(report: Report) -> list[_Section]:
         ))
     for ck in report.checkpoints:
         verdict = "compatible" if ck.compatible else "incompatible"
-        head = [f"### Checkpoint {_code(ck.checkpoint)}: {verdict}", "", f"against {_code(ck.model.target)}: {_cell(ck.verdict)}", ""]
+        head = [f"### Checkpoint {_code(ck.checkpoint)}: {verdict}", ""] + ([f"from {_cell(ck.origin)}", ""] if ck.origin else []) + [
+            f"against {_code(ck.model.target)}: {_cell(ck.verdict)}", ""]
         pairs = sorted((p for p in ck.pairs if p.status != "match"), key=lambda p: (p.concern != "bad", p.name))
         if pairs:
             head += ["| Checkpoint | Model | Status | Shapes |", "|---|---|---|---|"]
@@ -96,6 +97,7 @@ def sections(report: Report) -> list[_Section]:
         out.append(_Section(head, rows, [""], "checkpoint table rows"))
     for k in report.keras_conversions:
         out.append(_Section([f"### Keras conversion of {_code(k.checkpoint)}: {'verified' if k.passed else 'failed'}", "",
+                             *([f"from {_cell(k.origin)}", ""] if k.origin else []),
                              f"for {_code(k.model)}" + (f" → {_code(k.out)}" if k.out else "")
                              + (f" (max difference {k.max_difference:.3g})" if k.max_difference is not None else "")
                              + f": {_cell(k.verdict)}", ""], what="keras conversions"))

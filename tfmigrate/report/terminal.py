@@ -43,7 +43,7 @@ def summary_view(report: Report) -> Table:
             parts.append(f"[yellow]{s.validations_not_run} could not run[/]")
         table.add_row("validation", ", ".join(parts))
     else:
-        table.add_row("validation", "[dim]not run (--validate)[/]")
+        table.add_row("validation", "[dim]not asked for (--validate trains, restores, resumes each)[/]")
     if s.keras_conversions:
         failed = s.keras_conversions_failed
         table.add_row("keras conversion", f"{s.keras_conversions} checkpoint(s) converted, "
@@ -138,6 +138,8 @@ def print_details(report: Report, out: Console) -> None:
                 out.file.write(r.diff or "")
     for c in report.checkpoints:
         heading(out, f"[bold]checkpoint[/] {escape(c.checkpoint)} vs {escape(c.model.target)}")
+        if c.origin:
+            out.print(Text(f"from {c.origin}", style="dim"))
         if out.is_terminal:
             out.print(Panel(Text(c.verdict), border_style="green" if c.compatible else "red"))
         else:
@@ -168,6 +170,8 @@ def print_details(report: Report, out: Console) -> None:
             out.print(f"[dim]{hidden} optimizer slot/hyperparameter row(s) not shown (see --json or --html)[/]")
     for k in report.keras_conversions:
         heading(out, f"[bold]keras conversion[/] {escape(k.checkpoint)}")
+        if k.origin:
+            out.print(Text(f"from {k.origin}", style="dim"))
         out.print(keras_conversion_line(k), soft_wrap=True)
     for v in report.validations:
         heading(out, f"[bold]validation[/] {escape(v.target)}")

@@ -671,7 +671,8 @@ class Run:
                      else f"{type(est).__name__.removesuffix('V2')} with a custom model_fn")
              + "; inputs: "
              + ", ".join(f"{k}: {v}" for k, v in kinds.items())
-             + (f"; its own model_dir {declared} holds no checkpoint yet" if declared and not own_model_dir(tf, declared, cfg["target"]) else "")
+             + (f"; its own model_dir {declared} ({declared_path(declared, cfg)}) holds no checkpoint yet"
+                if declared and not own_model_dir(tf, declared, cfg) else "")
              + (f"; {factory.note}" if getattr(factory, "note", None) else ""))
 
         def input_fn(repeat: bool = True):
@@ -684,7 +685,7 @@ class Run:
         # The definition's own model_dir is only read (never trained into): TF 2.15 would restore it
         # silently, whatever its shapes, the first time the user's program runs.
         existing = []
-        own = own_model_dir(tf, declared, cfg["target"])
+        own = own_model_dir(tf, declared, cfg)
         if own and os.path.realpath(own) != os.path.realpath(model_dir):
             existing.append(("model_dir checkpoint", own, False))
         if latest_checkpoint(tf, model_dir):
@@ -693,7 +694,7 @@ class Run:
             def check_existing(directory=directory, own=not blocks):
                 result = analyse(tf, latest_checkpoint(tf, directory), variables, cfg["target"])
                 emit("checkpoint", analysis=result)
-                where = f"the model's own model_dir {directory}" if own else directory
+                where = f"the model's own model_dir {declared!r} ({directory})" if own else directory
                 if not result["compatible"]:
                     shapes = any("shape" in str(p.get("status")) for p in result.get("pairs", []))
                     hint = " (TensorFlow 2.15 restores mismatched shapes silently)" if shapes and "silent" not in result["verdict"].lower() else ""
@@ -872,24 +873,26 @@ class Run:
             self.stage("converted checkpoint", converted)
 
 
-def own_model_dir(tf, declared: str | None, target: str) -> str | None:
-    """The directory the definition's own model_dir names, when it holds a checkpoint.
-
-    A relative model_dir is resolved as the program would resolve it (against the working directory);
-    when nothing is there, also against the target file's directory (``python train.py`` is usually run
-    from there), so the trap is caught from wherever ``tfmigrate validate`` is run."""
-    if not declared:
-        return None
-    candidates = [declared]
-    if not os.path.isabs(declared):
+def declared_path(declared: str, cfg: dict) -> str:
+    """The absolute directory a definition's own model_dir names. A relative one is resolved as the program
+    resolves it when run from ``cfg["model_dir_base"]`` (the program's own directory, or ``--cwd``), never
+    against this process's working directory (tfmigrate's, or a scratch copy's)."""
+    if os.path.isabs(declared):
+        return os.path.abspath(declared)
+    base = cfg.get("model_dir_base")
+    if not base:
         from tfmigrate.validate import targets
 
-        path, _ = targets.split(target)
-        candidates.append(os.path.join(os.path.dirname(os.path.abspath(path)), declared))
-    for directory in candidates:
-        if os.path.isdir(directory) and latest_checkpoint(tf, directory):
-            return directory
-    return None
+        base = os.path.dirname(os.path.abspath(targets.split(cfg["target"])[0]))
+    return os.path.abspath(os.path.join(base, declared))
+
+
+def own_model_dir(tf, declared: str | None, cfg: dict) -> str | None:
+    """The directory the definition's own model_dir names (:func:`declared_path`), when it holds a checkpoint."""
+    if not declared:
+        return None
+    directory = declared_path(declared, cfg)
+    return directory if os.path.isdir(directory) and latest_checkpoint(tf, directory) else None
 
 
 def prepare(tf, np, target: str, model_dir: str, batch: int, program: bool = False, program_args: list | None = None):

@@ -58,10 +58,16 @@ def run_validation(
     convert: str | Path | None = None,
     program: bool = False,
     program_args: list[str] | None = None,
+    model_dir_base: str | Path | None = None,
+    program_tree: str | Path | None = None,
 ) -> dict[str, Any]:
     """Validate TARGET in a TensorFlow child. With ``analyse_batch`` (``[{"target", "paths"}]``), only
     compare checkpoints with definitions, all in one child, and train nothing: ``result["checkpoints"]``
-    (each with its ``target``) and ``result["target_errors"]``."""
+    (each with its ``target``) and ``result["target_errors"]``. ``model_dir_base``: the directory the
+    program runs from, against which its own relative model_dir is read (default: TARGET's directory).
+    ``program_tree``: with a program run, the user's file whose tree the copy is made of, TARGET being its
+    migrated text elsewhere (``tfmigrate report``'s scratch copy; a notebook's cells as a script): that text
+    runs in the copy in the file's place (a notebook's beside it, as NAME_notebook.py)."""
     result: dict[str, Any] = {
         "schema": SCHEMA, "passed": False, "device": device, "steps": steps, "stages": [],
         "target": target, "checkpoints": [], "migration_target": "estimator",
@@ -77,6 +83,8 @@ def run_validation(
         return _could_not_run(result, f"--checkpoint {checkpoint}: no such checkpoint", started)
     if convert is not None and checkpoint is None:
         return _could_not_run(result, "--convert needs --checkpoint OLD (the legacy checkpoint to convert)", started)
+    if analyse_batch is None and model_dir_base is None:
+        model_dir_base = Path(os.path.abspath(split(str(target))[0])).parent  # as `python file.py` run from there resolves it
     convert_stage = None
     converted = None
     if convert is not None:
@@ -95,7 +103,12 @@ def run_validation(
         from tfmigrate.validate.scratch import TooLarge, program_copy as make_copy
 
         try:  # the program runs in a copy of its tree (the child's working directory), never among the user's files
-            work, copied = make_copy(Path(split(str(target))[0]))
+            work, copied = make_copy(Path(program_tree) if program_tree is not None else Path(split(str(target))[0]))
+            if program_tree is not None:
+                text = Path(split(str(target))[0]).read_bytes()
+                if copied.suffix != ".py":
+                    copied = copied.with_name(f"{copied.stem}_notebook.py")
+                copied.write_bytes(text)
         except (TooLarge, OSError) as exc:
             if fresh:
                 shutil.rmtree(directory, ignore_errors=True)
@@ -116,6 +129,7 @@ def run_validation(
         "program": program,
         "program_args": list(program_args or []),
         "program_copy": program_copy,
+        "model_dir_base": os.path.abspath(model_dir_base) if model_dir_base is not None else None,
     }
     try:
         with removed_on_interrupt(directory if fresh or analyse_batch is not None else None):

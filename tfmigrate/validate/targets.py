@@ -34,6 +34,37 @@ def check(target: str) -> None:
     path, _ = split(target)
     if not path.is_file():
         raise TargetError(f"{path}: no such file (TARGET is file.py:function or a migrated file.py)")
+    syntax_error = _syntax_error(path)
+    if syntax_error:
+        raise TargetError(syntax_error)
+
+
+def _syntax_error(path: Path) -> str | None:
+    """A file Python 3 cannot compile (Python 2 code: ``print "x"``) is said in one line here, before any
+    TensorFlow child starts; None when it compiles (or cannot be read: the child says why)."""
+    import ast
+
+    try:
+        from tfmigrate.regular_files import open_regular
+
+        with open_regular(path) as f:  # never blocks on a FIFO named like a file
+            source = f.read()
+    except Exception:  # noqa: BLE001 - not readable here: the child reports it
+        return None
+    try:
+        ast.parse(source, str(path))
+    except SyntaxError as exc:
+        py2 = " (Python 2 code: port it to Python 3 first)" if "Missing parentheses" in str(exc.msg) or _looks_py2(source) else ""
+        return f"{path}:{exc.lineno}: SyntaxError: {exc.msg}{py2}; validate runs the code with Python 3"
+    except ValueError as exc:  # a NUL byte
+        return f"{path}: cannot parse: {exc}"
+    return None
+
+
+def _looks_py2(source: bytes) -> bool:
+    import re
+
+    return bool(re.search(rb"^\s*(print\s+[\"'\w]|exec\s+[\"'\w])|except\s+\w+\s*,\s*\w+\s*:|\bur[\"']|^\s*raise\s+\w+\s*,", source, re.M))
 
 
 def _import(path: Path):
