@@ -28,6 +28,7 @@ def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
 @click.option("--checkpoint", "checkpoints", multiple=True, type=click.Path(path_type=Path), callback=lambda ctx, param, value: _checkpoint_paths(value),
               help="Also analyse this checkpoint (model_dir or prefix) against the estimators in PATH (repeatable).")
 @click.option("--validate", "do_validate", is_flag=True, help="Also train/restore/resume each migrated estimator (TensorFlow, a few steps each).")
+@click.option("--diff", "show_diffs", is_flag=True, help="Also print every file's diff (the HTML report always has them).")
 @click.option("--steps", type=click.IntRange(min=1), default=10, show_default=True, help="Training steps per validation.")
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), help="Write a self-contained HTML report.")
 @click.option("--markdown", "md_out", type=click.Path(dir_okay=False, path_type=Path),
@@ -46,7 +47,7 @@ def _checkpoint_paths(values: tuple[Path, ...]) -> tuple[Path, ...]:
 @click.option("--exclude", multiple=True, help="Glob of paths to skip (repeatable).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None, help="Worker processes for the rewrite stage [default and at most: the CPUs this process may use].")
 def report(
-    path: Path, checkpoints: tuple[Path, ...], do_validate: bool, steps: int, html_out: Path | None, md_out: Path | None,
+    path: Path, checkpoints: tuple[Path, ...], do_validate: bool, show_diffs: bool, steps: int, html_out: Path | None, md_out: Path | None,
     max_chars: int, json_out: Path | None, sarif_out: Path | None, target: str, python: str | None, select: tuple[str, ...],
     ignore: tuple[str, ...], exclude: tuple[str, ...], jobs: int | None,
 ) -> None:
@@ -59,6 +60,7 @@ def report(
     from tfmigrate.cli.common import emit, enabled_rules, keras_python, refuse_clobbering, run_with_progress, split_codes, split_glob
     from tfmigrate.codemod.runner import Options, default_jobs
     from tfmigrate.report import html, json_format, markdown, sarif, terminal
+    from tfmigrate.report.next_steps import next_steps
 
     refuse_clobbering({"--html": html_out, "--markdown": md_out, "--json": json_out, "--sarif": sarif_out}, (path, *checkpoints))
 
@@ -95,6 +97,6 @@ def report(
     out = make_console()
     out.print(terminal.summary_view(terminal.view.visible_report(result)))
     out.print()
-    terminal.print_details(result, out)
-    terminal.print_summary(result, out, written)
+    terminal.print_details(result, out, show_diffs=show_diffs)
+    terminal.print_summary(result, out, written, next_steps(result, (str(path),), validated=do_validate))
     sys.exit(result.exit_code())
