@@ -55,7 +55,7 @@ def reported(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     out = root / "out"
     out.mkdir()
     proc = tfmigrate(
-        "report", ".", "--validate", "--steps", "2",
+        "report", ".", "--validate", "--steps", "2", "--diff",
         "--html", str(out / "r.html"), "--markdown", str(out / "r.md"), "--json", str(out / "r.json"), "--sarif", str(out / "r.sarif"),
         cwd=proj,
     )
@@ -75,16 +75,22 @@ def test_terminal_summary_first_and_fits_80_columns(reported: tuple[subprocess.C
     text = " ".join(proc.stdout.split())
     # details come after the summary: a manual finding, the diff, the checkpoint table, the stages
     assert text.index("manual steps") > text.index("tfmigrate report")
-    assert text.index("TFM201 saver.py:") > text.index("manual steps")
+    # by rule: the rule and its why once, then each place in one line
+    assert text.index("TFM201 (") > text.index("manual steps") and text.index("why: tf.train.Saver()") > text.index("TFM201 (")
+    assert text.index(" saver.py:20:") > text.index("why: tf.train.Saver()")
     assert "automatic fixes" in text and "TFM102" in text
-    assert "+classifier = tf.estimator.DNNClassifier(" in proc.stdout
+    assert "+classifier = tf.estimator.DNNClassifier(" in proc.stdout  # --diff
     assert "dnn/hiddenlayer_0/kernel" in text and "missing_from_checkpoint" in text
     assert "model_dir checkpoint" in text and "FAIL" in text
     # it ends with the summary and the files it wrote (piped: plain, one line each, never wrapped)
     end = lines[lines.index("── summary ──"):]
     assert end[1].strip() == "tfmigrate report" and "1 analysed, 1 incompatible" in "\n".join(end)
     assert [ln.split(": ", 1)[0] for ln in end if ln.startswith("wrote ")] == ["wrote HTML", "wrote Markdown", "wrote JSON", "wrote SARIF"]
-    assert end[-1].endswith("r.sarif")
+    assert end[end.index("── next steps ──") - 1].endswith("r.sarif")
+    # and the commands that follow, last: apply the fixes, see the checkpoint, the rules of the manual steps
+    steps = [ln.split("   # ")[0] for ln in end[end.index("── next steps ──") + 1:]]
+    assert steps[0] == "$ tfmigrate rewrite ." and steps[-1].startswith("$ tfmigrate rules TFM201"), steps
+    assert [s for s in steps if s.startswith("$ tfmigrate ckpt convert ") and "model.ckpt-1-tf2 --model train.py:5" in s], steps
 
 
 @pytest.mark.slow

@@ -167,11 +167,8 @@ class KerasCompatTransform(FamilyTransform):
                 target = "".join(part.capitalize() for part in last.split("_"))
                 target = target.replace("1d", "1D").replace("2d", "2D").replace("3d", "3D")
             port = f"port it to tf.keras.layers.{target}"
-        self.flag(original, TFM753, f"{shown} is not available with Keras 3: TensorFlow 2.16 and later build "
-                  f"{shown.rpartition('.')[0]} from Keras 2's legacy code, and Keras 3 (TF 2.21's tf.keras) has none "
-                  f"(AttributeError: `{last}` is not available with Keras 3). To keep the code and its variable names "
-                  f"(checkpoints carry over): {LEGACY_KERAS}. Or {port} (Keras 3 names its variables by a process-wide "
-                  "layer counter and ignores tf.compat.v1.variable_scope: a legacy checkpoint then needs a name map)")
+        self.flag(original, TFM753, f"{shown} raises AttributeError with Keras 3 (TF 2.16+): to keep the code and its "
+                  f"variable names, {LEGACY_KERAS}; or {port} (a legacy checkpoint then needs a name map)")
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
