@@ -85,6 +85,5 @@ MANUAL_NOTES = {
 }
 TF_CONFIG_HELP = (  # the why (the TF_CONFIG layout, the chief, placement) is TFM304's, in the catalog
     "give each process a TF_CONFIG (a \"chief\" task replaces worker 0) and run tf.estimator.train_and_evaluate in "
-    "every process, ps included; worked example: samples/cluster_ps, checked with "
-    "`tfmigrate validate --cluster chief=1,worker=1,ps=1 FILE.py:FUNCTION`"
+    "every process, ps included (worked example: samples/cluster_ps)"
 )
