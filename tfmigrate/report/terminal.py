@@ -21,6 +21,7 @@ from tfmigrate.report import console as view
 from tfmigrate.report.next_steps import Step
 from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, KerasConversion, Mode, Outcome, Report, Validation, shape_text
 
+TOP_RULES = 15  # rows of the automatic-fixes table (the rest in one row; every rule in --json and --html)
 _CONCERN_STYLE = {Concern.BAD: "bold red", Concern.WARN: "yellow", Concern.OK: "green"}
 
 
@@ -136,9 +137,13 @@ def print_details(report: Report, out: Console, *, show_diffs: bool = True) -> N
         table.add_column("rule", no_wrap=True)
         table.add_column("n", justify="right", no_wrap=True)
         table.add_column("what", overflow="fold")
-        for rule_id, n in automatic.items():
+        ranked = sorted(automatic.items(), key=lambda kv: (-kv[1], kv[0]))  # the rules that fix most first
+        for rule_id, n in ranked[:TOP_RULES]:
             info = report.rules.get(rule_id)
             table.add_row(escape(rule_id), str(n), escape(info.title) if info else "")
+        rest = ranked[TOP_RULES:]
+        if rest:
+            table.add_row("...", str(sum(n for _, n in rest)), f"{len(rest)} more rules: " + ", ".join(rule_id for rule_id, _ in rest))
         view.print_whole(out, table)
     diffs = [r for r in report.files if r.diff] if show_diffs else []
     if diffs:
@@ -182,7 +187,7 @@ def print_details(report: Report, out: Console, *, show_diffs: bool = True) -> N
         heading(out, f"[bold]keras conversion[/] {escape(k.checkpoint)}")
         out.print(keras_conversion_line(k), soft_wrap=True)
     for v in report.validations:
-        if v.passed:  # its one line is in the summary; its stages in --json and --html
+        if v.passed or v.outcome is Outcome.NOT_RUN:  # its one line is in the summary; its stages in --json and --html
             continue
         heading(out, f"[bold]validation[/] {escape(v.target)}")
         if v.stages:
@@ -201,7 +206,7 @@ def print_next_steps(steps: Sequence[Step], out: Console) -> None:
         return
     heading(out, "[bold]next steps[/]")
     for step in steps:
-        out.print(Text("$ ", style="dim") + Text(step.command, style="bold") + Text(f"   # {step.why}", style="dim"), soft_wrap=True)
+        out.print(Text("  ") + Text(step.command, style="bold") + Text(f"   # {step.why}", style="dim"), soft_wrap=True)  # pasted whole, the comment is a comment
 
 
 def print_summary(report: Report, out: Console, written: Sequence[tuple[str, str]] = (), steps: Sequence[Step] = ()) -> None:
