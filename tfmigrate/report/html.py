@@ -313,7 +313,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     if steps:  # the commands that follow, last
         out.append('<section id="next-steps"><h2>Next steps</h2><table class="steps"><tbody>')
         for step in steps:
-            out.append(f'<tr><td class="mono">{path(step.command)}</td><td>{prose(step.why)}</td></tr>')
+            out.append(f'<tr><td><code>{e(step.command)}</code></td><td>{prose(step.why)}</td></tr>')  # copied whole
         out.append("</tbody></table></section>")
     out.append("</main></body></html>")
     return "\n".join(out) + "\n"
