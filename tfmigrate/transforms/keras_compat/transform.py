@@ -130,10 +130,8 @@ class KerasCompatTransform(FamilyTransform):
             return updated
         if isinstance(self.index.parents.get(original), cst.ImportFrom):
             return updated
-        self.flag(original, TFM755, f"{shown}: TensorFlow 2.16 and later have no tf.estimator (it ends with TF 2.15, which "
-                  "installs only up to Python 3.11). A canned estimator is lowered to Keras by --target keras; this "
-                  "code must be ported to a Keras model (model.fit / a custom training loop, tf.train.Checkpoint or "
-                  "Keras checkpoints), or stay on TensorFlow 2.15 (the default target)")
+        self.flag(original, TFM755, f"{shown}: TensorFlow 2.16+ has no tf.estimator: port this code to a Keras model "
+                  "(model.fit or a custom training loop, with Keras checkpoints), or stay on TensorFlow 2.15 (the default target)")
         return updated
 
     def _train_name(self, original: cst.CSTNode, module: str, last: str) -> str | None:
@@ -190,10 +188,8 @@ class KerasCompatTransform(FamilyTransform):
             return
         self.summary_lines.add(line)
         shown = "tf." + (self.qualified_name(original) or "").removeprefix("tensorflow.")
-        self.flag(original, TFM754, f"{shown} is implemented by the tensorboard package, which TensorFlow 2.21 no longer "
-                  "installs with itself: without it the call raises TBNotInstalledError (\"TensorBoard is not installed, "
-                  f"missing implementation for {shown}\"), even under a no-op writer. Add `tensorboard` to the program's "
-                  "requirements (`pip install tensorboard`)")
+        self.flag(original, TFM754, f"{shown} raises TBNotInstalledError on TensorFlow 2.21 without the tensorboard package: "
+                  "add `tensorboard` to the program's requirements (`pip install tensorboard`)")
 
     # --- TFM751, TFM752: legacy Keras optimizers -----------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
