@@ -42,6 +42,11 @@ def test_fixes_are_applied_only_when_something_is_fixable() -> None:
     assert commands(report(mode="write", fixable=0, manual=0)) == []  # all fixed: nothing follows
     assert commands(report(target="keras"))[0] == "tfmigrate rewrite --target keras proj"
     assert next_steps(report(), ("my dir",))[0].command == "tfmigrate rewrite 'my dir'"  # pasted as it is
+    # a hook passes every staged file: the command names those with fixes, and a name like an option after --
+    assert next_steps(report(), ("proj/a.py", "proj/train.py", "proj/b.py"))[0].command == "tfmigrate rewrite proj/train.py"
+    r = report()
+    r.files[0].path = "-oconftest.py"
+    assert next_steps(r, ("-oconftest.py",))[0].command == "tfmigrate rewrite -- -oconftest.py"
 
 
 def test_each_checkpoint_verdict_gives_its_command() -> None:

@@ -47,7 +47,12 @@ def next_steps(report: Report, paths: Sequence[str] = (".",), *, validated: bool
     ``validated``: whether the run was asked to validate (``report --validate``); None where the
     command has no such option (``rewrite``)."""
     steps: list[Step] = []
+    to_fix = [r.path for r in report.files if any(f.fix is Fix.FIXABLE for f in r.findings)]
+    if len(paths) > len(to_fix) > 0:  # many files given (a pre-commit hook's): name only those with fixes
+        paths = to_fix
     where = " ".join(_quote(p) for p in paths) or "."
+    if any(p.startswith("-") for p in paths):  # a file named -oconftest.py stays a file name
+        where = "-- " + where
     target = " --target keras" if report.target == TARGET_KERAS else ""
     s = report.summary()
     if report.mode is not Mode.WRITE and s.fixable:
