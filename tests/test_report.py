@@ -56,7 +56,8 @@ def reported(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     out.mkdir()
     proc = tfmigrate(
         "report", ".", "--validate", "--steps", "2", "--diff",
-        "--html", str(out / "r.html"), "--markdown", str(out / "r.md"), "--json", str(out / "r.json"), "--sarif", str(out / "r.sarif"),
+        "--html", str(out / "r.html"), "--markdown", str(out / "r.md"), "--markdown-full", str(out / "r-full.md"),
+        "--json", str(out / "r.json"), "--sarif", str(out / "r.sarif"),
         cwd=proj,
     )
     return proc, out
@@ -85,7 +86,8 @@ def test_terminal_summary_first_and_fits_80_columns(reported: tuple[subprocess.C
     # it ends with the summary and the files it wrote (piped: plain, one line each, never wrapped)
     end = lines[lines.index("── summary ──"):]
     assert end[1].strip() == "tfmigrate report" and "1 analysed, 1 incompatible" in "\n".join(end)
-    assert [ln.split(": ", 1)[0] for ln in end if ln.startswith("wrote ")] == ["wrote HTML", "wrote Markdown", "wrote JSON", "wrote SARIF"]
+    assert [ln.split(": ", 1)[0] for ln in end if ln.startswith("wrote ")] == [
+        "wrote HTML", "wrote Markdown (full)", "wrote Markdown", "wrote JSON", "wrote SARIF"]
     assert end[end.index("── next steps ──") - 1].endswith("r.sarif")
     # and the commands that follow, last: apply the fixes, see the checkpoint, the rules of the manual steps
     steps = [ln.split("   # ")[0].strip() for ln in end[end.index("── next steps ──") + 1:]]
@@ -116,7 +118,11 @@ def test_json_holds_every_stage(reported: tuple[subprocess.CompletedProcess[str]
 def test_markdown_and_sarif(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = reported
     md = (out / "r.md").read_text(encoding="utf-8")
-    assert md.startswith("## tfmigrate report") and "### Checkpoint" in md and "### Validation of `train.py:5 tf.estimator.DNNClassifier`: failed" in md
+    # the comment: a verdict a line, the next commands, and the artifact it names
+    assert md.startswith("## tfmigrate report") and "- validation of `train.py:5 tf.estimator.DNNClassifier`: **failed** at model\\_dir checkpoint" in md
+    assert "**incompatible**" in md and "### Next steps" in md and md.rstrip().endswith(f"The full report is in `{out / 'r-full.md'}`.")
+    full = (out / "r-full.md").read_text(encoding="utf-8")
+    assert "### Checkpoint" in full and "### Validation of `train.py:5 tf.estimator.DNNClassifier`: failed" in full and "+classifier = " in full
     sarif = json.loads((out / "r.sarif").read_text(encoding="utf-8"))
     assert sarif["version"] == "2.1.0" and any(r["ruleId"] == "TFM201" for r in sarif["runs"][0]["results"])
 
