@@ -107,3 +107,19 @@ def test_rewrite_check_ends_with_the_command_that_applies_the_fixes(tmp_path: Pa
     assert result.output.rstrip().splitlines()[-1].startswith("next: tfmigrate rewrite train.py   # apply the 2 fixable finding(s) in 1 file(s)")
     result = CliRunner().invoke(cli, ["rewrite", "--no-cache", "train.py"])
     assert result.exit_code == 0 and "next:" not in result.output  # fixed: nothing follows
+
+
+def test_the_rules_command_it_gives_explains_each_rule() -> None:
+    from tfmigrate.codemod.rule import load_catalog
+
+    r = report()
+    r.files[0].findings.append(Finding("TFM304", "warning", "proj/train.py", 9, 1, "tf.train.Server sets up a cluster by hand", "manual"))
+    (command,) = [c for c in commands(r) if c.startswith("tfmigrate rules ")]
+    assert command == "tfmigrate rules TFM201 TFM304"
+    result = CliRunner().invoke(cli, command.split()[1:])
+    assert result.exit_code == 0, result.output
+    catalog = load_catalog()
+    for rule in ("TFM201", "TFM304"):  # each explained in full, with its examples
+        assert f"{rule} {catalog.rules[rule].title}" in result.output
+        assert " ".join(catalog.rules[rule].why.split())[:200] in " ".join(result.output.split())
+    assert result.output.count("Example 1") == 2
