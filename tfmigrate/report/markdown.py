@@ -206,15 +206,6 @@ def render_full(report: Report, max_chars: int = COMMENT_LIMIT, full_report: str
 WHY_CHARS = 400  # of a rule's why in the comment: its first sentences; the whole in `tfmigrate rules ID` and the full report
 
 
-def _short_why(text: str, rule: str) -> str:
-    """The first sentences of a rule's why, at most ``WHY_CHARS`` where a sentence ends there."""
-    text = " ".join(text.split())
-    if len(text) <= WHY_CHARS:
-        return _cell(text)
-    cut = max((m.end() for m in re.finditer(r"[.:;] ", text[:WHY_CHARS])), default=WHY_CHARS)
-    return f"{_cell(text[:cut].rstrip())} … (the whole: {_code(f'tfmigrate rules {rule}')})"
-
-
 def comment_sections(report: Report) -> list[_Section]:
     """The comment's sections, most important first (``render``)."""
     out: list[_Section] = []
@@ -269,7 +260,8 @@ def comment_sections(report: Report) -> list[_Section]:
             info = report.rules.get(rule)
             lines = [f"**{_code(rule)}** {_cell(info.title) if info else ''} ({len(found)})", ""]
             if info and info.why:
-                lines += [f"Why: {_short_why(info.why, rule)}", ""]
+                lead, cut = info.why_lead(WHY_CHARS)
+                lines += [f"Why: {_cell(lead)}" + (f" … (the whole: {_code(f'tfmigrate rules {rule}')})" if cut else ""), ""]
             lines += ["| Location | What to do |", "|---|---|"]
             lines += [f"| {_code(f.location)} | {_cell(f.message)} |" for f in found[:PLACES_PER_RULE]]
             if len(found) > PLACES_PER_RULE:

@@ -124,8 +124,9 @@ def print_details(report: Report, out: Console, *, show_diffs: bool = True) -> N
             info = report.rules.get(rule_id)
             out.print(Text.from_markup(f"[magenta bold]{escape(rule_id)}[/] ({len(found)}) ") + Text(info.title if info else "", style="bold"),
                       soft_wrap=True)
-            if info and info.why:
-                out.print(Text(f"  why: {info.why}", style="dim"), soft_wrap=True)
+            if info and info.why:  # its first sentences; the whole in `tfmigrate rules ID` and the HTML report
+                lead, cut = info.why_lead()
+                out.print(Text(f"  why: {lead}" + (f" … (tfmigrate rules {rule_id})" if cut else ""), style="dim"), soft_wrap=True)
             for f in found:
                 out.print(Text("  ") + Text(f.location, style="bold") + Text(f" {f.message}"), soft_wrap=True)
     automatic = {rule: fixes[Fix.FIXED] + fixes[Fix.FIXABLE] for rule, fixes in report.by_rule().items()}
