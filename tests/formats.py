@@ -38,11 +38,12 @@ def from_sarif(text: str) -> dict[str, int]:
 
 def from_markdown(text: str) -> dict[str, int]:
     files = re.search(r"\*\*(\d+)\*\* files scanned · \*\*(\d+)\*\* (?:to change|changed) · \*\*(\d+)\*\* errors", text)
-    fixes = re.search(r"\*\*(\d+)\*\* findings: \*\*(\d+)\*\* fixed · \*\*(\d+)\*\* fixable \(would be fixed by rewrite\) · \*\*(\d+)\*\* manual", text)
+    # a run that writes nothing shows no fixed count: it is 0
+    fixes = re.search(r"\*\*(\d+)\*\* findings: (?:\*\*(\d+)\*\* fixed · )?\*\*(\d+)\*\* fixable \(would be fixed by rewrite\) · \*\*(\d+)\*\* manual", text)
     assert files and fixes, text[:500]
     ck = re.search(r"\*\*(\d+)\*\* checkpoint\(s\) analysed: \*\*(\d+)\*\* incompatible", text)
     out = dict(zip(("files", "changed", "errors"), map(int, files.groups())))
-    out.update(zip(("findings", *FIXES), map(int, fixes.groups())))
+    out.update(zip(("findings", *FIXES), (int(n or 0) for n in fixes.groups())))
     out["checkpoints"], out["incompatible"] = map(int, ck.groups()) if ck else (0, 0)
     manual = re.search(r"### Manual steps \((\d+)\)", text)
     assert (int(manual.group(1)) if manual else 0) == out["manual"]
@@ -55,8 +56,9 @@ def from_html(text: str) -> dict[str, int]:
     out = {"files": int(cards["files scanned"]), "changed": int(cards.get("files to change", cards.get("files changed", "-1"))),
            "errors": int(cards["errors"]), "findings": int(cards["findings"])}
     for fix in FIXES:
-        (value,) = [v for k, v in cards.items() if k.startswith(f"{fix}: ")]
-        out[fix] = int(value)
+        values = [v for k, v in cards.items() if k.startswith(f"{fix}: ")]
+        assert len(values) == 1 or (fix == "fixed" and not values), cards  # no "0 fixed" card on a report that never fixes
+        out[fix] = int(values[0]) if values else 0
     compatible = cards.get("checkpoints compatible")
     if compatible:
         good, total = map(int, compatible.split("/"))
@@ -71,10 +73,10 @@ def from_html(text: str) -> dict[str, int]:
 def from_terminal(text: str) -> dict[str, int]:
     """The summary of ``tfmigrate report`` (shown first and last: both must agree)."""
     files = re.findall(r"files +(\d+) scanned, (\d+) (?:to change|changed), (\d+) error", text)
-    fixes = re.findall(r"findings +(\d+): (\d+) fixed, (\d+) fixable \(would be fixed by rewrite\), (\d+) manual", text)
+    fixes = re.findall(r"findings +(\d+): (?:(\d+) fixed, )?(\d+) fixable \(would be fixed by rewrite\), (\d+) manual", text)
     assert files and fixes and len(set(files)) == 1 and len(set(fixes)) == 1, text[:800]
     out = dict(zip(("files", "changed", "errors"), map(int, files[0])))
-    out.update(zip(("findings", *FIXES), map(int, fixes[0])))
+    out.update(zip(("findings", *FIXES), (int(n or 0) for n in fixes[0])))
     ck = re.search(r"checkpoints +(\d+) analysed, (?:(\d+) incompatible|all compatible)", text)
     out["checkpoints"], out["incompatible"] = (int(ck.group(1)), int(ck.group(2) or 0)) if ck else (0, 0)
     return out

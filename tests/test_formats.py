@@ -91,9 +91,12 @@ def test_one_run_shows_the_same_counts_in_all_five_formats(tmp_path: Path, mode:
 def test_the_words_for_a_fix_are_defined_once() -> None:
     assert [str(f) for f in Fix] == ["fixed", "fixable", "manual"]
     assert FIX_MEANING[Fix.FIXABLE] == "would be fixed by rewrite"
-    page = html.render(Report())
+    page = html.render(Report(mode="write"))
     for fix in Fix:
         assert f"{fix}: {FIX_MEANING[fix]}" in page
+    # a report that writes nothing (check, diff: `tfmigrate report`) has no "fixed" card
+    page = html.render(Report(mode="diff"))
+    assert f"{Fix.FIXED}: " not in page and f"{Fix.FIXABLE}: {FIX_MEANING[Fix.FIXABLE]}" in page
 
 
 def test_rewrite_command_summary_agrees_with_its_json(tmp_path: Path) -> None:

@@ -55,8 +55,9 @@ def reported(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Compl
     out = root / "out"
     out.mkdir()
     proc = tfmigrate(
-        "report", ".", "--validate", "--steps", "2",
-        "--html", str(out / "r.html"), "--markdown", str(out / "r.md"), "--json", str(out / "r.json"), "--sarif", str(out / "r.sarif"),
+        "report", ".", "--validate", "--steps", "2", "--diff",
+        "--html", str(out / "r.html"), "--markdown", str(out / "r.md"), "--markdown-full", str(out / "r-full.md"),
+        "--json", str(out / "r.json"), "--sarif", str(out / "r.sarif"),
         cwd=proj,
     )
     return proc, out
@@ -75,16 +76,23 @@ def test_terminal_summary_first_and_fits_80_columns(reported: tuple[subprocess.C
     text = " ".join(proc.stdout.split())
     # details come after the summary: a manual finding, the diff, the checkpoint table, the stages
     assert text.index("manual steps") > text.index("tfmigrate report")
-    assert text.index("TFM201 saver.py:") > text.index("manual steps")
+    # by rule: the rule and its why once, then each place in one line
+    assert text.index("TFM201 (") > text.index("manual steps") and text.index("why: tf.train.Saver()") > text.index("TFM201 (")
+    assert text.index(" saver.py:20:") > text.index("why: tf.train.Saver()")
     assert "automatic fixes" in text and "TFM102" in text
-    assert "+classifier = tf.estimator.DNNClassifier(" in proc.stdout
+    assert "+classifier = tf.estimator.DNNClassifier(" in proc.stdout  # --diff
     assert "dnn/hiddenlayer_0/kernel" in text and "missing_from_checkpoint" in text
     assert "model_dir checkpoint" in text and "FAIL" in text
     # it ends with the summary and the files it wrote (piped: plain, one line each, never wrapped)
     end = lines[lines.index("── summary ──"):]
     assert end[1].strip() == "tfmigrate report" and "1 analysed, 1 incompatible" in "\n".join(end)
-    assert [ln.split(": ", 1)[0] for ln in end if ln.startswith("wrote ")] == ["wrote HTML", "wrote Markdown", "wrote JSON", "wrote SARIF"]
-    assert end[-1].endswith("r.sarif")
+    assert [ln.split(": ", 1)[0] for ln in end if ln.startswith("wrote ")] == [
+        "wrote HTML", "wrote Markdown (full)", "wrote Markdown", "wrote JSON", "wrote SARIF"]
+    assert end[end.index("── next steps ──") - 1].endswith("r.sarif")
+    # and the commands that follow, last: apply the fixes, see the checkpoint, the rules of the manual steps
+    steps = [ln.split("   # ")[0].strip() for ln in end[end.index("── next steps ──") + 1:]]
+    assert steps[0] == "tfmigrate rewrite ." and steps[-1].startswith("tfmigrate rules TFM201"), steps
+    assert [s for s in steps if s.startswith("tfmigrate ckpt convert ") and "model.ckpt-1-tf2 --model train.py:5" in s], steps
 
 
 @pytest.mark.slow
@@ -110,7 +118,11 @@ def test_json_holds_every_stage(reported: tuple[subprocess.CompletedProcess[str]
 def test_markdown_and_sarif(reported: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = reported
     md = (out / "r.md").read_text(encoding="utf-8")
-    assert md.startswith("## tfmigrate report") and "### Checkpoint" in md and "### Validation of `train.py:5 tf.estimator.DNNClassifier`: failed" in md
+    # the comment: a verdict a line, the next commands, and the artifact it names
+    assert md.startswith("## tfmigrate report") and "- validation of `train.py:5 tf.estimator.DNNClassifier`: **failed** at model\\_dir checkpoint" in md
+    assert "**incompatible**" in md and "### Next steps" in md and md.rstrip().endswith(f"The full report is in `{out / 'r-full.md'}`.")
+    full = (out / "r-full.md").read_text(encoding="utf-8")
+    assert "### Checkpoint" in full and "### Validation of `train.py:5 tf.estimator.DNNClassifier`: failed" in full and "+classifier = " in full
     sarif = json.loads((out / "r.sarif").read_text(encoding="utf-8"))
     assert sarif["version"] == "2.1.0" and any(r["ruleId"] == "TFM201" for r in sarif["runs"][0]["results"])
 
@@ -188,13 +200,14 @@ def test_html_in_headless_chromium(reported: tuple[subprocess.CompletedProcess[s
 
 
 @pytest.mark.slow
-def test_report_samples_under_a_minute() -> None:
-    """The README's main-job command on the bundled samples."""
+def test_report_samples_under_a_minute(tmp_path: Path) -> None:
+    """The README's main-job command on the bundled samples (without --validate): a page or two of
+    output that ends with the commands that follow, and a pull-request comment under 15,000 characters."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = tfmigrate("report", "samples/", cwd=ROOT)
+    proc = tfmigrate("report", "samples/", "--markdown", str(tmp_path / "pr.md"), "--html", str(tmp_path / "full.html"), cwd=ROOT)
     seconds = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -205,8 +218,21 @@ def test_report_samples_under_a_minute() -> None:
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip()]
     assert lines[0].strip() == "tfmigrate report" and max(len(ln) for ln in lines[:5]) <= 80
     assert "to change" in lines[1] and "manual" in lines[2]
-    assert lines[-1].startswith("write it as a file: --html")  # the summary ends the output
+    # `make report` (with --validate) adds a line a validation and the stages of a failed one: at most ~150 in all
+    assert len(proc.stdout.splitlines()) <= 125, len(proc.stdout.splitlines())
+    end = lines[lines.index("── summary ──"):]
+    assert end[1].strip() == "tfmigrate report" and any(ln.startswith("wrote HTML: ") for ln in end)
+    steps = [ln.split("   # ")[0].strip() for ln in end[end.index("── next steps ──") + 1:]]  # the last lines: what to run next
+    assert steps[:1] == ["tfmigrate rewrite samples"] and "tfmigrate report samples --validate" in steps, steps
+    assert steps[-1].startswith("tfmigrate rules TFM304 "), steps
     text = " ".join(proc.stdout.split())
+    # no finding's why repeated: TFM304's why once, its 10 places each one line
+    assert text.count("Legacy distributed training wires the cluster by hand") == 1
+    assert text.count("give each process a TF_CONFIG") == 10
+    comment = (tmp_path / "pr.md").read_text(encoding="utf-8")
+    assert len(comment) <= 15_000 and comment.count("Legacy distributed training wires the cluster by hand") == 1
+    assert "### Files with manual work" in comment and "### Checkpoints and validation" in comment
+    assert comment.rstrip().splitlines()[-1] == f"The full report is in `{tmp_path / 'full.html'}`."
     assert "checkpoint directories no estimator names as model_dir: samples/checkpoints/" in text
 
 

@@ -61,9 +61,11 @@ def test_keras_target_in_every_format() -> None:
     run = json.loads(sarif.render(report))["runs"][0]
     assert run["properties"]["target"] == "keras" and run["properties"]["summary"]["keras_conversions_failed"] == 1
 
-    md = markdown.render(report)
+    md = markdown.render_full(report)
     assert "target: **keras: Keras 3 \\(TensorFlow 2.16\\+\\)**" in md
     assert "### Keras conversion of `models/iris/model.ckpt-100`: failed" in md
+    comment = markdown.render(report)  # the comment: one line a verdict
+    assert "- Keras conversion of `models/iris/model.ckpt-100` for " in comment and "**failed**" in comment
     assert "(--target keras, TensorFlow 2.21.0)" in md.replace("\\", "")
 
     page = html.render(report, generated="now")

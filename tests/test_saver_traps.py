@@ -55,8 +55,11 @@ def test_messages_name_the_variables_and_the_way_forward():
     assert f"'variable_1' (line {line_of(text, 'v1 = tf.Variable(1, name=')})" in by_rule["TFM201"]
     assert "Key variable_1 not found in checkpoint" in by_rule["TFM203"]
     assert "`saver1` was built in graph `g1`" in by_rule["TFM202"] and "`sess3` runs graph `g3`" in by_rule["TFM202"]
-    for message in (by_rule["TFM201"], by_rule["TFM202"]):
-        assert "RunConfig(model_dir=" in message and "tf.train.Checkpoint" in message
+    assert "build the Saver after the last variable" in by_rule["TFM201"] and "use a saver built in the session's graph" in by_rule["TFM202"]
+    # the way forward (Estimator model_dir, tf.train.Checkpoint) is the rules' why, said once per rule, not in every message
+    for rule in ("TFM201", "TFM202"):
+        assert "tf.train.Checkpoint" not in by_rule[rule] and "tf.train.Checkpoint" in CATALOG.rules[rule].why
+        assert "model_dir" in CATALOG.rules[rule].why
 
 
 def corrected(text: str) -> str:

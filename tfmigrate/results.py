@@ -19,6 +19,8 @@ summary. How safe an automatic fix is (ruff's marking) is a separate axis, :clas
 
 from __future__ import annotations
 
+import re
+
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
@@ -320,6 +322,15 @@ class RuleInfo:
     severity: Severity
     family: str
     fix_safety: FixSafety  # of its automatic fix; NONE: the rule only reports
+
+    def why_lead(self, limit: int = 400) -> tuple[str, bool]:
+        """The first sentences of ``why`` within ``limit`` characters (cut where a sentence or clause
+        ends), and whether anything was left out (then the whole is in ``tfmigrate rules ID``)."""
+        text = " ".join(self.why.split())
+        if len(text) <= limit:
+            return text, False
+        cut = max((m.end() for m in re.finditer(r"[.:;] ", text[:limit])), default=limit)
+        return text[:cut].rstrip(), True
 
 
 @dataclass(frozen=True)

@@ -30,13 +30,15 @@ def tree(tmp_path: Path) -> Path:
 
 
 def test_every_report_writer_handles_a_name_that_is_not_utf8(tree: Path) -> None:
-    proc = tfm("report", ".", "--json", "r.json", "--sarif", "r.sarif", "--markdown", "r.md", "--html", "r.html", cwd=tree)
+    proc = tfm("report", ".", "--json", "r.json", "--sarif", "r.sarif", "--markdown", "r.md", "--markdown-full", "r-full.md",
+               "--html", "r.html", cwd=tree)
     assert proc.returncode == 1, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
-    texts = {name: (tree / name).read_bytes().decode("utf-8") for name in ("r.json", "r.sarif", "r.md", "r.html")}  # strict UTF-8
+    texts = {name: (tree / name).read_bytes().decode("utf-8") for name in ("r.json", "r.sarif", "r.md", "r-full.md", "r.html")}  # strict UTF-8
     data = json.loads(texts["r.json"])
     assert sorted(f["path"] for f in data["files"]) == sorted(SHOWN.values())
-    assert "caf\\xe9.py" in texts["r.md"] and "caf\\xe9.py" in texts["r.html"]
+    # the comment names no file here (no manual work); the full Markdown and the HTML name each
+    assert "caf\\xe9.py" in texts["r-full.md"] and "caf\\xe9.py" in texts["r.html"]
     sarif = json.loads(texts["r.sarif"])
     uris = {loc["physicalLocation"]["artifactLocation"]["uri"]
             for result in sarif["runs"][0]["results"] for loc in result["locations"]}

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
+from rich.markup import escape
 
 from tfmigrate.cli.config import FORMATS
 from tfmigrate.cli.common import (
@@ -80,11 +81,12 @@ def rewrite(
         target=target, keras_helpers=keras_helpers,
     )
     report = run_with_progress(paths or (Path("."),), options, tuple(split_glob(exclude)))
-    render_report(report, fmt, output, quiet, show_diff, max_chars)
+    render_report(report, fmt, output, quiet, show_diff, max_chars, tuple(str(p) for p in paths) or (".",))
     sys.exit(report.exit_code())
 
 
-def render_report(report: Report, fmt: str, output: Path | None, quiet: bool, show_diff: bool, max_chars: int = 65_536) -> None:
+def render_report(report: Report, fmt: str, output: Path | None, quiet: bool, show_diff: bool, max_chars: int = 65_536,
+                  paths: tuple[str, ...] = (".",)) -> None:
     from tfmigrate.report import console as view
 
     err = stderr_console()
@@ -100,7 +102,7 @@ def render_report(report: Report, fmt: str, output: Path | None, quiet: bool, sh
         from tfmigrate.report import json_format, markdown, sarif
 
         if fmt in ("text", "markdown"):
-            emit(markdown.render(report, max_chars=max_chars), output)
+            emit(markdown.render_full(report, max_chars=max_chars, paths=paths), output)  # every finding and diff
         else:
             emit({"json": json_format, "sarif": sarif}[fmt].render(report), output)
         if fmt == "text":
@@ -110,4 +112,9 @@ def render_report(report: Report, fmt: str, output: Path | None, quiet: bool, sh
         table = view.rules_table(report)
         if table is not None:
             err.print(table)
+    if not quiet and fmt == "text":
+        from tfmigrate.report.next_steps import next_steps
+
+        for step in next_steps(report, paths):  # the commands that follow: apply the fixes, explain the manual steps
+            err.print(f"[bold]next[/]: {escape(step.command)}   [dim]# {escape(step.why)}[/]", highlight=False, soft_wrap=True)
 

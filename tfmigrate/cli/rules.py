@@ -6,11 +6,13 @@ import click
 
 
 @click.command()
-@click.argument("rule_id", required=False)
+@click.argument("rule_ids", nargs=-1)
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text: the list, or one rule with its examples; json: the rules as a JSON list.")
-def rules(rule_id: str | None, fmt: str) -> None:
-    """List the rule catalog, or explain RULE_ID: why, fix safety, legacy API, its code, examples."""
+def rules(rule_ids: tuple[str, ...], fmt: str) -> None:
+    """List the rule catalog, or explain each RULE_ID: why, fix safety, legacy API, its code, examples.
+
+    A prefix (TFM30) lists the rules it selects."""
     import json
 
     from rich.markup import escape
@@ -22,10 +24,14 @@ def rules(rule_id: str | None, fmt: str) -> None:
 
     catalog = load_catalog()
     chosen = list(catalog.rules.values())
-    if rule_id:
-        chosen = [r for r in chosen if r.id.startswith(rule_id.upper())]
-        if not chosen:
-            raise click.BadParameter(f"no rule {rule_id} (see `tfmigrate rules`)", param_hint="RULE_ID")
+    if rule_ids:
+        picked: dict[str, object] = {}
+        for rule_id in rule_ids:
+            found = [r for r in chosen if r.id.startswith(rule_id.upper())]
+            if not found:
+                raise click.BadParameter(f"no rule {rule_id} (see `tfmigrate rules`)", param_hint="RULE_ID")
+            picked.update((r.id, r) for r in found)
+        chosen = list(picked.values())
     if fmt == "json":
         data = [
             {"id": r.id, "title": r.title, "family": r.family, "severity": r.severity, "fixable": r.fixable,
@@ -39,18 +45,20 @@ def rules(rule_id: str | None, fmt: str) -> None:
     from tfmigrate.report.console import make_console, print_whole
 
     out = make_console()
-    if rule_id and len(chosen) == 1:
-        r = chosen[0]
-        out.print(f"[bold]{r.id}[/] {escape(r.title)}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")
-        out.print(r.why + "\n", soft_wrap=False, markup=False)  # `[cell] * n` is text, not a style
-        out.print("\n".join(explain(r)) + "\n", markup=False, highlight=False)
-        for i, e in enumerate(r.examples, start=1):
-            out.print(f"[bold]Example {i}[/] — before:")
-            print_whole(out, Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
-            out.print("after:" if e.after is not None else "after: [dim](left unchanged)[/]")
-            if e.after is not None:
-                print_whole(out, Syntax(e.after.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
-            out.print()
+    if rule_ids and len(chosen) <= len(rule_ids):  # each id names one rule: explain each
+        for n, r in enumerate(chosen):
+            if n:
+                out.print()
+            out.print(f"[bold]{r.id}[/] {escape(r.title)}  [dim]({r.severity}, {'fixable' if r.fixable else 'manual'})[/]\n")
+            out.print(r.why + "\n", soft_wrap=False, markup=False)  # `[cell] * n` is text, not a style
+            out.print("\n".join(explain(r)) + "\n", markup=False, highlight=False)
+            for i, e in enumerate(r.examples, start=1):
+                out.print(f"[bold]Example {i}[/] — before:")
+                print_whole(out, Syntax(e.before.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+                out.print("after:" if e.after is not None else "after: [dim](left unchanged)[/]")
+                if e.after is not None:
+                    print_whole(out, Syntax(e.after.rstrip("\n"), "python", theme="ansi_dark", background_color="default"))
+                out.print()
         return
     table = Table(show_header=True, header_style="bold")
     table.add_column("id")

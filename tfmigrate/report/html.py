@@ -2,7 +2,7 @@
 
 Summary cards, per-file diffs with Python syntax highlighting (pygments), findings grouped by rule
 with the rule's explanation from the catalog, checkpoint tables with mismatches highlighted, and
-the validation stages. Everything that comes from the user's code or checkpoints is escaped.
+the validation stages, and last the commands that follow (next steps). Everything that comes from the user's code or checkpoints is escaped.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from importlib import resources
 from typing import Any
 
 from tfmigrate import __version__
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Outcome, Report, map_text, shape_text
+from tfmigrate.report.next_steps import next_steps
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Finding, Fix, Mode, Outcome, Report, map_text, shape_text
 from tfmigrate.visible import undecodable_written_out
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -113,7 +114,9 @@ def _fix_badge(f: Finding) -> str:
 
 
 def render(report: Report, *, title: str = "tfmigrate report", subject: str = "", generated: str | None = None,
-           notes: list[str] | tuple[str, ...] = ()) -> str:
+           notes: list[str] | tuple[str, ...] = (), validated: bool | None = None) -> str:
+    """The self-contained page; it ends with the next commands (``next_steps`` over ``subject``, the
+    path the report was made of; ``validated``: whether it was asked to validate)."""
     # a file name that is not UTF-8 has its bytes written out (caf\xe9.py): the file is valid UTF-8
     report, subject, notes = map_text((report, subject, tuple(notes)), undecodable_written_out)
     rules_info = report.rules
@@ -122,6 +125,7 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     checkpoints = report.checkpoints
     validations = report.validations
     notes = [*report.notes, *notes]
+    steps = next_steps(report, (subject or ".",), validated=validated)
     generated = generated or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out: list[str] = [
         "<!doctype html>",
@@ -133,7 +137,8 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
         f'<span class="target">target {e(report.target_label)}</span> · {e(generated)}</p></header>',
         '<nav><a href="#summary">Summary</a><a href="#changes">Changes</a><a href="#findings">Findings</a>'
         '<a href="#checkpoints">Checkpoints</a><a href="#validation">Validation</a>'
-        + ('<a href="#keras-conversion">Keras conversion</a>' if report.keras_conversions else '') + '</nav>',
+        + ('<a href="#keras-conversion">Keras conversion</a>' if report.keras_conversions else '')
+        + ('<a href="#next-steps">Next steps</a>' if steps else '') + '</nav>',
     ]
 
     # ---------------------------------------------------------------- summary
@@ -143,6 +148,8 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
     out.append(_card(s.findings, "findings"))
     for fix, count, tone in ((Fix.FIXED, s.fixed, ""), (Fix.FIXABLE, s.fixable, "warn" if s.fixable else "good"),
                              (Fix.MANUAL, s.manual, "bad" if s.manual else "good")):
+        if fix is Fix.FIXED and report.mode is not Mode.WRITE and not count:
+            continue  # a report that writes nothing fixes nothing: no "0 fixed" card
         out.append(_card(count, f"{fix}: {FIX_MEANING[fix]}", tone))
     out.append(_card(s.errors, "errors", "bad" if s.errors else "good"))
     if checkpoints:
@@ -305,5 +312,10 @@ def render(report: Report, *, title: str = "tfmigrate report", subject: str = ""
             for note in k.notes:
                 out.append(f'<p class="muted">{prose(note)}</p>')
         out.append("</section>")
+    if steps:  # the commands that follow, last
+        out.append('<section id="next-steps"><h2>Next steps</h2><table class="steps"><tbody>')
+        for step in steps:
+            out.append(f'<tr><td><code>{e(step.command)}</code></td><td>{prose(step.why)}</td></tr>')  # copied whole
+        out.append("</tbody></table></section>")
     out.append("</main></body></html>")
     return "\n".join(out) + "\n"

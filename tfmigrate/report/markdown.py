@@ -1,11 +1,17 @@
-"""Markdown for a pull-request comment: it fits the comment limit (65,536 characters).
+"""Markdown for a pull request: a comment someone reads, and the full report as an artifact.
 
-The summary comes first, then what a reviewer must act on (errors, manual steps, incompatible
-checkpoints, failed validations), then, collapsed, the automatic fixes by rule, the diffs, every
-finding and the rules' explanations. Sections are added in that order while they fit ``max_chars``; a section that does not
-fit is cut row by row, and a last line says what was left out and where the whole report is (the
-HTML file, when the caller wrote one). Everything from the user's files is escaped (``_cell``,
-``_code``, ``_fence``): it is shown, never interpreted.
+``render`` is the comment (at most ``max_chars``, 15,000 by default): the summary, the findings by
+rule (the top rules), the manual steps grouped by rule with each rule's why once, the files with
+manual work, the checkpoint and validation verdicts in a line each, the next commands, and a last
+line naming the full report (the file of ``report --markdown-full``, ``--html`` or ``--json``).
+
+``render_full`` is everything (``report --markdown-full FILE``): the summary, what a reviewer must act
+on (errors, manual steps, incompatible checkpoints, failed validations), then, collapsed, the
+automatic fixes by rule, the diffs, every finding and the rules' explanations; cut only at its own
+``max_chars`` (GitHub's 65,536 when it is posted), with a last line that says what was left out.
+
+Both cut a section row by row where it does not fit. Everything from the user's files is escaped
+(``_cell``, ``_code``, ``_fence``): it is shown, never interpreted.
 """
 
 from __future__ import annotations
@@ -13,10 +19,16 @@ from __future__ import annotations
 import html
 import re
 
-from tfmigrate.results import FIX_MEANING, Fix, Report, map_text, shape_text
+from collections.abc import Sequence
+
+from tfmigrate.report.next_steps import next_steps
+from tfmigrate.results import FIX_MEANING, Fix, Mode, Outcome, Report, map_text, shape_text
 from tfmigrate.visible import undecodable_written_out, visible
 
 COMMENT_LIMIT = 65_536  # characters in a GitHub pull-request comment
+COMMENT_CHARS = 15_000  # the comment tfmigrate writes: what a reviewer reads
+TOP_RULES = 12  # rows of the findings-by-rule table in the comment
+PLACES_PER_RULE = 6  # places of one manual rule shown in the comment
 
 
 def _cell(text: object) -> str:
@@ -56,7 +68,8 @@ def summary_lines(report: Report) -> list[str]:
     lines = [
         f"**{s.files}** files scanned · **{s.changed}** {report.changed_label} · **{s.errors}** errors",
         "",
-        f"**{s.findings}** findings: **{s.fixed}** {Fix.FIXED} · **{s.fixable}** {Fix.FIXABLE} "
+        f"**{s.findings}** findings: " + (f"**{s.fixed}** {Fix.FIXED} · " if report.mode is Mode.WRITE or s.fixed else "")
+        + f"**{s.fixable}** {Fix.FIXABLE} "
         f"({FIX_MEANING[Fix.FIXABLE]}) · **{s.manual}** {Fix.MANUAL}",
         "",
         f"target: **{_cell(report.target_label)}**",
@@ -143,21 +156,14 @@ def sections(report: Report) -> list[_Section]:
     return out
 
 
-def render(report: Report, max_chars: int = COMMENT_LIMIT, full_report: str | None = None) -> str:
-    """The Markdown, at most ``max_chars`` characters. ``full_report``: where the whole report is
-    (the HTML file written beside it), named in the line that says what was cut."""
-    # a file name that is not UTF-8 has its bytes written out (caf\xe9.py), in the diffs too
-    report, full_report = map_text((report, full_report), undecodable_written_out)
-    head = "## tfmigrate report\n\n" + "".join(line + "\n" for line in summary_lines(report)) + "\n"
-    pointer = (f"the full report is in {_code(full_report)}" if full_report
-               else "the full report: `tfmigrate report PATH --html report.html`")
-    # room for the closing line (and the list of what it leaves out) is kept free throughout
-    note = f"\n**Cut to fit {max_chars:,} characters** ({{}} left out): {pointer}.\n"
-    reserve = len(note) + 200
+def _fit(head: str, parts: list[_Section], max_chars: int, note: str, pointer: str, closing: str = "") -> str:
+    """``head``, then each section while it fits ``max_chars`` (a section that does not fit is cut row
+    by row), then ``closing`` (always). ``note`` (with ``{}`` for what was left out) ends a cut text."""
+    reserve = len(note) + len(closing) + 200  # room for the closing lines is kept free throughout
     out = [head]
     used = len(head)
     left_out: dict[str, int] = {}
-    for section in sections(report):
+    for section in parts:
         whole = section.text()
         if not left_out and used + len(whole) <= max_chars - reserve:
             out.append(whole)
@@ -177,10 +183,116 @@ def render(report: Report, max_chars: int = COMMENT_LIMIT, full_report: str | No
             out.append(section.text(fits))
             used += size
         left_out[section.what] = left_out.get(section.what, 0) + max(1, len(section.rows) - fits)
+    out.append(closing)
     if left_out:
         out.append(note.format(", ".join(f"{n} {what}" for what, n in left_out.items())))
     text = "".join(out).rstrip("\n") + "\n"
     return text if len(text) <= max_chars else _hard_cut(text, max_chars, pointer)
+
+
+def render_full(report: Report, max_chars: int = COMMENT_LIMIT, full_report: str | None = None, paths: Sequence[str] = (".",),
+                validated: bool | None = None) -> str:
+    """The whole report as Markdown, at most ``max_chars`` characters, ending with the next commands.
+    ``full_report``: where the whole report is (the HTML file written beside it), named in the line
+    that says what was cut."""
+    # a file name that is not UTF-8 has its bytes written out (caf\xe9.py), in the diffs too
+    report, full_report, paths = map_text((report, full_report, tuple(paths)), undecodable_written_out)
+    head = "## tfmigrate report\n\n" + "".join(line + "\n" for line in summary_lines(report)) + "\n"
+    pointer = (f"the full report is in {_code(full_report)}" if full_report
+               else "the full report: `tfmigrate report PATH --html report.html`")
+    note = f"\n**Cut to fit {max_chars:,} characters** ({{}} left out): {pointer}.\n"
+    closing = "".join(line + "\n" for line in next_steps_lines(report, paths, validated))
+    return _fit(head, sections(report), max_chars, note, pointer, closing)
+
+
+WHY_CHARS = 400  # of a rule's why in the comment: its first sentences; the whole in `tfmigrate rules ID` and the full report
+
+
+def comment_sections(report: Report) -> list[_Section]:
+    """The comment's sections, most important first (``render``)."""
+    out: list[_Section] = []
+    findings = report.findings
+    errors = [r.error or r.path for r in report.files if r.error or r.status == "error"] + report.errors
+    if errors:
+        out.append(_Section(["### Errors", ""], [f"- {_code(e)}" for e in errors], [""], "errors"))
+    by_rule = report.by_rule()
+    if by_rule:
+        ranked = sorted(by_rule.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+        rows = [f"| {_code(rule)} | {fixes[Fix.FIXED] + fixes[Fix.FIXABLE]} | {fixes[Fix.MANUAL]} | "
+                f"{_cell(report.rules[rule].title) if rule in report.rules else ''} |" for rule, fixes in ranked[:TOP_RULES]]
+        rest = ranked[TOP_RULES:]
+        tail = [f"| … | {sum(f[Fix.FIXED] + f[Fix.FIXABLE] for _, f in rest)} | {sum(f[Fix.MANUAL] for _, f in rest)} | "
+                f"{len(rest)} more rules (full report) |"] if rest else []
+        out.append(_Section([f"### Findings by rule ({len(by_rule)} rules)", "", "| Rule | Automatic | Manual | What |", "|---|---|---|---|"],
+                            rows, [*tail, ""], "rules of the findings table"))
+    manual = [f for f in findings if f.fix is Fix.MANUAL]
+    if manual:
+        files: dict[str, list[int]] = {}
+        for r in report.files:
+            if any(f.fix is Fix.MANUAL for f in r.findings):
+                files[r.path] = [sum(f.fix is Fix.MANUAL for f in r.findings), sum(f.fix is not Fix.MANUAL for f in r.findings)]
+        out.append(_Section(["### Files with manual work", "", "| File | Manual | Automatic |", "|---|---|---|"],
+                            [f"| {_code(path)} | {m} | {a} |" for path, (m, a) in sorted(files.items(), key=lambda kv: (-kv[1][0], kv[0]))],
+                            [""], "file(s) with manual work"))
+    verdicts = []
+    for ck in report.checkpoints:
+        verdicts.append(f"- checkpoint {_code(ck.checkpoint)} for {_code(ck.model.target)}: "
+                        f"**{'compatible' if ck.compatible else 'incompatible'}**: {_cell(ck.verdict)}")
+    for k in report.keras_conversions:
+        verdicts.append(f"- Keras conversion of {_code(k.checkpoint)} for {_code(k.model)}: **{'verified' if k.passed else 'failed'}**: "
+                        f"{_cell(k.verdict)}")
+    for v in report.validations:
+        if v.outcome is Outcome.NOT_RUN:
+            what = f"**could not run**: {_cell(v.error or '')}"
+        elif v.passed:
+            what = f"**passed** on {_cell(v.device_label)}" + (f" ({_cell(v.runtime)})" if v.runtime else "")
+        else:
+            failed = [st for st in v.stages if not st.passed]
+            what = ("**failed** at " + ", ".join(_cell(st.name) for st in failed)
+                    + (f": {_cell(failed[0].detail)}" if failed and failed[0].detail else "") + (f" {_cell(v.error)}" if v.error else ""))
+        verdicts.append(f"- validation of {_code(v.target)}: {what}")
+    if verdicts:
+        out.append(_Section(["### Checkpoints and validation", ""], verdicts, [""], "verdict(s)"))
+    if manual:
+        groups: dict[str, list] = {}
+        for f in manual:
+            groups.setdefault(f.rule, []).append(f)
+        rows = []
+        for rule, found in sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            info = report.rules.get(rule)
+            lines = [f"**{_code(rule)}** {_cell(info.title) if info else ''} ({len(found)})", ""]
+            if info and info.why:
+                lead, cut = info.why_lead(WHY_CHARS)
+                lines += [f"Why: {_cell(lead)}" + (f" … (the whole: {_code(f'tfmigrate rules {rule}')})" if cut else ""), ""]
+            lines += ["| Location | What to do |", "|---|---|"]
+            lines += [f"| {_code(f.location)} | {_cell(f.message)} |" for f in found[:PLACES_PER_RULE]]
+            if len(found) > PLACES_PER_RULE:
+                lines.append(f"| … | {len(found) - PLACES_PER_RULE} more places (full report) |")
+            rows.append("\n".join(lines) + "\n")
+        out.append(_Section([f"### Manual steps ({len(manual)})", ""], rows, [], "manual rule(s)"))
+    return out
+
+
+def next_steps_lines(report: Report, paths: Sequence[str], validated: bool | None) -> list[str]:
+    steps = next_steps(report, paths, validated=validated)
+    if not steps:
+        return []
+    body = "\n".join(f"{visible(s.command)}   # {visible(s.why)}" for s in steps)
+    fence = _fence(body)
+    return ["### Next steps", "", f"{fence}sh", body, fence, ""]
+
+
+def render(report: Report, max_chars: int = COMMENT_CHARS, full_report: str | None = None, paths: Sequence[str] = (".",),
+           validated: bool | None = None) -> str:
+    """The pull-request comment, at most ``max_chars`` characters, ending with the next commands and
+    where the full report is (``full_report``: the file written beside it)."""
+    report, full_report, paths = map_text((report, full_report, tuple(paths)), undecodable_written_out)
+    head = "## tfmigrate report\n\n" + "".join(line + "\n" for line in summary_lines(report)) + "\n"
+    pointer = (f"the full report is in {_code(full_report)}" if full_report
+               else "the full report: `tfmigrate report PATH --html report.html` (or `--markdown-full report.md`)")
+    closing = "".join(line + "\n" for line in next_steps_lines(report, paths, validated)) + f"\n{pointer[0].upper()}{pointer[1:]}.\n"
+    note = f"\n(cut to fit {max_chars:,} characters: {{}} left out)\n"
+    return _fit(head, comment_sections(report), max_chars, note, pointer, closing)
 
 
 def _hard_cut(text: str, max_chars: int, pointer: str) -> str:

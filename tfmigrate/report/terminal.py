@@ -18,8 +18,10 @@ from rich.table import Table
 from rich.text import Text
 
 from tfmigrate.report import console as view
-from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, KerasConversion, Outcome, Report, Validation, shape_text
+from tfmigrate.report.next_steps import Step
+from tfmigrate.results import FIX_MEANING, Concern, FileStatus, Fix, KerasConversion, Mode, Outcome, Report, Validation, shape_text
 
+TOP_RULES = 15  # rows of the automatic-fixes table (the rest in one row; every rule in --json and --html)
 _CONCERN_STYLE = {Concern.BAD: "bold red", Concern.WARN: "yellow", Concern.OK: "green"}
 
 
@@ -29,7 +31,8 @@ def summary_view(report: Report) -> Table:
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
     table.add_row("files", f"{s.files} scanned, [yellow]{s.changed} {report.changed_label}[/], {s.errors} error(s)")
-    table.add_row("findings", f"{s.findings}: {s.fixed} {Fix.FIXED}, [blue]{s.fixable} {Fix.FIXABLE}[/] "
+    fixed = f"{s.fixed} {Fix.FIXED}, " if report.mode is Mode.WRITE or s.fixed else ""  # a report that writes nothing fixes nothing
+    table.add_row("findings", f"{s.findings}: {fixed}[blue]{s.fixable} {Fix.FIXABLE}[/] "
                               f"({FIX_MEANING[Fix.FIXABLE]}), [magenta]{s.manual} {Fix.MANUAL}[/]")
     table.add_row("target", escape(report.target_label))
     if s.checkpoints:
@@ -93,8 +96,10 @@ def heading(out: Console, title: str) -> None:
         out.print(Text.from_markup(f"── {title} ──"))
 
 
-def print_details(report: Report, out: Console) -> None:
-    """Everything but the summary: files, manual steps, fixes by rule, diffs, checkpoints, validations, errors."""
+def print_details(report: Report, out: Console, *, show_diffs: bool = True) -> None:
+    """Everything but the summary: files, manual steps (by rule), fixes by rule, diffs (unless
+    ``show_diffs`` is false: ``report`` shows them with ``--diff``, the HTML file always), checkpoints,
+    validations (the stages of those that did not pass), errors."""
     report = view.visible_report(report)  # names and code from the user's files: control characters shown
     for note in report.notes:
         out.print(f"[dim]note:[/] {escape(note)}", highlight=False)
@@ -111,24 +116,37 @@ def print_details(report: Report, out: Console) -> None:
         view.print_whole(out, table)
     manual = [f for f in report.findings if f.fix is Fix.MANUAL]
     if manual:
-        heading(out, f"[bold]manual steps[/] ({len(manual)})")
-        for i, f in enumerate(manual):
-            if i:
-                out.print()
-            out.print(Text.from_markup(f"[magenta]{f.rule}[/] ") + Text(f.location, style="bold") + Text(f" {f.message}"))
+        heading(out, f"[bold]manual steps[/] ({len(manual)}, by rule: why once, then each place)")
+        by_rule: dict[str, list] = {}
+        for f in manual:
+            by_rule.setdefault(f.rule, []).append(f)
+        for rule_id, found in sorted(by_rule.items()):
+            info = report.rules.get(rule_id)
+            out.print(Text.from_markup(f"[magenta bold]{escape(rule_id)}[/] ({len(found)}) ") + Text(info.title if info else "", style="bold"),
+                      soft_wrap=True)
+            if info and info.why:  # its first sentences; the whole in `tfmigrate rules ID` and the HTML report
+                lead, cut = info.why_lead()
+                out.print(Text(f"  why: {lead}" + (f" … (tfmigrate rules {rule_id})" if cut else ""), style="dim"), soft_wrap=True)
+            for f in found:
+                out.print(Text("  ") + Text(f.location, style="bold") + Text(f" {f.message}"), soft_wrap=True)
     automatic = {rule: fixes[Fix.FIXED] + fixes[Fix.FIXABLE] for rule, fixes in report.by_rule().items()}
     automatic = {rule: n for rule, n in automatic.items() if n}
     if automatic:
-        heading(out, f"[bold]automatic fixes[/] ({sum(automatic.values())}, see the diffs)")
+        where = "the diffs below" if show_diffs else "the diffs: --diff, or the HTML report"
+        heading(out, f"[bold]automatic fixes[/] ({sum(automatic.values())}; {where}; why: tfmigrate rules ID)")
         table = Table(show_header=True, header_style="bold", box=None)
         table.add_column("rule", no_wrap=True)
         table.add_column("n", justify="right", no_wrap=True)
         table.add_column("what", overflow="fold")
-        for rule_id, n in automatic.items():
+        ranked = sorted(automatic.items(), key=lambda kv: (-kv[1], kv[0]))  # the rules that fix most first
+        for rule_id, n in ranked[:TOP_RULES]:
             info = report.rules.get(rule_id)
             table.add_row(escape(rule_id), str(n), escape(info.title) if info else "")
+        rest = ranked[TOP_RULES:]
+        if rest:
+            table.add_row("...", str(sum(n for _, n in rest)), f"{len(rest)} more rules: " + ", ".join(rule_id for rule_id, _ in rest))
         view.print_whole(out, table)
-    diffs = [r for r in report.files if r.diff]
+    diffs = [r for r in report.files if r.diff] if show_diffs else []
     if diffs:
         heading(out, "[bold]changes[/]")
         for r in diffs:
@@ -174,6 +192,8 @@ def print_details(report: Report, out: Console) -> None:
             out.print(Text(f"from {k.origin}", style="dim"))
         out.print(keras_conversion_line(k), soft_wrap=True)
     for v in report.validations:
+        if v.passed or v.outcome is Outcome.NOT_RUN:  # its one line is in the summary; its stages in --json and --html
+            continue
         heading(out, f"[bold]validation[/] {escape(v.target)}")
         if v.stages:
             out.print(stages_table(v))
@@ -185,8 +205,18 @@ def print_details(report: Report, out: Console) -> None:
             out.print(f"[bold red]error[/]: {escape(error)}", highlight=False, soft_wrap=True)
 
 
-def print_summary(report: Report, out: Console, written: Sequence[tuple[str, str]] = ()) -> None:
-    """The summary, each checkpoint's and validation's verdict in a line, and the files written."""
+def print_next_steps(steps: Sequence[Step], out: Console) -> None:
+    """The commands that follow, each with what it does: the last lines of the output."""
+    if not steps:
+        return
+    heading(out, "[bold]next steps[/]")
+    for step in steps:
+        out.print(Text("  ") + Text(step.command, style="bold") + Text(f"   # {step.why}", style="dim"), soft_wrap=True)  # pasted whole, the comment is a comment
+
+
+def print_summary(report: Report, out: Console, written: Sequence[tuple[str, str]] = (), steps: Sequence[Step] = ()) -> None:
+    """The summary, each checkpoint's and validation's verdict in a line, the files written, and the
+    commands that follow (``steps``)."""
     report = view.visible_report(report)
     heading(out, "[bold]summary[/]")
     out.print(summary_view(report))
@@ -201,3 +231,4 @@ def print_summary(report: Report, out: Console, written: Sequence[tuple[str, str
         out.print(Text.from_markup(f"[bold]wrote[/] {label}: ") + Text(path))
     if not written:
         out.print("[dim]write it as a file: --html report.html, --markdown pr.md, --json report.json, --sarif report.sarif[/]")
+    print_next_steps(steps, out)

@@ -300,10 +300,9 @@ def helper_call(
         transform.flag(
             original,
             TFM415,
-            f"tfe.{symbol} checkpoints are keyed by variable names; TF 2 Keras layers may name their variables "
-            "otherwise than the TF 1 eager model that wrote an old checkpoint (no model-name scope, other layer "
-            "names): before resuming from an old checkpoint compare it with `tfmigrate ckpt diff OLD_CKPT --model "
-            "NEW_CKPT` and rename with `tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
+            f"tfe.{symbol} checkpoints are keyed by variable names, which TF 2 Keras layers may name otherwise: "
+            "compare an old checkpoint with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` and rename with "
+            "`tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
         )
     if isinstance(updated, cst.Call):
         return updated.with_changes(func=cst.Name(name))

@@ -207,11 +207,9 @@ class EagerTransform(GradientStatements, SummaryCalls, KerasCalls, FamilyTransfo
                 self.flag(
                     base,
                     TFM415,
-                    f"checkpoints of {original.name.value} written as a tfe.Network (tfe.Saver, "
-                    "save_network_checkpoint) are keyed by variable names such as `<network>/conv2d/kernel`; the "
-                    "tf.keras.Model's object-based checkpoint uses `model/<attribute>/kernel/.ATTRIBUTES/VARIABLE_VALUE`: "
-                    "compare with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` and rename with "
-            "`tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
+                    f"checkpoints of {original.name.value} written as a tfe.Network have other keys than the "
+                    "tf.keras.Model's: compare an old checkpoint with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` "
+                    "and rename with `tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
                 )
             if self.tfe_symbol(base.value) == "Network" and self.fix(
                 base, TFM402, "tfe.Network is tf.keras.Model in TF 2 (layers are tracked on attribute assignment)"
@@ -453,10 +451,8 @@ class EagerTransform(GradientStatements, SummaryCalls, KerasCalls, FamilyTransfo
         self.flag(
             node,
             TFM415,
-            f"{what} wrote name-based checkpoints (variable names such as `mnist_model/conv2d/kernel`); the TF 2 "
-            "model's object-based checkpoint has other keys (`model/conv1/kernel/.ATTRIBUTES/VARIABLE_VALUE`): "
-            "compare with `tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` and rename with "
-            "`tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
+            f"{what} wrote checkpoints with other keys than the TF 2 model's: compare an old checkpoint with "
+            "`tfmigrate ckpt diff OLD_CKPT --model NEW_CKPT` and rename with `tfmigrate ckpt convert OLD_CKPT OUT --map map.toml`",
         )
 
     def _metric(self, symbol: str, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

@@ -52,18 +52,10 @@ ARRAY_OPS = {
     ),
 }
 ARRAY_DEFAULTS = {"on_value": "1.0", "off_value": "0.0"}
-AUTOENCODER = (
-    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent (and no single legacy behaviour to copy: its layers' "
-    "variables and the data feeder's batches changed between TF 0.8 and 0.10). Its model (TF Learn 0.8-0.10 "
-    "estimators/autoencoder.py) "
-    "was an encoder of layers over hidden_units with activation (ReLU), a decoder over the reversed hidden_units "
-    "(autoencoder_ops.dnn_autoencoder, with add_noise and dropout when given) and models.linear_regression from "
-    "the decoder back to X (the reconstruction, mean squared error); it trained with the TensorFlowEstimator "
-    "defaults (Adagrad at 0.1, gradients clipped to a global norm of 5.0, batches of 32, 200 steps) and "
-    "fit_transform(X) / transform(X) returned that model's predictions. Write that model_fn for "
-    "tf.estimator.Estimator (tf.compat.v1.layers.dense per layer, TFM116 for linear_regression, TFM115's "
-    "train_op) and read transform(X) as np.array(list(estimator.predict(input_fn="
-    "tf.compat.v1.estimator.inputs.numpy_input_fn(X, batch_size=32, shuffle=False, num_epochs=1))))"
+AUTOENCODER = (  # what the legacy model was (layers, defaults) is TFM118's why, in the catalog
+    "learn.TensorFlowDNNAutoencoder has no TF 2.15 equivalent: write its model_fn for tf.estimator.Estimator "
+    "(dense encoder over hidden_units, decoder over them reversed, linear_regression back to X; TFM115's train_op) "
+    "and read transform(X) as np.array(list(estimator.predict(input_fn=...)))"
 )
 
 

@@ -130,10 +130,8 @@ class KerasCompatTransform(FamilyTransform):
             return updated
         if isinstance(self.index.parents.get(original), cst.ImportFrom):
             return updated
-        self.flag(original, TFM755, f"{shown}: TensorFlow 2.16 and later have no tf.estimator (it ends with TF 2.15, which "
-                  "installs only up to Python 3.11). A canned estimator is lowered to Keras by --target keras; this "
-                  "code must be ported to a Keras model (model.fit / a custom training loop, tf.train.Checkpoint or "
-                  "Keras checkpoints), or stay on TensorFlow 2.15 (the default target)")
+        self.flag(original, TFM755, f"{shown}: TensorFlow 2.16+ has no tf.estimator: port this code to a Keras model "
+                  "(model.fit or a custom training loop, with Keras checkpoints), or stay on TensorFlow 2.15 (the default target)")
         return updated
 
     def _train_name(self, original: cst.CSTNode, module: str, last: str) -> str | None:
@@ -167,11 +165,8 @@ class KerasCompatTransform(FamilyTransform):
                 target = "".join(part.capitalize() for part in last.split("_"))
                 target = target.replace("1d", "1D").replace("2d", "2D").replace("3d", "3D")
             port = f"port it to tf.keras.layers.{target}"
-        self.flag(original, TFM753, f"{shown} is not available with Keras 3: TensorFlow 2.16 and later build "
-                  f"{shown.rpartition('.')[0]} from Keras 2's legacy code, and Keras 3 (TF 2.21's tf.keras) has none "
-                  f"(AttributeError: `{last}` is not available with Keras 3). To keep the code and its variable names "
-                  f"(checkpoints carry over): {LEGACY_KERAS}. Or {port} (Keras 3 names its variables by a process-wide "
-                  "layer counter and ignores tf.compat.v1.variable_scope: a legacy checkpoint then needs a name map)")
+        self.flag(original, TFM753, f"{shown} raises AttributeError with Keras 3 (TF 2.16+): to keep the code and its "
+                  f"variable names, {LEGACY_KERAS}; or {port} (a legacy checkpoint then needs a name map)")
 
     def visit_Import(self, node: cst.Import) -> None:
         for alias in node.names:
@@ -193,10 +188,8 @@ class KerasCompatTransform(FamilyTransform):
             return
         self.summary_lines.add(line)
         shown = "tf." + (self.qualified_name(original) or "").removeprefix("tensorflow.")
-        self.flag(original, TFM754, f"{shown} is implemented by the tensorboard package, which TensorFlow 2.21 no longer "
-                  "installs with itself: without it the call raises TBNotInstalledError (\"TensorBoard is not installed, "
-                  f"missing implementation for {shown}\"), even under a no-op writer. Add `tensorboard` to the program's "
-                  "requirements (`pip install tensorboard`)")
+        self.flag(original, TFM754, f"{shown} raises TBNotInstalledError on TensorFlow 2.21 without the tensorboard package: "
+                  "add `tensorboard` to the program's requirements (`pip install tensorboard`)")
 
     # --- TFM751, TFM752: legacy Keras optimizers -----------------------------------------------
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:

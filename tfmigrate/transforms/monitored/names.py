@@ -70,12 +70,9 @@ EAGER_OR_KERAS = ("tensorflow.contrib.eager", "tensorflow.keras", "tensorflow.py
 DATASET_ATTRS = {"output_shapes": "get_output_shapes", "output_types": "get_output_types", "output_classes": "get_output_classes"}
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
 
-MANUAL_STEPS = (
-    "to finish by hand: (1) move the dataset code into `def input_fn():` returning the tf.data.Dataset "
-    "(features, labels); (2) move the model, loss and train-op code into `def model_fn(features, labels, mode):` "
-    "returning `tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, training_hooks=[...])` (hooks that "
-    "name tensors are built there; what the loop did between steps becomes a tf.estimator.SessionRunHook); "
-    "(3) `config = {config}`; (4) `tf.estimator.Estimator(model_fn, config=config).train(input_fn{train})`"
+MANUAL_STEPS = (  # the four steps in full are TFM302's why, in the catalog
+    "to finish by hand: input_fn from the dataset code, model_fn returning EstimatorSpec from the model code, then "
+    "`tf.estimator.Estimator(model_fn, config={config}).train(input_fn{train})`"
 )
 MANUAL_NOTES = {
     "save_summaries_secs": "save_summaries_secs: RunConfig counts in steps; add "
@@ -86,15 +83,7 @@ MANUAL_NOTES = {
     "stop_grace_period_secs": "stop_grace_period_secs: no Estimator equivalent, drop it",
     "max_wait_secs": "max_wait_secs: RunConfig(session_creation_timeout_secs=...)",
 }
-TF_CONFIG_HELP = (
-    "TF 2.15 Estimators take the cluster and each process's task from the TF_CONFIG environment variable "
-    '(`{"cluster": {"chief": [...], "worker": [...], "ps": [...]}, "task": {"type": "chief", "index": 0}}`) '
-    "instead of tf.train.ClusterSpec/Server, master= and is_chief=: the legacy chief (worker 0) becomes task type "
-    '"chief", the other workers "worker" 0, 1, ... (RunConfig refuses a cluster without a chief), so every launch '
-    "command changes; build the graph in a model_fn without tf.device(replica_device_setter(...)) and without a "
-    "train_distribute strategy (an Estimator given ps tasks places the variables on them itself: the same "
-    "asynchronous between-graph replication), and run `tf.estimator.train_and_evaluate(estimator, "
-    "tf.estimator.TrainSpec(input_fn, max_steps=N), tf.estimator.EvalSpec(...))` in every process, ps included; "
-    "worked example: samples/cluster_ps in the tfmigrate repository, checked with "
-    "`tfmigrate validate --cluster chief=1,worker=1,ps=1 FILE.py:FUNCTION`"
+TF_CONFIG_HELP = (  # the why (the TF_CONFIG layout, the chief, placement) is TFM304's, in the catalog
+    "give each process a TF_CONFIG (a \"chief\" task replaces worker 0) and run tf.estimator.train_and_evaluate in "
+    "every process, ps included (worked example: samples/cluster_ps)"
 )

@@ -313,8 +313,7 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         self.flag(
             call,
             TFM302,
-            f"MonitoredTrainingSession kept as tf.compat.v1.train.MonitoredTrainingSession (runs on TF 2.15, "
-            f"renamed by TFM5xx) because {reason}; {self._manual_steps(call)}",
+            f"MonitoredTrainingSession kept (it runs on TF 2.15 as tf.compat.v1) because {reason}; {self._manual_steps(call)}",
         )
 
     def _manual_steps(self, call: cst.Call) -> str:

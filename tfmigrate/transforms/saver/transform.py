@@ -47,11 +47,6 @@ SLOT_OPTIMIZERS = {
 }
 GLOBAL_STEP = {p + "train." + n for p in TF1 for n in ("get_or_create_global_step", "create_global_step")}
 OPAQUE_PARTS = ("layers", "keras", "contrib", "estimator", "slim", "make_template", "hub")
-FORWARD = (
-    "The way forward: let tf.estimator save and restore every variable under "
-    "tf.estimator.RunConfig(model_dir=...), or use tf.train.Checkpoint(model=..., optimizer=...), "
-    "which tracks objects instead of a snapshot of the graph"
-)
 
 
 class Line:
@@ -446,8 +441,8 @@ class SaverTraps(FamilyTransform):
                     TFM201,
                     f"`{saver.name} = tf.train.Saver()` saves and restores only the variables that exist when it is "
                     f"built; {shown} {'is' if len(later) == 1 else 'are'} made later in the same graph and silently "
-                    "left out of every checkpoint it writes. Build the Saver after the last variable (or pass "
-                    f"var_list=[...]). {FORWARD}.",
+                    "left out of every checkpoint it writes: build the Saver after the last variable (or pass "
+                    "var_list=[...])",
                 )
         for use in self._uses:
             if use.saver.graph is not use.session.graph:
@@ -455,10 +450,9 @@ class SaverTraps(FamilyTransform):
                     use.node,
                     TFM202,
                     f"`{use.saver.name}` was built in {self._where(use.saver.graph)} (line {use.saver.line}) but "
-                    f"`{use.session.name}` runs {self._where(use.session.graph)}: Saver.{use.method} runs the save/restore "
-                    f"ops it finds by name in the session's graph, so this {use.method}s the variables of "
-                    f"{self._where(use.session.graph)}, not those `{use.saver.name}` was built for. Use a saver built in "
-                    f"the session's graph. {FORWARD}.",
+                    f"`{use.session.name}` runs {self._where(use.session.graph)}: this {use.method}s the variables of "
+                    f"{self._where(use.session.graph)}, not those `{use.saver.name}` was built for; use a saver built in "
+                    "the session's graph",
                 )
         for use in self._uses:
             if use.method != "restore" or use.path is None or not self._same_graph(use):
@@ -487,10 +481,8 @@ class SaverTraps(FamilyTransform):
                     TFM203,
                     f"`{use.saver.name}.restore` asks for {shown}, which the checkpoint written at line {lines} does not "
                     f"hold (the saving Saver covered only {sorted(saved)}): restore fails with NotFoundError \"Key "
-                    f"{missing[0]} not found in checkpoint\". Save after every variable is made, or restore a subset "
-                    "with tf.train.Saver(var_list=[...]); tf.train.Checkpoint(...).restore(path).expect_partial() or "
-                    "tf.estimator.WarmStartSettings(vars_to_warm_start=...) with an Estimator's model_dir say exactly "
-                    "what is restored.",
+                    f"{missing[0]} not found in checkpoint\": save after every variable is made, or restore a subset "
+                    "with tf.train.Saver(var_list=[...])",
                 )
 
     @staticmethod
