@@ -237,10 +237,11 @@ def comment_sections(report: Report) -> list[_Section]:
     verdicts = []
     for ck in report.checkpoints:
         verdicts.append(f"- checkpoint {_code(ck.checkpoint)} for {_code(ck.model.target)}: "
-                        f"**{'compatible' if ck.compatible else 'incompatible'}**: {_cell(ck.verdict)}")
+                        f"**{'compatible' if ck.compatible else 'incompatible'}**: {_cell(ck.verdict)}"
+                        + (f" (from {_cell(ck.origin)})" if ck.origin else ""))
     for k in report.keras_conversions:
         verdicts.append(f"- Keras conversion of {_code(k.checkpoint)} for {_code(k.model)}: **{'verified' if k.passed else 'failed'}**: "
-                        f"{_cell(k.verdict)}")
+                        f"{_cell(k.verdict)}" + (f" (from {_cell(k.origin)})" if k.origin else ""))
     for v in report.validations:
         if v.outcome is Outcome.NOT_RUN:
             what = f"**could not run**: {_cell(v.error or '')}"
