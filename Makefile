@@ -35,4 +35,5 @@ report: $(STAMP)
 	$(BIN)/tfmigrate report samples/ --validate --html tfmigrate-report.html || [ $$? -eq 1 ]
 
 test: $(STAMP) $(KERAS_STAMP) browser
-	$(BIN)/python -m pytest -n 2 --dist loadfile --durations=20
+	@# whole files to each worker, in tests/conftest.py's order (files with slow tests first), not xdist's (by test count)
+	$(BIN)/python -m pytest -n 2 --dist loadfile --no-loadscope-reorder --durations=20

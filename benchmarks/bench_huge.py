@@ -11,7 +11,9 @@ file (`tfmigrate rewrite --jobs 1 --no-cache`, `tf_upgrade_v2 --infile --outfile
 
 --skip-reference-above N: no tf_upgrade_v2 run for files longer than N lines (it needs minutes
   for 100,000 lines).
---whole: also tfmigrate with chunking off (every module rewritten whole, as before chunking).
+--whole: also tfmigrate with chunking off (every module rewritten whole, as before chunking), and
+  whether the two rewritten files are byte-identical (the comparison tests/hostile/test_huge_files.py
+  makes on smaller modules with smaller chunks).
 --programs: the samples as programs one after another, each with its own imports (default: one
   long module, all imports at the top).
 """
@@ -102,6 +104,9 @@ def main() -> None:
                 copy.write_text(source)
                 cpu, peak = measure([*cmd, copy.name], work)
                 row.append(f"{cpu:>20.2f}{cpu / count * 1000:>9.3f}{peak:>9.0f}")
+            if args.whole:  # tests/hostile/test_huge_files.py's comparison, at this size and the real chunk sizes
+                same = (work / f"tfm_{count}.py").read_bytes() == (work / f"whole_{count}.py").read_bytes()
+                row.append("chunked == whole" if same else "CHUNKED DIFFERS FROM WHOLE")
             print(f"{count:>8}  " + "  ".join(row), flush=True)
 
 

@@ -29,3 +29,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     group.sort(key=lambda item: str(getattr(item, "callspec", None) and item.callspec.params.get("name", "")))
     for i, item in zip(where, group):
         items[i] = item
+    _files_with_slow_tests_first(items)
+
+
+def _files_with_slow_tests_first(items: list[pytest.Item]) -> None:
+    """The test files in order of their ``slow`` tests (most first), then of their tests (most
+    first); each file's tests in their order. ``make test`` hands whole files to its two workers
+    in this order (``--dist loadfile --no-loadscope-reorder``): the long TensorFlow files (few
+    tests each: xdist's own order, by test count, put them last) start early, and the last files
+    handed out are short, so that both workers end together."""
+    files: dict[str, list[pytest.Item]] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    slow = {name: sum(1 for item in group if item.get_closest_marker("slow")) for name, group in files.items()}
+    order = sorted(files, key=lambda name: (-slow[name], -len(files[name])))  # stable: ties keep collection order
+    items[:] = [item for name in order for item in files[name]]

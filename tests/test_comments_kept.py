@@ -22,6 +22,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tfmigrate.codemod.walk import iter_nodes
 
 CATALOG = load_catalog()
 STYLES = ("after", "above")
@@ -32,15 +33,9 @@ def _code(node: cst.CSTNode) -> str:
 
 
 def _calls(module: cst.Module) -> list[cst.Call]:
-    found: list[cst.Call] = []
-
-    class Find(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            if len(node.args) >= 2:
-                found.append(node)
-
-    module.visit(Find())
-    return found
+    """The calls of two or more arguments, in the order libcst's visit meets them (iter_nodes makes
+    that order, tests/test_fast_paths.py checks it; a tenth of a visitor's CPU, at collection too)."""
+    return [node for node in iter_nodes(module) if isinstance(node, cst.Call) and len(node.args) >= 2]
 
 
 def _newline(indent: str, comment: str | None = None, above: tuple[str, ...] = ()) -> cst.ParenthesizedWhitespace:

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfmigrate.codemod.engine import rewrite_source
+from rewrite_once import rewrite_source  # a program rewritten by its variant test and again for the TF child: once
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.legacy_utils.helpers import ORDER, block
 
