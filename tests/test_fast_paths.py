@@ -128,6 +128,13 @@ TRICKY = {
         "x = constants.MIDI_PITCHES\ndef g():\n    import constants\n    return constants.A, tf.Session\n"
         "class C:\n    from .deep.mod import thing\n    v = thing.attr\n"
     ),
+    "parameters_read": (
+        "import tensorflow as tf\nest = tf.estimator.Estimator(model_fn=None)\n"
+        "def consume(y, *rest, k=est, **kw):\n    print(y, rest, kw)\n    y = list(y)\n    def inner(z=y):\n        return y, z\n"
+        "    class Holder:\n        v = y\n        w = [y for _ in rest]\n    return inner, Holder, (lambda y: y), k\n"
+        "def again(est):\n    return est.predict(None), [est for est in range(2)], est\n"
+        "consume(est.predict(None))\n"
+    ),
     "scopes_star_import": "from tensorflow import *\nclf = Session()\ndef f():\n    return clf, Session\n",
 }
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from functools import lru_cache
 from types import CodeType, FunctionType
 from typing import Any
 
@@ -113,3 +114,14 @@ def parse_module(data: bytes) -> cst.Module:
         for kind, own, _ in swaps:
             kind.__init__ = own  # type: ignore[misc]
         cst.CSTNode.__post_init__ = validate  # type: ignore[method-assign]
+
+
+@lru_cache(maxsize=32)
+def parse_helpers(source: str, config: cst.PartialParserConfig) -> cst.Module:
+    """``libcst.parse_module(source, config=config)``, once per text and config in a process.
+
+    The helpers a family writes into a user's module (TFM180's HParams, TFM608's vendored contrib
+    functions) are the same few hundred lines in every module that needs them, spelled for the
+    module's indent and newline (the config). Their tree is parsed once and its statements are put
+    into each module as they are: nodes are immutable, and a module holds them once."""
+    return cst.parse_module(source, config=config)

@@ -227,15 +227,20 @@ class Scopes:
         the assignment's own scope counts only if it comes after it (libcst orders accesses and
         assignments by visit: for reads on later lines than the assignment that is source order).
         Only for ``name = ...``-style bindings; a read on the assignment's own line, or a name that
-        also appears inside a string (libcst reads string annotations), is left to libcst."""
+        also appears inside a string (libcst reads string annotations), is left to libcst.
+
+        A function's or a lambda's parameter is bound before every read in its scope (libcst
+        visits the parameters first; their defaults and annotations are read in the scope
+        around): every read whose lookup finds it counts."""
         name, scope = assignment.name, assignment.scope
         if scope is None:
             return []
         statement = self._assign_statement(assignment.node)
-        if statement is not None and self.plain(name) and self._lines_of is not None and not self._in_strings(name):
+        param = statement is None and self._own_param(assignment.node, scope) and not self.declared(name)
+        if (statement is not None or param) and self.plain(name) and self._lines_of is not None and not self._in_strings(name):
             bound = self._binding_names
             parents = self.index.parents
-            first, last = self._lines_of(statement)  # the statement may span lines
+            first, last = self._lines_of(statement) if statement is not None else (0, 0)  # the statement may span lines
             found = []
             for read in self.index.nodes(cst.Name):
                 if read.value != name or read in bound or not _is_read(read, parents):
@@ -243,7 +248,7 @@ class Scopes:
                 read_scope = self.scope_of(read)
                 if read_scope is None or not any(a.node is assignment.node for a in read_scope[name]):
                     continue
-                if read_scope is scope:
+                if read_scope is scope and not param:
                     line = self._lines_of(read)[0]
                     if first <= line <= last:
                         break  # a read within the assignment statement: libcst's visit order decides
@@ -259,6 +264,13 @@ class Scopes:
             if getattr(candidate, "node", None) is assignment.node:
                 return [Access(ref.node) for ref in candidate.references]
         return []
+
+    def _own_param(self, node: cst.CSTNode | None, scope: Scope) -> bool:
+        """Is ``node`` a parameter of the def or lambda that opens ``scope``?"""
+        if type(node) is not cst.Param:
+            return False
+        owner = scope.node
+        return (type(owner) is cst.FunctionDef or type(owner) is cst.Lambda) and self._owner(node) is owner
 
     def _assign_statement(self, node: cst.CSTNode | None) -> cst.SimpleStatementLine | None:
         """The statement line of a ``name = ...`` target (None for any other kind of binding)."""

@@ -32,6 +32,7 @@ from typing import Callable, ClassVar
 import libcst as cst
 
 from tfmigrate.codemod.imports import READ_ELSEWHERE
+from tfmigrate.codemod.parsing import parse_helpers
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted as dotted_name
 from tfmigrate.codemod.tree import expression, is_docstring, is_import_block
@@ -608,7 +609,7 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
         if not helpers:
             return updated
         source = "\n\n".join(helper_source(name, self._tf) for name in helpers)
-        defs = list(cst.parse_module(source, config=updated.config_for_parsing).body)
+        defs = list(parse_helpers(source, updated.config_for_parsing).body)
         defs[0] = defs[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine()))
         body = list(updated.body)
         at = _after_imports(body)

@@ -18,6 +18,7 @@ from typing import ClassVar
 
 import libcst as cst
 
+from tfmigrate.codemod.parsing import parse_helpers
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import is_docstring, is_import_block
 from tfmigrate.rule_ids import TFM180, TFM181
@@ -183,7 +184,7 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
         source = block(names)
         if updated.default_indent != "    ":
             source = source.replace("    ", updated.default_indent)
-        parsed = cst.parse_module(source, config=updated.config_for_parsing)
+        parsed = parse_helpers(source, updated.config_for_parsing)
         defs = list(parsed.body)
         defs[0] = defs[0].with_changes(leading_lines=(*parsed.header, *defs[0].leading_lines))
         body = list(updated.body)
