@@ -41,6 +41,8 @@ from tfmigrate.codemod.tree import dotted, is_docstring, is_import_block
 from tfmigrate.codemod.walk import iter_nodes, transform
 from tfmigrate.rule_ids import TFM701, TFM702, TFM703, TFM704, TFM705, TFM706
 from tfmigrate.transforms.common.builders import ReplaceById, append_args, code_of, kwarg, str_value
+from tfmigrate.transforms.keras_target import model_fn_runtime
+from tfmigrate.transforms.keras_target.model_fn_estimator import ModelFnEstimators, plan_model_fn
 
 ESTIMATOR_MODULES = ("tensorflow.estimator.", "tensorflow.compat.v1.estimator.", "tensorflow_estimator.estimator.")
 CANNED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor")
@@ -101,6 +103,8 @@ def lowers_to_keras(t: FamilyTransform) -> bool:
         found = estimator_class(t.qualified_name(call.func))
         if found is not None and (found[0] in CANNED or (found[0] in COMBINED and not found[1])):
             return True
+        if found is not None and found[0] == "Estimator" and plan_model_fn(t, call)[0] is not None:
+            return True  # a custom model_fn that TFM707 lowers
     return False
 
 
@@ -123,7 +127,7 @@ def _statement_of(t: FamilyTransform, node: cst.CSTNode) -> cst.CSTNode | None:
     return parent
 
 
-class KerasTargetTransform(FamilyTransform):
+class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
     FAMILY = "TFM70"
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
@@ -136,6 +140,9 @@ class KerasTargetTransform(FamilyTransform):
         self.custom: list[cst.Call] = []
         self.flagged: list[cst.CSTNode] = []  # what a manual finding of this family already covers
         self.manual_constructions = 0  # canned constructions left as they are (TFM701 manual)
+        self.model_fn_bound: set[cst.CSTNode] = set()  # TFM707: the names bound to a lowered model_fn's model
+        self.model_fn_blocked: dict[int, str] = {}  # TFM705: why a model_fn is not lowered
+        self.model_fn_plans: dict[int, object] = {}
 
     # --- the plan ----------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
@@ -156,6 +163,8 @@ class KerasTargetTransform(FamilyTransform):
                     self.flag(call, TFM706, f"tf.compat.v1.estimator.{cls} has no Keras form tfmigrate writes (its "
                               "tf.compat.v1.train optimizers and SUM loss reduction): use tf.estimator.{cls} (TF 2.x) "
                               "and run tfmigrate rewrite --target keras again, or write combined_keras_model(...) by hand")
+                elif cls == "Estimator" and not v1 and self._model_fn_estimator(call):
+                    pass  # TFM707: the model_fn is a Keras model
                 elif cls == "Estimator":
                     self.custom.append(call)  # reported in leave_Module: the model_fn's line in the new code
                 elif cls in MANUAL_API:
@@ -201,6 +210,8 @@ class KerasTargetTransform(FamilyTransform):
                     model_fns.add(arg.value.value)
                     break
         skip = [f for f in self.index.nodes(cst.FunctionDef) if f.name.value in model_fns] + self.flagged
+        skip += [plan.fn for plan in self.model_fn_plans.values()] + [f for plan in self.model_fn_plans.values()
+                                                                      for f in plan.networks]  # TFM707 lowered them
         # the arguments of train/evaluate/predict: TFM702/TFM703 named them (in the pass that saw the estimator)
         skip += [c for c in calls if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("train", "evaluate", "predict")]
         handled = {id(c.func) for c in calls if estimator_class(self.qualified_name(c.func)) is not None
@@ -708,16 +719,18 @@ class KerasTargetTransform(FamilyTransform):
                 self.flag(call, TFM703, f"predict(...) with {', '.join(k + '=' for k in extra) or 'arguments tfmigrate cannot read'}: "
                           f"write estimator_predictions({name}, input_fn) (one dict per example) and select the keys yourself")
                 return
-            if self.fix(call, TFM703, "Estimator.predict is estimator_predictions(model, input_fn), a helper written into "
-                        "this module: the same dicts per example (class_ids, probabilities, logits, classes / predictions)"):
+            helper = self._predictions_helper(func.value)
+            if self.fix(call, TFM703, f"Estimator.predict is {helper}(model, input_fn), a helper written into "
+                        "this module: the same dicts per example (" + ("the model_fn's predictions" if helper != "estimator_predictions"
+                                                                      else "class_ids, probabilities, logits, classes / predictions") + ")"):
                 params = ("input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples")
 
                 def predict(updated: cst.Call) -> cst.BaseExpression:
                     now = self._bind_method(updated, params) or args
-                    return cst.parse_expression(f"estimator_predictions({name}, {code_of(now['input_fn'])})")
+                    return cst.parse_expression(f"{helper}({name}, {code_of(now['input_fn'])})")
 
                 self.table[id(call)] = predict
-                self.used.add("estimator_predictions")
+                self.used.add(helper)
         elif method not in ("fit", "model_dir"):
             self.flag(call, TFM706, f"Estimator.{method} has no form on the Keras model tfmigrate writes: use the Keras API "
                       f"({name}.save_weights / {name}.load_weights, {name}.get_layer(name).get_weights(), {name}.export(path) "
@@ -736,6 +749,8 @@ class KerasTargetTransform(FamilyTransform):
             pieces.extend(self._model_fn_pieces(fn))
         elif model_fn is not None:
             pieces.append(f"the model_fn `{code_of(model_fn)}`")
+        if self.model_fn_blocked.get(id(call)):
+            pieces.append(f"it is not lowered to a Keras model (TFM707) because of {self.model_fn_blocked[id(call)]}")
         self.flag(call, TFM705, "tf.estimator.Estimator with a custom model_fn has no Keras form tfmigrate writes: "
                   + "; ".join(pieces) + ". Write a tf.keras.Model (or a Model subclass with a train_step) with these layers, "
                   "compile it with that optimizer, loss and metrics, train it with model.fit(input_dataset(input_fn), epochs=1, "
@@ -785,11 +800,14 @@ class KerasTargetTransform(FamilyTransform):
 
     def _insert_helpers(self, module: cst.Module) -> cst.Module:
         written = self._written_helpers(module)
-        names = [n for n in keras_runtime.closure(self.used) if n not in written]
-        for imp in keras_runtime.imports_of(keras_runtime.closure(self.used)):
+        own = {n for n in self.used if n in model_fn_runtime.HELPERS}  # TFM707's helpers
+        runtime_used = (self.used - own) | model_fn_runtime.runtime_needs(own)
+        names = [n for n in keras_runtime.closure(runtime_used) if n not in written]
+        own_names = {n for n in own if n not in written}
+        for imp in keras_runtime.imports_of(keras_runtime.closure(runtime_used)) + model_fn_runtime.imports_of(own):
             target, _, asname = imp.partition(" as ")
             self.imports.add(target, asname=asname or None)
-        if not names:
+        if not names and not own_names:
             return module
         body = list(module.body)
         position = 0
@@ -797,7 +815,7 @@ class KerasTargetTransform(FamilyTransform):
             if not (is_import_block(statement) or (i == 0 and is_docstring(statement))):
                 break
             position = i + 1
-        code = keras_runtime.source_of(names)
+        code = "\n\n".join(c for c in (keras_runtime.source_of(names) if names else "", model_fn_runtime.source_of(own_names)) if c)
         if module.default_indent != "    ":
             code = "\n".join(_reindent(line, module.default_indent) for line in code.split("\n"))
         helpers = []
