@@ -65,6 +65,8 @@ class ModelFnEstimators:
             t.table.update(plan.table)  # type: ignore[attr-defined]
             indent = t.index.module.default_indent  # type: ignore[attr-defined]
             t.table[fn_id] = lambda updated: build_class(plan, updated, indent)  # type: ignore[attr-defined]
+            for reader in plan.readers:  # import tf_slim / from tensorflow import layers: gone once unread
+                t.imports.remove_by_node(reader, t.index)  # type: ignore[attr-defined]
         plan = self.model_fn_plans[fn_id]
         t.table.update(config_plan)  # type: ignore[attr-defined]
         t.used.update(plan.helpers)  # type: ignore[attr-defined]

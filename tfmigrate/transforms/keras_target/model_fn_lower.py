@@ -36,6 +36,8 @@ SPEC_PARAMS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "ex
                "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks")
 MODEL_FN_ARGS = ("features", "labels", "mode", "params")
 MODES = {"TRAIN": "train", "EVAL": "eval", "PREDICT": "infer", "INFER": "infer"}
+TF1_LOSSES = ("absolute_difference", "cosine_distance", "hinge_loss", "huber_loss", "log_loss", "mean_pairwise_squared_error",
+              "mean_squared_error", "sigmoid_cross_entropy", "softmax_cross_entropy", "sparse_softmax_cross_entropy")
 GLOBAL_STEP = ("get_global_step", "get_or_create_global_step")
 SUMMARY_MODULES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.contrib.summary.")
 BLOCKED_CALLS = {
@@ -64,6 +66,7 @@ class Plan:
     helpers: set[str] = field(default_factory=set)
     layers: list[str] = field(default_factory=list)
     networks: list[cst.FunctionDef] = field(default_factory=list)
+    readers: list[cst.CSTNode] = field(default_factory=list)  # replaced names: their imports go when unused
 
 
 class Blocked(Exception):
@@ -233,6 +236,9 @@ class ModelFnLowering:
                 self.optimizers.append(node)
             elif qn.startswith(tables.OPTIMIZER_MODULES) and short in GLOBAL_STEP:
                 self.plan_.table[id(node)] = cst.parse_expression(f"{owner}.optimizer.iterations")
+            elif qn.startswith("tensorflow.losses.") and short in TF1_LOSSES:
+                # TF 1.x's tf.losses (a scalar, SUM_BY_NONZERO_WEIGHTS); TF 2's name is Keras' per-example function
+                self.plan_.table[id(node.func)] = cst.parse_expression(f"tf.compat.v1.losses.{short}")
             elif short == "EstimatorSpec" and qn.startswith(("tensorflow.estimator.", "tensorflow.compat.v1.estimator.")):
                 if not top:
                     raise Blocked(f"an EstimatorSpec returned by {fn.name.value}, not by the model_fn")
@@ -251,6 +257,7 @@ class ModelFnLowering:
         head, _, key = qn.rpartition(".")
         if head.endswith(".ModeKeys") and key in MODES and qn.startswith("tensorflow."):
             self.plan_.table[id(node)] = cst.SimpleString(f'"{MODES[key]}"')
+            self.plan_.readers.append(node)
 
     def _is_layer(self, node: cst.Call) -> bool:
         qn = self.t.qualified_name(node.func) or ""
@@ -303,7 +310,7 @@ class ModelFnLowering:
                 base = _ident(parent.targets[0].target.value)
             else:
                 base = _ident(kind)
-        if base in self.attrs:
+        if base in tables.RESERVED:
             base = f"{base}_layer"
         attr, n = base, 1
         while attr in self.attrs:
@@ -367,6 +374,7 @@ class ModelFnLowering:
             return cst.parse_expression(f"{owner}.{attr}({', '.join(parts)})")
 
         self.plan_.table[id(node)] = replace
+        self.plan_.readers.append(node.func)
 
     def _layer_class(self, node: cst.Call, cls: str, owner: str, fn_locals: set[str]) -> None:
         ctor = node.func
@@ -399,6 +407,7 @@ class ModelFnLowering:
             return updated.with_changes(func=cst.parse_expression(f"{owner}.{attr}"))
 
         self.plan_.table[id(node)] = replace
+        self.plan_.readers.append(ctor.func)
 
     # --- statements removed ----------------------------------------------------------------------
     def _statement(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
@@ -595,7 +604,7 @@ class ModelFnLowering:
                 raise Blocked(f"the learning rate {short} (no Keras schedule tfmigrate writes for it)")
         return self._hoistable(value, self.locals, "the learning rate")
 
-    def _clipping(self, step: cst.Call, optimizer: cst.Call) -> str:
+    def _clipping(self, step: cst.Call, optimizer: cst.Call) -> str | None:
         """``grads_and_vars = opt.compute_gradients(loss)`` ... ``tf.clip_by_global_norm(grads, C)`` ...
         ``opt.apply_gradients(zip(grads, variables), global_step=...)``: the statements between them only
         unpack, clip and zip: the Keras optimizer's ``global_clipnorm=C``."""
@@ -614,8 +623,8 @@ class ModelFnLowering:
                         if "clip_norm" not in args or "use_norm" in args:
                             raise Blocked("custom train_op logic (clip_by_global_norm)")
                         clip = self._hoistable(args["clip_norm"].value, self.locals, "clip_by_global_norm")
-        if clip is None:
-            raise Blocked("custom train_op logic (apply_gradients without clip_by_global_norm)")
+        if not any("compute_gradients" in code_of(line) for line in chain):
+            raise Blocked("custom train_op logic (apply_gradients of gradients not from compute_gradients)")
         # the statements that only unpack/zip the gradients between them
         first, last = statements.index(chain[0]), statements.index(chain[-1])
         for line in statements[first:last + 1]:
