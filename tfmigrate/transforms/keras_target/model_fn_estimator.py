@@ -45,7 +45,7 @@ class ModelFnEstimators:
         plan, why = plan_model_fn(t, call)  # type: ignore[arg-type]
         args = _bind(call, ESTIMATOR_PARAMS) if plan is not None else {}
         config_plan: dict[int, object] = {}
-        if plan is not None and "config" in args:
+        if plan is not None and "config" in args and code_of(args["config"].value) != "None":
             config_plan, why = t._config(args["config"].value)  # type: ignore[attr-defined]
             if why:
                 plan = None

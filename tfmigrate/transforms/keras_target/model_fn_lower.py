@@ -628,6 +628,8 @@ class ModelFnLowering:
         # the statements that only unpack/zip the gradients between them
         first, last = statements.index(chain[0]), statements.index(chain[-1])
         for line in statements[first:last + 1]:
+            if line in self.removed:  # a summary between them
+                continue
             calls = [n for n in iter_nodes(line, trivia=False) if isinstance(n, cst.Call)]
             allowed = {"compute_gradients", "clip_by_global_norm", "apply_gradients", "zip", "list", "get_global_step",
                        "get_or_create_global_step"}

@@ -8,9 +8,10 @@ method, which ``fit``/``evaluate``/``predict`` run in the Estimator's modes.
 from __future__ import annotations
 
 from tfmigrate import keras_runtime
-from tfmigrate.keras_runtime import WRITTEN_BY, Helper
+from tfmigrate.keras_runtime import Helper
+from tfmigrate.rule_ids import TFM707
 
-WRITTEN = WRITTEN_BY.replace("TFM701", "TFM707")
+WRITTEN = f"(written by tfmigrate, `tfmigrate rules {TFM707}`)"
 
 _MODEL_FN_MODEL = '''\
 class ModelFnModel(tf.keras.Model):
