@@ -90,6 +90,27 @@ class ModelFnEstimators:
         self.model_fn_bound |= set(t.bound) - before  # type: ignore[attr-defined]
         return True
 
+    @property
+    def model_fn_names(self) -> set[str]:
+        return {n.value for n in self.model_fn_bound if isinstance(n, cst.Name)}
+
+    def _logging_hooks_only(self, hooks: cst.BaseExpression) -> bool:
+        """``hooks=[LoggingTensorHook(...), ...]`` (or names bound once to them): they only print tensors of the
+        graph, which a Keras model has no names for; fit logs the loss itself. Such hooks are left out of fit."""
+        t = self  # type: ignore[assignment]
+        if not isinstance(hooks, (cst.List, cst.Tuple)) or not hooks.elements:
+            return False
+        for element in hooks.elements:
+            value = element.value
+            if isinstance(value, cst.Name):
+                scope = t.scopes.scope_of(value)  # type: ignore[attr-defined]
+                seen = scope[value.value] if scope is not None else []
+                assign = t.index.parents.get(t.index.parents.get(seen[0].node)) if len(seen) == 1 else None  # type: ignore[attr-defined]
+                value = assign.value if isinstance(assign, cst.Assign) else value
+            if not (isinstance(value, cst.Call) and (t.qualified_name(value.func) or "").endswith(".LoggingTensorHook")):  # type: ignore[attr-defined]
+                return False
+        return True
+
     def _predictions_helper(self, receiver: cst.BaseExpression) -> str:
         """``estimator_predictions`` for a canned model, ``model_fn_predictions`` for a lowered model_fn."""
         t = self  # type: ignore[assignment]

@@ -427,15 +427,31 @@ class ModelFnLowering:
             self.removed.append(line)
 
     def _finish_removals(self) -> None:
-        """Removed statements; a block left empty keeps a ``pass``."""
+        """Removed statements; their comments go to the next statement kept (a block left empty keeps a ``pass``)."""
         removed = {id(s) for s in self.removed}
+        carried: dict[int, list[cst.EmptyLine]] = {}
         for line in self.removed:
             block = self.t.index.parents.get(line)
-            body = getattr(block, "body", ())
-            if all(id(s) in removed for s in body) and line is body[-1]:
+            body = list(getattr(block, "body", ()))
+            comments = [e for e in line.leading_lines if e.comment is not None]
+            after = body[body.index(line) + 1:] if line in body else []
+            kept = next((s for s in after if id(s) not in removed), None)
+            if kept is None and not any(id(s) not in removed for s in body[:body.index(line)] if line in body):
+                self.plan_.table[id(line)] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=line.leading_lines)
+            elif kept is None and comments:
                 self.plan_.table[id(line)] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=line.leading_lines)
             else:
                 self.plan_.table[id(line)] = lambda updated: cst.RemovalSentinel.REMOVE
+                if kept is not None and comments:
+                    carried.setdefault(id(kept), []).extend(comments)
+        for key, comments in carried.items():
+            previous = self.plan_.table.get(key)
+
+            def prepend(updated: cst.CSTNode, comments: list[cst.EmptyLine] = comments, previous: object = previous) -> cst.CSTNode:
+                new = previous if isinstance(previous, cst.CSTNode) else previous(updated) if previous else updated
+                return new.with_changes(leading_lines=[*comments, *new.leading_lines])  # type: ignore[union-attr]
+
+            self.plan_.table[key] = prepend
 
     # --- EstimatorSpec and metrics -----------------------------------------------------------------
     def _assigned(self, name: cst.Name) -> cst.BaseExpression | None:
@@ -663,12 +679,14 @@ def class_text(plan: Plan, indent: str, params: str) -> str:
 
 
 def build_class(plan: Plan, updated_fn: cst.FunctionDef, indent: str) -> cst.ClassDef:
-    params = code_of(updated_fn.params)
-    cls = cst.parse_statement(class_text(plan, indent, params))
+    cls = cst.parse_statement(class_text(plan, indent, "self"))
     assert isinstance(cls, cst.ClassDef)
     body = list(cls.body.body)  # type: ignore[attr-defined]
     method = body[-1]
     assert isinstance(method, cst.FunctionDef)
-    method = method.with_changes(body=updated_fn.body)
+    params = updated_fn.params  # the model_fn's own parameters, their comments kept, after self
+    first = cst.Param(cst.Name("self"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    method = method.with_changes(body=updated_fn.body, params=params.with_changes(params=[first, *params.params]),
+                                 whitespace_before_params=updated_fn.whitespace_before_params)
     body[-1] = method
     return cls.with_changes(body=cls.body.with_changes(body=body), leading_lines=updated_fn.leading_lines)

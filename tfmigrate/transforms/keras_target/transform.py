@@ -600,7 +600,8 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
                       f"{name}.fit(input_dataset(input_fn), epochs=1, steps_per_epoch=steps, callbacks=checkpoints({name}))")
             return None
         given = {k for k in args if code_of(args[k]) != "None"}
-        extra = [k for k in ("hooks", "saving_listeners") if k in given]
+        extra = [k for k in ("hooks", "saving_listeners") if k in given
+                 and not (k == "hooks" and name in self.model_fn_names and self._logging_hooks_only(args[k]))]
         if "max_steps" in given and ("steps" in given or not guarded):
             extra.append("max_steps")
         if extra:
@@ -608,9 +609,10 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
                       f"hooks become tf.keras.callbacks.Callback subclasses passed to {name}.fit(callbacks=[...]); max_steps=M "
                       f"is steps_per_epoch=M - int({name}.optimizer.iterations), run only when that is positive")
             return None
+        dropped = " (its LoggingTensorHook hooks only printed graph tensors: fit logs the loss)" if "hooks" in given else ""
         if not self.fix(call, TFM702, "Estimator.train is Keras fit: fit(input_dataset(input_fn), epochs=1, "
                         "steps_per_epoch=steps, callbacks=checkpoints(model)) takes exactly those steps and checkpoints "
-                        "model_dir as the RunConfig did"):
+                        "model_dir as the RunConfig did" + dropped):
             return None
         params = ("input_fn", "hooks", "steps", "max_steps", "saving_listeners")
 
