@@ -43,6 +43,7 @@ from tfmigrate.rule_ids import TFM701, TFM702, TFM703, TFM704, TFM705, TFM706
 from tfmigrate.transforms.common.builders import ReplaceById, append_args, code_of, kwarg, str_value
 from tfmigrate.transforms.keras_target import model_fn_runtime
 from tfmigrate.transforms.keras_target.model_fn_estimator import ModelFnEstimators, plan_model_fn
+from tfmigrate.transforms.keras_target.one_shot_inputs import one_shot_returns
 
 ESTIMATOR_MODULES = ("tensorflow.estimator.", "tensorflow.compat.v1.estimator.", "tensorflow_estimator.estimator.")
 CANNED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor")
@@ -191,6 +192,8 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
         self._follow_factories(node)
         for call in calls:
             self._method(call)
+        if self.lowered:  # TFM708: input_fns returning one batch of a one-shot iterator return the dataset
+            one_shot_returns(self, self.table)
         self._leftovers(calls)
         return False  # every change is planned: the walk does not enter the module
 
