@@ -204,7 +204,12 @@ class ModelFnLowering:
     def _scan(self, fn: cst.FunctionDef, owner: str, top: bool) -> None:
         fn_locals = _bound_names(fn)
         class_forms = set()
-        for node in iter_nodes(fn.body, trivia=False):
+        for node in self._evaluation_order(fn):
+            parent = self.t.index.parents.get(node)
+            if isinstance(parent, cst.Call) and parent.func is node and isinstance(node, cst.Call):
+                inner = self.t.qualified_name(node.func) or ""
+                if inner.startswith(tables.LAYER_MODULES) and inner.rpartition(".")[2] in tables.LAYER_CLASSES:
+                    continue  # tf.layers.Dense(...) of tf.layers.Dense(...)(x): the outer call is the layer's
             if isinstance(node, cst.Attribute):
                 self._mode_key(node)
             if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not fn:
@@ -251,6 +256,18 @@ class ModelFnLowering:
                 raise Blocked("a variable_scope with reuse (variables shared by scope)")
             elif isinstance(node.func, cst.Name) and top:
                 self._network(node, fn)
+
+    def _evaluation_order(self, fn: cst.FunctionDef) -> list[cst.CSTNode]:
+        """The nodes of the body, each after the nodes it contains (an inner layer call is created first, as the
+        legacy graph created its variables)."""
+        pre = list(iter_nodes(fn.body, trivia=False))
+        start = {id(n): i for i, n in enumerate(pre)}
+        end = dict(start)
+        for node in reversed(pre):
+            parent = self.t.index.parents.get(node)
+            if parent is not None and id(parent) in end:
+                end[id(parent)] = max(end[id(parent)], end[id(node)])
+        return sorted(pre, key=lambda n: (end[id(n)], -start[id(n)]))
 
     def _mode_key(self, node: cst.Attribute) -> None:
         qn = self.t.qualified_name(node) or ""
