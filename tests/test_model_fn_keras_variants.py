@@ -317,3 +317,19 @@ def test_what_has_no_faithful_keras_form_is_named_by_tfm705(name: str):
 def test_the_base_unchanged_is_lowered():
     new, rules, findings = lowered(BASE.replace("    hook = tf.train.LoggingTensorHook({\"loss\": loss}, every_n_iter=10)\n", ""))
     assert "TFM707" in rules and "TFM705" not in rules, [f.message for f in findings]
+
+
+def test_a_bound_run_config_and_a_bound_global_step_in_a_factory():
+    source = BASE.replace("    hook = tf.train.LoggingTensorHook({\"loss\": loss}, every_n_iter=10)\n", "").replace(
+        "    train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step())",
+        "    global_step = tf.train.get_or_create_global_step()\n    train_op = optimizer.minimize(loss, global_step=global_step)",
+    ).replace(
+        "estimator = tf.estimator.Estimator(model_fn=model_fn, params=PARAMS)",
+        "def build(model_dir):\n    config = tf.estimator.RunConfig(model_dir=model_dir, keep_checkpoint_max=2)\n"
+        "    return tf.estimator.Estimator(model_fn, config=config, params=PARAMS)",
+    )
+    new, rules, findings = lowered(source)
+    assert "TFM707" in rules and "TFM705" not in rules, [f.message for f in findings]
+    assert "config = dict(model_dir=model_dir, keep_checkpoint_max=2)" in new
+    assert "return ModelFn(config=config, params=PARAMS)" in new
+    assert "global_step = self.optimizer.iterations" in new and "minimize" not in new

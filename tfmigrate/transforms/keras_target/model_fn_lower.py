@@ -566,8 +566,11 @@ class ModelFnLowering:
             if extra:
                 raise Blocked(f"custom train_op logic ({method}({', '.join(k + '=' for k in extra)}))")
             global_step = args.get("global_step")
-            if global_step is None or not (isinstance(global_step.value, cst.Call)
-                                           and (self.t.qualified_name(global_step.value.func) or "").rpartition(".")[2] in GLOBAL_STEP):
+            step_value = global_step.value if global_step is not None else None
+            if isinstance(step_value, cst.Name):  # global_step = tf.train.get_or_create_global_step()
+                step_value = self._assigned(step_value)
+            if step_value is None or not (isinstance(step_value, cst.Call)
+                                          and (self.t.qualified_name(step_value.func) or "").rpartition(".")[2] in GLOBAL_STEP):
                 raise Blocked(f"{method} without global_step=get_global_step() (the Estimator's step count)")
             self.plan_.table.pop(id(global_step.value), None)
             if method == "minimize":

@@ -539,7 +539,7 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
             if not (isinstance(arg, cst.Arg) and arg.keyword is not None and arg.keyword.value == "config" and isinstance(call, cst.Call)):
                 return None
             found = estimator_class(self.qualified_name(call.func))
-            if found is None or found[0] not in CANNED:
+            if found is None or found[0] not in (*CANNED, "Estimator"):  # Estimator: TFM707's lowered model_fns
                 return None
         return assign.value
 
