@@ -148,6 +148,33 @@ CASES = {
         '''),
 }
 
+# TFM708: input_fns that return one batch of a one-shot iterator (the TF 1.4 tutorials); 5 examples in batches of 2
+ONE_SHOT = '''\
+    import numpy as np
+    import tensorflow as tf
+
+
+    def model_fn(features, labels, mode):
+        logits = tf.layers.dense(features["x"], 2)
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions={"class": tf.argmax(logits, 1)})
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+
+    def input_fn(with_labels=True):
+        x = np.arange(10, dtype=np.float32).reshape(5, 2)
+        dataset = tf.data.Dataset.from_tensor_slices(({"x": x}, np.array([0, 1, 0, 1, 0])) if with_labels else {"x": x})
+        iterator = dataset.batch(2).make_one_shot_iterator()
+        return iterator.get_next()
+
+
+    estimator = tf.estimator.Estimator(model_fn)
+    estimator.train(input_fn=input_fn)
+    predicted = len(list(estimator.predict(input_fn=lambda: input_fn(False))))
+    '''
+
 BATCHES = '''
 import numpy as np
 
@@ -201,6 +228,8 @@ cases = json.load(open(sys.argv[1]))
 legacy = json.load(open(sys.argv[2]))
 out = {}
 for name, case in cases.items():
+    if name == "one_shot":
+        continue
     namespace = {"__name__": "case_" + name}
     exec(compile(case["source"], name, "exec"), namespace)
     model = namespace["estimator"]
@@ -225,6 +254,9 @@ for name, case in cases.items():
     out[name] = {"shapes": shapes, "losses": losses, "evaluate": sorted(evaluated),
                  "predict": sorted(predictions[0]) if isinstance(predictions[0], dict) else None,
                  "predictions": len(predictions), "iterations": int(model.optimizer.iterations)}
+namespace = {"__name__": "one_shot"}
+exec(compile(cases["one_shot"], "one_shot", "exec"), namespace)  # TFM708: fit and predict end with the data
+out["one_shot"] = {"iterations": int(namespace["estimator"].optimizer.iterations), "predictions": namespace["predicted"]}
 json.dump(out, open(sys.argv[3], "w"))
 '''
 
@@ -248,6 +280,9 @@ def both_sides(tmp_path_factory):
         estimator_cases[name] = {"source": estimator_src, "fn": fn, "kind": kind, "steps": STEPS}
         keras_cases[name] = {"source": keras_src, "fn": fn, "kind": kind, "steps": STEPS,
                              "predictions_helper": model_fn_runtime.HELPERS["model_fn_predictions"].source}
+    one_shot = rewrite_source(textwrap.dedent(ONE_SHOT).encode(), KERAS, path="one_shot.py")
+    assert {"TFM707", "TFM708"} <= {f.rule for f in one_shot.findings}
+    keras_cases["one_shot"] = one_shot.new.decode()
     (root / "estimator.json").write_text(json.dumps(estimator_cases))
     (root / "keras.json").write_text(json.dumps(keras_cases))
     proc = subprocess.run([sys.executable, "-c", CHILD_215, "estimator.json", "legacy.json"], cwd=root,
@@ -284,3 +319,4 @@ def test_lowered_model_fn_evaluates_and_predicts_with_the_model_fns_names(both_s
     assert keras["network_adam_clip"]["predict"] == ["y"]
     assert keras["batch_norm"]["predict"] is None  # a tensor of predictions: one value per example
     assert keras["slim_adagrad"]["evaluate"] == ["loss"]
+    assert keras["one_shot"] == {"iterations": 3, "predictions": 5}  # one pass: 3 batches trained, 5 examples predicted

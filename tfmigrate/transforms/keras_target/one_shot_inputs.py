@@ -17,6 +17,7 @@ import libcst as cst
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted
 from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.transforms.common.builders import code_of
 from tfmigrate.rule_ids import TFM708
 
 ONE_SHOT = ("tensorflow.compat.v1.data.make_one_shot_iterator", "tensorflow.data.make_one_shot_iterator")
@@ -73,9 +74,10 @@ def one_shot_returns(t: FamilyTransform, table: dict[int, object]) -> int:
             continue
         call = made.value
         if not (isinstance(call, cst.Call) and t.qualified_name(call.func) in ONE_SHOT and len(call.args) == 1
-                and isinstance(call.args[0].value, cst.Name) and call.args[0].keyword is None):
+                and call.args[0].keyword is None and not call.args[0].star):
             continue
-        dataset = call.args[0].value.value
+        dataset_node = call.args[0].value
+        dataset = code_of(dataset_node)
         used = [n for s in body[-take:] for n in _reads_of(s)]
         if target_names and any(used.count(name) > 2 for name in target_names):
             continue  # a name read again between them
@@ -90,9 +92,9 @@ def one_shot_returns(t: FamilyTransform, table: dict[int, object]) -> int:
                 comments.append(cst.EmptyLine(comment=statement.trailing_whitespace.comment))
             table[id(statement)] = lambda updated: cst.RemovalSentinel.REMOVE
 
-        def returns(updated: cst.CSTNode, dataset: str = dataset, comments: list = comments) -> cst.CSTNode:
+        def returns(updated: cst.CSTNode, dataset_node: cst.BaseExpression = dataset_node, comments: list = comments) -> cst.CSTNode:
             assert isinstance(updated, cst.SimpleStatementLine)
-            return updated.with_changes(body=[cst.Return(cst.Name(dataset))], leading_lines=[*updated.leading_lines, *comments])
+            return updated.with_changes(body=[cst.Return(dataset_node)], leading_lines=[*updated.leading_lines, *comments])
 
         table[id(body[-1])] = returns
         count += 1
