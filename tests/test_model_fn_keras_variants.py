@@ -333,3 +333,10 @@ def test_a_bound_run_config_and_a_bound_global_step_in_a_factory():
     assert "config = dict(model_dir=model_dir, keep_checkpoint_max=2)" in new
     assert "return ModelFn(config=config, params=PARAMS)" in new
     assert "global_step = self.optimizer.iterations" in new and "minimize" not in new
+
+
+def test_a_network_function_given_other_params_is_named():
+    source = NETWORK.replace('logits = network(features["x"], mode, params)', 'logits = network(features["x"], mode, {"classes": 2})')
+    new, rules, findings = lowered(source)
+    assert "TFM707" not in rules
+    assert any("called with other params than the model_fn's" in f.message for f in findings if f.rule == "TFM705")

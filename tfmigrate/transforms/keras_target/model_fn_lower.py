@@ -116,26 +116,11 @@ def _bound_names(fn: cst.FunctionDef) -> set[str]:
 
 
 def _reads(expr: cst.CSTNode) -> set[str]:
-    out = set()
-    for node in iter_nodes(expr, trivia=False):
-        if isinstance(node, cst.Attribute):
-            continue
-        if isinstance(node, cst.Name):
-            out.add(node.value)
-    # the attr of an Attribute is a Name too: drop those
-    for node in iter_nodes(expr, trivia=False):
-        if isinstance(node, cst.Attribute):
-            out.discard(node.attr.value) if not _read_elsewhere(expr, node.attr) else None
-        if isinstance(node, cst.Arg) and node.keyword is not None:
-            out.discard(node.keyword.value) if not _read_elsewhere(expr, node.keyword) else None
-    return out
-
-
-def _read_elsewhere(expr: cst.CSTNode, skip: cst.Name) -> bool:
-    attrs = {id(n.attr) for n in iter_nodes(expr, trivia=False) if isinstance(n, cst.Attribute)}
-    keywords = {id(n.keyword) for n in iter_nodes(expr, trivia=False) if isinstance(n, cst.Arg) and n.keyword is not None}
-    return any(isinstance(n, cst.Name) and n.value == skip.value and id(n) not in attrs | keywords
-               for n in iter_nodes(expr, trivia=False))
+    """The names an expression reads (not the attribute names after a dot, not keyword names)."""
+    nodes = list(iter_nodes(expr, trivia=False))
+    skip = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+    skip |= {id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in skip}
 
 
 class ModelFnLowering:
@@ -297,6 +282,13 @@ class ModelFnLowering:
             raise Blocked(f"the network function {callee} is also called outside the model_fn")
         if net.decorators or net.params.star_kwarg is not None or net.params.params and net.params.params[0].name.value == "model":
             raise Blocked(f"the network function {callee}'s signature")
+        names = [p.name.value for p in net.params.params]
+        if "params" in names:  # its params must be the model_fn's (what __init__ reads as self.params)
+            position = names.index("params")
+            given = [a for a in node.args if a.keyword is not None and a.keyword.value == "params"] or \
+                [a for i, a in enumerate(node.args) if i == position and a.keyword is None]
+            if not (given and isinstance(given[0].value, cst.Name) and given[0].value.value == "params"):
+                raise Blocked(f"the network function {callee} called with other params than the model_fn's")
         self.networks[callee] = net
         self.plan_.networks.append(net)
         self.plan_.table[id(node)] = lambda updated: updated.with_changes(args=[cst.Arg(cst.Name("self")), *updated.args])
@@ -315,7 +307,7 @@ class ModelFnLowering:
         local = {n for n in reads if n in fn_locals | self.locals and n != "params"}
         if local:
             raise Blocked(f"{what} reads {', '.join(sorted(local))}, computed in the model_fn (a layer is created once, before it runs)")
-        if "params" in reads:
+        if "params" in reads and "params" in fn_locals | self.locals:  # the model_fn's params (else a global of that name)
             self.plan_.reads_params = True
         return text
 
