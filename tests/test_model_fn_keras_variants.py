@@ -126,6 +126,7 @@ def test_model_fn_variant_is_lowered_to_a_keras_model(variant):
     assert "TFM707" in rules and "TFM705" not in rules, [f.message for f in findings if f.rule.startswith("TFM70")]
     assert "class ModelFn(ModelFnModel):" in new and "def model_fn(self, features, labels, mode, params):" in new
     assert not legacy_names(new), legacy_names(new)
+    assert "disable_eager_execution" not in new  # Keras 3 needs eager execution (TFM502 asks lowers_to_keras)
     assert '"""The model."""' in new and "# the hidden layer" in new  # the docstring and comments are kept
     assert "training=mode == \"train\"" in new
     assert "if mode == \"infer\":" in new

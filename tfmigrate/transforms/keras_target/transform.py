@@ -39,7 +39,7 @@ from tfmigrate import keras_runtime
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted, is_docstring, is_import_block
 from tfmigrate.codemod.walk import iter_nodes, transform
-from tfmigrate.rule_ids import TFM701, TFM702, TFM703, TFM704, TFM705, TFM706
+from tfmigrate.rule_ids import TFM701, TFM702, TFM703, TFM704, TFM705, TFM706, TFM707
 from tfmigrate.transforms.common.builders import ReplaceById, append_args, code_of, kwarg, str_value
 from tfmigrate.transforms.keras_target import model_fn_runtime
 from tfmigrate.transforms.keras_target.model_fn_estimator import ModelFnEstimators, plan_model_fn
@@ -104,7 +104,8 @@ def lowers_to_keras(t: FamilyTransform) -> bool:
         found = estimator_class(t.qualified_name(call.func))
         if found is not None and (found[0] in CANNED or (found[0] in COMBINED and not found[1])):
             return True
-        if found is not None and found[0] == "Estimator" and plan_model_fn(t, call)[0] is not None:
+        if found is not None and found[0] == "Estimator" and not found[1] and TFM707 in t.context.run_rules \
+                and plan_model_fn(t, call)[0] is not None:
             return True  # a custom model_fn that TFM707 lowers
     return False
 
