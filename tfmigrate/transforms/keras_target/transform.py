@@ -39,8 +39,10 @@ from tfmigrate import keras_runtime
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import dotted, is_docstring, is_import_block
 from tfmigrate.codemod.walk import iter_nodes, transform
-from tfmigrate.rule_ids import TFM701, TFM702, TFM703, TFM704, TFM705, TFM706
+from tfmigrate.rule_ids import TFM701, TFM702, TFM703, TFM704, TFM705, TFM706, TFM707
 from tfmigrate.transforms.common.builders import ReplaceById, append_args, code_of, kwarg, str_value
+from tfmigrate.transforms.keras_target.model_fn_estimator import ModelFnEstimators, plan_model_fn
+from tfmigrate.transforms.keras_target.one_shot_inputs import one_shot_returns
 
 ESTIMATOR_MODULES = ("tensorflow.estimator.", "tensorflow.compat.v1.estimator.", "tensorflow_estimator.estimator.")
 CANNED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegressor")
@@ -108,6 +110,9 @@ def lowers_to_keras(t: FamilyTransform) -> bool:
             return True
         if found is not None and (found[0] in LOOPS or found[0].startswith("experimental.")):
             return True  # the training loops (TFM72x) run the Keras model's fit
+        if found is not None and found[0] == "Estimator" and not found[1] and TFM707 in t.context.run_rules \
+                and plan_model_fn(t, call)[0] is not None:
+            return True  # a custom model_fn that TFM707 lowers
     return False
 
 
@@ -130,7 +135,7 @@ def _statement_of(t: FamilyTransform, node: cst.CSTNode) -> cst.CSTNode | None:
     return parent
 
 
-class KerasTargetTransform(FamilyTransform):
+class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
     FAMILY = "TFM70"
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
@@ -143,6 +148,9 @@ class KerasTargetTransform(FamilyTransform):
         self.custom: list[cst.Call] = []
         self.flagged: list[cst.CSTNode] = []  # what a manual finding of this family already covers
         self.manual_constructions = 0  # canned constructions left as they are (TFM701 manual)
+        self.model_fn_bound: set[cst.CSTNode] = set()  # TFM707: the names bound to a lowered model_fn's model
+        self.model_fn_blocked: dict[int, str] = {}  # TFM705: why a model_fn is not lowered
+        self.model_fn_plans: dict[int, object] = {}
 
     # --- the plan ----------------------------------------------------------------------------------
     def visit_Module(self, node: cst.Module) -> bool:
@@ -163,6 +171,8 @@ class KerasTargetTransform(FamilyTransform):
                     self.flag(call, TFM706, f"tf.compat.v1.estimator.{cls} has no Keras form tfmigrate writes (its "
                               "tf.compat.v1.train optimizers and SUM loss reduction): use tf.estimator.{cls} (TF 2.x) "
                               "and run tfmigrate rewrite --target keras again, or write combined_keras_model(...) by hand")
+                elif cls == "Estimator" and not v1 and self._model_fn_estimator(call):
+                    pass  # TFM707: the model_fn is a Keras model
                 elif cls == "Estimator":
                     self.custom.append(call)  # reported in leave_Module: the model_fn's line in the new code
                 elif cls in MANUAL_API:
@@ -189,6 +199,8 @@ class KerasTargetTransform(FamilyTransform):
         self._follow_factories(node)
         for call in calls:
             self._method(call)
+        if self.lowered:  # TFM708: input_fns returning one batch of a one-shot iterator return the dataset
+            one_shot_returns(self, self.table)
         self._leftovers(calls)
         return False  # every change is planned: the walk does not enter the module
 
@@ -208,6 +220,8 @@ class KerasTargetTransform(FamilyTransform):
                     model_fns.add(arg.value.value)
                     break
         skip = [f for f in self.index.nodes(cst.FunctionDef) if f.name.value in model_fns] + self.flagged
+        skip += [plan.fn for plan in self.model_fn_plans.values()] + [f for plan in self.model_fn_plans.values()
+                                                                      for f in plan.networks]  # TFM707 lowered them
         # the arguments of train/evaluate/predict: TFM702/TFM703 named them (in the pass that saw the estimator)
         skip += [c for c in calls if isinstance(c.func, cst.Attribute) and c.func.attr.value in ("train", "evaluate", "predict")]
         handled = {id(c.func) for c in calls if estimator_class(self.qualified_name(c.func)) is not None
@@ -541,7 +555,7 @@ class KerasTargetTransform(FamilyTransform):
             if not (isinstance(arg, cst.Arg) and arg.keyword is not None and arg.keyword.value == "config" and isinstance(call, cst.Call)):
                 return None
             found = estimator_class(self.qualified_name(call.func))
-            if found is None or found[0] not in CANNED:
+            if found is None or found[0] not in (*CANNED, "Estimator"):  # Estimator: TFM707's lowered model_fns
                 return None
         return assign.value
 
@@ -607,7 +621,8 @@ class KerasTargetTransform(FamilyTransform):
         given = {k for k in args if code_of(args[k]) != "None"}
         # hooks=[...] of the hooks TFM721 lowers: Keras callbacks, run before the checkpoints as the Estimator ran them
         callbacks = "hooks" in given and self._hooks_as_callbacks(args["hooks"])
-        extra = [k for k in ("hooks", "saving_listeners") if k in given and not (k == "hooks" and callbacks)]
+        extra = [k for k in ("hooks", "saving_listeners") if k in given and not (k == "hooks" and callbacks)
+                 and not (k == "hooks" and name in self.model_fn_names and self._logging_hooks_only(args[k]))]
         if "max_steps" in given and ("steps" in given or not guarded):
             extra.append("max_steps")
         if extra:
@@ -615,9 +630,10 @@ class KerasTargetTransform(FamilyTransform):
                       f"hooks become tf.keras.callbacks.Callback subclasses passed to {name}.fit(callbacks=[...]); max_steps=M "
                       f"is steps_per_epoch=M - int({name}.optimizer.iterations), run only when that is positive")
             return None
+        dropped = " (its LoggingTensorHook hooks only printed graph tensors: fit logs the loss)" if "hooks" in given else ""
         if not self.fix(call, TFM702, "Estimator.train is Keras fit: fit(input_dataset(input_fn), epochs=1, "
                         "steps_per_epoch=steps, callbacks=checkpoints(model)) takes exactly those steps and checkpoints "
-                        "model_dir as the RunConfig did"):
+                        "model_dir as the RunConfig did" + dropped):
             return None
         params = ("input_fn", "hooks", "steps", "max_steps", "saving_listeners")
 
@@ -735,16 +751,18 @@ class KerasTargetTransform(FamilyTransform):
                 self.flag(call, TFM703, f"predict(...) with {', '.join(k + '=' for k in extra) or 'arguments tfmigrate cannot read'}: "
                           f"write estimator_predictions({name}, input_fn) (one dict per example) and select the keys yourself")
                 return
-            if self.fix(call, TFM703, "Estimator.predict is estimator_predictions(model, input_fn), "
-                        f"{_helper_note()}: the same dicts per example (class_ids, probabilities, logits, classes / predictions)"):
+            helper = self._predictions_helper(func.value)
+            if self.fix(call, TFM703, f"Estimator.predict is {helper}(model, input_fn), {_helper_note()}: the same dicts per "
+                        "example (" + ("the model_fn's predictions" if helper != "estimator_predictions"
+                                      else "class_ids, probabilities, logits, classes / predictions") + ")"):
                 params = ("input_fn", "predict_keys", "hooks", "checkpoint_path", "yield_single_examples")
 
                 def predict(updated: cst.Call) -> cst.BaseExpression:
                     now = self._bind_method(updated, params) or args
-                    return cst.parse_expression(f"estimator_predictions({name}, {code_of(now['input_fn'])})")
+                    return cst.parse_expression(f"{helper}({name}, {code_of(now['input_fn'])})")
 
                 self.table[id(call)] = predict
-                self.used.add("estimator_predictions")
+                self.used.add(helper)
         elif method not in ("fit", "model_dir"):
             self.flag(call, TFM706, f"Estimator.{method} has no form on the Keras model tfmigrate writes: use the Keras API "
                       f"({name}.save_weights / {name}.load_weights, {name}.get_layer(name).get_weights(), {name}.export(path) "
@@ -763,6 +781,8 @@ class KerasTargetTransform(FamilyTransform):
             pieces.extend(self._model_fn_pieces(fn))
         elif model_fn is not None:
             pieces.append(f"the model_fn `{code_of(model_fn)}`")
+        if self.model_fn_blocked.get(id(call)):
+            pieces.append(f"it is not lowered to a Keras model (TFM707) because of {self.model_fn_blocked[id(call)]}")
         self.flag(call, TFM705, "tf.estimator.Estimator with a custom model_fn has no Keras form tfmigrate writes: "
                   + "; ".join(pieces) + ". Write a tf.keras.Model (or a Model subclass with a train_step) with these layers, "
                   "compile it with that optimizer, loss and metrics, train it with model.fit(input_dataset(input_fn), epochs=1, "

@@ -1,0 +1,704 @@
+"""TFM707: a custom ``model_fn`` of ``tf.estimator.Estimator(model_fn=...)`` becomes a Keras model.
+
+The ``def`` of the model_fn becomes, in its place, a ``ModelFnModel`` subclass (the base class is a helper
+written into the helpers module, :mod:`tfmigrate.keras_runtime`):
+
+- ``__init__`` creates each layer the model_fn built (``tf.layers``/``tf.compat.v1.layers`` functions and
+  classes, ``tf_slim``/``tf.contrib.layers``; :mod:`model_fn_layers`) once, as a Keras layer with the same
+  arguments, each ``tf.metrics`` function of its ``eval_metric_ops`` as a Keras metric named as the key, and
+  compiles the model with the optimizer the model_fn built (``tf.train.*Optimizer`` at the legacy rate and
+  defaults, a decay schedule as a Keras schedule, ``clip_by_global_norm`` as ``global_clipnorm``);
+- its method ``model_fn`` is the model_fn's body (comments kept) with each layer call reading the layer of
+  ``__init__`` (``training=`` from the legacy argument, ``mode == "train"`` where it was ``mode == ModeKeys.TRAIN``),
+  ``ModeKeys.X`` the Estimator's strings, the optimizer, ``minimize`` and summary statements gone, and
+  ``EstimatorSpec(...)`` a ``dict`` of its ``predictions``, ``loss`` and ``eval_metric_ops``.
+
+A network function the model_fn calls (a module-level ``def`` holding layers, called once) takes the model as
+its first argument and reads its layers the same way. Everything else the model_fn does is kept as it was
+(the loss functions of ``tf.compat.v1.losses`` run on TensorFlow 2.21 with their reductions). What cannot be
+lowered with the same computation is returned as the pieces that stop it, for TFM705's message.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import libcst as cst
+
+from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.walk import iter_nodes
+from tfmigrate.transforms.common.builders import code_of, str_value
+from tfmigrate.transforms.keras_target import model_fn_layers as tables
+
+ESTIMATOR_PARAMS = ("model_fn", "model_dir", "config", "params", "warm_start_from")
+SPEC_PARAMS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
+               "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks")
+MODEL_FN_ARGS = ("features", "labels", "mode", "params")
+MODES = {"TRAIN": "train", "EVAL": "eval", "PREDICT": "infer", "INFER": "infer"}
+TF1_LOSSES = ("absolute_difference", "cosine_distance", "hinge_loss", "huber_loss", "log_loss", "mean_pairwise_squared_error",
+              "mean_squared_error", "sigmoid_cross_entropy", "softmax_cross_entropy", "sparse_softmax_cross_entropy")
+GLOBAL_STEP = ("get_global_step", "get_or_create_global_step")
+SUMMARY_MODULES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.contrib.summary.")
+BLOCKED_CALLS = {
+    "get_variable": "variables created with tf.compat.v1.get_variable (not a layer tfmigrate can create once)",
+    "Variable": "tf.Variable created inside the model_fn",
+    "get_total_loss": "the loss read from the graph's collections (get_total_loss)",
+    "get_regularization_loss": "the loss read from the graph's collections (get_regularization_loss)",
+    "get_regularization_losses": "the loss read from the graph's collections (get_regularization_losses)",
+    "get_collection": "the graph's collections (tf.compat.v1.get_collection)",
+    "optimize_loss": "custom train_op logic (optimize_loss)",
+    "legacy_optimize_loss": "custom train_op logic (legacy_optimize_loss)",
+    "control_dependencies": "custom train_op logic (control_dependencies)",
+    "group": "custom train_op logic (tf.group)",
+}
+
+
+@dataclass
+class Plan:
+    """What lowering one model_fn writes: the replacements (by node id) and the class."""
+    fn: cst.FunctionDef
+    class_name: str
+    table: dict[int, object] = field(default_factory=dict)
+    init: list[str] = field(default_factory=list)  # statements of __init__ after super().__init__
+    optimizer: str | None = None
+    reads_params: bool = False
+    helpers: set[str] = field(default_factory=set)
+    layers: list[str] = field(default_factory=list)
+    networks: list[cst.FunctionDef] = field(default_factory=list)
+    readers: list[cst.CSTNode] = field(default_factory=list)  # replaced names: their imports go when unused
+
+
+class Blocked(Exception):
+    """A piece of the model_fn that has no faithful Keras form."""
+
+
+def _camel(name: str) -> str:
+    out = "".join(part[:1].upper() + part[1:] for part in name.split("_") if part)
+    return out or "ModelFn"
+
+
+def _ident(text: str) -> str:
+    out = re.sub(r"\W", "_", text).strip("_").lower()
+    return out if out and not out[0].isdigit() else f"m_{out}"
+
+
+def _bind(call: cst.Call, params: tuple[str, ...]) -> dict[str, cst.Arg]:
+    out: dict[str, cst.Arg] = {}
+    for position, arg in enumerate(call.args):
+        if arg.star:
+            raise Blocked(f"a *args/**kwargs call ({' '.join(code_of(call).split())[:60]})")
+        key = arg.keyword.value if arg.keyword is not None else params[position] if position < len(params) else None
+        if key is None:
+            raise Blocked(f"too many positional arguments in {' '.join(code_of(call).split())[:60]}")
+        out[key] = arg
+    return out
+
+
+def _bound_names(fn: cst.FunctionDef) -> set[str]:
+    """Every name the function binds (its parameters, assignment, loop and with targets)."""
+    out = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
+    for node in iter_nodes(fn.body, trivia=False):
+        targets: list[cst.BaseExpression] = []
+        if isinstance(node, cst.AssignTarget):
+            targets.append(node.target)
+        elif isinstance(node, (cst.AugAssign, cst.AnnAssign)):
+            targets.append(node.target)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            targets.append(node.target)
+        elif isinstance(node, cst.WithItem) and node.asname is not None:
+            targets.append(node.asname.name)
+        for target in targets:
+            for inner in iter_nodes(target, trivia=False):
+                if isinstance(inner, cst.Name):
+                    out.add(inner.value)
+    return out
+
+
+def _reads(expr: cst.CSTNode) -> set[str]:
+    """The names an expression reads (not the attribute names after a dot, not keyword names)."""
+    nodes = list(iter_nodes(expr, trivia=False))
+    skip = {id(n.attr) for n in nodes if isinstance(n, cst.Attribute)}
+    skip |= {id(n.keyword) for n in nodes if isinstance(n, cst.Arg) and n.keyword is not None}
+    return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in skip}
+
+
+class ModelFnLowering:
+    """Plans the lowering of the model_fn of one ``tf.estimator.Estimator(...)`` call; ``plan()`` raises
+    :class:`Blocked` with the piece that stops it."""
+
+    def __init__(self, t: FamilyTransform, call: cst.Call, taken: set[str]) -> None:
+        self.t, self.call, self.taken = t, call, taken  # taken: names the module already binds
+        self.attrs: set[str] = set(tables.RESERVED)
+        self.removed: list[cst.CSTNode] = []
+
+    # --- finding the model_fn ------------------------------------------------------------------
+    def model_fn(self) -> cst.FunctionDef:
+        args = _bind(self.call, ESTIMATOR_PARAMS)
+        if "model_fn" not in args:
+            raise Blocked("no model_fn argument")
+        value = args["model_fn"].value
+        if isinstance(value, cst.Attribute):
+            raise Blocked(f"the model_fn is a method ({code_of(value)}): its self is another object")
+        if not isinstance(value, cst.Name):
+            raise Blocked(f"the model_fn {code_of(value)} is not a function defined in this module")
+        defs = [f for f in self.t.index.nodes(cst.FunctionDef) if f.name.value == value.value]
+        if len(defs) != 1:
+            raise Blocked(f"the model_fn {value.value} is not one def of this module")
+        fn = defs[0]
+        parent = self.t.index.parents.get(fn)
+        if isinstance(self.t.index.parents.get(parent), cst.ClassDef):
+            raise Blocked(f"the model_fn {value.value} is a method")
+        if fn.decorators:
+            raise Blocked(f"the model_fn {value.value} is decorated")
+        names = [p.name.value for p in fn.params.params]
+        if fn.params.star_arg is not cst.MaybeSentinel.DEFAULT or fn.params.star_kwarg is not None \
+                or fn.params.kwonly_params or fn.params.posonly_params or any(n not in MODEL_FN_ARGS for n in names):
+            raise Blocked(f"the model_fn's parameters ({code_of(fn.params)}): only features, labels, mode, params are lowered")
+        # the def is read only by Estimator(model_fn=...) calls
+        for name in self.t.index.nodes(cst.Name):
+            if name.value != fn.name.value or name is fn.name:
+                continue
+            arg = self.t.index.parents.get(name)
+            owner = self.t.index.parents.get(arg) if isinstance(arg, cst.Arg) else None
+            if not (isinstance(owner, cst.Call) and (self.t.qualified_name(owner.func) or "").endswith(".Estimator")):
+                raise Blocked(f"the model_fn {fn.name.value} is also used elsewhere than in Estimator(model_fn=...)")
+        return fn
+
+    # --- the plan -------------------------------------------------------------------------------
+    def plan(self) -> Plan:
+        fn = self.model_fn()
+        name = _camel(fn.name.value)
+        while name in self.taken or name in ("ModelFnModel",):
+            name += "Keras"
+        plan = Plan(fn, name)
+        self.plan_ = plan
+        self.locals = _bound_names(fn)
+        self.networks: dict[str, cst.FunctionDef] = {}
+        self.metrics: dict[int, cst.Call] = {}
+        self.optimizers: list[cst.Call] = []
+        self.specs: list[cst.Call] = []
+        self._scan(fn, owner="self", top=True)
+        self._specs(fn)
+        self._optimizer(fn)
+        self._finish_removals()
+        plan.helpers |= {"ModelFnModel", "metric_op"} if self.metrics else {"ModelFnModel"}
+        return plan
+
+    # scanning the calls of the model_fn (and of the network functions it calls)
+    def _scan(self, fn: cst.FunctionDef, owner: str, top: bool) -> None:
+        fn_locals = _bound_names(fn)
+        class_forms = set()
+        for node in self._evaluation_order(fn):
+            parent = self.t.index.parents.get(node)
+            if isinstance(parent, cst.Call) and parent.func is node and isinstance(node, cst.Call):
+                inner = self.t.qualified_name(node.func) or ""
+                if inner.startswith(tables.LAYER_MODULES) and inner.rpartition(".")[2] in tables.LAYER_CLASSES:
+                    continue  # tf.layers.Dense(...) of tf.layers.Dense(...)(x): the outer call is the layer's
+            if isinstance(node, cst.Attribute):
+                self._mode_key(node)
+            if isinstance(node, (cst.FunctionDef, cst.Lambda, cst.ClassDef)) and node is not fn:
+                if any(isinstance(n, cst.Call) and self._is_layer(n) for n in iter_nodes(node, trivia=False)):
+                    raise Blocked(f"a layer inside a nested function or lambda of {fn.name.value}")
+            if not isinstance(node, cst.Call):
+                continue
+            if id(node) in class_forms:
+                continue
+            qn = self.t.qualified_name(node.func) or ""
+            short = qn.rpartition(".")[2]
+            if isinstance(node.func, cst.Call):  # tf.layers.Dense(...)(x)
+                inner = self.t.qualified_name(node.func.func) or ""
+                if inner.startswith(tables.LAYER_MODULES) and inner.rpartition(".")[2] in tables.LAYER_CLASSES:
+                    class_forms.add(id(node.func))
+                    self._layer_class(node, inner.rpartition(".")[2], owner, fn_locals)
+                    continue
+            if qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
+                self._layer_function(node, tables.LAYER_FUNCTIONS[short], owner, fn_locals, slim=False)
+            elif qn.startswith(tables.SLIM_MODULES) and short in tables.SLIM_FUNCTIONS:
+                self._layer_function(node, tables.SLIM_FUNCTIONS[short], owner, fn_locals, slim=True)
+            elif qn.startswith(tables.LAYER_MODULES + tables.SLIM_MODULES):
+                raise Blocked(f"{qn.replace('tensorflow.', 'tf.')} (no Keras layer tfmigrate writes for it)")
+            elif qn.startswith(tables.METRIC_MODULES):
+                if short not in tables.METRICS:
+                    raise Blocked(f"the metric {qn.replace('tensorflow.', 'tf.')} (no Keras metric with the same values)")
+                self.metrics[id(node)] = node
+            elif qn.startswith(tables.OPTIMIZER_MODULES) and short.endswith("Optimizer") or qn.startswith("tensorflow.keras.optimizers."):
+                self.optimizers.append(node)
+            elif qn.startswith(tables.OPTIMIZER_MODULES) and short in GLOBAL_STEP:
+                self.plan_.table[id(node)] = cst.parse_expression(f"{owner}.optimizer.iterations")
+            elif qn.startswith("tensorflow.losses.") and short in TF1_LOSSES:
+                # TF 1.x's tf.losses (a scalar, SUM_BY_NONZERO_WEIGHTS); TF 2's name is Keras' per-example function
+                self.plan_.table[id(node.func)] = cst.parse_expression(f"tf.compat.v1.losses.{short}")
+            elif short == "EstimatorSpec" and qn.startswith(("tensorflow.estimator.", "tensorflow.compat.v1.estimator.")):
+                if not top:
+                    raise Blocked(f"an EstimatorSpec returned by {fn.name.value}, not by the model_fn")
+                self.specs.append(node)
+            elif qn.startswith(SUMMARY_MODULES):
+                self._remove_statement(node, "summary")
+            elif short in BLOCKED_CALLS and (qn.startswith("tensorflow.") or short in ("legacy_optimize_loss",)):
+                raise Blocked(BLOCKED_CALLS[short])
+            elif short == "variable_scope" and any(a.keyword is not None and a.keyword.value == "reuse" for a in node.args):
+                raise Blocked("a variable_scope with reuse (variables shared by scope)")
+            elif isinstance(node.func, cst.Name) and top:
+                self._network(node, fn)
+
+    def _evaluation_order(self, fn: cst.FunctionDef) -> list[cst.CSTNode]:
+        """The nodes of the body, each after the nodes it contains (an inner layer call is created first, as the
+        legacy graph created its variables)."""
+        pre = list(iter_nodes(fn.body, trivia=False))
+        start = {id(n): i for i, n in enumerate(pre)}
+        end = dict(start)
+        for node in reversed(pre):
+            parent = self.t.index.parents.get(node)
+            if parent is not None and id(parent) in end:
+                end[id(parent)] = max(end[id(parent)], end[id(node)])
+        return sorted(pre, key=lambda n: (end[id(n)], -start[id(n)]))
+
+    def _mode_key(self, node: cst.Attribute) -> None:
+        qn = self.t.qualified_name(node) or ""
+        head, _, key = qn.rpartition(".")
+        if head.endswith(".ModeKeys") and key in MODES and qn.startswith("tensorflow."):
+            self.plan_.table[id(node)] = cst.SimpleString(f'"{MODES[key]}"')
+            self.plan_.readers.append(node)
+
+    def _is_layer(self, node: cst.Call) -> bool:
+        qn = self.t.qualified_name(node.func) or ""
+        return qn.startswith(tables.LAYER_MODULES + tables.SLIM_MODULES)
+
+    def _network(self, node: cst.Call, fn: cst.FunctionDef) -> None:
+        """``net = network(features, ...)``: a module-level def holding layers, called once from the model_fn."""
+        callee = node.func.value  # type: ignore[attr-defined]
+        defs = [f for f in self.t.index.nodes(cst.FunctionDef) if f.name.value == callee]
+        if len(defs) != 1 or self.t.index.parents.get(defs[0]) is not self.t.index.module:
+            return
+        net = defs[0]
+        if not any(isinstance(n, cst.Call) and self._is_layer(n) for n in iter_nodes(net, trivia=False)):
+            return
+        if callee in self.networks:
+            raise Blocked(f"the network function {callee} called twice (legacy layers made new variables each time "
+                          "unless a variable_scope reused them)")
+        reads = [n for n in self.t.index.nodes(cst.Name) if n.value == callee and n is not net.name]
+        if len(reads) != 1:
+            raise Blocked(f"the network function {callee} is also called outside the model_fn")
+        if net.decorators or net.params.star_kwarg is not None or net.params.params and net.params.params[0].name.value == "model":
+            raise Blocked(f"the network function {callee}'s signature")
+        names = [p.name.value for p in net.params.params]
+        if "params" in names:  # its params must be the model_fn's (what __init__ reads as self.params)
+            position = names.index("params")
+            given = [a for a in node.args if a.keyword is not None and a.keyword.value == "params"] or \
+                [a for i, a in enumerate(node.args) if i == position and a.keyword is None]
+            if not (given and isinstance(given[0].value, cst.Name) and given[0].value.value == "params"):
+                raise Blocked(f"the network function {callee} called with other params than the model_fn's")
+        self.networks[callee] = net
+        self.plan_.networks.append(net)
+        self.plan_.table[id(node)] = lambda updated: updated.with_changes(args=[cst.Arg(cst.Name("self")), *updated.args])
+
+        def with_model(updated: cst.CSTNode) -> cst.CSTNode:
+            params = updated.params  # type: ignore[attr-defined]
+            return updated.with_changes(params=params.with_changes(params=[cst.Param(cst.Name("model")), *params.params]))
+
+        self.plan_.table[id(net)] = with_model
+        self._scan(net, owner="model", top=False)
+
+    # --- layers ---------------------------------------------------------------------------------
+    def _hoistable(self, expr: cst.CSTNode, fn_locals: set[str], what: str) -> str:
+        text = code_of(expr)
+        reads = _reads(expr)
+        local = {n for n in reads if n in fn_locals | self.locals and n != "params"}
+        if local:
+            raise Blocked(f"{what} reads {', '.join(sorted(local))}, computed in the model_fn (a layer is created once, before it runs)")
+        if "params" in reads and "params" in fn_locals | self.locals:  # the model_fn's params (else a global of that name)
+            self.plan_.reads_params = True
+        return text
+
+    def _attr(self, node: cst.Call, kind: str, name: str | None) -> str:
+        base = _ident(name) if name else None
+        if base is None:
+            parent = self.t.index.parents.get(node)
+            if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+                base = _ident(parent.targets[0].target.value)
+            else:
+                base = _ident(kind)
+        if base in tables.RESERVED:
+            base = f"{base}_layer"
+        attr, n = base, 1
+        while attr in self.attrs:
+            attr, n = f"{base}_{n}", n + 1
+        self.attrs.add(attr)
+        return attr
+
+    def _in_loop(self, node: cst.CSTNode) -> bool:
+        parent = self.t.index.parents.get(node)
+        while parent is not None and not isinstance(parent, cst.FunctionDef):
+            if isinstance(parent, (cst.For, cst.While, cst.BaseComp)):
+                return True
+            parent = self.t.index.parents.get(parent)
+        return False
+
+    def _layer_function(self, node: cst.Call, form: tables.LayerForm, owner: str, fn_locals: set[str], slim: bool) -> None:
+        short = (self.t.qualified_name(node.func) or "").rpartition(".")[2]
+        if self._in_loop(node):
+            raise Blocked(f"{short} called in a loop (one layer per iteration)")
+        args = _bind(node, ("inputs", *form.params))
+        if "inputs" not in args:
+            raise Blocked(f"{short} without inputs")
+        keywords: list[str] = []
+        training_key = form.training
+        name = None
+        for key, arg in args.items():
+            if key in ("inputs", training_key) or key in form.dropped:
+                continue
+            if key == "reuse":
+                raise Blocked(f"{short}(reuse=...) (variables shared by scope)")
+            if key == "name":
+                name = str_value(arg.value)
+            if slim and key not in form.rename and key not in ("keep_prob",):
+                raise Blocked(f"{short}({key}=...) (no Keras argument with the same effect)")
+            if not slim and key not in form.params:
+                raise Blocked(f"{short}({key}=...) (no Keras argument with the same effect)")
+            if form.keep_prob and key == "keep_prob":
+                keywords.append(f"rate=1 - {self._hoistable(arg.value, fn_locals, short)}")
+                continue
+            value = self._hoistable(arg.value, fn_locals, f"{short}({key}=...)")
+            keras_key = form.rename.get(key, key)
+            if keras_key == "padding" and str_value(arg.value) is not None:
+                value = f'"{str_value(arg.value).lower()}"'
+            keywords.append(f"{keras_key}={value}")
+        written = {k.partition("=")[0] for k in keywords}
+        if form.keep_prob and "rate" not in written:
+            keywords.insert(0, "rate=0.5")
+        for key, value in form.defaults.items():
+            if key not in written:
+                keywords.append(f"{key}={value}")
+        attr = self._attr(node, short, name)
+        self.plan_.init.append(f"self.{attr} = tf.keras.layers.{form.keras}({', '.join(keywords)})")
+        self.plan_.layers.append(f"{short} -> {form.keras}")
+        params = ("inputs", *form.params)
+
+        def replace(updated: cst.CSTNode) -> cst.CSTNode:
+            now = _bind(updated, params)  # type: ignore[arg-type]
+            parts = [code_of(now["inputs"].value)]
+            if training_key is not None:
+                parts.append(f"training={code_of(now[training_key].value) if training_key in now else form.training_default}")
+            return cst.parse_expression(f"{owner}.{attr}({', '.join(parts)})")
+
+        self.plan_.table[id(node)] = replace
+        self.plan_.readers.append(node.func)
+
+    def _layer_class(self, node: cst.Call, cls: str, owner: str, fn_locals: set[str]) -> None:
+        ctor = node.func
+        assert isinstance(ctor, cst.Call)
+        if self._in_loop(node):
+            raise Blocked(f"tf.layers.{cls} created in a loop (one layer per iteration)")
+        allowed = tables.CLASS_KEYWORDS[cls]
+        parts, name = [], None
+        for arg in ctor.args:
+            if arg.star:
+                raise Blocked(f"tf.layers.{cls}(*...)")
+            if arg.keyword is not None and arg.keyword.value not in allowed:
+                raise Blocked(f"tf.layers.{cls}({arg.keyword.value}=...) (no Keras argument with the same effect)")
+            if arg.keyword is not None and arg.keyword.value == "name":
+                name = str_value(arg.value)
+            value = self._hoistable(arg.value, fn_locals, f"tf.layers.{cls}(...)")
+            if arg.keyword is not None and arg.keyword.value == "padding" and str_value(arg.value) is not None:
+                value = f'"{str_value(arg.value).lower()}"'
+            parts.append(f"{arg.keyword.value}={value}" if arg.keyword is not None else value)
+        attr = self._attr(node, cls.lower(), name)
+        self.plan_.init.append(f"self.{attr} = tf.keras.layers.{tables.LAYER_CLASSES[cls]}({', '.join(parts)})")
+        self.plan_.layers.append(f"tf.layers.{cls} -> {cls}")
+        training = cls in ("Dropout", "BatchNormalization")
+
+        def replace(updated: cst.CSTNode) -> cst.CSTNode:
+            assert isinstance(updated, cst.Call)
+            args = list(updated.args)
+            if training and not any(a.keyword is not None and a.keyword.value == "training" for a in args) and len(args) < 2:
+                return cst.parse_expression(f"{owner}.{attr}({', '.join(code_of(a.value) for a in args)}, training=False)")
+            return updated.with_changes(func=cst.parse_expression(f"{owner}.{attr}"))
+
+        self.plan_.table[id(node)] = replace
+        self.plan_.readers.append(ctor.func)
+
+    # --- statements removed ----------------------------------------------------------------------
+    def _statement(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
+        parent = self.t.index.parents.get(node)
+        while parent is not None and not isinstance(parent, cst.SimpleStatementLine):
+            if isinstance(parent, (cst.BaseCompoundStatement, cst.Lambda, cst.FunctionDef)):
+                return None
+            parent = self.t.index.parents.get(parent)
+        return parent if isinstance(parent, cst.SimpleStatementLine) and len(parent.body) == 1 else None
+
+    def _remove_statement(self, node: cst.CSTNode, what: str) -> None:
+        line = self._statement(node)
+        if line is None or not (isinstance(line.body[0], cst.Expr) and line.body[0].value is node
+                                or isinstance(line.body[0], cst.Assign)):
+            raise Blocked(f"a {what} call inside an expression")
+        if line not in self.removed:
+            self.removed.append(line)
+
+    def _finish_removals(self) -> None:
+        """Removed statements; their comments go to the next statement kept (a block left empty keeps a ``pass``)."""
+        removed = {id(s) for s in self.removed}
+        carried: dict[int, list[cst.EmptyLine]] = {}
+        for line in self.removed:
+            block = self.t.index.parents.get(line)
+            body = list(getattr(block, "body", ()))
+            comments = [e for e in line.leading_lines if e.comment is not None]
+            after = body[body.index(line) + 1:] if line in body else []
+            kept = next((s for s in after if id(s) not in removed), None)
+            if kept is None and not any(id(s) not in removed for s in body[:body.index(line)] if line in body):
+                self.plan_.table[id(line)] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=line.leading_lines)
+            elif kept is None and comments:
+                self.plan_.table[id(line)] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=line.leading_lines)
+            else:
+                self.plan_.table[id(line)] = lambda updated: cst.RemovalSentinel.REMOVE
+                if kept is not None and comments:
+                    carried.setdefault(id(kept), []).extend(comments)
+        for key, comments in carried.items():
+            previous = self.plan_.table.get(key)
+
+            def prepend(updated: cst.CSTNode, comments: list[cst.EmptyLine] = comments, previous: object = previous) -> cst.CSTNode:
+                new = previous if isinstance(previous, cst.CSTNode) else previous(updated) if previous else updated
+                return new.with_changes(leading_lines=[*comments, *new.leading_lines])  # type: ignore[union-attr]
+
+            self.plan_.table[key] = prepend
+
+    # --- EstimatorSpec and metrics -----------------------------------------------------------------
+    def _assigned(self, name: cst.Name) -> cst.BaseExpression | None:
+        """The one value the model_fn assigns to ``name`` (``x = value``), else None."""
+        values = []
+        for node in iter_nodes(self.plan_.fn.body, trivia=False):
+            if isinstance(node, cst.Assign):
+                for target in node.targets:
+                    if isinstance(target.target, cst.Name) and target.target.value == name.value:
+                        values.append(node.value)
+                    elif name.value in {n.value for n in iter_nodes(target.target, trivia=False) if isinstance(n, cst.Name)}:
+                        return None
+        return values[0] if len(values) == 1 else None
+
+    def _specs(self, fn: cst.FunctionDef) -> None:
+        if not self.specs:
+            raise Blocked("no tf.estimator.EstimatorSpec returned")
+        named: dict[int, str] = {}
+        self.train_ops: list[cst.BaseExpression] = []
+        self.losses: list[cst.BaseExpression] = []
+        for spec in self.specs:
+            args = _bind(spec, SPEC_PARAMS)
+            for key in ("training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"):
+                if key in args and code_of(args[key].value) != "None":
+                    raise Blocked(f"EstimatorSpec({key}=...) (hooks and scaffolds have no Keras model form)")
+            if "train_op" in args:
+                self.train_ops.append(args["train_op"].value)
+            if "loss" in args:
+                self.losses.append(args["loss"].value)
+            if "eval_metric_ops" in args:
+                ops = args["eval_metric_ops"].value
+                if isinstance(ops, cst.Name):
+                    ops = self._assigned(ops) or ops
+                if not isinstance(ops, cst.Dict):
+                    raise Blocked(f"eval_metric_ops={code_of(args['eval_metric_ops'].value)} (not a dict tfmigrate can read)")
+                for element in ops.elements:
+                    key = str_value(element.key) if isinstance(element, cst.DictElement) else None
+                    value = element.value
+                    if isinstance(value, cst.Name):
+                        value = self._assigned(value) or value
+                    if key is None or not (isinstance(value, cst.Call) and id(value) in self.metrics):
+                        raise Blocked(f"eval_metric_ops entry {code_of(element).strip().rstrip(',')} (not a tf.metrics call tfmigrate lowers)")
+                    named[id(value)] = key
+            params = SPEC_PARAMS
+
+            def replace(updated: cst.CSTNode) -> cst.CSTNode:
+                now = _bind(updated, params)  # type: ignore[arg-type]
+                parts = [f"{k}={code_of(a.value)}" for k, a in now.items() if k in ("mode", "predictions", "loss", "eval_metric_ops")]
+                return cst.parse_expression(f"dict({', '.join(parts)})")
+
+            self.plan_.table[id(spec)] = replace
+        for key, metric in self.metrics.items():
+            short = (self.t.qualified_name(metric.func) or "").rpartition(".")[2]
+            cls, params_ = tables.METRICS[short]
+            args = _bind(metric, (*params_, "metrics_collections", "updates_collections", "name"))
+            label = named.get(key) or (str_value(args["name"].value) if "name" in args else None) or short
+            attr = self._attr(metric, "metric", f"metric_{label}")
+            self.plan_.init.append(f"self.{attr} = tf.keras.metrics.{cls}(name={label!r})".replace("'", '"'))
+
+            def metric_replace(updated: cst.CSTNode, attr: str = attr, params_: tuple[str, ...] = params_) -> cst.CSTNode:
+                now = _bind(updated, (*params_, "metrics_collections", "updates_collections", "name"))  # type: ignore[arg-type]
+                parts = [f"self.{attr}"] + [code_of(now[p].value) for p in params_[:-1] if p in now]
+                if params_[-1] in now:
+                    parts.append(f"sample_weight={code_of(now[params_[-1]].value)}")
+                return cst.parse_expression(f"metric_op({', '.join(parts)})")
+
+            self.plan_.table[key] = metric_replace
+
+    # --- the optimizer ------------------------------------------------------------------------------
+    def _optimizer(self, fn: cst.FunctionDef) -> None:
+        if not self.train_ops:
+            raise Blocked("no EstimatorSpec with a train_op")
+        if len(self.optimizers) != 1:
+            raise Blocked("several optimizers" if self.optimizers else "no optimizer tfmigrate can read")
+        optimizer = self.optimizers[0]
+        qn = self.t.qualified_name(optimizer.func) or ""
+        short = qn.rpartition(".")[2]
+        fn_locals = self.locals
+        # the train_op: train_op = <opt>.minimize(loss, global_step=...) or <opt>.apply_gradients(...)
+        steps = []
+        for op in self.train_ops:
+            value = self._assigned(op) if isinstance(op, cst.Name) else op
+            if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                    and value.func.attr.value in ("minimize", "apply_gradients")):
+                raise Blocked(f"custom train_op logic (train_op={code_of(op)})")
+            steps.append(value)
+        clip = None
+        for step in steps:
+            receiver = step.func.value  # type: ignore[attr-defined]
+            if not (receiver is optimizer or isinstance(receiver, cst.Name) and self._assigned(receiver) is optimizer):
+                raise Blocked(f"custom train_op logic ({' '.join(code_of(step).split())[:60]}: not the model_fn's optimizer)")
+            method = step.func.attr.value  # type: ignore[attr-defined]
+            args = _bind(step, ("loss", "global_step", "var_list") if method == "minimize" else ("grads_and_vars", "global_step", "name"))
+            extra = [k for k in args if k not in ("loss", "global_step", "grads_and_vars", "name")]
+            if extra:
+                raise Blocked(f"custom train_op logic ({method}({', '.join(k + '=' for k in extra)}))")
+            global_step = args.get("global_step")
+            step_value = global_step.value if global_step is not None else None
+            if isinstance(step_value, cst.Name):  # global_step = tf.train.get_or_create_global_step()
+                step_value = self._assigned(step_value)
+            if step_value is None or not (isinstance(step_value, cst.Call)
+                                          and (self.t.qualified_name(step_value.func) or "").rpartition(".")[2] in GLOBAL_STEP):
+                raise Blocked(f"{method} without global_step=get_global_step() (the Estimator's step count)")
+            self.plan_.table.pop(id(global_step.value), None)
+            if method == "minimize":
+                loss = args["loss"].value
+                if not any(code_of(loss) == code_of(spec_loss) for spec_loss in self.losses):
+                    raise Blocked(f"custom train_op logic (minimize({code_of(loss)}) of another loss than the spec's)")
+            else:
+                clip = self._clipping(step, optimizer)
+            self._remove_statement(step, "train_op")
+        # the optimizer's Keras form
+        if qn.startswith("tensorflow.keras.optimizers."):
+            text = self._hoistable(optimizer, fn_locals, "the optimizer")
+            self.plan_.optimizer = text if clip is None else text[:-1] + f", global_clipnorm={clip})"
+        elif short in tables.OPTIMIZERS:
+            keras, params, defaults = tables.OPTIMIZERS[short]
+            args = _bind(optimizer, tuple(p for p, _ in params))
+            parts = []
+            for legacy, keras_key in params:
+                if legacy in args and keras_key:
+                    value = args[legacy].value
+                    text = self._rate(value) if legacy == "learning_rate" else self._hoistable(value, fn_locals, f"{short}({legacy}=...)")
+                    parts.append(f"{keras_key}={text}")
+                elif legacy in args and legacy == "use_locking":
+                    continue
+            written = {p.partition("=")[0] for p in parts}
+            parts += [f"{k}={v}" for k, v in defaults.items() if k not in written]
+            if clip is not None:
+                parts.append(f"global_clipnorm={clip}")
+            self.plan_.optimizer = f"tf.keras.optimizers.{keras}({', '.join(parts)})"
+        else:
+            raise Blocked(f"the optimizer {qn.replace('tensorflow.', 'tf.')} (no Keras optimizer with the same update)")
+        parent = self.t.index.parents.get(optimizer)
+        if isinstance(parent, cst.Assign):
+            target = parent.targets[0].target
+            if isinstance(target, cst.Name):
+                reads = [n for n in iter_nodes(fn.body, trivia=False) if isinstance(n, cst.Name) and n.value == target.value]
+                used = [n for n in reads if not any(self.t.index.is_within(n, r) for r in self.removed)]
+                if len(used) > 1:  # its target, and a read outside the removed statements
+                    raise Blocked(f"the optimizer {target.value} used elsewhere than in the train_op")
+            self._remove_statement(optimizer, "optimizer")
+
+    def _rate(self, value: cst.BaseExpression) -> str:
+        """The learning rate: a value, or a tf.train decay schedule of the global step (a Keras schedule)."""
+        call = self._assigned(value) if isinstance(value, cst.Name) else value
+        if isinstance(call, cst.Call):
+            qn = self.t.qualified_name(call.func) or ""
+            short = qn.rpartition(".")[2]
+            if qn.startswith(tables.OPTIMIZER_MODULES) and short in tables.SCHEDULES:
+                keras, legacy, keys = tables.SCHEDULES[short]
+                args = _bind(call, (*legacy, "name"))
+                parts = []
+                for legacy_key, keras_key in zip(legacy, keys):
+                    if legacy_key not in args:
+                        continue
+                    if not keras_key:  # the global step
+                        step = args[legacy_key].value
+                        if not (isinstance(step, cst.Call) and (self.t.qualified_name(step.func) or "").rpartition(".")[2] in GLOBAL_STEP):
+                            raise Blocked(f"{short} of another step than the global step")
+                        continue
+                    parts.append(f"{keras_key}={self._hoistable(args[legacy_key].value, self.locals, short)}")
+                if call is not value:
+                    self._remove_statement(call, "learning-rate schedule")
+                for node in iter_nodes(call, trivia=False):
+                    self.plan_.table.pop(id(node), None)
+                return f"tf.keras.optimizers.schedules.{keras}({', '.join(parts)})"
+            if qn.startswith(tables.OPTIMIZER_MODULES) and short.endswith("_decay"):
+                raise Blocked(f"the learning rate {short} (no Keras schedule tfmigrate writes for it)")
+        return self._hoistable(value, self.locals, "the learning rate")
+
+    def _clipping(self, step: cst.Call, optimizer: cst.Call) -> str | None:
+        """``grads_and_vars = opt.compute_gradients(loss)`` ... ``tf.clip_by_global_norm(grads, C)`` ...
+        ``opt.apply_gradients(zip(grads, variables), global_step=...)``: the statements between them only
+        unpack, clip and zip: the Keras optimizer's ``global_clipnorm=C``."""
+        body = self.plan_.fn.body
+        statements = [s for s in iter_nodes(body, trivia=False) if isinstance(s, cst.SimpleStatementLine)]
+        clip = None
+        chain: list[cst.SimpleStatementLine] = []
+        for line in statements:
+            calls = [n for n in iter_nodes(line, trivia=False) if isinstance(n, cst.Call)]
+            shorts = {(self.t.qualified_name(c.func) or code_of(c.func)).rpartition(".")[2] for c in calls}
+            if "compute_gradients" in shorts or "clip_by_global_norm" in shorts or line is self._statement(step):
+                chain.append(line)
+                for c in calls:
+                    if (self.t.qualified_name(c.func) or "").rpartition(".")[2] == "clip_by_global_norm":
+                        args = _bind(c, ("t_list", "clip_norm", "use_norm", "name"))
+                        if "clip_norm" not in args or "use_norm" in args:
+                            raise Blocked("custom train_op logic (clip_by_global_norm)")
+                        clip = self._hoistable(args["clip_norm"].value, self.locals, "clip_by_global_norm")
+        if not any("compute_gradients" in code_of(line) for line in chain):
+            raise Blocked("custom train_op logic (apply_gradients of gradients not from compute_gradients)")
+        # the statements that only unpack/zip the gradients between them
+        first, last = statements.index(chain[0]), statements.index(chain[-1])
+        for line in statements[first:last + 1]:
+            if line in self.removed:  # a summary between them
+                continue
+            calls = [n for n in iter_nodes(line, trivia=False) if isinstance(n, cst.Call)]
+            allowed = {"compute_gradients", "clip_by_global_norm", "apply_gradients", "zip", "list", "get_global_step",
+                       "get_or_create_global_step"}
+            for c in calls:
+                short = (self.t.qualified_name(c.func) or code_of(c.func)).rpartition(".")[2]
+                if short not in allowed:
+                    raise Blocked(f"custom train_op logic ({' '.join(code_of(line).split())[:60]})")
+            if line not in self.removed and line is not self._statement(step):
+                self.removed.append(line)
+        return clip
+
+
+def class_text(plan: Plan, indent: str, params: str) -> str:
+    """The class that replaces the model_fn's def (its method body is the def's, put in by the caller)."""
+    i1, i2 = indent, indent * 2
+    lines = [
+        f"class {plan.class_name}(ModelFnModel):",
+        f'{i1}"""The tf.estimator model_fn {plan.fn.name.value} as a Keras model (tfmigrate, `tfmigrate rules TFM707`):',
+        f"{i1}its layers, metrics and optimizer are created once here; model_fn is its body, which fit, evaluate",
+        f'{i1}and predict run in the Estimator\'s modes "train", "eval" and "infer"."""',
+        "",
+        f"{i1}def __init__(self, params=None, model_dir=None, config=None):",
+        f'{i2}super().__init__(params=params, model_dir=model_dir, config=config, name="{plan.fn.name.value}")',
+    ]
+    if plan.reads_params:
+        lines.append(f"{i2}params = self.params")
+    lines += [f"{i2}{s}" for s in plan.init]
+    lines.append(f"{i2}self.compile(optimizer={plan.optimizer}, jit_compile=False)")
+    lines += ["", f"{i1}def model_fn(self, {params}):", f"{i2}pass", ""]
+    return "\n".join(lines)
+
+
+def build_class(plan: Plan, updated_fn: cst.FunctionDef, indent: str) -> cst.ClassDef:
+    cls = cst.parse_statement(class_text(plan, indent, "self"))
+    assert isinstance(cls, cst.ClassDef)
+    body = list(cls.body.body)  # type: ignore[attr-defined]
+    method = body[-1]
+    assert isinstance(method, cst.FunctionDef)
+    params = updated_fn.params  # the model_fn's own parameters, their comments kept, after self
+    first = cst.Param(cst.Name("self"), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    method = method.with_changes(body=updated_fn.body, params=params.with_changes(params=[first, *params.params]),
+                                 whitespace_before_params=updated_fn.whitespace_before_params)
+    body[-1] = method
+    return cls.with_changes(body=cls.body.with_changes(body=body), leading_lines=updated_fn.leading_lines)
