@@ -262,6 +262,14 @@ BLOCKERS = {
                        "reads width"),
     "RMSProp": ("optimizer = tf.train.GradientDescentOptimizer(0.1)", "optimizer = tf.train.RMSPropOptimizer(0.1)",
                 "RMSPropOptimizer"),
+    "Momentum with a decaying rate": ("optimizer = tf.train.GradientDescentOptimizer(0.1)",
+                                      "optimizer = tf.train.MomentumOptimizer(tf.train.exponential_decay("
+                                      "0.1, tf.train.get_global_step(), 100, 0.9), 0.9)",
+                                      "MomentumOptimizer with a decaying learning rate"),
+    "Momentum with a decaying rate by name": ("optimizer = tf.train.GradientDescentOptimizer(0.1)",
+                                              "rate = tf.train.piecewise_constant(tf.train.get_global_step(), [10], [0.1, 0.01])\n"
+                                              "    optimizer = tf.train.MomentumOptimizer(learning_rate=rate, momentum=0.9)",
+                                              "MomentumOptimizer with a decaying learning rate"),
     "auc": ('metrics = {"accuracy": tf.metrics.accuracy(labels, tf.argmax(logits, 1))}',
             'metrics = {"auc": tf.metrics.auc(labels, logits)}', "tf.compat.v1.metrics.auc"),
     "config parameter": ("def model_fn(features, labels, mode, params):", "def model_fn(features, labels, mode, params, config):",

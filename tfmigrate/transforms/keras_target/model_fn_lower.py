@@ -584,6 +584,10 @@ class ModelFnLowering:
                 if legacy in args and keras_key:
                     value = args[legacy].value
                     text = self._rate(value) if legacy == "learning_rate" else self._hoistable(value, fn_locals, f"{short}({legacy}=...)")
+                    if short == "MomentumOptimizer" and legacy == "learning_rate" and text.startswith("tf.keras.optimizers.schedules."):
+                        # TF 1.x scales the whole accumulated momentum by the current rate; Keras's SGD only the new gradient
+                        raise Blocked("MomentumOptimizer with a decaying learning rate (Keras's SGD scales only the new "
+                                      "gradient by the rate, TF 1.x the whole accumulated momentum)")
                     parts.append(f"{keras_key}={text}")
                 elif legacy in args and legacy == "use_locking":
                     continue
