@@ -31,9 +31,7 @@ def _alarm(signum, frame):
 def serve() -> dict | None:
     """Answer jobs until stdin closes (returns None); in a forked child, return the child's job."""
     for name in sys.argv[1:]:
-        module = importlib.import_module(name.split(":")[0])
-        for attribute in name.split(":")[1:]:  # a lazily loaded part (tf.estimator, tf.keras...)
-            module = getattr(module, attribute)
+        importlib.import_module(name)
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
     signal.signal(signal.SIGALRM, _alarm)
     for line in sys.stdin:

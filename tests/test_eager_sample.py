@@ -8,7 +8,6 @@ program's own ``main`` (both the minimize and the implicit-gradients paths), sav
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,6 +15,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "eager_mnist"
 
@@ -82,10 +82,7 @@ def run_expected(tmp_path_factory):
         pytest.skip("expected.py needs the TFM5 renames (tf.train.get_or_create_global_step -> tf.compat.v1)")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     work = tmp_path_factory.mktemp("eager_mnist")
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(SAMPLE / "expected.py"), str(work)],
-        capture_output=True, text=True, timeout=300, env=env,
-    )
+    proc = run_python(["-c", CHILD, str(SAMPLE / "expected.py"), str(work)], timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = next(l for l in proc.stdout.splitlines() if l.startswith("JSON"))
     return json.loads(line[4:])

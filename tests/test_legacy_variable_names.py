@@ -11,13 +11,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
 VENV_PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
@@ -134,8 +134,7 @@ def test_rewritten_names_read_the_trained_variables(tmp_path):
         "print('RESULT' + json.dumps(out))\n"
     )
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(programs), capture_output=True, text=True,
-                          env=env, timeout=900)
+    done = run_python(["-c", runner], input=json.dumps(programs), env=env, timeout=900)
     line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
     assert line, done.stderr[-3000:]
     got = json.loads(line[0][len("RESULT"):])
@@ -201,8 +200,7 @@ def test_load_variable_reads_the_trained_variable(tmp_path):
         "    out.append([json.loads(l.split(' ', 1)[1]) for l in buf.getvalue().splitlines() if l.startswith('SHAPE ')][-1])\n"
         "print('RESULT' + json.dumps(out))\n"
     )
-    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(programs), capture_output=True, text=True,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=600)
+    done = run_python(["-c", runner], input=json.dumps(programs), env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=600)
     line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
     assert line, done.stderr[-3000:]
     assert json.loads(line[0][len("RESULT"):]) == [[10, 5], [10, 5]]

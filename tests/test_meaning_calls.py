@@ -11,13 +11,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
 PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
@@ -179,8 +179,7 @@ RESULT = w.name
 def test_rewritten_programs_keep_the_legacy_meaning_on_tf215():
     programs = {name: rewrite_source(src.encode(), ENABLED).new.decode() for name, src in PROGRAMS.items()}
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    run = subprocess.run([str(PYTHON), "-c", RUNNER], input=json.dumps(programs), capture_output=True, text=True,
-                         env=env, timeout=600)
+    run = run_python(["-c", RUNNER], input=json.dumps(programs), env=env, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads(run.stdout.strip().splitlines()[-1])
     assert results["keras_gates"] == ["hard_sigmoid", "hard_sigmoid", False], (results, programs["keras_gates"])

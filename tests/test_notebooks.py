@@ -309,6 +309,7 @@ def test_the_sample_notebook_migrates_to_expected(tmp_path):
 RUN_NOTEBOOKS = """
 import json, os, sys
 from tfmigrate.codemod.notebook import _magic_lines
+from tests.tfchildren import run_python
 
 def run(path, workdir):
     os.makedirs(workdir)
@@ -335,11 +336,7 @@ print(json.dumps({"legacy": run(legacy, out + "/legacy"), "expected": run(expect
 
 @pytest.mark.slow
 def test_the_migrated_sample_notebook_trains_and_saves_on_tensorflow_2_15(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-c", RUN_NOTEBOOKS, str(SAMPLE / "legacy.ipynb"), str(SAMPLE / "expected.ipynb"), str(tmp_path)],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(ROOT)},
-    )
+    proc = run_python(["-c", RUN_NOTEBOOKS, str(SAMPLE / "legacy.ipynb"), str(SAMPLE / "expected.ipynb"), str(tmp_path)], timeout=300, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["legacy"] == {"error": "AttributeError: module 'tensorflow' has no attribute 'placeholder'"}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
 import textwrap
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 FAMILY = CATALOG.selected(["TFM57"])
@@ -258,7 +258,7 @@ def test_measured_on_tf215():
     makes a layer on a float64 input compute in float64 again."""
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="3")
     python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
-    out = subprocess.run([str(python), "-c", PROBE], capture_output=True, text=True, env=env, timeout=300, check=True)
+    out = run_python(["-c", PROBE], env=env, timeout=300, check=True, python=str(python))
     values = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.split(" ", 1)[0] in
                   ("loss", "metric", "string", "scatter", "stacked", "float64"))
     assert float(values["loss"]) == pytest.approx(-1.0)

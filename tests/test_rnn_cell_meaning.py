@@ -12,13 +12,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
 PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
@@ -277,8 +277,7 @@ print(json.dumps(out, default=list))
 
 def _run_tf(programs: dict[str, str]) -> dict:
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    run = subprocess.run([str(PYTHON), "-c", RUNNER], input=json.dumps(programs), capture_output=True, text=True,
-                         env=env, timeout=600)
+    run = run_python(["-c", RUNNER], input=json.dumps(programs), env=env, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
 

@@ -31,11 +31,9 @@ from pathlib import Path
 
 SERVER = Path(__file__).resolve().with_name("_tfserver.py")
 
-# what the server imports before it forks: TensorFlow and the lazily loaded parts programs use
-PRELOAD = {
-    "2.15": ["numpy", "tensorflow", "tensorflow:estimator", "tensorflow:compat:v1", "tensorflow:keras"],
-    "2.21": ["numpy", "tensorflow", "tensorflow:keras"],
-}
+# what the server imports before it forks: only what a program's own `import tensorflow` loads, so that
+# a child starts in the state a fresh interpreter reaches after that line (no lazily loaded part touched)
+PRELOAD = ["numpy", "tensorflow"]
 
 
 class _Server:
@@ -88,8 +86,7 @@ _servers: dict[str, _Server] = {}
 def _server(python: str) -> _Server:
     server = _servers.get(python)
     if server is None or server.proc.poll() is not None:
-        version = "2.15" if python == sys.executable else "2.21"
-        server = _servers[python] = _Server(python, PRELOAD[version])
+        server = _servers[python] = _Server(python, PRELOAD)
     return server
 
 
@@ -99,10 +96,16 @@ def _close_all() -> None:
         server.close()
 
 
-def run_python(args, *, cwd=None, env=None, input=None, timeout=300, python=None) -> subprocess.CompletedProcess:
+def run_python(args, *, cwd=None, env=None, input=None, timeout=300, check=False, python=None) -> subprocess.CompletedProcess:
     """``subprocess.run([python, *args], capture_output=True, text=True, ...)`` (``args``: a script and
-    its arguments, or ``-c CODE ARGS...``) in a fork of a server that imported TensorFlow already."""
-    return _server(str(python or sys.executable)).run(list(args), cwd, env, input, timeout)
+    its arguments, or ``-c CODE ARGS...``) in a fork of a server that imported TensorFlow already.
+
+    Not for a test about the process itself (what it imports, a planted module on its path: TensorFlow
+    is already in ``sys.modules`` here), nor for a program that must not see TensorFlow loaded."""
+    done = _server(str(python or sys.executable)).run(list(args), cwd, env, input, timeout)
+    if check:
+        done.check_returncode()
+    return done
 
 
 SOURCES_CHILD = textwrap.dedent('''
