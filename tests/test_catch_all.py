@@ -67,8 +67,6 @@ def test_private_keras_import_becomes_public_where_tf215_has_the_name():
 @pytest.mark.slow
 def test_public_keras_rewrite_runs_on_tf215(tmp_path):
     import os
-    import subprocess
-    import sys
 
     source = (
         "from tensorflow.python.keras.utils import to_categorical\n"

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 
 from tests.ckpt_factory import _weights
 from tests.keras_env import keras_python, run_keras
+from tests.tfchildren import run_python
 from tfmigrate.checkpoint import index, keras, values
 from tfmigrate.checkpoint.index import CheckpointError
 from tfmigrate.checkpoint.keras import KerasConversion
@@ -308,7 +309,6 @@ KERAS_CHECK = '''\
 import json, os, sys
 import numpy as np
 from tfmigrate import keras_runtime
-from tests.tfchildren import run_python
 ns = {}
 exec(keras_runtime.program_text(), ns)
 tf = ns["tf"]

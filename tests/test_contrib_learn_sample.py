@@ -11,7 +11,6 @@ TF 2's 1/sqrt(2)), and TF 2.15's defaults equal the legacy ones the rules leave 
 import json
 import math
 import os
-import sys
 from pathlib import Path
 
 import pytest

@@ -4,7 +4,6 @@ MonitoredTrainingSession) that runs on TensorFlow 2.15 once every family has rew
 
 import os
 import socket
-import sys
 import textwrap
 
 import pytest

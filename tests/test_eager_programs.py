@@ -5,7 +5,6 @@ checkpoint saved and restored on creation across two runs, the cuDNN layers' out
 
 import json
 import os
-import sys
 import textwrap
 
 import pytest

@@ -8,7 +8,6 @@ program's own ``main`` (both the minimize and the implicit-gradients paths), sav
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest

@@ -159,9 +159,8 @@ def test_rewritten_program_runs_like_tf14(tmp_path: Path):
     assert "_parse_flags" not in result.new.decode() and "__flags" not in result.new.decode()
     program = tmp_path / "train.py"
     program.write_bytes(result.new)
-    python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    run = run_python([str(program), *ARGS], env=env, timeout=300, cwd=tmp_path, python=str(python))
+    run = run_python([str(program), *ARGS], env=env, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout == _legacy_output(ARGS)
 

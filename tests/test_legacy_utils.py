@@ -14,7 +14,6 @@ from __future__ import annotations
 import collections
 import json
 import re
-import sys
 import textwrap
 
 import numpy as np

@@ -11,7 +11,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -20,7 +19,6 @@ from tfmigrate.codemod.rule import load_catalog
 from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
-PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 # (id, header, the tensorflow prefix as written)
 IMPORTS = [

@@ -11,7 +11,6 @@ graph built once per model (loop variables), the legacy subgraphs' losses and va
 from __future__ import annotations
 
 import json
-import sys
 import textwrap
 
 import pytest

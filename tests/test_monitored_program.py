@@ -8,7 +8,6 @@ written and kept, the step it stopped at, that the second run restored step 10 a
 
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest

@@ -16,6 +16,7 @@ from tfmigrate.codemod.runner import Options, run
 from tfmigrate.codemod.files import SourceError, discover
 from tfmigrate.codemod.notebook import Notebook, _magic_lines
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 ENABLED = load_catalog().selected(None)
@@ -309,7 +310,6 @@ def test_the_sample_notebook_migrates_to_expected(tmp_path):
 RUN_NOTEBOOKS = """
 import json, os, sys
 from tfmigrate.codemod.notebook import _magic_lines
-from tests.tfchildren import run_python
 
 def run(path, workdir):
     os.makedirs(workdir)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-from pathlib import Path
 
 import pytest
 
@@ -21,7 +20,6 @@ from tfmigrate.codemod.rule import load_catalog
 from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
-PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 # (id, header, tensorflow prefix, cell-module prefix, runs on TF 2.15 after the rewrite)
 IMPORTS = [

@@ -18,7 +18,6 @@ import itertools
 import json
 import os
 import re
-import sys
 import textwrap
 
 import pytest

@@ -9,7 +9,6 @@ still reads its first argument as the logits.
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 

@@ -20,7 +20,6 @@ import itertools
 import json
 import os
 import re
-import sys
 import textwrap
 
 import pytest

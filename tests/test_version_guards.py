@@ -13,16 +13,14 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
-VENV_PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 IMPORTS = [
     ("tf", "import tensorflow as tf", "tf"),
@@ -268,8 +266,7 @@ def _branch_runs(programs: list[str]) -> list[str]:
         "print('RESULT' + json.dumps(out))\n"
     )
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(programs), capture_output=True, text=True,
-                          env=env, timeout=600)
+    done = run_python(["-c", runner], input=json.dumps(programs), env=env, timeout=600)
     line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
     assert line, done.stderr[-3000:]
     return json.loads(line[0][len("RESULT"):])
