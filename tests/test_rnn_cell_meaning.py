@@ -10,14 +10,12 @@ per layer (without the rewrite TF 2.15 shares one set: ``cell_0/...`` only, or f
 from __future__ import annotations
 
 import itertools
-import json
-import os
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_python
+from tests.tfchildren import run_sources
 
 ENABLED = load_catalog().selected(None)
 
@@ -255,31 +253,6 @@ with tf.Session() as sess:
 '''
 
 
-RUNNER = r'''
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import tensorflow as tf
-tf.compat.v1.disable_eager_execution()
-out = {}
-for name, source in json.load(sys.stdin).items():
-    try:
-        with tf.Graph().as_default():
-            space = {"__name__": "variant"}
-            exec(compile(source, name, "exec"), space)
-            out[name] = space["RESULT"]
-    except Exception as exc:
-        out[name] = "error: %s: %s" % (type(exc).__name__, str(exc)[:300])
-print(json.dumps(out, default=list))
-'''
-
-
-def _run_tf(programs: dict[str, str]) -> dict:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    run = run_python(["-c", RUNNER], input=json.dumps(programs), env=env, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
-
-
 @pytest.mark.slow
 def test_rewritten_variants_keep_the_legacy_meaning_on_tf215():
     programs, expected = {}, {}
@@ -301,7 +274,7 @@ def test_rewritten_variants_keep_the_legacy_meaning_on_tf215():
     programs["shared-before"] = rewrite_source(shared.encode(), ENABLED - {"TFM561"}).new.decode()
     programs["tf0-program"] = rewrite_source(TF0_PROGRAM.encode(), ENABLED).new.decode()
     expected["tf0-program"] = [2, 16]
-    results = _run_tf(programs)
+    results = run_sources(programs, disable_eager=True)  # each in a tf.Graph of its own, one TF 2.15 child
     for name, want in expected.items():
         got = results[name]
         if name.startswith(("state-", "tf0-")):

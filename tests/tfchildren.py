@@ -136,6 +136,7 @@ def run_sources(programs: dict[str, str], *, graph: bool = True, disable_eager: 
     the whole child in graph mode). Returns name -> the value the program left in ``result`` (JSON-able;
     tuples as lists), or ``"error: Type: message"``."""
     options = json.dumps({"graph": graph, "disable_eager": disable_eager, "module": module, "result": result})
-    run = run_python(["-c", SOURCES_CHILD, options], input=json.dumps(programs), timeout=timeout, python=python)
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # on CPU wherever the suite runs
+    run = run_python(["-c", SOURCES_CHILD, options], input=json.dumps(programs), env=env, timeout=timeout, python=python)
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads(run.stdout.strip().splitlines()[-1])
