@@ -27,6 +27,7 @@ import sys
 import tempfile
 import textwrap
 import threading
+import time
 from pathlib import Path
 
 SERVER = Path(__file__).resolve().with_name("_tfserver.py")
@@ -47,6 +48,15 @@ class _Server:
                                      cwd=tempfile.gettempdir())
         self.lock = threading.Lock()
         self.cpu = 0.0  # the children's CPU seconds, for a test that wants to report it
+        self.ready = None  # the server's answer once it has imported TensorFlow
+
+    def _log(self, seconds: float, cpu: float, what: str) -> None:
+        """With $TIMELOG (the per-test CPU plugin of benchmarks/README.md's "The test suite"), one line per
+        child: the plugin counts only the children pytest itself waits for, and these are the server's."""
+        if os.environ.get("TIMELOG"):
+            test = os.environ.get("PYTEST_CURRENT_TEST", "").split(" ")[0]
+            with open(os.environ["TIMELOG"], "a") as log:
+                log.write(f"{seconds:.3f}\t0.000\t{cpu:.3f}\t{test} [tfchildren {what}]\n")
 
     def run(self, args, cwd, env, input, timeout) -> subprocess.CompletedProcess:
         with self.lock, tempfile.TemporaryDirectory(prefix="tfchild-") as tmp:
@@ -57,18 +67,27 @@ class _Server:
                 Path(files["stdin"]).write_text(input, encoding="utf-8")
             job = {"argv": [str(a) for a in args], "cwd": str(cwd or os.getcwd()), "env": dict(os.environ if env is None else env),
                    "timeout": timeout or 3600, **files, "stdin": files["stdin"] if input is not None else None}
+            started = time.perf_counter()
+            if self.ready is None:
+                self.ready = json.loads(self._answer())
+                self._log(time.perf_counter() - started, self.ready["cpu"], "server start")
+                started = time.perf_counter()
             self.proc.stdin.write(json.dumps(job) + "\n")
             self.proc.stdin.flush()
-            line = self.proc.stdout.readline()
-            if not line:
-                raise RuntimeError(f"the TensorFlow fork server ({self.proc.args[0]}) ended: exit {self.proc.poll()}")
-            answer = json.loads(line)
+            answer = json.loads(self._answer())
             self.cpu += answer["cpu"]
+            self._log(time.perf_counter() - started, answer["cpu"], "child")
             out = Path(files["stdout"]).read_text(encoding="utf-8", errors="replace")
             err = Path(files["stderr"]).read_text(encoding="utf-8", errors="replace")
         if answer["timed_out"]:
             raise subprocess.TimeoutExpired(args, timeout, out, err)
         return subprocess.CompletedProcess(args, answer["returncode"], out, err)
+
+    def _answer(self) -> str:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the TensorFlow fork server ({self.proc.args[0]}) ended: exit {self.proc.poll()}")
+        return line
 
     def close(self) -> None:
         if self.proc.poll() is None:
