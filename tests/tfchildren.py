@@ -128,7 +128,7 @@ def run_python(args, *, cwd=None, env=None, input=None, timeout=300, check=False
 
 
 SOURCES_CHILD = textwrap.dedent('''
-    import contextlib, json, sys, warnings
+    import contextlib, io, json, sys, warnings
     warnings.filterwarnings("ignore")
     import tensorflow as tf
     options = json.loads(sys.argv[1])
@@ -136,26 +136,38 @@ SOURCES_CHILD = textwrap.dedent('''
         tf.compat.v1.disable_eager_execution()
     tf.get_logger().setLevel("ERROR")
     out = {}
+    printed = options["printed"]
     for name, source in json.load(sys.stdin).items():
         try:
+            buf = io.StringIO()
             with tf.Graph().as_default() if options["graph"] else contextlib.nullcontext():
                 space = {"__name__": options["module"]}
-                exec(compile(source, name, "exec"), space)
-                out[name] = space[options["result"]]
+                with contextlib.redirect_stdout(buf) if printed else contextlib.nullcontext():
+                    exec(compile(source, name, "exec"), space)
+                if printed:
+                    out[name] = [l[len(printed):] for l in buf.getvalue().splitlines() if l.startswith(printed)][-1]
+                else:
+                    out[name] = space[options["result"]]
         except Exception as exc:
             out[name] = "error: %s: %s" % (type(exc).__name__, str(exc)[:300])
-    print(json.dumps(out, default=list))
+    print("RESULTS " + json.dumps(out, default=list))
 ''')
 
 
-def run_sources(programs: dict[str, str], *, graph: bool = True, disable_eager: bool = False, module: str = "variant",
-                result: str = "RESULT", timeout: float = 600, python=None) -> dict:
-    """Run each of ``programs`` (name -> source) in ONE TensorFlow child: each in its own namespace
-    (``__name__`` = ``module``), with ``graph=True`` inside a ``tf.Graph`` of its own (``disable_eager``:
-    the whole child in graph mode). Returns name -> the value the program left in ``result`` (JSON-able;
-    tuples as lists), or ``"error: Type: message"``."""
-    options = json.dumps({"graph": graph, "disable_eager": disable_eager, "module": module, "result": result})
+def run_sources(programs, *, graph: bool = True, disable_eager: bool = False, module: str = "variant",
+                result: str = "RESULT", printed: str | None = None, timeout: float = 600, python=None):
+    """Run each of ``programs`` (name -> source, or a list of sources) in ONE TensorFlow child: each in its
+    own namespace (``__name__`` = ``module``), with ``graph=True`` inside a ``tf.Graph`` of its own
+    (``disable_eager``: the whole child in graph mode). Returns, per program (a dict, or a list in the
+    order given), the value the program left in ``result`` (JSON-able; tuples as lists) or, with
+    ``printed`` (a prefix such as ``"SHAPE "``), the rest of the last line it printed that starts with
+    it; or ``"error: Type: message"``."""
+    named = programs if isinstance(programs, dict) else {f"<variant {i}>": src for i, src in enumerate(programs)}
+    options = json.dumps({"graph": graph, "disable_eager": disable_eager, "module": module, "result": result,
+                          "printed": printed})
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # on CPU wherever the suite runs
-    run = run_python(["-c", SOURCES_CHILD, options], input=json.dumps(programs), env=env, timeout=timeout, python=python)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
+    run = run_python(["-c", SOURCES_CHILD, options], input=json.dumps(named), env=env, timeout=timeout, python=python)
+    lines = [line for line in run.stdout.splitlines() if line.startswith("RESULTS ")]
+    assert run.returncode == 0 and lines, run.stderr[-3000:]
+    out = json.loads(lines[-1][len("RESULTS "):])
+    return out if isinstance(programs, dict) else [out[name] for name in named]
