@@ -17,7 +17,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_python
+from tests.tfchildren import run_python, skip_without_tensorflow
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "contrib_learn_experiment"
 
@@ -72,7 +72,7 @@ def test_expected_is_the_migration_of_legacy():
 
 @pytest.mark.slow
 def test_expected_trains_and_evaluates_on_tf215(tmp_path):
-    pytest.importorskip("tensorflow")
+    skip_without_tensorflow()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     proc = run_python(["-c", CHILD, str(SAMPLE / "expected.py")], timeout=300, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]

@@ -12,7 +12,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_python
+from tests.tfchildren import run_python, skip_without_tensorflow
 
 CATALOG = load_catalog()
 TFM4 = CATALOG.selected(("TFM4",))
@@ -329,7 +329,7 @@ print("JSON" + json.dumps(out))
 
 @pytest.mark.slow
 def test_rewrites_keep_behaviour_on_tf215():
-    pytest.importorskip("tensorflow")
+    skip_without_tensorflow()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     proc = run_python(["-c", CHILD], timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]

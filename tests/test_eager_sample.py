@@ -14,7 +14,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_python
+from tests.tfchildren import run_python, skip_without_tensorflow
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "eager_mnist"
 
@@ -76,7 +76,7 @@ def test_expected_is_the_migration_of_legacy():
 @pytest.fixture(scope="module")
 def run_expected(tmp_path_factory):
     """The one TensorFlow child process of this module; its JSON summary."""
-    pytest.importorskip("tensorflow")
+    skip_without_tensorflow()
     if not any(f.prefix == "TFM5" for f in load_catalog().families):
         pytest.skip("expected.py needs the TFM5 renames (tf.train.get_or_create_global_step -> tf.compat.v1)")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")

@@ -115,6 +115,17 @@ def _close_all() -> None:
         server.close()
 
 
+def skip_without_tensorflow() -> None:
+    """``pytest.importorskip("tensorflow")`` without importing TensorFlow into this process (about 4 CPU
+    seconds in a pytest worker that otherwise never needs it: the children have it)."""
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("tensorflow") is None:
+        pytest.skip("could not import 'tensorflow': No module named 'tensorflow'")
+
+
 def run_python(args, *, cwd=None, env=None, input=None, timeout=300, check=False, python=None) -> subprocess.CompletedProcess:
     """``subprocess.run([python, *args], capture_output=True, text=True, ...)`` (``args``: a script and
     its arguments, or ``-c CODE ARGS...``) in a fork of a server that imported TensorFlow already.
