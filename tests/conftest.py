@@ -19,6 +19,17 @@ def fixture_catalog_dir() -> Path:
     return FIXTURES / "catalog"
 
 
+@pytest.fixture(scope="session")
+def precommit_hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, Path]:
+    """This checkout as a pre-commit hook repository (tests/precommit_repo.py) and one pre-commit store for
+    every test of this pytest process: the hooks' environment is installed once, at its first run."""
+    from tests.precommit_repo import hooks_checkout
+
+    base = tmp_path_factory.mktemp("precommit")
+    copy, tag = hooks_checkout(base)
+    return copy, tag, base / "store"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run test_fast_paths.py's tests of one source one after another (a stable sort by the
     ``name`` parameter, the tests without one first, in their order), so that they share that

@@ -11,6 +11,7 @@ import subprocess
 
 import pytest
 
+from tests.tfchildren import run_python
 from tfmigrate.childproc import keras_interpreter
 
 
@@ -25,11 +26,12 @@ def keras_python() -> str:
 
 
 def run_keras(args: list[str], cwd, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    """Run ``python args...`` with the TensorFlow 2.21 interpreter, TensorFlow's log noise off."""
+    """Run ``python args...`` with the TensorFlow 2.21 interpreter, TensorFlow's log noise off (a fork of
+    the suite's TensorFlow 2.21 server: tests/tfchildren.py)."""
     child_env = dict(os.environ if env is None else env)
     child_env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     child_env.pop("PYTHONPATH", None)
-    return subprocess.run([keras_python(), *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=child_env)
+    return run_python(args, cwd=cwd, timeout=timeout, env=child_env, python=keras_python())
 
 
 def write_helpers(directory) -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import libcst as cst
@@ -13,6 +11,7 @@ import pytest
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.codemod.tree import TreeIndex
+from tests.tfchildren import run_python
 
 ALL = load_catalog().selected(None)
 
@@ -144,7 +143,7 @@ def test_a_program_calling_through_aliases_runs_on_tensorflow_2_15(tmp_path):
     assert not [f for f in result.findings if not f.fixable], result.findings
     program.write_bytes(result.new)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    done = subprocess.run([sys.executable, str(program)], cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
+    done = run_python([str(program)], cwd=tmp_path, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "loss" in done.stdout
     assert (tmp_path / "model" / "checkpoint").exists()

@@ -5,6 +5,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ALL_RULES = load_catalog().selected(None)
 
@@ -66,8 +67,6 @@ def test_private_keras_import_becomes_public_where_tf215_has_the_name():
 @pytest.mark.slow
 def test_public_keras_rewrite_runs_on_tf215(tmp_path):
     import os
-    import subprocess
-    import sys
 
     source = (
         "from tensorflow.python.keras.utils import to_categorical\n"
@@ -78,8 +77,7 @@ def test_public_keras_rewrite_runs_on_tf215(tmp_path):
     new = rewrite_source(source.encode(), ALL_RULES).new
     script = tmp_path / "k.py"
     script.write_bytes(new)
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=300)
+    proc = run_python([str(script)], env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=300)
     assert "KERAS-OK" in proc.stdout, proc.stderr[-2000:]
 
 

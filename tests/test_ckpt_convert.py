@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -19,6 +17,7 @@ from click.testing import CliRunner
 
 from tfmigrate.checkpoint import api
 from tfmigrate.cli.ckpt import ckpt
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -39,8 +38,7 @@ def forward(weights: list, x: np.ndarray, centered_bias: list | None = None) -> 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("convert")
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09"],
-                   check=True, env=ENV, capture_output=True, timeout=600)
+    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09"], check=True, env=ENV, timeout=600)
     manifest = json.loads((out / "ck" / "manifest.json").read_text())
     converted = {}
     for kind in ("skflow", "skflow_binary", "contrib09"):
@@ -54,8 +52,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
         {"model_dir": str(out / "contrib09_v2"), "hidden_units": [10, 10], "n_classes": 3, "x": x.tolist()},
     ]
     (out / "requests.json").write_text(json.dumps(requests))
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), "--predict", str(out / "requests.json")],
-                          check=True, env=ENV, capture_output=True, text=True, timeout=600)
+    proc = run_python([str(ROOT / "tests" / "ckpt_factory.py"), "--predict", str(out / "requests.json")], check=True, env=ENV, timeout=600)
     probs = json.loads(proc.stdout.strip().splitlines()[-1])["probabilities"]
     return {"manifest": manifest, "converted": converted, "x": x, "probs": probs, "dir": out}
 

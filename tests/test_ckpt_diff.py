@@ -18,6 +18,7 @@ from click.testing import CliRunner
 
 from tfmigrate.checkpoint import api, targets
 from tfmigrate.cli.ckpt import ckpt
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -77,8 +78,7 @@ FUNCTIONS = textwrap.dedent("""
 def env(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("diff")
     proc_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "v2_iris_10x10", "estimator_v1", "contrib1x"],
-                   check=True, env=proc_env, capture_output=True, timeout=600)
+    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "v2_iris_10x10", "estimator_v1", "contrib1x"], check=True, env=proc_env, timeout=600)
     manifest = json.loads((out / "ck" / "manifest.json").read_text())
     specs = {}
     for name, text in MODELS.items():
@@ -240,8 +240,7 @@ def behaviour(env: dict) -> dict:
                 for m, d, w, n, k in scenarios.values()]
     path = env["dir"] / "behave.json"
     path.write_text(json.dumps(requests))
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), "--behave", str(path)],
-                          check=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), capture_output=True, text=True, timeout=600)
+    proc = run_python([str(ROOT / "tests" / "ckpt_factory.py"), "--behave", str(path)], check=True, env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), timeout=600)
     return dict(zip(scenarios, json.loads(proc.stdout.strip().splitlines()[-1])["results"]))
 
 

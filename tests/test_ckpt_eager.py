@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ from click.testing import CliRunner
 
 from tfmigrate.checkpoint import api, classify, names
 from tfmigrate.cli.ckpt import ckpt
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -70,8 +69,7 @@ def forward(w: dict, x: np.ndarray) -> np.ndarray:
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("eager")
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "tfe_network"],
-                   check=True, env=ENV, capture_output=True, timeout=600)
+    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "tfe_network"], check=True, env=ENV, timeout=600)
     m = json.loads((out / "ck" / "manifest.json").read_text())["tfe_network"]
     diff = api.diff(m["prefix"], m["keras_new"])
     result = CliRunner().invoke(ckpt, ["convert", m["dir"], str(out / "converted"), "--map", "auto",
@@ -80,9 +78,7 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     converted = json.loads(result.output)
     x = np.random.RandomState(7).rand(3, 784).astype("float32")
     np.save(out / "x.npy", x)
-    proc = subprocess.run([sys.executable, "-c", RESTORE, str(ROOT / "samples" / "eager_mnist" / "expected.py"),
-                           converted["out"], str(out / "x.npy")],
-                          env=ENV, capture_output=True, text=True, timeout=600)
+    proc = run_python(["-c", RESTORE, str(ROOT / "samples" / "eager_mnist" / "expected.py"), converted["out"], str(out / "x.npy")], env=ENV, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     logits = np.array(json.loads(proc.stdout.strip().splitlines()[-1])["logits"])
     return {"m": m, "diff": diff, "converted": converted, "x": x, "logits": logits,

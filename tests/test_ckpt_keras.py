@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from click.testing import CliRunner
 
 from tests.ckpt_factory import _weights
 from tests.keras_env import keras_python, run_keras
+from tests.tfchildren import run_python
 from tfmigrate.checkpoint import index, keras, values
 from tfmigrate.checkpoint.index import CheckpointError
 from tfmigrate.checkpoint.keras import KerasConversion
@@ -220,8 +220,7 @@ TRAINED = ("estimator_v2", "skflow_binary", "estimator_linear", "estimator_embed
 def converted(tmp_path_factory: pytest.TempPathFactory, specs: dict[str, str]) -> dict:
     python = keras_python()
     d = tmp_path_factory.mktemp("keras_convert")
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(d / "ck"), *TRAINED],
-                   check=True, env=ENV, capture_output=True, timeout=600)
+    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(d / "ck"), *TRAINED], check=True, env=ENV, timeout=600)
     manifest = json.loads((d / "ck" / "manifest.json").read_text())
     jobs = {
         "skflow": (SAMPLES / "checkpoints" / "skflow", specs["keras"], d / "skflow"),
@@ -296,8 +295,7 @@ def test_numpy_forward_pass_is_the_estimators(converted: dict) -> None:
     requests = [{"model_dir": converted["manifest"]["estimator_v2"]["dir"], "hidden_units": [10, 10], "n_classes": 3, "x": x.tolist()},
                 {"model_dir": str(SAMPLES / "iris_checkpoint_trap" / "models" / "iris"), "hidden_units": [10, 10], "n_classes": 3, "x": x.tolist()}]
     (d / "requests.json").write_text(json.dumps(requests))
-    proc = subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), "--predict", str(d / "requests.json")],
-                          check=True, env=ENV, capture_output=True, text=True, timeout=600)
+    proc = run_python([str(ROOT / "tests" / "ckpt_factory.py"), "--predict", str(d / "requests.json")], check=True, env=ENV, timeout=600)
     probs = json.loads(proc.stdout.strip().splitlines()[-1])["probabilities"]
     info = {"estimator": "DNNClassifier", "activation": "relu", "width": 3,
             "columns": [{"name": "x", "kind": "NumericColumn", "key": "x", "shape": [4]}]}

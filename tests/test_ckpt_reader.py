@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from tfmigrate.checkpoint import api, classify, index
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.slow
@@ -32,8 +33,7 @@ KINDS = ["skflow", "contrib09", "contrib1x", "estimator_v1", "estimator_v2", "ke
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("ckpts")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(out), *KINDS],
-                   check=True, env=env, capture_output=True, timeout=600)
+    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out), *KINDS], check=True, env=env, timeout=600)
     return json.loads((out / "manifest.json").read_text())
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from tfmigrate.checkpoint import targets
 from tfmigrate.checkpoint.targets import TargetError
+from tests.tfchildren import run_python
 
 SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "checkpoints"
 
@@ -120,8 +121,7 @@ def test_load_keeps_the_run_config(tmp_path: Path) -> None:
             "c = l.estimator.config\n"
             "print(json.dumps([c.tf_random_seed, c.keep_checkpoint_max, c.model_dir, l.estimator.model_dir,"
             " l.estimator._warm_start_settings, l.construction.line]))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    proc = run_python(["-c", code], timeout=300, check=False, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     work = str(tmp_path / "work")
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == [7, 2, work, work, None, 6]

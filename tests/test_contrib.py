@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -18,6 +16,7 @@ from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.contrib import tables as T
 from tfmigrate.transforms.contrib.transform import contrib_rel
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(None)  # every rule of the default target (tf.estimator)
@@ -31,10 +30,7 @@ def rewrite(code: str, enabled: frozenset[str] = ALL):
 
 def run_tf(code: str, timeout: int = 240) -> dict:
     """Run ``code`` with TF 2.15 in a child process; it prints one JSON line last."""
-    proc = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=timeout,
-        env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"},
-    )
+    proc = run_python(["-c", code], timeout=timeout, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -344,10 +340,7 @@ def test_rnn_slim_seq2seq_projector_program_runs(tmp_path):
     assert rewrite(new)[0] == new
     script = tmp_path / "prog.py"
     script.write_text(new)
-    proc = subprocess.run(
-        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=240,
-        env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"},
-    )
+    proc = run_python([str(script), str(tmp_path)], timeout=240, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["after"] < out["before"]  # it trains
@@ -483,10 +476,7 @@ def test_slim_cnn_program_trains_saves_and_restores(tmp_path):
     assert "import tf_slim as slim" in new
     script = tmp_path / "cnn.py"
     script.write_text(new)
-    proc = subprocess.run(
-        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=240,
-        env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"},
-    )
+    proc = run_python([str(script), str(tmp_path)], timeout=240, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["last"] < out["first"] and 0.0 <= out["acc"] <= 1.0

@@ -11,14 +11,13 @@ TF 2's 1/sqrt(2)), and TF 2.15's defaults equal the legacy ones the rules leave 
 import json
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python, skip_without_tensorflow
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "contrib_learn_experiment"
 
@@ -73,12 +72,9 @@ def test_expected_is_the_migration_of_legacy():
 
 @pytest.mark.slow
 def test_expected_trains_and_evaluates_on_tf215(tmp_path):
-    pytest.importorskip("tensorflow")
+    skip_without_tensorflow()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(SAMPLE / "expected.py")],
-        capture_output=True, text=True, timeout=300, env=env, cwd=tmp_path,
-    )
+    proc = run_python(["-c", CHILD, str(SAMPLE / "expected.py")], timeout=300, env=env, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = next(l for l in proc.stdout.splitlines() if l.startswith("JSON"))
     out = json.loads(line[4:])

@@ -25,14 +25,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
 PROGRAMS = Path(__file__).parent / "fixtures" / "moved_programs"
@@ -98,8 +97,7 @@ def test_moved_programs_run_on_tf215(tmp_path: Path):
     paths.append(str(PROGRAMS / "reference_lookup.py"))  # the TF 1.15 lookup functions, as they are
     out = tmp_path / "results.json"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    run = subprocess.run([sys.executable, str(PROGRAMS / "run_all.py"), str(data), str(out), *paths],
-                         capture_output=True, text=True, env=env, timeout=400, cwd=tmp_path)
+    run = run_python([str(PROGRAMS / "run_all.py"), str(data), str(out), *paths], env=env, timeout=400, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-3000:]
     results = json.loads(out.read_text())
     legacy = _legacy_results()

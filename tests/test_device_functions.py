@@ -4,14 +4,13 @@ MonitoredTrainingSession) that runs on TensorFlow 2.15 once every family has rew
 
 import os
 import socket
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(("TFM",))
@@ -137,13 +136,7 @@ def test_parameter_server_program_runs_on_tf215(tmp_path):
     program = tmp_path / "ps.py"
     program.write_text(out)
     ps, worker = _free_ports(2)
-    proc = subprocess.run(
-        [sys.executable, str(program), str(ps), str(worker), str(tmp_path / "ckpt")],
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"},
-    )
+    proc = run_python([str(program), str(ps), str(worker), str(tmp_path / "ckpt")], timeout=240, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "2"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "placed on /job:ps/task:0" in proc.stdout
     assert "done" in proc.stdout

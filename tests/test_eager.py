@@ -12,6 +12,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python, skip_without_tensorflow
 
 CATALOG = load_catalog()
 TFM4 = CATALOG.selected(("TFM4",))
@@ -328,9 +329,9 @@ print("JSON" + json.dumps(out))
 
 @pytest.mark.slow
 def test_rewrites_keep_behaviour_on_tf215():
-    pytest.importorskip("tensorflow")
+    skip_without_tensorflow()
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    proc = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=300, env=env)
+    proc = run_python(["-c", CHILD], timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(next(l for l in proc.stdout.splitlines() if l.startswith("JSON"))[4:])
     for key in ("conv2d", "conv2dT", "pool", "flatten", "dense"):

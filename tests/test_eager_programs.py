@@ -5,14 +5,13 @@ checkpoint saved and restored on creation across two runs, the cuDNN layers' out
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(("TFM",))
@@ -198,14 +197,7 @@ def test_migrated_eager_programs_run_on_tf215(tmp_path):
         (tmp_path / f"{name}.py").write_text(out)
     (tmp_path / "driver.py").write_text(DRIVER)
     (tmp_path / "ckpt").mkdir()
-    proc = subprocess.run(
-        [sys.executable, "driver.py", "gradients", "checkpoint", "cudnn"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, "CKPT_DIR": str(tmp_path / "ckpt"), "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""},
-    )
+    proc = run_python(["driver.py", "gradients", "checkpoint", "cudnn"], cwd=tmp_path, timeout=300, env={**os.environ, "CKPT_DIR": str(tmp_path / "ckpt"), "TF_CPP_MIN_LOG_LEVEL": "2", "CUDA_VISIBLE_DEVICES": ""})
     assert proc.returncode == 0, proc.stderr[-4000:]
     results = json.loads(proc.stdout.split("RESULTS=")[-1])
 

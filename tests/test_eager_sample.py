@@ -8,14 +8,13 @@ program's own ``main`` (both the minimize and the implicit-gradients paths), sav
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python, skip_without_tensorflow
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "eager_mnist"
 
@@ -77,15 +76,12 @@ def test_expected_is_the_migration_of_legacy():
 @pytest.fixture(scope="module")
 def run_expected(tmp_path_factory):
     """The one TensorFlow child process of this module; its JSON summary."""
-    pytest.importorskip("tensorflow")
+    skip_without_tensorflow()
     if not any(f.prefix == "TFM5" for f in load_catalog().families):
         pytest.skip("expected.py needs the TFM5 renames (tf.train.get_or_create_global_step -> tf.compat.v1)")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     work = tmp_path_factory.mktemp("eager_mnist")
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(SAMPLE / "expected.py"), str(work)],
-        capture_output=True, text=True, timeout=300, env=env,
-    )
+    proc = run_python(["-c", CHILD, str(SAMPLE / "expected.py"), str(work)], timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = next(l for l in proc.stdout.splitlines() if l.startswith("JSON"))
     return json.loads(line[4:])

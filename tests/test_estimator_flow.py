@@ -11,8 +11,6 @@ would not be safe (a save path the program deletes, an estimator that leaves wha
 
 import json
 import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -21,6 +19,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(None)  # every rule of the default target (tf.estimator)
@@ -43,8 +42,7 @@ def _run(code: str, tmp_path: Path, timeout: int = 300) -> dict:
     program = tmp_path / "program.py"
     program.write_text(code)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONHASHSEED="0")
-    done = subprocess.run([sys.executable, str(program)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    done = run_python([str(program)], cwd=tmp_path, timeout=timeout, env=env)
     assert done.returncode == 0, done.stderr[-4000:]
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert lines, done.stdout[-2000:] + done.stderr[-2000:]

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.tfchildren import run_python
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
@@ -108,32 +108,31 @@ print("JSON:" + json.dumps(result))
 
 @pytest.fixture(scope="module")
 def children(tmp_path_factory):
-    """Start the three sample programs at once (each is one TensorFlow process)."""
+    """The three sample programs and the catalog examples: each one TensorFlow child (a fork of the
+    suite's TensorFlow server, tests/tfchildren.py), run when a test first asks for it."""
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", PYTHONHASHSEED="0")
-    running = {}
+    jobs = {}
     for name, mode in MODES.items():
         cwd = tmp_path_factory.mktemp(name)
         program = cwd / "expected.py"
         program.write_bytes((SAMPLES / name / "expected.py").read_bytes())
-        running[name] = subprocess.Popen(
-            [sys.executable, "-c", CHILD, str(program), mode],
-            cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        )
-    running["examples"] = subprocess.Popen(
-        [sys.executable, "-c", EXAMPLES_CHILD, str(CATALOG), *RUNNABLE],
-        cwd=tmp_path_factory.mktemp("examples"), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    yield running
-    for child in running.values():
-        if child.poll() is None:
-            child.kill()
+        jobs[name] = (["-c", CHILD, str(program), mode], cwd)
+    jobs["examples"] = (["-c", EXAMPLES_CHILD, str(CATALOG), *RUNNABLE], tmp_path_factory.mktemp("examples"))
+    done = {}
+
+    def run(name: str):
+        if name not in done:
+            args, cwd = jobs[name]
+            done[name] = run_python(args, cwd=cwd, env=env, timeout=300)
+        return done[name]
+
+    return run
 
 
 def run_sample(children, name: str) -> dict:
-    child = children[name]
-    stdout, stderr = child.communicate(timeout=300)
-    lines = [line for line in stdout.splitlines() if line.startswith("JSON:")]
-    assert child.returncode == 0 and lines, stderr[-3000:]
+    child = children(name)
+    lines = [line for line in child.stdout.splitlines() if line.startswith("JSON:")]
+    assert child.returncode == 0 and lines, child.stderr[-3000:]
     return json.loads(lines[-1][5:])
 
 

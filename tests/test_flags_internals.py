@@ -12,13 +12,13 @@ from __future__ import annotations
 import argparse
 import itertools
 import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
 VALUES = ('{{f.name: f.value for m, fs in {F}.flags_by_module_dict().items() '
@@ -159,10 +159,8 @@ def test_rewritten_program_runs_like_tf14(tmp_path: Path):
     assert "_parse_flags" not in result.new.decode() and "__flags" not in result.new.decode()
     program = tmp_path / "train.py"
     program.write_bytes(result.new)
-    python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    run = subprocess.run([str(python), str(program), *ARGS], capture_output=True, text=True, env=env,
-                         timeout=300, cwd=tmp_path)
+    run = run_python([str(program), *ARGS], env=env, timeout=300, cwd=tmp_path)
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.stdout == _legacy_output(ARGS)
 

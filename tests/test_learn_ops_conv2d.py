@@ -13,14 +13,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ALL = load_catalog().selected(None)
 
@@ -119,8 +118,7 @@ def test_rewritten_conv2d_builds_the_legacy_variables_on_tf215():
         new, _ = _rewrite(program(imp, call, "function"))
         jobs.append((f"{imp}-{call}", new))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(jobs), capture_output=True, text=True,
-                          env=env, timeout=600)
+    proc = run_python(["-c", CHILD], input=json.dumps(jobs), env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     for name, result in out.items():

@@ -14,13 +14,12 @@ and compares its values with the legacy functions' documented results.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
 
@@ -189,10 +188,7 @@ def test_renamed_program_runs_on_tf215_with_the_legacy_results(tmp_path):
     assert "tf_slim.training.create_train_op(" in new and "tf_slim.train_eval.evaluate_once(" in new
     script = tmp_path / "prog.py"
     script.write_text(new)
-    proc = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=240,
-        env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"},
-    )
+    proc = run_python([str(script)], timeout=240, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     # the legacy docstrings' semantics (TF 1.15 contrib/metrics set_ops = core sets; confusion_matrix)

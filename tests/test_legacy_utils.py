@@ -14,8 +14,6 @@ from __future__ import annotations
 import collections
 import json
 import re
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
@@ -26,6 +24,7 @@ from hypothesis import strategies as st
 from rewrite_once import rewrite_source  # a program rewritten by its variant test and again for the TF child: once
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.legacy_utils.helpers import ORDER, block
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(None)
@@ -385,7 +384,7 @@ def test_every_variant_runs_on_tf215(tmp_path):
             assert cls.__name__ == "Legacy" + name, (path, cls)
         print("ran", len({paths!r}))
         '''))
-    run = subprocess.run([sys.executable, str(runner)], capture_output=True, text=True, timeout=300)
+    run = run_python([str(runner)], timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     assert run.stdout.split()[-2:] == ["ran", str(len(VARIANTS))]
 
@@ -549,12 +548,11 @@ def test_rewritten_program_runs_on_tf215(tmp_path):
     program.write_text(new)
     checks = tmp_path / "checks.py"
     checks.write_text(CHECKS)
-    run = subprocess.run([sys.executable, str(program), str(tmp_path)], capture_output=True, text=True, timeout=300)
+    run = run_python([str(program), str(tmp_path)], timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     want, vocabulary = oracle_ids(["Hello world", "HelloWorld again", "the USA Today world"], 4)
     assert run.stdout.strip().splitlines()[-1] == f"{want} {len(vocabulary)} 1.0 [3]"
-    run = subprocess.run([sys.executable, str(checks), str(program), str(tmp_path)], capture_output=True, text=True,
-                         timeout=300)
+    run = run_python([str(checks), str(program), str(tmp_path)], timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     line = [ln for ln in run.stdout.splitlines() if ln.startswith("CROSS")][0]
     tf2, legacy, v2 = (json.loads(part) for part in re.match(r"CROSS (\[.*?\]) (\[.*?\]) (\[.*?\])", line).groups())

@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_sources
 
 ENABLED = load_catalog().selected(None)
-VENV_PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 # (id, import lines, the constructor with {cols} for its feature columns, the columns)
 IMPORTS = [
@@ -125,20 +122,8 @@ def test_rewritten_names_read_the_trained_variables(tmp_path):
         programs.append(rewrite_source(source.encode(), ENABLED).new.decode())
         shapes.append(name[3])
     assert len(programs) >= len(rewritable)
-    runner = (
-        "import contextlib, io, json, sys, warnings\nwarnings.simplefilter('ignore')\nimport tensorflow\n"
-        "tensorflow.get_logger().setLevel('ERROR')\nout = []\nfor src in json.load(sys.stdin):\n    buf = io.StringIO()\n    try:\n"
-        "        with contextlib.redirect_stdout(buf):\n            exec(compile(src, '<variant>', 'exec'), {'__name__': '__main__'})\n"
-        "        out.append([json.loads(l.split(' ', 1)[1]) for l in buf.getvalue().splitlines() if l.startswith('SHAPE ')][-1])\n"
-        "    except Exception as exc:\n        out.append('error: %s: %s' % (type(exc).__name__, str(exc)[:300]))\n"
-        "print('RESULT' + json.dumps(out))\n"
-    )
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(programs), capture_output=True, text=True,
-                          env=env, timeout=900)
-    line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
-    assert line, done.stderr[-3000:]
-    got = json.loads(line[0][len("RESULT"):])
+    got = [json.loads(g) if not g.startswith("error: ") else g
+           for g in run_sources(programs, graph=False, module="__main__", printed="SHAPE ", timeout=900)]
     wrong = [(p, g, s) for p, g, s in zip(programs, got, shapes) if g != s]
     assert not wrong, wrong[:2]
 
@@ -194,15 +179,5 @@ def test_load_variable_reads_the_trained_variable(tmp_path):
     model_dir = str(tmp_path / "m")
     programs = [rewrite_source(_load_program(d, lo, '"dnn/hiddenlayer_1/weights"', model_dir)[0].encode(), ENABLED).new.decode()
                 for d, lo in [("MODEL_DIR", LOADERS[1]), ("est.model_dir", LOADERS[0])]]
-    runner = (
-        "import contextlib, io, json, sys, warnings\nwarnings.simplefilter('ignore')\nimport tensorflow\nout = []\n"
-        "for src in json.load(sys.stdin):\n    buf = io.StringIO()\n    with contextlib.redirect_stdout(buf):\n"
-        "        exec(compile(src, '<variant>', 'exec'), {'__name__': '__main__'})\n"
-        "    out.append([json.loads(l.split(' ', 1)[1]) for l in buf.getvalue().splitlines() if l.startswith('SHAPE ')][-1])\n"
-        "print('RESULT' + json.dumps(out))\n"
-    )
-    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(programs), capture_output=True, text=True,
-                          env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=600)
-    line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
-    assert line, done.stderr[-3000:]
-    assert json.loads(line[0][len("RESULT"):]) == [[10, 5], [10, 5]]
+    got = run_sources(programs, graph=False, module="__main__", printed="SHAPE ")
+    assert [json.loads(g) for g in got] == [[10, 5], [10, 5]], got

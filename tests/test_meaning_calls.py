@@ -9,18 +9,14 @@ checks the meaning kept: the TF 1.x Keras LSTM/GRU gates, the TF 1.x cross-entro
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_sources
 
 ENABLED = load_catalog().selected(None)
-PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 # (id, header, the tensorflow prefix as written)
 IMPORTS = [
@@ -134,22 +130,6 @@ def test_saver_path_exists_flagged(exists, path, scope):
     assert [f.line for f in result.findings if f.rule == "TFM570"] == [line], result.new.decode()
 
 
-RUNNER = r'''
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import tensorflow as tf
-out = {}
-for name, source in json.load(sys.stdin).items():
-    try:
-        with tf.Graph().as_default():
-            space = {"__name__": "variant"}
-            exec(compile(source, name, "exec"), space)
-            out[name] = space["RESULT"]
-    except Exception as exc:
-        out[name] = "error: %s: %s" % (type(exc).__name__, str(exc)[:300])
-print(json.dumps(out))
-'''
-
 PROGRAMS = {
     "keras_gates": '''import tensorflow as tf
 x = tf.placeholder(tf.float32, [None, 5, 4])
@@ -178,11 +158,7 @@ RESULT = w.name
 @pytest.mark.slow
 def test_rewritten_programs_keep_the_legacy_meaning_on_tf215():
     programs = {name: rewrite_source(src.encode(), ENABLED).new.decode() for name, src in PROGRAMS.items()}
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    run = subprocess.run([str(PYTHON), "-c", RUNNER], input=json.dumps(programs), capture_output=True, text=True,
-                         env=env, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    results = json.loads(run.stdout.strip().splitlines()[-1])
+    results = run_sources(programs)  # each in a tf.Graph of its own, one TF 2.15 child
     assert results["keras_gates"] == ["hard_sigmoid", "hard_sigmoid", False], (results, programs["keras_gates"])
     assert results["labels_gradient"] == [True, False], (results, programs["labels_gradient"])  # TF 1.x: no gradient into labels
     assert results["empty_scope"] == "outer/w:0", (results, programs["empty_scope"])

@@ -11,14 +11,13 @@ graph built once per model (loop variables), the legacy subgraphs' losses and va
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 TFM1 = CATALOG.selected(["TFM1", "TFM5"])
@@ -213,8 +212,7 @@ def migrated(tmp_path_factory):
         rewrites[name] = (new, fixed, manual)
         (tmp / name).write_text(new)
     (tmp / "driver.py").write_text(DRIVER)
-    proc = subprocess.run([sys.executable, str(tmp / "driver.py"), *(str(tmp / n) for n in programs)],
-                          capture_output=True, text=True, timeout=600, cwd=tmp)
+    proc = run_python([str(tmp / "driver.py"), *(str(tmp / n) for n in programs)], timeout=600, cwd=tmp)
     line = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULTS")]
     assert line, proc.stderr[-3000:]
     return rewrites, json.loads(line[0][len("RESULTS"):])
@@ -432,8 +430,7 @@ def test_learn_array_ops_compute_what_the_legacy_ops_did(tmp_path):
     program = tmp_path / "ops.py"
     program.write_text(new)
     (tmp_path / "driver.py").write_text(DRIVER)
-    proc = subprocess.run([sys.executable, str(tmp_path / "driver.py"), str(program)], capture_output=True, text=True,
-                          timeout=300)
+    proc = run_python([str(tmp_path / "driver.py"), str(program)], timeout=300)
     result = json.loads([ln for ln in proc.stdout.splitlines() if ln.startswith("RESULTS")][0][7:])["ops.py"]
     assert "error" not in result, result.get("error")
     assert result["parts"] == [[2, 4], [2, 4], [2, 4]]

@@ -8,11 +8,10 @@ written and kept, the step it stopped at, that the second run restored step 10 a
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLE = ROOT / "samples" / "monitored_mnist" / "expected.py"
@@ -68,10 +67,7 @@ print("JSON" + json.dumps({"first": first, "second": second, "loss_summary_steps
 def summary(tmp_path_factory):
     work = tmp_path_factory.mktemp("monitored_mnist")
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(SAMPLE), str(work)],
-        capture_output=True, text=True, timeout=300, env=env, cwd=work,
-    )
+    proc = run_python(["-c", CHILD, str(SAMPLE), str(work)], timeout=300, env=env, cwd=work)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("JSON")]
     assert proc.returncode == 0 and lines, proc.stderr[-3000:]
     return json.loads(lines[-1][4:])
@@ -164,8 +160,7 @@ def test_safe_minimum_runs_on_tf_2_15(tmp_path):
     program = tmp_path / "migrated.py"
     program.write_text(migrated)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    proc = subprocess.run([sys.executable, "-c", SAFE_CHILD, str(program), str(tmp_path / "model")],
-                          capture_output=True, text=True, timeout=300, env=env)
+    proc = run_python(["-c", SAFE_CHILD, str(program), str(tmp_path / "model")], timeout=300, env=env)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("JSON")]
     assert proc.returncode == 0 and lines, proc.stderr[-3000:]
     summary = json.loads(lines[-1][4:])

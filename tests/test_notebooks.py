@@ -16,6 +16,7 @@ from tfmigrate.codemod.runner import Options, run
 from tfmigrate.codemod.files import SourceError, discover
 from tfmigrate.codemod.notebook import Notebook, _magic_lines
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 ENABLED = load_catalog().selected(None)
@@ -335,11 +336,7 @@ print(json.dumps({"legacy": run(legacy, out + "/legacy"), "expected": run(expect
 
 @pytest.mark.slow
 def test_the_migrated_sample_notebook_trains_and_saves_on_tensorflow_2_15(tmp_path):
-    proc = subprocess.run(
-        [sys.executable, "-c", RUN_NOTEBOOKS, str(SAMPLE / "legacy.ipynb"), str(SAMPLE / "expected.ipynb"), str(tmp_path)],
-        capture_output=True, text=True, timeout=300, cwd=ROOT,
-        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(ROOT)},
-    )
+    proc = run_python(["-c", RUN_NOTEBOOKS, str(SAMPLE / "legacy.ipynb"), str(SAMPLE / "expected.ipynb"), str(tmp_path)], timeout=300, cwd=ROOT, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONPATH": str(ROOT)})
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["legacy"] == {"error": "AttributeError: module 'tensorflow' has no attribute 'placeholder'"}

@@ -1,14 +1,14 @@
 """The real `pre-commit` runs our hooks against a git repository of legacy code, configured as README's
 "Use it on your own project" says: `repo:` a clone of this repository (its files as they are now), `rev:`
 the release tag README names, the hook ids of `.pre-commit-hooks.yaml`. Both hooks share one
-environment, installed once (the first run), as a user's would be."""
+environment, installed once for every test of a pytest process (one store: the precommit_hooks fixture)."""
 
 import json
 import subprocess
 
 import pytest
 
-from tests.precommit_repo import ROOT, new_repo, pre_commit as find_pre_commit, tagged_clone
+from tests.precommit_repo import ROOT, new_repo, pre_commit as find_pre_commit
 
 LEGACY = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32, shape=[None, 4])\nsess = tf.Session()\n"
 NOTEBOOK = json.dumps(
@@ -33,10 +33,10 @@ def config(clone, tag: str) -> str:
 
 
 @pytest.mark.slow
-def test_pre_commit_hooks_fail_on_legacy_code_then_fix_it(tmp_path):
+def test_pre_commit_hooks_fail_on_legacy_code_then_fix_it(tmp_path, precommit_hooks):
     pre_commit = find_pre_commit()
-    repo, env = new_repo(tmp_path)
-    clone, tag = tagged_clone(tmp_path, env)
+    repo, env = new_repo(tmp_path, precommit_hooks)
+    clone, tag, _ = precommit_hooks  # this checkout, tagged with the release tag
     (repo / ".pre-commit-config.yaml").write_text(config(clone, tag))
     (repo / "train.py").write_text(LEGACY)
     (repo / "explore.ipynb").write_text(NOTEBOOK)

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import itertools
 import os
-import subprocess
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 FAMILY = CATALOG.selected(["TFM57"])
@@ -257,8 +256,7 @@ def test_measured_on_tf215():
     names, is still accepted and reverses the state order; disable_v2_dtype_behavior, which TFM578 names,
     makes a layer on a float64 input compute in float64 again."""
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="3")
-    python = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
-    out = subprocess.run([str(python), "-c", PROBE], capture_output=True, text=True, env=env, timeout=300, check=True)
+    out = run_python(["-c", PROBE], env=env, timeout=300, check=True)
     values = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.split(" ", 1)[0] in
                   ("loss", "metric", "string", "scatter", "stacked", "float64"))
     assert float(values["loss"]) == pytest.approx(-1.0)

@@ -23,6 +23,7 @@ from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.renames import transform as renames
 from tfmigrate.transforms.common import tf_names
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 TFM5 = CATALOG.selected(("TFM5",))
@@ -213,10 +214,7 @@ def tf_child(tmp_path_factory):
         os.makedirs(job["outdirs"][key])
     (root / "job.json").write_text(json.dumps(job))
     (root / "child.py").write_text(CHILD)
-    proc = subprocess.run(
-        [sys.executable, str(root / "child.py"), str(root / "job.json")],
-        capture_output=True, text=True, env=ENV, timeout=600,
-    )
+    proc = run_python([str(root / "child.py"), str(root / "job.json")], env=ENV, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = [l for l in proc.stdout.splitlines() if l.startswith("JSON")][-1]
     return job, json.loads(line[4:])
@@ -227,10 +225,7 @@ def test_committed_table_is_what_the_generator_makes_from_tf215(tmp_path):
     # A fresh process: TF's lazily loaded API grows attributes once it is used, so the walk must
     # start from a clean import (which is how the committed file was made).
     out = tmp_path / "regenerated.json"
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "gen_tf_names.py"), "--out", str(out)],
-        capture_output=True, text=True, env=ENV, timeout=600,
-    )
+    proc = run_python([str(REPO / "tools" / "gen_tf_names.py"), "--out", str(out)], env=ENV, timeout=600)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert out.read_bytes() == tf_names.DATA_FILE.read_bytes(), "tf215_names.json is stale: run tools/gen_tf_names.py"
 

@@ -10,18 +10,14 @@ per layer (without the rewrite TF 2.15 shares one set: ``cell_0/...`` only, or f
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from rewrite_once import rewrite_source  # a program rewritten by its variant test and again for the TF child: once
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_sources
 
 ENABLED = load_catalog().selected(None)
-PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 # (id, header, tensorflow prefix, cell-module prefix, runs on TF 2.15 after the rewrite)
 IMPORTS = [
@@ -257,32 +253,6 @@ with tf.Session() as sess:
 '''
 
 
-RUNNER = r'''
-import json, sys, warnings
-warnings.filterwarnings("ignore")
-import tensorflow as tf
-tf.compat.v1.disable_eager_execution()
-out = {}
-for name, source in json.load(sys.stdin).items():
-    try:
-        with tf.Graph().as_default():
-            space = {"__name__": "variant"}
-            exec(compile(source, name, "exec"), space)
-            out[name] = space["RESULT"]
-    except Exception as exc:
-        out[name] = "error: %s: %s" % (type(exc).__name__, str(exc)[:300])
-print(json.dumps(out, default=list))
-'''
-
-
-def _run_tf(programs: dict[str, str]) -> dict:
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    run = subprocess.run([str(PYTHON), "-c", RUNNER], input=json.dumps(programs), capture_output=True, text=True,
-                         env=env, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout.strip().splitlines()[-1])
-
-
 @pytest.mark.slow
 def test_rewritten_variants_keep_the_legacy_meaning_on_tf215():
     programs, expected = {}, {}
@@ -304,7 +274,7 @@ def test_rewritten_variants_keep_the_legacy_meaning_on_tf215():
     programs["shared-before"] = rewrite_source(shared.encode(), ENABLED - {"TFM561"}).new.decode()
     programs["tf0-program"] = rewrite_source(TF0_PROGRAM.encode(), ENABLED).new.decode()
     expected["tf0-program"] = [2, 16]
-    results = _run_tf(programs)
+    results = run_sources(programs, disable_eager=True)  # each in a tf.Graph of its own, one TF 2.15 child
     for name, want in expected.items():
         got = results[name]
         if name.startswith(("state-", "tf0-")):

@@ -18,14 +18,13 @@ import itertools
 import json
 import os
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ALL = load_catalog().selected(None)
 
@@ -158,8 +157,7 @@ def test_rewritten_session_config_equals_the_legacy_one_on_tf215(tmp_path):
         jobs.append((f"{imp}-{form}-{scope}", new.replace("MODEL_DIR = None", f"MODEL_DIR = {str(tmp_path)!r}"),
                      legacy))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(jobs), capture_output=True, text=True,
-                          env=env, timeout=600)
+    proc = run_python(["-c", CHILD], input=json.dumps(jobs), env=env, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert set(out) == {name for name, _, _ in jobs}
@@ -192,8 +190,7 @@ def test_save_checkpoints_secs_zero_keeps_the_legacy_cadence_on_tf215():
     child = ("import json, sys\nout = []\nfor call, source in json.load(sys.stdin):\n    scope = {}\n"
              "    exec(source, scope)\n    c = scope['config']\n"
              "    out.append([call, c.save_checkpoints_secs, c.save_checkpoints_steps])\nprint(json.dumps(out))\n")
-    proc = subprocess.run([sys.executable, "-c", child], input=json.dumps(programs), capture_output=True, text=True,
-                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), timeout=300)
+    proc = run_python(["-c", child], input=json.dumps(programs), env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     for call, secs, steps in json.loads(proc.stdout.strip().splitlines()[-1]):
         assert (secs, steps) == ZERO[call], call

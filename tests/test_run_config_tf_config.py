@@ -15,8 +15,6 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -27,6 +25,7 @@ from tfmigrate.codemod.rule import load_catalog
 ALL = load_catalog().selected(None)
 
 from tests.test_run_config_session import IMPORTS  # noqa: E402  the same six import forms, one table
+from tests.tfchildren import run_python
 ARGS = {  # the RunConfig's arguments: one the rewrite gives a session_config= already, one it must add it for
     "fraction": "model_dir=MODEL_DIR, gpu_memory_fraction=0.5",
     "plain": "model_dir=MODEL_DIR, tf_random_seed=3",
@@ -170,8 +169,7 @@ def test_mutated_session_config_reaches_the_estimator_on_tf215(tmp_path):
             continue  # every scope is proven statically above; the child runs a representative batch
         new, _ = _rewrite(program(imp, args, flow, scope))
         jobs.append((f"{imp}-{args}-{flow}-{scope}", new.replace("MODEL_DIR = None", f"MODEL_DIR = {str(tmp_path)!r}")))
-    proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(jobs), capture_output=True, text=True,
-                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), timeout=600)
+    proc = run_python(["-c", CHILD], input=json.dumps(jobs), env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"), timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert set(out) == {name for name, _ in jobs}

@@ -11,16 +11,14 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
-VENV_PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 IMPORTS = [
     ("skflow", "import skflow", "skflow.TensorFlowDNNClassifier"),
@@ -136,8 +134,7 @@ def test_checkpoint_lands_where_the_program_saved(tmp_path):
         "print('RESULT' + json.dumps(out))\n"
     )
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(list(zip(programs, paths))), capture_output=True,
-                          text=True, env=env, timeout=900, cwd=tmp_path)
+    done = run_python(["-c", runner], input=json.dumps(list(zip(programs, paths))), env=env, timeout=900, cwd=tmp_path)
     line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
     assert line, done.stderr[-3000:]
     got = json.loads(line[0][len("RESULT"):])

@@ -12,6 +12,7 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parent.parent
 LEGACY = ROOT / "samples" / "saver_traps" / "legacy.py"
@@ -175,10 +176,7 @@ print("JSON" + json.dumps({"stdout": out.getvalue().splitlines(), "checkpoints":
 @pytest.mark.slow
 def test_migrated_program_runs_with_the_legacy_checkpoints(tmp_path):
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(EXPECTED), str(tmp_path / "model")],
-        capture_output=True, text=True, timeout=300, env=env,
-    )
+    proc = run_python(["-c", CHILD, str(EXPECTED), str(tmp_path / "model")], timeout=300, env=env)
     lines = [line for line in proc.stdout.splitlines() if line.startswith("JSON")]
     assert proc.returncode == 0 and lines, proc.stderr[-3000:]
     summary = json.loads(lines[-1][4:])

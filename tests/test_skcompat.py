@@ -22,14 +22,13 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ALL = load_catalog().selected(None)
 
@@ -252,8 +251,7 @@ def test_rewritten_programs_return_what_skcompat_returned_on_tf215():
         new, _ = _rewrite(program("from_contrib", kind, flow, call, scope))
         jobs.append((f"{kind}-{flow}-{call}-{scope}", new))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(jobs), capture_output=True, text=True,
-                          env=env, timeout=900)
+    proc = run_python(["-c", CHILD], input=json.dumps(jobs), env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert set(out) == {name for name, _ in jobs}

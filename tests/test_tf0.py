@@ -9,7 +9,6 @@ still reads its first argument as the logits.
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -17,6 +16,7 @@ from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.tf0 import transform as tf0
 from tfmigrate.transforms.common.tf_names import GRAPH_KEYS, UNKNOWN, names
+from tests.tfchildren import run_python
 
 ALL_RULES = load_catalog().selected(None)
 
@@ -95,7 +95,7 @@ def _run(code: str, tmp_path) -> subprocess.CompletedProcess:
     script = tmp_path / "prog.py"
     script.write_text(code)
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "CUDA_VISIBLE_DEVICES": ""}
-    return subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    return run_python([str(script)], env=env, timeout=300)
 
 
 @pytest.mark.slow

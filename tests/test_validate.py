@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster_checks import assert_trained_as_one_cluster
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -393,24 +394,32 @@ def test_program_that_stops_before_training_cannot_run(tmp_path: Path) -> None:
 def test_dense_placement_follows_name_scopes_not_one_cpus_op_names() -> None:
     """A build that renames the forward kernel beyond recognition (here `_OneDnnFusedDense`; oneDNN's
     `_MklNativeFusedMatMul` was the case that broke) still reports the forward pass: the layer's name scope
-    comes from any matrix product in it (here the backward one), then every op under it counts."""
-    from tensorflow.core.framework import graph_pb2
+    comes from any matrix product in it (here the backward one), then every op under it counts. In a
+    TensorFlow child (tests/tfchildren.py), which has TensorFlow imported already, not in this process."""
+    proc = run_python(["-c", DENSE_PLACEMENT_CHECK], timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), proc.stderr[-3000:]
 
-    from tfmigrate.validate._child import dense_placement
 
-    graph = graph_pb2.GraphDef()
-    for name, op in [
-        ("dnn/hiddenlayer_0/kernel", "VarHandleOp"), ("dnn/hiddenlayer_0/Relu", "_OneDnnFusedDense"),
-        ("dnn/hiddenlayer_0/BiasAdd/ReadVariableOp", "ReadVariableOp"),
-        ("training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1", "MatMul"),
-        ("head/losses/Mean", "Mean"), ("global_step", "VarHandleOp"),
-    ]:
-        graph.node.add(name=name, op=op, device="/job:localhost/replica:0/task:0/device:CPU:0")
-    got = dense_placement([graph])
-    assert list(got)[0] == "training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1"
-    assert got["dnn/hiddenlayer_0/Relu"].endswith("CPU:0")
-    assert "(variable) dnn/hiddenlayer_0/kernel" in got and "dnn/hiddenlayer_0/BiasAdd/ReadVariableOp" in got
-    assert "head/losses/Mean" not in got and "global_step" not in got
+DENSE_PLACEMENT_CHECK = """
+from tensorflow.core.framework import graph_pb2
+
+from tfmigrate.validate._child import dense_placement
+
+graph = graph_pb2.GraphDef()
+for name, op in [
+    ("dnn/hiddenlayer_0/kernel", "VarHandleOp"), ("dnn/hiddenlayer_0/Relu", "_OneDnnFusedDense"),
+    ("dnn/hiddenlayer_0/BiasAdd/ReadVariableOp", "ReadVariableOp"),
+    ("training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1", "MatMul"),
+    ("head/losses/Mean", "Mean"), ("global_step", "VarHandleOp"),
+]:
+    graph.node.add(name=name, op=op, device="/job:localhost/replica:0/task:0/device:CPU:0")
+got = dense_placement([graph])
+assert list(got)[0] == "training/Adagrad/gradients/gradients/dnn/hiddenlayer_0/MatMul_grad/MatMul_1"
+assert got["dnn/hiddenlayer_0/Relu"].endswith("CPU:0")
+assert "(variable) dnn/hiddenlayer_0/kernel" in got and "dnn/hiddenlayer_0/BiasAdd/ReadVariableOp" in got
+assert "head/losses/Mean" not in got and "global_step" not in got
+print("ok")
+"""
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster_checks import assert_trained_as_one_cluster
+from tests.tfchildren import run_python
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "cluster_ps"
@@ -80,8 +81,7 @@ def test_the_rewritten_program_runs_as_its_cluster_and_its_checkpoint_fits_the_m
     ps = subprocess.Popen([*program, "--job_name=ps", "--task_index=0"], cwd=tmp_path, env=env,
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        worker = subprocess.run([*program, "--job_name=worker", "--task_index=0"], cwd=tmp_path, env=env,
-                                capture_output=True, text=True, timeout=120)
+        worker = run_python([*program[1:], "--job_name=worker", "--task_index=0"], cwd=tmp_path, env=env, timeout=120)
     finally:
         ps.kill()  # server.join() serves forever, as in TF 1.x
         ps.wait()

@@ -20,14 +20,13 @@ import itertools
 import json
 import os
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_python
 
 ALL = load_catalog().selected(None)
 
@@ -179,8 +178,7 @@ def test_rewritten_monitors_evaluate_and_stop_on_tf215():
         new, _ = _rewrite(source)
         jobs.append((f"{kind}-{inp}-{stop}", new))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-    proc = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(jobs), capture_output=True, text=True,
-                          env=env, timeout=900)
+    proc = run_python(["-c", CHILD], input=json.dumps(jobs), env=env, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     for name, result in out.items():

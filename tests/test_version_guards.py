@@ -11,18 +11,14 @@ same branch: the static decision is the real one.
 from __future__ import annotations
 
 import itertools
-import json
-import os
-import subprocess
-from pathlib import Path
 
 import pytest
 
 from rewrite_once import rewrite_source  # a program rewritten by its variant test and again for the TF child: once
 from tfmigrate.codemod.rule import load_catalog
+from tests.tfchildren import run_sources
 
 ENABLED = load_catalog().selected(None)
-VENV_PYTHON = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "python"
 
 IMPORTS = [
     ("tf", "import tensorflow as tf", "tf"),
@@ -259,20 +255,7 @@ def test_concat_v2_deconv2d_twins():
 
 def _branch_runs(programs: list[str]) -> list[str]:
     """Run each program (our own generated text) in one TensorFlow 2.15 process; the BRANCH each printed."""
-    runner = (
-        "import contextlib, io, json, sys, warnings\nwarnings.simplefilter('ignore')\nimport tensorflow\n"
-        "out = []\nfor src in json.load(sys.stdin):\n    buf = io.StringIO()\n    try:\n"
-        "        with contextlib.redirect_stdout(buf):\n            exec(compile(src, '<variant>', 'exec'), {'__name__': '__main__'})\n"
-        "        out.append([l.split(' ', 1)[1] for l in buf.getvalue().splitlines() if l.startswith('BRANCH ')][-1])\n"
-        "    except Exception as exc:\n        out.append('error: %s: %s' % (type(exc).__name__, exc))\n"
-        "print('RESULT' + json.dumps(out))\n"
-    )
-    env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
-    done = subprocess.run([str(VENV_PYTHON), "-c", runner], input=json.dumps(programs), capture_output=True, text=True,
-                          env=env, timeout=600)
-    line = [x for x in done.stdout.splitlines() if x.startswith("RESULT")]
-    assert line, done.stderr[-3000:]
-    return json.loads(line[0][len("RESULT"):])
+    return run_sources(programs, graph=False, module="__main__", printed="BRANCH ")
 
 
 @pytest.mark.slow

@@ -39,9 +39,9 @@ def git(repo: Path, env: dict[str, str], *args: str) -> None:
 
 
 @pytest.mark.slow
-def test_real_pre_commit_with_a_staged_file_named_like_an_option(tmp_path: Path) -> None:
+def test_real_pre_commit_with_a_staged_file_named_like_an_option(tmp_path: Path, precommit_hooks) -> None:
     pre_commit = find_pre_commit()
-    repo, env = new_repo(tmp_path)
+    repo, env = new_repo(tmp_path, precommit_hooks)
     (repo / "conftest.py").write_bytes(CONFTEST)
     git(repo, env, "add", "conftest.py")
     git(repo, env, "commit", "-qm", "init")
@@ -50,7 +50,7 @@ def test_real_pre_commit_with_a_staged_file_named_like_an_option(tmp_path: Path)
     git(repo, env, "add", "--", "-oconftest.py", "train.py")  # staged: what the hooks are given
 
     # every hook of the repository, on the staged files: the check, then the fix
-    done = subprocess.run([pre_commit, "try-repo", str(ROOT)], cwd=repo, env=env, capture_output=True, text=True)
+    done = subprocess.run([pre_commit, "run"], cwd=repo, env=env, capture_output=True, text=True)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "-oconftest.py:3:5: TFM501" in done.stdout, done.stdout
     assert (repo / "conftest.py").read_bytes() == CONFTEST  # before: the check hook's report

@@ -1,0 +1,117 @@
+"""The TensorFlow fork server of the test suite (started by ``tests/tfchildren.py``; never imported).
+
+It imports the modules named on its command line (``tensorflow`` and the parts of it programs reach
+for), once, then waits for jobs: one JSON line each on stdin. For each job it forks: the child is
+the process a fresh ``python ARGS...`` would be once it has imported TensorFlow (its own memory, its
+own process group, the job's cwd, environment, argv, stdin, stdout and stderr files), and it ends as
+that interpreter would (exit status, traceback, ``atexit``). The server answers one JSON line per job:
+the exit status and the child's CPU seconds. The objects of the imports are frozen (``gc.freeze``)
+before the first fork, so that no child's garbage collection touches, and so copies, their pages.
+
+It is started with ``OPENBLAS_NUM_THREADS=1`` so that it holds no thread when it forks (numpy's and
+scipy's OpenBLAS start one each otherwise; TensorFlow itself starts none before its first op).
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import json
+import os
+import signal
+import sys
+
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout
+
+
+def serve() -> dict | None:
+    """Answer jobs until stdin closes (returns None); in a forked child, return the child's job."""
+    for name in sys.argv[1:]:
+        importlib.import_module(name)
+    # what the imports made is never garbage-collected in a child: the collector's walks over TensorFlow's
+    # objects would copy their pages into every child (about 1 CPU second at each child's exit alone)
+    gc.freeze()
+    protocol = os.fdopen(os.dup(1), "w", buffering=1)
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    protocol.write(json.dumps({"ready": True, "cpu": own.ru_utime + own.ru_stime}) + "\n")  # what the imports cost
+    signal.signal(signal.SIGALRM, _alarm)
+    for line in sys.stdin:
+        job = json.loads(line)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        pid = os.fork()
+        if pid == 0:
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            protocol.close()
+            return job
+        timed_out = False
+        signal.alarm(max(1, int(job["timeout"] + 0.999)))
+        try:
+            _, status, usage = os.wait4(pid, 0)
+        except _Timeout:
+            timed_out = True
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            _, status, usage = os.wait4(pid, 0)
+        finally:
+            signal.alarm(0)
+        protocol.write(json.dumps({"returncode": os.waitstatus_to_exitcode(status), "timed_out": timed_out,
+                                   "cpu": usage.ru_utime + usage.ru_stime}) + "\n")
+    return None
+
+
+def _reopen(fd: int, path: str, mode: str) -> None:
+    target = os.open(path, mode)
+    os.dup2(target, fd)
+    os.close(target)
+
+
+def run(job: dict) -> None:
+    """Become ``python *job['argv']``: the process state a fresh interpreter has, then run the program."""
+    os.setpgid(0, 0)  # a timeout kills the program and whatever it started
+    _reopen(0, job["stdin"] or os.devnull, os.O_RDONLY)
+    _reopen(1, job["stdout"], os.O_WRONLY | os.O_TRUNC)
+    _reopen(2, job["stderr"], os.O_WRONLY | os.O_TRUNC)
+    sys.stdin = open(0, "r", closefd=False)
+    sys.stdout = open(1, "w", closefd=False)
+    sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")
+    os.chdir(job["cwd"])
+    os.environ.clear()
+    os.environ.update(job["env"])
+    import tempfile
+
+    tempfile.tempdir = None  # TMPDIR is the job's
+    extra = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p not in sys.path]
+    argv = job["argv"]
+    import types
+
+    if argv[0] == "-c":
+        sys.argv = ["-c", *argv[2:]]
+        sys.path[0:0] = ["", *extra]
+        main = types.ModuleType("__main__")
+        main.__builtins__ = __builtins__
+        sys.modules["__main__"] = main
+        exec(compile(argv[1], "<string>", "exec"), main.__dict__)
+    else:
+        import runpy
+
+        sys.argv = list(argv)
+        sys.path[0:0] = [os.path.dirname(os.path.abspath(argv[0])), *extra]
+        runpy.run_path(argv[0], run_name="__main__")
+
+
+if __name__ == "__main__":
+    _job = serve()
+    if _job is not None:
+        del serve
+        run(_job)
