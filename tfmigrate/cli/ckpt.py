@@ -216,6 +216,8 @@ def convert(checkpoint: str, out: str, to: str, name_map: str, model: str | None
         table.add_column("to", overflow="fold", ratio=1)
         table.add_column("how", no_wrap=True)
         for op in data["ops"]:
+            if op["op"] == "fill":  # optimizer state the checkpoint cannot give: one note per kind below
+                continue
             table.add_row(escape(" + ".join(op["src"])), escape(op["new"]), escape(op["op"]))
         _table(out_c, table)
         for old, why in data["not_carried"].items():
