@@ -2,7 +2,9 @@
 
 Run as a child process (one per test module): ``python tests/ckpt_factory.py OUT KIND...`` writes
 ``OUT/<kind>/`` model_dirs and ``OUT/manifest.json``: for each kind its prefix, what
-``tf.train.list_variables`` and the reader's dtype map say, and the weights the tests need.
+``tf.train.list_variables`` and the reader's dtype map say, and the weights the tests need
+(``... KIND... --variables TARGET...``: also the variables tfmigrate's TF child lists for each TARGET,
+in the same process).
 ``python tests/ckpt_factory.py --predict REQUEST.json`` loads a ``tf.estimator.DNNClassifier``
 from a model_dir and prints its probabilities (JSON).
 
@@ -439,5 +441,11 @@ if __name__ == "__main__":
         behave(json.loads(Path(sys.argv[2]).read_text()))
     elif sys.argv[1] == "--predict":
         predict(json.loads(Path(sys.argv[2]).read_text()))
-    else:
-        make(Path(sys.argv[1]), sys.argv[2:] or list(KINDS))
+    else:  # OUT KIND... [--variables TARGET...]: also what tfmigrate's TF child lists for each TARGET (manifest "variables")
+        kinds, _, specs = " ".join(sys.argv[2:]).partition("--variables")
+        manifest = make(Path(sys.argv[1]), kinds.split() or list(KINDS))
+        if specs.split():
+            from tfmigrate.checkpoint._tfchild import cmd_variables
+
+            manifest["variables"] = [cmd_variables(spec) for spec in specs.split()]
+            (Path(sys.argv[1]) / "manifest.json").write_text(json.dumps(manifest, indent=1))

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tfmigrate.checkpoint import api, targets, values
+from tfmigrate.checkpoint import api, values
 from tfmigrate.cli.ckpt import ckpt
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,8 +48,13 @@ est = tf.estimator.DNNClassifier(
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("convert")
+    models = {}
+    for opt in RESUME_OPTIMIZERS:  # the migrated models of the resumable conversions below
+        models[opt] = out / f"migrated_{opt.lower()}.py"
+        models[opt].write_text(MIGRATED.format(optimizer=f", optimizer={opt!r}" if opt != "Adagrad" else ""))
     subprocess.run([sys.executable, str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09",
-                    "skflow_resume"], check=True, env=ENV, capture_output=True, timeout=600)
+                    "skflow_resume", "--variables", *(str(models[o]) for o in RESUME_OPTIMIZERS)],
+                   check=True, env=ENV, capture_output=True, timeout=600)
     manifest = json.loads((out / "ck" / "manifest.json").read_text())
     converted = {}
     for kind in ("skflow", "skflow_binary", "contrib09"):
@@ -63,13 +68,10 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
         {"model_dir": str(out / "contrib09_v2"), "hidden_units": [10, 10], "n_classes": 3, "x": x.tolist()},
     ]
     # resumable conversions (issue 30): the skflow checkpoint at step 200, with trained Adagrad accumulators, converted
-    # --model for the same optimizer (slots renamed) and for another (its slots as it initialises them); one TF child
-    # lists both models' variables, then train(steps=RESUME_STEPS) runs from each converted model_dir in the predict child
-    models = {}
-    for opt in RESUME_OPTIMIZERS:
-        models[opt] = out / f"migrated_{opt.lower()}.py"
-        models[opt].write_text(MIGRATED.format(optimizer=f", optimizer={opt!r}" if opt != "Adagrad" else ""))
-    model_results = dict(zip(RESUME_OPTIMIZERS, targets.model_variables_many([str(models[o]) for o in RESUME_OPTIMIZERS])))
+    # --model for the same optimizer (slots renamed) and for another (its slots as it initialises them); the factory child
+    # lists both models' variables (the factory's, with tfmigrate's own child code), then train(steps=RESUME_STEPS) runs from
+    # each converted model_dir in the predict child
+    model_results = dict(zip(RESUME_OPTIMIZERS, manifest["variables"]))
     resumed_conv, legacy_diff = {}, {}
     for opt in RESUME_OPTIMIZERS:
         legacy_diff[opt] = api.diff(manifest["skflow_resume"]["dir"], str(models[opt]), model_result=model_results[opt])
