@@ -64,7 +64,7 @@ def carry(p: Any, ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[i
                 p.not_carried[name] = f"the slot of {var}, which is not carried as a plain copy ({p.name_map[var]} is computed)"
             continue
         if want_opt != opt:
-            p.not_carried[name] = f"a {m.group('slot')} slot; the model's optimizer is {opt} (its own state is initialised)"
+            p.not_carried[name] = f"a slot of {want_opt}; the model's optimizer is {opt} (its state is written as {opt} initialises it)"
             continue
         new = f"training/{opt}/{plain[var]}/{slot}"
         if new not in target_vars or new in written:
