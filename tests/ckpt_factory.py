@@ -2,7 +2,9 @@
 
 Run as a child process (one per test module): ``python tests/ckpt_factory.py OUT KIND...`` writes
 ``OUT/<kind>/`` model_dirs and ``OUT/manifest.json``: for each kind its prefix, what
-``tf.train.list_variables`` and the reader's dtype map say, and the weights the tests need.
+``tf.train.list_variables`` and the reader's dtype map say, and the weights the tests need
+(``... KIND... --variables TARGET...``: also the variables tfmigrate's TF child lists for each TARGET,
+in the same process).
 ``python tests/ckpt_factory.py --predict REQUEST.json`` loads a ``tf.estimator.DNNClassifier``
 from a model_dir and prints its probabilities (JSON).
 
@@ -26,6 +28,8 @@ KINDS = ("skflow", "skflow_binary", "contrib09", "contrib1x", "estimator_v1", "e
          "partitioned", "v2_iris_10x10", "tfe_network")
 # trained canned models of other kinds (ckpt convert --to keras); not in KINDS, which test_ckpt_reader writes all of
 CANNED_KINDS = ("estimator_linear", "estimator_embedding", "estimator_partitioned", "estimator_batchnorm")
+# skflow with trained Adagrad accumulators (ckpt convert --model: train() resumes); not in KINDS either
+RESUME_KINDS = ("skflow_resume",)
 HIDDEN = [10, 10]
 N_FEATURES = 4
 N_CLASSES = 3
@@ -275,15 +279,16 @@ def make(out: Path, kinds: list[str]) -> dict:
         d = out / kind
         prefix = str(d / "model.ckpt-1")
         extra: dict = {}
-        if kind in ("skflow", "skflow_binary"):  # TF 0.8 skflow TensorFlowDNNClassifier, V1 format
+        if kind in ("skflow", "skflow_binary", "skflow_resume"):  # TF 0.8 skflow TensorFlowDNNClassifier, V1 format
             if kind == "skflow_binary":
                 w = _weights(2, [N_FEATURES, *HIDDEN, 2])
             t: dict = {}
             for i, (k, b) in enumerate(w[:-1]):
                 t[f"dnn/layer{i}/Linear/Matrix"], t[f"dnn/layer{i}/Linear/Bias"] = k, b
             t["logistic_regression/weights"], t["logistic_regression/bias"] = w[-1]
-            for name in list(t):
-                t[name + "/Adagrad"] = np.full_like(t[name], 0.1)
+            for name in list(t):  # skflow_resume: accumulators after 200 steps (0.1 + the squared gradients), not the initial 0.1
+                t[name + "/Adagrad"] = np.full_like(t[name], 0.1) + (np.random.RandomState(7).uniform(size=t[name].shape).astype("float32")
+                                                                     if kind == "skflow_resume" else 0)
             t["global_step"] = np.int32(200)
             t["learning_rate"] = np.float32(0.1)
             prefix = str(d / "model.ckpt-200")
@@ -350,13 +355,46 @@ def make(out: Path, kinds: list[str]) -> dict:
     return manifest
 
 
+def _resume(request: dict) -> dict:
+    """Build ``model`` (a TARGET) on ``model_dir`` and ``train(steps=...)`` from it: the value of every
+    variable right after the restore (a hook, before the first step), the global step after training,
+    or the error (type, first line)."""
+    import numpy as np
+    import tensorflow as tf
+
+    from tfmigrate.checkpoint import targets
+
+    restored: dict = {}
+
+    class Restored(tf.estimator.SessionRunHook):
+        def begin(self):  # noqa: ANN202
+            self.reads = {var.op.name: var.value() for var in tf.compat.v1.global_variables()}
+
+        def after_create_session(self, session, coord):  # noqa: ANN001, ARG002
+            restored.update({k: v.tolist() for k, v in session.run(self.reads).items()})
+
+    x, y = _iris(16)
+    try:
+        est = targets.load(targets.parse_target(request["model"]), model_dir=request["model_dir"]).estimator
+        est.train(lambda: tf.data.Dataset.from_tensor_slices(({"x": x}, y)).repeat().batch(8), steps=request["steps"], hooks=[Restored()])
+    except Exception as exc:  # noqa: BLE001 - the behaviour under test
+        lines = [ln for ln in str(exc).splitlines() if ln.strip()]
+        return {"error": type(exc).__name__, "message": lines[0][:500] if lines else ""}
+    return {"error": None, "restored": restored, "global_step": int(np.asarray(est.get_variable_value("global_step")))}
+
+
 def predict(requests: list[dict]) -> None:
-    """For each request, a migrated ``tf.estimator.DNNClassifier`` on ``model_dir`` predicts ``x``."""
+    """For each request, a migrated ``tf.estimator.DNNClassifier`` on ``model_dir`` predicts ``x``;
+    a request with ``"model"`` and ``"steps"`` trains that model from ``model_dir`` instead (:func:`_resume`)."""
     import tensorflow as tf
 
     tf.get_logger().setLevel("ERROR")
     results = []
+    resumed = []
     for request in requests:
+        if "steps" in request:
+            resumed.append(_resume(request))
+            continue
         import numpy as np
 
         x = np.asarray(request["x"], "float32")
@@ -364,7 +402,7 @@ def predict(requests: list[dict]) -> None:
                                          feature_columns=[tf.feature_column.numeric_column("x", shape=[x.shape[1]])],
                                          model_dir=request["model_dir"])
         results.append([p["probabilities"].tolist() for p in est.predict(lambda: tf.data.Dataset.from_tensor_slices({"x": x}).batch(64))])
-    print(json.dumps({"probabilities": results}))
+    print(json.dumps({"probabilities": results, "resumed": resumed}))
 
 
 def behave(requests: list[dict]) -> None:
@@ -403,5 +441,11 @@ if __name__ == "__main__":
         behave(json.loads(Path(sys.argv[2]).read_text()))
     elif sys.argv[1] == "--predict":
         predict(json.loads(Path(sys.argv[2]).read_text()))
-    else:
-        make(Path(sys.argv[1]), sys.argv[2:] or list(KINDS))
+    else:  # OUT KIND... [--variables TARGET...]: also what tfmigrate's TF child lists for each TARGET (manifest "variables")
+        kinds, _, specs = " ".join(sys.argv[2:]).partition("--variables")
+        manifest = make(Path(sys.argv[1]), kinds.split() or list(KINDS))
+        if specs.split():
+            from tfmigrate.checkpoint._tfchild import cmd_variables
+
+            manifest["variables"] = [cmd_variables(spec) for spec in specs.split()]
+            (Path(sys.argv[1]) / "manifest.json").write_text(json.dumps(manifest, indent=1))

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tfmigrate.checkpoint import api
+from tfmigrate.checkpoint import api, values
 from tfmigrate.cli.ckpt import ckpt
 from tests.tfchildren import run_python
 
@@ -35,10 +35,24 @@ def forward(weights: list, x: np.ndarray, centered_bias: list | None = None) -> 
     return e / e.sum(axis=1, keepdims=True)
 
 
+RESUME_OPTIMIZERS = ("Adagrad", "Adam")
+RESUME_STEPS = 3
+MIGRATED = """import tensorflow as tf
+est = tf.estimator.DNNClassifier(
+    feature_columns=[tf.feature_column.numeric_column("x", shape=[4])],
+    hidden_units=[10, 10], n_classes=3, model_dir="models/iris"{optimizer})
+"""
+
+
 @pytest.fixture(scope="module")
 def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     out = tmp_path_factory.mktemp("convert")
-    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09"], check=True, env=ENV, timeout=600)
+    models = {}
+    for opt in RESUME_OPTIMIZERS:  # the migrated models of the resumable conversions below
+        models[opt] = out / f"migrated_{opt.lower()}.py"
+        models[opt].write_text(MIGRATED.format(optimizer=f", optimizer={opt!r}" if opt != "Adagrad" else ""))
+    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09",
+                "skflow_resume", "--variables", *(str(models[o]) for o in RESUME_OPTIMIZERS)], check=True, env=ENV, timeout=600)
     manifest = json.loads((out / "ck" / "manifest.json").read_text())
     converted = {}
     for kind in ("skflow", "skflow_binary", "contrib09"):
@@ -51,10 +65,23 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
         {"model_dir": str(out / "skflow_binary_v2"), "hidden_units": [10, 10], "n_classes": 2, "x": x.tolist()},
         {"model_dir": str(out / "contrib09_v2"), "hidden_units": [10, 10], "n_classes": 3, "x": x.tolist()},
     ]
+    # resumable conversions (issue 30): the skflow checkpoint at step 200, with trained Adagrad accumulators, converted
+    # --model for the same optimizer (slots renamed) and for another (its slots as it initialises them); the factory child
+    # lists both models' variables (the factory's, with tfmigrate's own child code), then train(steps=RESUME_STEPS) runs from
+    # each converted model_dir in the predict child
+    model_results = dict(zip(RESUME_OPTIMIZERS, manifest["variables"]))
+    resumed_conv, legacy_diff = {}, {}
+    for opt in RESUME_OPTIMIZERS:
+        legacy_diff[opt] = api.diff(manifest["skflow_resume"]["dir"], str(models[opt]), model_result=model_results[opt])
+        resumed_conv[opt] = api.convert(manifest["skflow_resume"]["dir"], out / f"resume_{opt}", model=str(models[opt]),
+                                        model_result=model_results[opt])
+        requests.append({"model": str(models[opt]), "model_dir": str(out / f"resume_{opt}"), "steps": RESUME_STEPS})
     (out / "requests.json").write_text(json.dumps(requests))
     proc = run_python([str(ROOT / "tests" / "ckpt_factory.py"), "--predict", str(out / "requests.json")], check=True, env=ENV, timeout=600)
-    probs = json.loads(proc.stdout.strip().splitlines()[-1])["probabilities"]
-    return {"manifest": manifest, "converted": converted, "x": x, "probs": probs, "dir": out}
+    answer = json.loads(proc.stdout.strip().splitlines()[-1])
+    return {"manifest": manifest, "converted": converted, "x": x, "probs": answer["probabilities"], "dir": out,
+            "resume": {"converted": resumed_conv, "legacy_diff": legacy_diff, "models": model_results,
+                       "trained": dict(zip(RESUME_OPTIMIZERS, answer["resumed"]))}}
 
 
 def test_skflow_checkpoint_converts_and_predicts_like_the_old_weights(made: dict) -> None:
@@ -121,3 +148,55 @@ def test_convert_with_map_file_and_model(made: dict, tmp_path: Path) -> None:
     written = {v["name"] for v in api.inspect(tmp_path / "out")["variables"]}
     assert written == {"dnn/hiddenlayer_0/kernel", "dnn/hiddenlayer_0/bias", "dnn/hiddenlayer_1/kernel",
                        "dnn/hiddenlayer_1/bias", "dnn/logits/kernel", "dnn/logits/bias", "global_step"}
+
+
+# ------------------------------------------------------------------ resumable conversions (issue 30)
+
+LEGACY_WEIGHTS = {"dnn/layer0/Linear/Matrix": "dnn/hiddenlayer_0/kernel", "dnn/layer0/Linear/Bias": "dnn/hiddenlayer_0/bias",
+                  "dnn/layer1/Linear/Matrix": "dnn/hiddenlayer_1/kernel", "dnn/layer1/Linear/Bias": "dnn/hiddenlayer_1/bias",
+                  "logistic_regression/weights": "dnn/logits/kernel", "logistic_regression/bias": "dnn/logits/bias"}
+
+
+@pytest.mark.parametrize("opt", RESUME_OPTIMIZERS)
+def test_converted_for_the_model_train_resumes_at_the_legacy_step(made: dict, opt: str) -> None:
+    conv = made["resume"]["converted"][opt]
+    # the old verdict was INCOMPATIBLE (exit 1: "optimizer state: 8 missing ... train() raises NotFoundError"): the bug
+    assert conv["diff"]["compatible"], conv["diff"]["verdict"]
+    assert Path(conv["out"]).name == "model.ckpt-200"
+    trained = made["resume"]["trained"][opt]
+    assert trained["error"] is None, trained
+    assert trained["global_step"] == 200 + RESUME_STEPS
+    legacy = values.read_arrays(made["manifest"]["skflow_resume"]["prefix"])
+    restored = {k: np.array(v) for k, v in trained["restored"].items()}
+    assert restored["global_step"] == 200
+    for old, new in LEGACY_WEIGHTS.items():
+        np.testing.assert_array_equal(restored[new], legacy[old])
+        if opt == "Adagrad":  # the same optimizer: the legacy accumulators, renamed across eras
+            np.testing.assert_array_equal(restored[f"training/Adagrad/{new}/accumulator"], legacy[old + "/Adagrad"])
+            assert not np.allclose(legacy[old + "/Adagrad"], 0.1)  # trained accumulators, not Adagrad's initial value
+        else:  # another optimizer: its slots as it initialises them, the legacy Adagrad slots said not carried
+            np.testing.assert_array_equal(restored[f"training/Adam/{new}/m"], np.zeros_like(legacy[old]))
+            np.testing.assert_array_equal(restored[f"training/Adam/{new}/v"], np.zeros_like(legacy[old]))
+            assert "the model's optimizer is Adam" in conv["not_carried"][old + "/Adagrad"]
+    # hyperparameters are the model's own (TF 2.15's canned Adagrad and Adam both default to 0.001), not skflow's 0.1
+    np.testing.assert_allclose(restored[f"training/{opt}/learning_rate"], 0.001, rtol=1e-6)
+    assert "learning rate" in conv["not_carried"]["learning_rate"]
+
+
+def test_another_optimizers_state_is_said_in_one_line_per_kind(made: dict) -> None:
+    adam = made["resume"]["converted"]["Adam"]["notes"]
+    lines = [n for n in adam if "as Adam initialises" in n]
+    assert sorted(n.split(":")[0] for n in lines) == ["Adam hyperparameter beta_1 = 0.9", "Adam hyperparameter beta_2 = 0.999",
+                                                       "Adam hyperparameter decay = 0", "Adam hyperparameter learning_rate = 0.001",
+                                                       "Adam slot m = 0", "Adam slot v = 0"]
+    assert any(n.startswith("Adam slot m = 0: 6 variable(s)") for n in lines)
+    adagrad = made["resume"]["converted"]["Adagrad"]
+    assert any(n.startswith("6 Adagrad slot(s) renamed") for n in adagrad["notes"])
+    assert adagrad["name_map"]["dnn/layer0/Linear/Matrix/Adagrad"] == "training/Adagrad/dnn/hiddenlayer_0/kernel/accumulator"
+
+
+def test_diff_of_the_legacy_checkpoint_says_convert_resumes(made: dict) -> None:
+    for opt in RESUME_OPTIMIZERS:
+        d = made["resume"]["legacy_diff"][opt]
+        assert not d["compatible"]  # as it is, the legacy checkpoint's names are not the model's
+        assert "train() goes on from the checkpoint's global_step" in d["verdict"] and f"model's {opt} state" in d["verdict"]

@@ -61,6 +61,7 @@ def estimator_variables(loaded: Any) -> tuple[dict[str, Any], list[dict[str, Any
             resource = not first.dtype._is_ref_dtype  # noqa: SLF001
             out.append({"name": name, "dtype": dtype, "shape": shape, "resource": bool(resource),
                         "partitioned": info is not None})
+        _initial_values(out)
     module = type(est).__module__
     api = "custom"
     if ".canned." in module:
@@ -68,6 +69,35 @@ def estimator_variables(loaded: Any) -> tuple[dict[str, Any], list[dict[str, Any
     info = {"kind": "estimator", "class": cls.removesuffix("V2"), "api": api,
             "model_dir": loaded.model_dir, "construction_line": loaded.construction.line if loaded.construction else None}
     return info, sorted(out, key=lambda v: v["name"])
+
+
+def _initial_values(out: list[dict[str, Any]]) -> None:
+    """``init`` of each optimizer variable (slots and hyperparameters): the value its own initializer
+    gives, when that is one number everywhere (``{"fill": 0.1}``; Adagrad's accumulators, Adam's
+    zeros, a learning rate). ``ckpt convert`` writes it for a slot the checkpoint cannot give."""
+    import numpy as np
+    import tensorflow as tf
+
+    from tfmigrate.checkpoint import classify
+
+    by_op = {var.op.name: var for var in tf.compat.v1.global_variables()}
+    wanted = {v["name"]: by_op[v["name"]] for v in out
+              if classify.kind(v["name"]) != "model" and v["name"] != "global_step" and v["name"] in by_op}
+    if not wanted:
+        return
+    try:
+        with tf.compat.v1.Session() as sess:
+            sess.run(tf.compat.v1.variables_initializer(list(wanted.values())))
+            values = sess.run({n: var.value() for n, var in wanted.items()})
+    except Exception:  # noqa: BLE001 - an initializer that needs a feed: no init given, the slot is said not carried
+        return
+    for v in out:
+        value = values.get(v["name"])
+        if value is None:
+            continue
+        flat = np.asarray(value).reshape(-1)
+        if flat.size and np.all(flat == flat[0]) and np.asarray(value).dtype.kind in "fiub":
+            v["init"] = {"fill": flat[0].item()}
 
 
 def _closure_has_vocab(est: Any) -> bool:
@@ -143,7 +173,7 @@ def _object_graph(ops: list[dict[str, Any]]) -> bytes:
 
 
 def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
-    """Read ``source``; for each op ``{"new", "op": copy|add|diff_last|const|object_graph, "src": [...]}`` compute the
+    """Read ``source``; for each op ``{"new", "op": copy|add|diff_last|const|fill|object_graph, "src": [...]}`` compute the
     tensor; write ``out_dir/model.ckpt-STEP`` with SaveV2; read it back and compare every tensor."""
     import numpy as np
     import tensorflow as tf
@@ -160,6 +190,9 @@ def cmd_convert(request: dict[str, Any]) -> dict[str, Any]:
             continue
         if op["op"] == "const":
             values[op["new"]] = np.asarray(op["value"], dtype=op["dtype"])
+            continue
+        if op["op"] == "fill":  # an optimizer variable as its optimizer initialises it
+            values[op["new"]] = np.full(op["shape"], op["value"], dtype=op["dtype"])
             continue
         for src in op["src"]:
             if src not in shapes:

@@ -79,9 +79,12 @@ def read_map_file(path: str | os.PathLike[str]) -> tuple[dict[str, str], list[st
 
 
 def convert(checkpoint: str | os.PathLike[str], out: str | os.PathLike[str], map: str = "auto",  # noqa: A002
-            model: str | None = None, drop_optimizer: bool = False) -> dict[str, Any]:
+            model: str | None = None, drop_optimizer: bool = False, *, model_result: dict[str, Any] | None = None) -> dict[str, Any]:
     """Write OUT (a new model_dir: ``OUT/model.ckpt-STEP`` + ``checkpoint`` state file) with renamed
-    tensors; verify by reading it back and, with ``model``, by a diff. Never writes over its input."""
+    tensors; verify by reading it back and, with ``model``, by a diff. Never writes over its input.
+    With ``model`` and ``map="auto"``, the model's optimizer state is written too: legacy slots renamed,
+    the rest as its optimizer initialises them (``global_step`` kept), so ``train()`` goes on from it.
+    ``model_result``: the model's variables when the caller has them (as :func:`diff`)."""
     import json
 
     from tfmigrate.checkpoint import names, targets
@@ -94,10 +97,13 @@ def convert(checkpoint: str | os.PathLike[str], out: str | os.PathLike[str], map
     if out_dir.resolve() in src_dirs:
         raise CheckpointError(f"{out_dir}: is the input checkpoint's directory: convert never writes over its input")
     ck_shapes = {e.name: e.shape for e in ck.entries}
-    model_result = _model(model) if model else None
+    if model and model_result is None:
+        model_result = _model(model)
     target_shapes = {v["name"]: v["shape"] for v in model_result["variables"]} if model_result else None
     if map == "auto":
-        p = names.plan(ck_shapes, target_shapes, drop_optimizer=drop_optimizer)
+        init = {v["name"]: v["init"] for v in model_result["variables"] if "init" in v} if model_result else None
+        dtypes = {v["name"]: v["dtype"] for v in model_result["variables"]} if model_result else None
+        p = names.plan(ck_shapes, target_shapes, drop_optimizer=drop_optimizer, target_init=init, target_dtypes=dtypes)
         ops, not_carried, notes = p.ops, p.not_carried, p.notes
     else:
         table, drop = read_map_file(map)
@@ -129,7 +135,7 @@ def convert(checkpoint: str | os.PathLike[str], out: str | os.PathLike[str], map
     (out_dir / "checkpoint").write_text(
         f'model_checkpoint_path: "{Path(prefix).name}"\nall_model_checkpoint_paths: "{Path(prefix).name}"\n', encoding="utf-8")
     report: dict[str, Any] = {
-        "schema": SCHEMA, "checkpoint": ck.prefix, "out": prefix, "name_map": {o["src"][0]: o["new"] for o in ops},
+        "schema": SCHEMA, "checkpoint": ck.prefix, "out": prefix, "name_map": {o["src"][0]: o["new"] for o in ops if o["src"]},
         "ops": ops, "not_carried": not_carried, "notes": notes, "verified": True,
     }
     if model_result is not None:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfmigrate.checkpoint import classify, names
+from tfmigrate.checkpoint import classify, names, slots
 from tfmigrate.results import shape_text
 
 SCHEMA = 1
@@ -117,6 +117,11 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
         if bad or lost:
             what += f"; even renamed, {len(bad) + len(lost)} model weight(s) do not fit"
             remedy = "`tfmigrate ckpt convert` what fits, then " + warm
+        elif slots.target_optimizer(md) is not None:  # convert writes the TF 2.15 optimizer state (slots.carry)
+            remedy = (f"`tfmigrate ckpt convert {checkpoint} OUT --map auto --model MODEL`, then point the model at OUT: "
+                      f"predict/evaluate restore the weights and train() goes on from the checkpoint's global_step (convert "
+                      f"writes the model's {slots.target_optimizer(md)} state: legacy slots renamed, the rest as the optimizer "
+                      f"initialises it)")
         else:
             remedy = (f"`tfmigrate ckpt convert {checkpoint} OUT --map auto --model MODEL`, then point the model at OUT "
                       "(predict/evaluate) or warm-start from it (training: optimizer state is not carried)")
@@ -145,8 +150,11 @@ def diff(ckpt_vars: list[dict[str, Any]], model_vars: list[dict[str, Any]], mode
         first = (opt_missing or opt_bad)[0]["model_name"]
         verdict = (f"model weights restore and predict/evaluate work, but train() raises NotFoundError at restore: the "
                    f"optimizer state the model needs ({first}, {len(opt_missing) + len(opt_bad)} in all) is not in the "
-                   f"checkpoint (optimizer slots cannot be carried across optimizers/eras). Remedy: train with "
-                   f"warm_start_from={checkpoint!r} and a new model_dir (warm start loads weights only).")
+                   f"checkpoint. Remedy: " + (
+                       f"`tfmigrate ckpt convert {checkpoint} OUT --map auto --model MODEL` writes it (legacy slots renamed, "
+                       f"the rest as the model's {slots.target_optimizer(md)} initialises it; global_step kept), or "
+                       if slots.target_optimizer(md) is not None else "") +
+                   f"train with warm_start_from={checkpoint!r} and a new model_dir (warm start loads weights only).")
     else:
         compatible = True
         unused = [p for p in pairs if p["status"] == "unused_in_checkpoint"]

@@ -184,8 +184,11 @@ class Plan:
     notes: list[str] = field(default_factory=list)
 
 
-def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | None, drop_optimizer: bool = True) -> Plan:
-    """Map checkpoint tensors onto ``target_vars`` (``{name: shape}``; None: V2 canned DNN names)."""
+def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | None, drop_optimizer: bool = True,
+         target_init: dict[str, dict[str, Any]] | None = None, target_dtypes: dict[str, str] | None = None) -> Plan:
+    """Map checkpoint tensors onto ``target_vars`` (``{name: shape}``; None: V2 canned DNN names).
+    With ``target_init`` (``{name: {"fill": value}}``, what the model's own initializers give) and
+    not ``drop_optimizer``, the model's optimizer state is written too (:mod:`tfmigrate.checkpoint.slots`)."""
     p = Plan()
     model = {n: s for n, s in ckpt_vars.items() if classify.kind(n) == "model"}
     src = structure(model)
@@ -268,6 +271,10 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
                 p.ops.append({"new": name, "op": "copy", "src": [name]})
             else:
                 p.not_carried[name] = "optimizer state: slots of another optimizer/era cannot be carried (warm-start instead)"
+    if target_init is not None and target_vars is not None and not drop_optimizer:
+        from tfmigrate.checkpoint import slots
+
+        slots.carry(p, ckpt_vars, target_vars, target_init, target_dtypes)
     carried = [o for o in p.ops if o["new"].endswith("/.ATTRIBUTES/VARIABLE_VALUE")]
     if carried and "_CHECKPOINTABLE_OBJECT_GRAPH" in dst_names and "_CHECKPOINTABLE_OBJECT_GRAPH" not in ckpt_vars:
         # tf.train.Checkpoint.restore finds values through the object graph: write one for the carried

@@ -187,8 +187,11 @@ def convert(checkpoint: str, out: str, to: str, name_map: str, model: str | None
             fmt: str) -> None:
     """Write a renamed copy of CHECKPOINT as a new model_dir OUT (TensorFlow, in a child process).
 
-    With --model, the copy is compared with the model as `ckpt diff` does. Exit 0 written (and
-    compatible with --model), 1 written but incompatible with --model, 2 error.
+    With --model, the copy is compared with the model as `ckpt diff` does; with --map auto it also
+    holds the optimizer state a TF 2.15 tf.estimator model creates (legacy slots of the same
+    optimizer renamed, the rest as that optimizer initialises it, global_step kept), so train()
+    goes on from the legacy step. Exit 0 written (and compatible with --model), 1 written but
+    incompatible with --model, 2 error.
 
     --to keras: OUT is a new model_dir (it gets model.ckpt-STEP.weights.h5, which the migrated
     program's canned_keras_model(..., model_dir=OUT) restores) or a file named *.weights.h5. Each
@@ -219,6 +222,8 @@ def convert(checkpoint: str, out: str, to: str, name_map: str, model: str | None
         table.add_column("to", overflow="fold", ratio=1)
         table.add_column("how", no_wrap=True)
         for op in data["ops"]:
+            if op["op"] == "fill":  # optimizer state the checkpoint cannot give: one note per kind below
+                continue
             table.add_row(escape(" + ".join(op["src"])), escape(op["new"]), escape(op["op"]))
         _table(out_c, table)
         for old, why in data["not_carried"].items():
