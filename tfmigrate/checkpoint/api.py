@@ -1,6 +1,6 @@
 """Python API of the checkpoint analyser (what ``tfmigrate ckpt`` and ``tfmigrate report`` call).
 
-    inspect(path) -> dict   # {"schema": 1, "checkpoint", "format", "writer", "variables": [...]}; no TF
+    inspect(path) -> dict   # {"schema": 1, "checkpoint", "format", "writer", "era", "era_evidence", "data", "variables": [...]}; no TF
     diff(checkpoint, model, model_result=None) -> dict   # {"schema": 1, "checkpoint", "compatible", "verdict", "pairs", ...}
     convert(checkpoint, out, map="auto", model=None, drop_optimizer=False) -> dict
 
@@ -21,13 +21,25 @@ from tfmigrate.checkpoint.index import CheckpointError
 SCHEMA = 1
 
 
+INDEX_ONLY = "index only: names, shapes and dtypes from the .index; values need the data shards ({why})"
+
+
 def inspect(path: str | os.PathLike[str]) -> dict[str, Any]:
-    ck = index.read(path)
+    """Names, shapes and dtypes from the index alone: a missing or truncated data shard is said in
+    ``data`` (``"complete"`` or ``"index only: ..."``), not an error; only values need the shards."""
+    from tfmigrate.checkpoint import era
+
+    ck = index.read(path, check_data=False)
+    problem = index.data_problem(ck)
+    dated = era.era(ck)
     return {
         "schema": SCHEMA,
         "checkpoint": ck.prefix,
         "format": ck.format,
         "writer": classify.writer(ck.entries),
+        "era": dated["era"],
+        "era_evidence": dated["evidence"],
+        "data": "complete" if problem is None else INDEX_ONLY.format(why=problem),
         "variables": [
             {"name": e.name, "dtype": e.dtype, "shape": list(e.shape), "bytes": e.bytes, "kind": classify.kind(e.name)}
             for e in sorted(ck.entries, key=lambda e: e.name)
@@ -47,14 +59,18 @@ def diff(checkpoint: str | os.PathLike[str], model: str, *, model_result: dict[s
     (``{"model": {...}, "variables": [{"name", "dtype", "shape"}, ...]}``, what
     :func:`tfmigrate.checkpoint.targets.model_variables` returns): then no TF child process runs and
     ``model`` only names the target in the report."""
-    ck = index.read(checkpoint)  # checkpoint errors before any TF process starts
+    ck = index.read(checkpoint, check_data=False)  # checkpoint errors before any TF process starts
     from tfmigrate.checkpoint import compare
 
     result = model_result or _model(str(model))
     info = dict(result["model"])
     info.setdefault("target", str(model))
     ck_vars = [{"name": e.name, "dtype": e.dtype, "shape": e.shape} for e in ck.entries]
-    return compare.diff(ck_vars, result["variables"], info, ck.prefix)
+    out = compare.diff(ck_vars, result["variables"], info, ck.prefix)
+    problem = index.data_problem(ck)  # names and shapes suffice for a diff; say when values are absent
+    if problem is not None:
+        out["notes"] = [INDEX_ONLY.format(why=problem), *out.get("notes", [])]
+    return out
 
 
 def read_map_file(path: str | os.PathLike[str]) -> tuple[dict[str, str], list[str]]:

@@ -527,6 +527,18 @@ def check_data_files(ckpt: Checkpoint) -> None:
             raise CheckpointError(f"{path}: data shard is {size} bytes but the index needs {need[shard]}: truncated data file")
 
 
+def data_problem(ckpt: Checkpoint) -> str | None:
+    """Why the values of a checkpoint read with ``check_data=False`` cannot be read (a missing or
+    truncated data shard: one line), or None. Names, shapes and dtypes come from the index alone."""
+    if ckpt.format != "v2":
+        return None  # a V1 table holds its own data
+    try:
+        check_data_files(ckpt)
+    except CheckpointError as exc:
+        return str(exc)
+    return None
+
+
 def read_v1(files: list[Path], prefix: str) -> Checkpoint:
     ckpt = Checkpoint(prefix=prefix, format="v1", num_shards=len(files), files=[str(f) for f in files])
     seen: dict[str, Entry] = {}

@@ -238,7 +238,7 @@ def model_variables(target: Target | str, timeout: float = CHILD_TIMEOUT_S) -> d
     if target.kind == "checkpoint":
         from tfmigrate.checkpoint import classify, index
 
-        ck = index.read(target.path)
+        ck = index.read(target.path, check_data=False)  # names and shapes only
         writer = classify.writer(ck.entries)
         api = {"estimator-v1": "v1", "object-based": "keras"}.get(writer, "v2")
         return {
