@@ -578,6 +578,24 @@ _V1_SHARD_RE = re.compile(r"^(?P<prefix>.*)-\d{5}-of-(?P<n>\d{5})$")
 _DATA_RE = re.compile(r"^(?P<prefix>.*)\.data-\d{5}-of-\d{5}$")
 
 
+_META_ONLY = ("the graph without the variables (their V1 table, or the .index and .data-* of a V2 checkpoint, "
+              "is missing: large files are often left out of repositories)")
+
+
+def _foreign(path: str) -> str:
+    """What a file named like a checkpoint is, when its first bytes say (PyTorch saves zip or pickle files)."""
+    try:
+        with open_regular(path) as fh:
+            head = fh.read(2)
+    except (OSError, CheckpointError):
+        return ""
+    if head == b"PK":
+        return "; it is a zip archive (a PyTorch / Lightning torch.save file?), not TensorFlow's"
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "; it is a Python pickle (a PyTorch torch.save file?), not TensorFlow's"
+    return ""
+
+
 def _unescape(s: str) -> str:
     try:
         return s.encode("latin-1", "backslashreplace").decode("unicode_escape")
@@ -643,6 +661,8 @@ def state_file_prefix(directory: Path) -> str:
         hint = ""
         if str(local) != prefix and _prefix_kind(str(local)) is not None:
             hint = f"; {local} exists here (model_dir moved?): pass that prefix"
+        if not hint and is_regular(prefix + ".meta"):
+            hint = f"; only {Path(prefix).name}.meta is here: {_META_ONLY}"
         raise CheckpointError(f"{state}: points to {target}, which is not a checkpoint{hint}")
     return prefix
 
@@ -661,9 +681,11 @@ def resolve(path: str | os.PathLike[str]) -> tuple[str, str, list[Path]]:
         text = text[: -len(".meta")]
     kind = _prefix_kind(text)
     if kind is None:
+        if is_regular(text + ".meta") and not Path(text).exists():
+            raise CheckpointError(f"{text}: only {Path(text).name}.meta is here: {_META_ONLY}")
         if not p.exists() and not Path(text + ".index").exists():
             raise CheckpointError(f"{text}: no such checkpoint (looked for {text}.index, a V1 file and a model_dir)")
-        raise CheckpointError(f"{text}: not a checkpoint (no .index file, and not a V1 checkpoint table)")
+        raise CheckpointError(f"{text}: not a checkpoint (no .index file, and not a V1 checkpoint table){_foreign(text)}")
     return text, kind[0], kind[1]
 
 
