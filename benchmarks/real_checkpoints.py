@@ -71,14 +71,18 @@ MANIFEST: list[dict[str, Any]] = [
      "files": ["model_longtrain.ckpt.index", "model_longtrain.ckpt.meta", "model_longtrain.ckpt.data-00000-of-00001"],
      "ckpt": "model_longtrain.ckpt", "code": "House price experiment.ipynb", "kind": "saver"},
     {"name": "saver_dlnd_variables", "repo": "LeanderLXZ/DLND-deep-neural-networks", "commit": "a638617bb4e45019963f8b4a50106285aec54901",
-     "files": ["checkpoint", "model.ckpt.index", "model.ckpt.meta", "model.ckpt.data-00000-of-00001"], "ckpt": "model.ckpt",
-     "code": "03_Saving Variables.py", "kind": "saver"},
+     "files": ["checkpoint", "model.ckpt.index", "model.ckpt.meta", "model.ckpt.data-00000-of-00001", "04_Loading Variables.py"],
+     "ckpt": "model.ckpt", "code": "03_Saving Variables.py", "kind": "saver",
+     "restorer": "04_Loading Variables.py", "forward": "print_variables"},
     {"name": "saver_dlnd_trained", "repo": "LeanderLXZ/DLND-deep-neural-networks", "commit": "a638617bb4e45019963f8b4a50106285aec54901",
      "files": ["train_model.ckpt.index", "train_model.ckpt.meta", "train_model.ckpt.data-00000-of-00001"], "ckpt": "train_model.ckpt",
      "code": "05_Save a Trained Model.py", "kind": "saver"},
     {"name": "saver_multilayer_nn", "repo": "Chris-Slattery/Multilayer-Neural-Network", "commit": "c0e30e715f64f717f2b44fe4726758ca001797da",
-     "files": ["checkpoint", "model.ckpt.index", "model.ckpt.meta", "model.ckpt.data-00000-of-00001"], "ckpt": "model.ckpt",
-     "code": "multi-layer-nn.py", "kind": "saver"},
+     "files": ["checkpoint", "model.ckpt.index", "model.ckpt.meta", "model.ckpt.data-00000-of-00001", "data/eval.csv",
+               "multi-layer-nn-eval.py"], "ckpt": "model.ckpt", "code": "multi-layer-nn.py", "kind": "saver",
+     # the repository's own program that restores it and prints predictions on data/eval.csv
+     "restorer": "multi-layer-nn-eval.py", "forward": "two_sigmoid_layers",
+     "patch": [["time.clock()", "time.perf_counter()", "time.clock was removed in Python 3.8 (not TensorFlow)"]]},
     {"name": "saver_mnist_study", "repo": "MurrayC7/Tf_Mnist_Study", "commit": "8fa00c7c26eac28e02bc7310d83136f6be9c7fff",
      "files": ["checkpoint", "model.ckpt.index", "model.ckpt.meta", "model.ckpt.data-00000-of-00001"], "ckpt": "model.ckpt",
      "code": "train.py", "kind": "saver"},
@@ -282,8 +286,9 @@ def restore_all(out: Path, rows: list[dict]) -> dict[str, dict]:
     if not requests:
         return verdicts
     with tempfile.TemporaryDirectory() as tmp:
+        programs = _prepare_programs(out, [r for r in rows if r["name"] in expected], Path(tmp) / "programs")
         req = Path(tmp) / "req.json"
-        req.write_text(json.dumps(requests))
+        req.write_text(json.dumps({"restore": requests, "programs": programs}))
         proc = subprocess.run([sys.executable, "-c", _CHILD, str(req), str(Path(tmp) / "out")], capture_output=True, text=True,
                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""), timeout=900, check=False)
         if proc.returncode != 0:
@@ -299,7 +304,72 @@ def restore_all(out: Path, rows: list[dict]) -> dict[str, dict]:
             bad = [k for i, k in enumerate(keys) if not np.array_equal(npz[f"a{i}"], expected[name][k])]
             verdicts[name] = {"restore": "equal" if not bad else "DIFFERENT", "variables": len(keys),
                               "why": "" if not bad else f"{len(bad)} differ: {bad[:3]}"}
+        for p in programs:
+            run = got["programs"][p["name"]]
+            verdicts[p["name"]]["program"] = _judge_program(p, run, expected[p["name"]])
     return verdicts
+
+
+def _prepare_programs(out: Path, rows: list[dict], where: Path) -> list[dict]:
+    """The repository's own restoring program of each entry that has one: a copy of the entry, the
+    program migrated by ONE rewrite process, then the recorded non-TensorFlow patches."""
+    progs = []
+    for row in rows:
+        m = next(x for x in MANIFEST if x["name"] == row["name"])
+        if not m.get("restorer"):
+            continue
+        shutil.copytree(out / m["name"], where / m["name"])
+        progs.append({"name": m["name"], "dir": str(where / m["name"]), "path": str(where / m["name"] / m["restorer"]),
+                      "forward": m["forward"], "patch": m.get("patch", [])})
+    if not progs:
+        return []
+    subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "-q", *[p["path"] for p in progs]], capture_output=True,
+                   check=False, cwd=ROOT)
+    for p in progs:
+        text = Path(p["path"]).read_text(encoding="utf-8")
+        for old, new, _why in p["patch"]:
+            assert text.count(old) >= 1, (p["name"], old)
+            text = text.replace(old, new)
+        Path(p["path"]).write_text(text, encoding="utf-8")
+    return progs
+
+
+def _floats(text: str) -> list[float]:
+    import re
+
+    return [float(x) for x in re.findall(r"-?\d+\.\d+(?:[eE][-+]?\d+)?", text)]
+
+
+def _judge_program(p: dict, run: dict, arrays: dict) -> dict:
+    """Compare what the migrated program printed with a NumPy forward pass of the checkpoint's arrays."""
+    import numpy as np
+
+    if "error" in run:
+        why = run["error"]
+        if why.startswith("NotFoundError"):  # the names the program creates are not the checkpoint's
+            why = f"NotFoundError at restore: the checkpoint holds {', '.join(sorted(arrays))}, not the names this program creates"
+        return {"verdict": "FAILS", "why": why}
+    stdout = run["stdout"]
+    if p["forward"] == "two_sigmoid_layers":
+        rows = np.loadtxt(Path(p["dir"]) / "data" / "eval.csv", delimiter=",", dtype=np.float32)
+        x, y = rows[:, :2], rows[:, 2:5]
+
+        def sig(z):
+            return 1 / (1 + np.exp(-z))
+
+        hyp = sig(sig(x @ arrays["Weights1"] + arrays["Bias1"]) @ arrays["Weights2"] + arrays["Bias2"])
+        cost = float(np.mean((hyp - y) ** 2))
+        lines = stdout.splitlines()
+        first = lines.index("First 10 results") + 2
+        printed = np.array([_floats(line)[:3] for line in lines[first:first + 10]])
+        printed_cost = _floats(next(line for line in lines if line.startswith("Cost =")))[0]
+        ok = np.allclose(printed, hyp[:10], atol=1.5e-6) and abs(printed_cost - cost) <= 1e-5 * max(1.0, abs(cost))
+        return {"verdict": "equal predictions" if ok else "DIFFERENT predictions",
+                "why": f"10 printed predictions and the cost ({printed_cost:.6g}) vs a NumPy forward pass ({cost:.6g})"}
+    got = sorted(_floats(stdout))
+    want = sorted(float(v) for a in arrays.values() for v in np.ravel(a))
+    ok = len(got) == len(want) and np.allclose(got, want, rtol=1e-6, atol=1e-7)
+    return {"verdict": "equal variables" if ok else "DIFFERENT variables", "why": f"{len(got)} printed values vs {len(want)}"}
 
 
 _CHILD = r'''
@@ -308,7 +378,8 @@ from pathlib import Path
 import numpy as np
 import tensorflow as tf
 tf.get_logger().setLevel("ERROR")
-requests = json.loads(Path(sys.argv[1]).read_text())
+request = json.loads(Path(sys.argv[1]).read_text())
+requests, programs = request["restore"], request["programs"]
 out = Path(sys.argv[2]); out.mkdir()
 result = {}
 for r in requests:
@@ -325,6 +396,22 @@ for r in requests:
         result[r["name"]] = {"ok": True}
     except Exception as exc:
         result[r["name"]] = {"error": f"{type(exc).__name__}: " + " ".join(str(exc).split())[:300]}
+import contextlib, io, runpy
+result["programs"] = {}
+here = os.getcwd()
+for p in programs:  # the migrated restoring programs, in their directory, after the restores above
+    buf = io.StringIO()
+    try:
+        os.chdir(p["dir"])
+        with contextlib.redirect_stdout(buf):
+            runpy.run_path(p["path"], run_name="__main__")
+        result["programs"][p["name"]] = {"stdout": buf.getvalue()}
+    except BaseException as exc:
+        first = " ".join(str(exc).split())[:200]
+        result["programs"][p["name"]] = {"error": f"{type(exc).__name__}: {first}", "stdout": buf.getvalue()}
+    finally:
+        os.chdir(here)
+        tf.compat.v1.reset_default_graph()
 (out / "result.json").write_text(json.dumps(result))
 '''
 
@@ -368,6 +455,8 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
         rw = row["rewrite"]["status"] + (f" ({row['rewrite'].get('manual', 0)} manual)" if row["rewrite"].get("manual") else "")
         rs = row.get("restore", {})
         why = ins.get("error") or rs.get("why", "")
+        if rs.get("program"):
+            why = f"{m_restorer(row['name'])} migrated and run: {rs['program']['verdict']} ({rs['program']['why']})"
         print(f"{row['name']:<30} {row['kind']:<9} {ins.get('format', '-'):<6} {era:<44} {data:<10} {rw[:30]:<30} "
               f"{rs.get('restore', '-'):<12} {why[:120]}")
     crashes = sum(r["truncations"]["crash"] for r in rows)
@@ -377,9 +466,16 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
         tf_rows = [r for r in rows if r["kind"] not in ("not-tf",)]
         equal = sum(r["restore"].get("restore") == "equal" for r in tf_rows)
         print(f"restore with equal values: {equal} of {len(tf_rows)} checkpoints")
+        runs = [r["restore"]["program"] for r in rows if r["restore"].get("program")]
+        print(f"the repositories' own restoring programs, migrated and run: {len(runs)}; "
+              + "; ".join(f"{p['verdict']}" for p in runs))
     if json_out:
         json_out.write_text(json.dumps(rows, indent=1))
     return rows
+
+
+def m_restorer(name: str) -> str:
+    return next(m for m in MANIFEST if m["name"] == name).get("restorer", "")
 
 
 def main() -> None:

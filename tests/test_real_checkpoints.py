@@ -12,7 +12,10 @@ overrides); nothing of it is committed, and these tests are skipped without it. 
 * a real TF 1.x checkpoint with its data shard deleted is inspected and diffed from its index;
 * ``rewrite`` migrates every program (one process for all), Python 2 ones are one-line errors;
 * (slow, ONE TensorFlow child for all pairs) TF 2.15 restores every checkpoint that has its data
-  into variables of its names, and the values equal what tfmigrate's own reader reads.
+  into variables of its names, and the values equal what tfmigrate's own reader reads; the
+  repositories' own restoring programs (migrated) run in the same child: one prints predictions
+  equal to a NumPy forward pass of the checkpoint, the other fails because its committed code names
+  its variables otherwise than the code that wrote the checkpoint did.
 """
 
 from __future__ import annotations
@@ -155,3 +158,7 @@ def test_tf_215_restores_every_checkpoint_with_the_values_read() -> None:
     bad = {n: v for n, v in verdicts.items() if v.get("restore") != "equal"}
     assert not bad, bad
     assert sum(v["variables"] for v in verdicts.values()) > 100
+    # the repositories' own restoring programs, migrated and run in the same child
+    assert verdicts["saver_multilayer_nn"]["program"]["verdict"] == "equal predictions"  # vs a NumPy forward pass
+    failed = verdicts["saver_dlnd_variables"]["program"]  # the committed code is not the code that wrote the file
+    assert failed["verdict"] == "FAILS" and "bias_0, weights_0" in failed["why"]
