@@ -116,7 +116,13 @@ MANIFEST: list[dict[str, Any]] = [
     {"name": "est_ipo_wide_deep", "repo": "lcferrara4/IPOpredictor", "commit": "09012416cd0dc454091c8e344e0474012a13d445",
      "files": ["data_model/checkpoint", "data_model/graph.pbtxt", "data_model/model.ckpt-3760.index", "data_model/model.ckpt-3760.meta",
                "data_model/model.ckpt-3760.data-00000-of-00001"], "ckpt": "data_model/model.ckpt-3760", "code": "wide_deep.py",
-     "kind": "estimator", "note": "the newest of the 5 checkpoints the state file lists (the others are the same model, older)"},
+     "kind": "estimator", "note": "the newest of the 5 checkpoints the state file lists (the others are the same model, older)",
+     # ckpt diff's target: a function returning the migrated estimator (the model has both parts: model_type
+     # "wide_deep"); the imports build_estimator does not use are stubbed (the tensorflow/models tree it vendors)
+     "diff_target": {"module": "wide_deep", "call": "build_estimator(None, 'wide_deep')",
+                     "stubs": ["matplotlib", "matplotlib.pyplot", "official", "official.utils", "official.utils.arg_parsers",
+                               "official.utils.arg_parsers.parsers", "official.utils.logs", "official.utils.logs.hooks_helper",
+                               "official.utils.misc", "official.utils.misc.model_helpers"]}},
     {"name": "est_mnist_cnn_model_fn", "repo": "hsbarker/UniqueMNISTsolutions", "commit": "52457aba73f533bfeb6d91b4d5ad0f68f539783a",
      "files": ["checkpoint", "graph.pbtxt", "model.ckpt-20000.index", "model.ckpt-20000.meta", "model.ckpt-20000.data-00000-of-00001"],
      "ckpt": "model.ckpt-20000", "code": "Assignment 1 Part 1.ipynb", "kind": "estimator"},
@@ -416,6 +422,31 @@ for p in programs:  # the migrated restoring programs, in their directory, after
 '''
 
 
+_ADAPTER = """# written by benchmarks/real_checkpoints.py: `ckpt diff --model` target of a real pair
+import sys
+import types
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+for _name in {stubs!r}:  # imports the model does not use, stubbed
+    _mod = sys.modules.setdefault(_name, types.ModuleType(_name))
+    _parent, _, _leaf = _name.rpartition(".")
+    if _parent:
+        setattr(sys.modules[_parent], _leaf, _mod)
+import {module}  # noqa: E402
+
+
+def target():
+    return {module}.{call}
+"""
+
+
+def _adapter(directory: Path, spec: dict) -> str:
+    path = directory / "tfm_diff_target.py"
+    path.write_text(_ADAPTER.format(**spec), encoding="utf-8")
+    return str(path)
+
+
 def diff_one(row: dict) -> dict[str, Any]:
     """ckpt diff against the migrated code where it has a static target (an Estimator construction)."""
     rw = row["rewrite"]
@@ -424,6 +455,9 @@ def diff_one(row: dict) -> dict[str, Any]:
                      "the restore check stands in", "saver": "graph code: as for v1, the restore check stands in"}
         return {"diff": "n/a", "why": why.get(row["kind"], "no migrated code or no readable checkpoint")}
     target = rw["migrated"]
+    m = next(x for x in MANIFEST if x["name"] == row["name"])
+    if m.get("diff_target"):
+        target = _adapter(Path(rw["migrated"]).parent, m["diff_target"]) + ":target"
     proc = subprocess.run([sys.executable, "-m", "tfmigrate", "ckpt", "diff", row["inspect"]["prefix"], "--model", target,
                            "--format", "json"], capture_output=True, text=True, check=False, cwd=ROOT, timeout=600)
     if proc.returncode == 2:

@@ -85,8 +85,9 @@ def inspect(path: str, fmt: str) -> None:
 
     data = visible_data(data)  # names from the file: control characters shown, never sent to the terminal
     out = _console()
-    out.print(f"[bold]{escape(data['checkpoint'])}[/]  format {escape(str(data['format']))}, names of "
-              f"[bold]{escape(str(classify.WRITERS.get(data['writer'], data['writer'])))}[/], written by "
+    names = "" if data["writer"] == "unknown" else \
+        f"names of [bold]{escape(str(classify.WRITERS.get(data['writer'], data['writer'])))}[/], "
+    out.print(f"[bold]{escape(data['checkpoint'])}[/]  format {escape(str(data['format']))}, {names}written by "
               f"[bold]{escape(str(data['era']))}[/]")
     for line in data["era_evidence"]:
         out.print(f"  [dim]evidence: {escape(line)}[/]")
