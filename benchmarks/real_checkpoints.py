@@ -46,6 +46,7 @@ RESNET = "models/official/utils/testing/reference_data/resnet/"
 REFDATA = "models/official/utils/testing/reference_data/reference_data_test/"
 HOUSING = "cloudml-template/examples/regression/babyweight/trained_models/housing_regressor/"
 T2T = "tensor2tensor/test_data/transformer_test_ckpt/"
+TRAINER = "cloudml-template/examples/regression/babyweight/trainer/"
 
 # name, repo, commit, files, the checkpoint (path in the repo: a model_dir, prefix or file), the code
 # that wrote it ("" when the repository does not hold it), kind (v1 | saver | estimator | meta-only | not-tf)
@@ -130,7 +131,13 @@ MANIFEST: list[dict[str, Any]] = [
      "files": [HOUSING + "checkpoint", HOUSING + "graph.pbtxt", HOUSING + "model.ckpt-1000.index", HOUSING + "model.ckpt-1000.meta",
                HOUSING + "model.ckpt-1000.data-00000-of-00002", HOUSING + "model.ckpt-1000.data-00001-of-00002"],
      "ckpt": HOUSING.rstrip("/"), "code": "cloudml-template/examples/regression/babyweight/trainer/model.py", "kind": "estimator",
-     "note": "the state file also lists model.ckpt-0 (not brought)"},
+     "extra_code": [TRAINER + f for f in ("__init__.py", "experiment.py", "featurizer.py", "inputs.py", "metadata.py", "task.py")],
+     "note": "the state file also lists model.ckpt-0 (not brought)",
+     # the flags it was trained with, read off the checkpoint's layer sizes (32, 22, 15: 32 scaled by 0.7, 3 layers)
+     "diff_target": {"module": "model", "call": "create(_ARGS, tf.estimator.RunConfig())", "stubs": ["tensorflow_model_analysis"],
+                     "prelude": "sys.argv = ['task.py', '--train-files', 'x', '--eval-files', 'x', '--job-dir', 'x', '--hidden-units', '32', "
+                                "'--num-layers', '3', '--layer-sizes-scale-factor', '0.7']\nimport task  # noqa: E402\n"
+                                "import tensorflow as tf  # noqa: E402\n_ARGS = task.get_args()"}},
     # ---- no data: a V1 checkpoint whose only table (model.ckpt, > 4 MiB) was not brought; the .meta was
     {"name": "meta_only_traffic_signs", "repo": "AloshkaD/traffic-signs", "commit": "2065b0a",
      "files": ["checkpoint", "model.ckpt.meta"], "ckpt": ".", "code": "", "kind": "meta-only"},
@@ -180,7 +187,7 @@ def rebuild(mirrors: Path, out: Path) -> None:
         dest = out / m["name"]
         if dest.exists():
             shutil.rmtree(dest)
-        for path in [*m["files"], *([m["code"]] if m["code"] else [])]:
+        for path in [*m["files"], *([m["code"]] if m["code"] else []), *m.get("extra_code", [])]:
             data = _show(git_dir, m["commit"], path)
             if data is None:
                 print(f"{m['name']}: {m['repo']}@{m['commit'][:10]}:{path} not in the mirror {git_dir}", file=sys.stderr)
@@ -245,7 +252,11 @@ def rewrite_one(out: Path, m: dict, tmp: Path) -> dict[str, Any]:
     work.mkdir(parents=True, exist_ok=True)
     copy = work / src.name
     shutil.copy(src, copy)
-    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--format", "json", "-q", str(copy)],
+    extra = []
+    for other in m.get("extra_code", []):  # the modules it imports, migrated with it
+        extra.append(work / Path(other).name)
+        shutil.copy(out / m["name"] / other, extra[-1])
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--format", "json", "-q", str(copy), *map(str, extra)],
                           capture_output=True, text=True, check=False, cwd=ROOT)
     try:
         result = json.loads(proc.stdout)
@@ -433,6 +444,7 @@ for _name in {stubs!r}:  # imports the model does not use, stubbed
     _parent, _, _leaf = _name.rpartition(".")
     if _parent:
         setattr(sys.modules[_parent], _leaf, _mod)
+{prelude}
 import {module}  # noqa: E402
 
 
@@ -443,7 +455,7 @@ def target():
 
 def _adapter(directory: Path, spec: dict) -> str:
     path = directory / "tfm_diff_target.py"
-    path.write_text(_ADAPTER.format(**spec), encoding="utf-8")
+    path.write_text(_ADAPTER.format(**{"prelude": "", **spec}), encoding="utf-8")
     return str(path)
 
 
