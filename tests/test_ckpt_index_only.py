@@ -138,3 +138,15 @@ def test_a_broken_meta_is_one_evidence_line_never_a_crash(tmp_path: Path, cut: i
     assert got["era"] == "TF >= 0.12 (V2 format; no .meta to date it further)"  # the format still dates it
     assert all("\n" not in line for line in got["era_evidence"])
     assert sum("not readable as a MetaGraphDef" in line for line in got["era_evidence"]) == 1
+
+
+def test_a_v1_table_without_its_state_file_is_found_in_its_directory(tmp_path: Path) -> None:
+    """TF 0.x programs saved one file (``model.ckpt``), often committed without ``checkpoint``."""
+    d = tmp_path / "skflow"
+    shutil.copytree(SAMPLES / "skflow", d)
+    (d / "checkpoint").unlink()
+    (d / "notes.ckpt").write_bytes(b"not a table")  # named like one, not one: passed over
+    assert api.inspect(d)["checkpoint"] == str(d / "model.ckpt-200")
+    (d / "model.ckpt-200").unlink()
+    code, out = run_cli("inspect", str(d))
+    assert code == 2 and "no V1 *.ckpt table" in out

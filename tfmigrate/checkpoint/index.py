@@ -645,7 +645,12 @@ def state_file_prefix(directory: Path) -> str:
         indexes = sorted(directory.glob("*.index"), key=lambda p: (_step(p.name[:-6]), p.name))
         if indexes:
             return str(indexes[-1])[:-6]
-        raise CheckpointError(f"{directory}: no checkpoint here (no `checkpoint` state file and no *.index file)")
+        # a V1 table (TF <= 0.11 wrote one file, often committed without its state file): *.ckpt / *.ckpt-N
+        tables = sorted((p for p in directory.iterdir() if re.search(r"\.ckpt(-\d+)?$", p.name) and p.is_file() and _is_table(p)),
+                        key=lambda p: (_step(p.name), p.name))
+        if tables:
+            return str(tables[-1])
+        raise CheckpointError(f"{directory}: no checkpoint here (no `checkpoint` state file, no *.index file and no V1 *.ckpt table)")
     try:
         with open_regular(state) as fh:
             text = fh.read(MAX_INDEX_BYTES).decode("utf-8", errors="replace")
