@@ -280,7 +280,7 @@ def restore_all(out: Path, rows: list[dict]) -> dict[str, dict]:
 
     from tfmigrate.checkpoint import index, values
 
-    requests, expected = [], {}
+    requests, expected, metas = [], {}, []
     verdicts: dict[str, dict] = {}
     for row in rows:
         name, ins = row["name"], row["inspect"]
@@ -289,6 +289,11 @@ def restore_all(out: Path, rows: list[dict]) -> dict[str, dict]:
             continue
         if ins["data"] != "complete":
             verdicts[name] = {"restore": "not restored", "why": ins["data"]}
+            if ins["format"] == "meta-only":  # the graph's variables, as TF's import_meta_graph lists them
+                from tfmigrate.checkpoint import meta
+
+                metas.append({"name": name, "meta": ins["prefix"] + ".meta",
+                              "ours": sorted([e.name, e.shape] for e in meta.read(ins["prefix"]).entries)})
             continue
         ck = index.read(ins["prefix"])
         numeric = [e.name for e in ck.entries if e.dtype in values.NUMPY and not e.partitioned]
@@ -300,12 +305,12 @@ def restore_all(out: Path, rows: list[dict]) -> dict[str, dict]:
         expected[name] = arrays
         requests.append({"name": name, "prefix": ins["prefix"],
                          "vars": [{"name": n, "shape": list(arrays[n].shape), "dtype": str(arrays[n].dtype)} for n in numeric]})
-    if not requests:
+    if not requests and not metas:
         return verdicts
     with tempfile.TemporaryDirectory() as tmp:
         programs = _prepare_programs(out, [r for r in rows if r["name"] in expected], Path(tmp) / "programs")
         req = Path(tmp) / "req.json"
-        req.write_text(json.dumps({"restore": requests, "programs": programs}))
+        req.write_text(json.dumps({"restore": requests, "programs": programs, "metas": metas}))
         proc = subprocess.run([sys.executable, "-c", _CHILD, str(req), str(Path(tmp) / "out")], capture_output=True, text=True,
                               env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES=""), timeout=900, check=False)
         if proc.returncode != 0:
@@ -321,6 +326,11 @@ def restore_all(out: Path, rows: list[dict]) -> dict[str, dict]:
             bad = [k for i, k in enumerate(keys) if not np.array_equal(npz[f"a{i}"], expected[name][k])]
             verdicts[name] = {"restore": "equal" if not bad else "DIFFERENT", "variables": len(keys),
                               "why": "" if not bad else f"{len(bad)} differ: {bad[:3]}"}
+        for mt in metas:
+            theirs = got["metas"][mt["name"]]
+            verdicts[mt["name"]]["graph_check"] = theirs["error"] if "error" in theirs else (
+                "the .meta's variables equal TF 2.15 import_meta_graph's global_variables" if theirs["variables"] == mt["ours"]
+                else f"DIFFERENT from import_meta_graph: {len(theirs['variables'])} vs {len(mt['ours'])}")
         for p in programs:
             run = got["programs"][p["name"]]
             verdicts[p["name"]]["program"] = _judge_program(p, run, expected[p["name"]])
@@ -396,7 +406,7 @@ import numpy as np
 import tensorflow as tf
 tf.get_logger().setLevel("ERROR")
 request = json.loads(Path(sys.argv[1]).read_text())
-requests, programs = request["restore"], request["programs"]
+requests, programs, metas = request["restore"], request["programs"], request["metas"]
 out = Path(sys.argv[2]); out.mkdir()
 result = {}
 for r in requests:
@@ -413,6 +423,14 @@ for r in requests:
         result[r["name"]] = {"ok": True}
     except Exception as exc:
         result[r["name"]] = {"error": f"{type(exc).__name__}: " + " ".join(str(exc).split())[:300]}
+result["metas"] = {}
+for mt in metas:
+    try:
+        with tf.Graph().as_default():
+            tf.compat.v1.train.import_meta_graph(mt["meta"], clear_devices=True)
+            result["metas"][mt["name"]] = {"variables": sorted([v.op.name, v.shape.as_list()] for v in tf.compat.v1.global_variables())}
+    except Exception as exc:
+        result["metas"][mt["name"]] = {"error": f"{type(exc).__name__}: " + " ".join(str(exc).split())[:300]}
 import contextlib, io, runpy
 result["programs"] = {}
 here = os.getcwd()

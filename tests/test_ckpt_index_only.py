@@ -150,3 +150,38 @@ def test_a_v1_table_without_its_state_file_is_found_in_its_directory(tmp_path: P
     (d / "model.ckpt-200").unlink()
     code, out = run_cli("inspect", str(d))
     assert code == 2 and "no V1 *.ckpt table" in out
+
+
+def node(name: str, op: str, dtype: int = 1, shape: list[int] | None = None) -> bytes:
+    """A NodeDef (1 name, 2 op, 5 attr: dtype as AttrValue.type, shape as AttrValue.shape)."""
+    out = ld(1, name.encode()) + ld(2, op.encode())
+    out += ld(5, ld(1, b"dtype") + ld(2, varint(6 << 3) + varint(dtype)))
+    if shape is not None:
+        dims = b"".join(ld(2, varint(1 << 3) + varint(d)) for d in shape)
+        out += ld(5, ld(1, b"shape") + ld(2, ld(7, dims)))
+    return out
+
+
+def test_only_a_meta_lists_the_graph_s_variables(tmp_path: Path) -> None:
+    """A ``.meta`` committed without its checkpoint: the graph's variable nodes (a partitioned one
+    and its slots joined along the first axis, as a Saver saves them); values stay unreadable."""
+    nodes = [node("w", "VariableV2", 1, [2, 3]), node("b/part_0", "VariableV2", 1, [2]), node("b/part_1", "VariableV2", 1, [3]),
+             node("b/part_0/Adagrad", "VariableV2", 1, [2]), node("b/part_1/Adagrad", "VariableV2", 1, [3]),
+             node("global_step", "VariableV2", 9, []), node("c", "Const", 1)]
+    graph = b"".join(ld(1, n) for n in nodes)
+    info = ld(1, b"") + ld(5, b"1.2.1")
+    (tmp_path / "model.ckpt.meta").write_bytes(ld(1, info) + ld(2, graph))
+    (tmp_path / "checkpoint").write_text('model_checkpoint_path: "model.ckpt"\n')
+    got = api.inspect(tmp_path)
+    assert got["format"] == "meta-only" and got["era"] == "TF 1.2.1"
+    assert got["data"].startswith("graph only: ") and "only model.ckpt.meta is here" in got["data"]
+    assert {v["name"]: (v["dtype"], v["shape"], v["kind"]) for v in got["variables"]} == {
+        "w": ("float32", [2, 3], "model"), "b": ("float32", [5], "model"), "b/Adagrad": ("float32", [5], "optimizer"),
+        "global_step": ("int64", [], "bookkeeping")}
+    assert api.inspect(tmp_path / "model.ckpt.meta")["variables"] == got["variables"]
+    assert api.diff(tmp_path, str(tmp_path))["notes"][0].startswith("graph only: ")
+    code, out = run_cli("convert", str(tmp_path), str(tmp_path / "out"))
+    assert code == 2 and "only model.ckpt.meta is here" in out  # values need the checkpoint
+    (tmp_path / "model.ckpt.meta").write_bytes(ld(1, info) + ld(2, ld(1, nodes[-1])))  # a graph without variables: one line
+    code, out = run_cli("inspect", str(tmp_path))
+    assert code == 2 and "makes no variables" in out and len(out.strip().splitlines()) == 1

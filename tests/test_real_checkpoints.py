@@ -4,8 +4,9 @@ The corpus is rebuilt by ``benchmarks/real_checkpoints.py rebuild`` from recorde
 commit and path into ``../shared/real_checkpoints`` beside the repository (``$TFM_REAL_CHECKPOINTS``
 overrides); nothing of it is committed, and these tests are skipped without it. They prove:
 
-* every file is read, or is one line saying why not (a meta-only checkpoint, PyTorch files named
-  ``model.ckpt``), and so is every truncated copy of its index / table / ``.meta``;
+* every file is read, or is one line saying why not (PyTorch files named ``model.ckpt``), and so
+  is every truncated copy of its index / table / ``.meta``; a checkpoint of which only the
+  ``.meta`` was committed is listed from its graph (checked against TF's ``import_meta_graph``);
 * the era is the one the evidence gives: the ``.meta``'s ``tensorflow_version`` (checked against the
   file's own bytes), the format otherwise; a V1 table written by TF 1.3 (``write_version=V1`` in its
   code) is dated 1.3.0, not 0.x;
@@ -84,8 +85,32 @@ def test_a_v1_table_written_by_tf_1_3_is_not_called_tf_0x() -> None:
     assert any("saver_def.version = V1" in line for line in got["era_evidence"])
 
 
+def test_a_checkpoint_of_which_only_the_meta_was_committed() -> None:
+    """The V1 model.ckpt (over 4 MiB) is absent; the graph still lists its variables."""
+    got = api.inspect(ckpt_path("meta_only_traffic_signs"))
+    assert got["format"] == "meta-only" and got["data"].startswith("graph only: ")
+    assert got["era"] == "TF <= 0.11"
+    kinds = [v["kind"] for v in got["variables"]]
+    assert kinds.count("model") == 22 and kinds.count("optimizer") == 40  # Adam, Adam_1 (and a second Adam's _2, _3)
+
+
+@pytest.mark.parametrize("name", [n for n in READABLE if (CORPUS / n).exists()])
+def test_the_graph_in_each_meta_lists_the_checkpoint_s_variables(name: str) -> None:
+    """tfmigrate.checkpoint.meta on every committed .meta: the checkpoint's names and shapes (a
+    partitioned variable's parts and their slots joined) are the graph's."""
+    from tfmigrate.checkpoint import meta
+
+    ck = index.read(ckpt_path(name), check_data=False)
+    if not Path(ck.prefix + ".meta").exists():
+        pytest.skip("no .meta committed")
+    graph = {e.name: e.shape for e in meta.read(ck.prefix).entries}
+    saved = {e.name: e.shape for e in ck.entries}
+    assert {n: graph.get(n) for n in saved} == saved
+    if name != "saver_mnist_nn_p2":  # its notebook built the graph more than once before saving
+        assert graph == saved
+
+
 @pytest.mark.parametrize(("name", "says"), [
-    ("meta_only_traffic_signs", "only model.ckpt.meta is here"),
     ("not_tf_houseprices", "zip archive (a PyTorch"),
     ("not_tf_real_estate", "Python pickle (a PyTorch"),
 ])
@@ -95,7 +120,7 @@ def test_unreadable_ones_are_one_line(name: str, says: str) -> None:
     assert says in str(exc.value) and "\n" not in str(exc.value)
 
 
-@pytest.mark.parametrize("name", READABLE)
+@pytest.mark.parametrize("name", [*READABLE, "meta_only_traffic_signs"])
 def test_truncated_copies_never_crash_the_reader(name: str, tmp_path: Path) -> None:
     """The index (or V1 table), the .meta and the state file, each cut at 5 places."""
     copy = tmp_path / name
@@ -153,8 +178,10 @@ def test_rewrite_migrates_every_program(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_tf_215_restores_every_checkpoint_with_the_values_read() -> None:
-    rows = [{"name": n, "inspect": bench.inspect_one(CORPUS, MANIFEST[n])} for n in READABLE]
+    rows = [{"name": n, "inspect": bench.inspect_one(CORPUS, MANIFEST[n])} for n in [*READABLE, "meta_only_traffic_signs"]]
     verdicts = bench.restore_all(CORPUS, rows)
+    meta_only = verdicts.pop("meta_only_traffic_signs")  # no values: its graph's variables checked against TF's
+    assert meta_only["graph_check"] == "the .meta's variables equal TF 2.15 import_meta_graph's global_variables"
     bad = {n: v for n, v in verdicts.items() if v.get("restore") != "equal"}
     assert not bad, bad
     assert sum(v["variables"] for v in verdicts.values()) > 100

@@ -22,6 +22,21 @@ SCHEMA = 1
 
 
 INDEX_ONLY = "index only: names, shapes and dtypes from the .index; values need the data shards ({why})"
+GRAPH_ONLY = ("graph only: the variables of the graph in the .meta (the names a default Saver saves them under), "
+              "no checkpoint to read values from ({why})")
+
+
+def _read_names(path: str | os.PathLike[str]) -> tuple[index.Checkpoint, str | None]:
+    """The checkpoint's names, shapes and dtypes from its index; from the graph of its ``.meta`` when
+    only that is there. Returns it and why its values cannot be read (None: they can)."""
+    from tfmigrate.checkpoint import meta
+
+    try:
+        ck = index.read(path, check_data=False)
+    except index.MetaOnly as exc:
+        return meta.read(exc.prefix), GRAPH_ONLY.format(why=exc)
+    problem = index.data_problem(ck)
+    return ck, None if problem is None else INDEX_ONLY.format(why=problem)
 
 
 def inspect(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -29,8 +44,7 @@ def inspect(path: str | os.PathLike[str]) -> dict[str, Any]:
     ``data`` (``"complete"`` or ``"index only: ..."``), not an error; only values need the shards."""
     from tfmigrate.checkpoint import era
 
-    ck = index.read(path, check_data=False)
-    problem = index.data_problem(ck)
+    ck, problem = _read_names(path)
     dated = era.era(ck)
     return {
         "schema": SCHEMA,
@@ -39,7 +53,7 @@ def inspect(path: str | os.PathLike[str]) -> dict[str, Any]:
         "writer": classify.writer(ck.entries),
         "era": dated["era"],
         "era_evidence": dated["evidence"],
-        "data": "complete" if problem is None else INDEX_ONLY.format(why=problem),
+        "data": "complete" if problem is None else problem,
         "variables": [
             {"name": e.name, "dtype": e.dtype, "shape": list(e.shape), "bytes": e.bytes, "kind": classify.kind(e.name)}
             for e in sorted(ck.entries, key=lambda e: e.name)
@@ -59,7 +73,7 @@ def diff(checkpoint: str | os.PathLike[str], model: str, *, model_result: dict[s
     (``{"model": {...}, "variables": [{"name", "dtype", "shape"}, ...]}``, what
     :func:`tfmigrate.checkpoint.targets.model_variables` returns): then no TF child process runs and
     ``model`` only names the target in the report."""
-    ck = index.read(checkpoint, check_data=False)  # checkpoint errors before any TF process starts
+    ck, problem = _read_names(checkpoint)  # checkpoint errors before any TF process starts
     from tfmigrate.checkpoint import compare
 
     result = model_result or _model(str(model))
@@ -67,9 +81,8 @@ def diff(checkpoint: str | os.PathLike[str], model: str, *, model_result: dict[s
     info.setdefault("target", str(model))
     ck_vars = [{"name": e.name, "dtype": e.dtype, "shape": e.shape} for e in ck.entries]
     out = compare.diff(ck_vars, result["variables"], info, ck.prefix)
-    problem = index.data_problem(ck)  # names and shapes suffice for a diff; say when values are absent
-    if problem is not None:
-        out["notes"] = [INDEX_ONLY.format(why=problem), *out.get("notes", [])]
+    if problem is not None:  # names and shapes suffice for a diff; say when values are absent
+        out["notes"] = [problem, *out.get("notes", [])]
     return out
 
 

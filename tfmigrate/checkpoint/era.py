@@ -25,40 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from tfmigrate.checkpoint import classify
-from tfmigrate.checkpoint.index import MAX_INDEX_BYTES, Checkpoint, _Corrupt, open_regular, parse_fields, read_varint
+from tfmigrate.checkpoint.index import Checkpoint, _Corrupt, open_regular, parse_fields
+from tfmigrate.checkpoint.meta import fields_of
 
-MAX_META_SCAN = 1 << 30  # a .meta larger than this is not looked into
 _SAVER_VERSIONS = {0: "LEGACY (V1)", 1: "V1", 2: "V2"}
-
-
-def _fields_of(path: Path, wanted: set[int], limit: int = MAX_INDEX_BYTES) -> dict[int, bytes]:
-    """The top-level length-delimited fields ``wanted`` of a protobuf file, skipping the others
-    (a ``graph_def`` can be large: it is seeked over, never read). Raises _Corrupt / OSError."""
-    out: dict[int, bytes] = {}
-    with open_regular(path) as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        if size > MAX_META_SCAN:
-            raise _Corrupt(f"{size} bytes")
-        pos = 0
-        while pos < size:
-            fh.seek(pos)
-            head = fh.read(20)
-            key, n = read_varint(head, 0)
-            number, wire = key >> 3, key & 7
-            if wire != 2 or number == 0:
-                raise _Corrupt(f"top-level field {number} has wire type {wire}: not a MetaGraphDef")
-            length, n = read_varint(head, n)
-            start = pos + n
-            if start + length > size:
-                raise _Corrupt("field runs past the end of the file (truncated .meta?)")
-            if number in wanted:
-                if length > limit:
-                    raise _Corrupt(f"field {number} of {length} bytes")
-                fh.seek(start)
-                out[number] = fh.read(length)
-            pos = start + length
-    return out
 
 
 def meta_info(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -66,7 +36,7 @@ def meta_info(path: str | os.PathLike[str]) -> dict[str, Any]:
     ``saver_version`` (when present), or ``{"error": one line}``."""
     p = Path(path)
     try:
-        top = _fields_of(p, {1, 3})
+        top = fields_of(p, {1, 3})
         info: dict[str, Any] = {}
         if 1 not in top:
             raise _Corrupt("no meta_info_def")
@@ -121,7 +91,9 @@ def era(ck: Checkpoint) -> dict[str, Any]:
         else:
             version = "<0.12"
             evidence.append(f"{meta.name} has no tensorflow_version (every TF >= 0.12 records one)")
-    if ck.format == "v1":
+    if ck.format == "meta-only":
+        evidence.append("only the .meta (the graph): the checkpoint's own files are absent, its format unknown")
+    elif ck.format == "v1":
         evidence.append("V1 table format (no .index): the default of TF <= 0.11; later TF writes it only with write_version=V1")
     else:
         evidence.append("V2 bundle format (.index + .data-*): TF >= 0.12")
@@ -142,6 +114,8 @@ def era(ck: Checkpoint) -> dict[str, Any]:
         label = "TF >= 1.8 (object-based)"
     elif ck.format == "v1":
         label = "TF <= 0.11 (V1 format; or a later TF asked for V1)"
+    elif ck.format == "meta-only":
+        label = "unknown (only a .meta, without a version)"
     else:
         label = "TF >= 0.12 (V2 format; no .meta to date it further)"
     if conv == "skflow-0.8" and ck.format == "v2":

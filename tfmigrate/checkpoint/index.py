@@ -48,6 +48,15 @@ class CheckpointError(Exception):
         super().__init__(" ".join(str(message).split()))
 
 
+class MetaOnly(CheckpointError):
+    """Only ``PREFIX.meta`` is there: no variables to read. ``prefix`` names it (the graph in the
+    ``.meta`` still lists the variables' names, shapes and dtypes: :mod:`tfmigrate.checkpoint.meta`)."""
+
+    def __init__(self, message: str, prefix: str) -> None:
+        super().__init__(message)
+        self.prefix = prefix
+
+
 def _not_regular(path: str | os.PathLike[str], mode: int) -> CheckpointError:
     return CheckpointError(f"{os.fspath(path)}: {kind(mode)}, not a regular file: not opened (a checkpoint file must be a regular file)")
 
@@ -667,7 +676,8 @@ def state_file_prefix(directory: Path) -> str:
         if str(local) != prefix and _prefix_kind(str(local)) is not None:
             hint = f"; {local} exists here (model_dir moved?): pass that prefix"
         if not hint and is_regular(prefix + ".meta"):
-            hint = f"; only {Path(prefix).name}.meta is here: {_META_ONLY}"
+            raise MetaOnly(f"{state}: points to {target}, which is not a checkpoint; only {Path(prefix).name}.meta is here: "
+                           f"{_META_ONLY}", prefix)
         raise CheckpointError(f"{state}: points to {target}, which is not a checkpoint{hint}")
     return prefix
 
@@ -687,7 +697,7 @@ def resolve(path: str | os.PathLike[str]) -> tuple[str, str, list[Path]]:
     kind = _prefix_kind(text)
     if kind is None:
         if is_regular(text + ".meta") and not Path(text).exists():
-            raise CheckpointError(f"{text}: only {Path(text).name}.meta is here: {_META_ONLY}")
+            raise MetaOnly(f"{text}: only {Path(text).name}.meta is here: {_META_ONLY}", text)
         if not p.exists() and not Path(text + ".index").exists():
             raise CheckpointError(f"{text}: no such checkpoint (looked for {text}.index, a V1 file and a model_dir)")
         raise CheckpointError(f"{text}: not a checkpoint (no .index file, and not a V1 checkpoint table){_foreign(text)}")
