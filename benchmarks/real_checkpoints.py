@@ -515,7 +515,7 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
     for row in rows:
         ins = row["inspect"]
         era = ins.get("era", "-")[:44]
-        data = "-" if "error" in ins else ("complete" if ins["data"] == "complete" else "index only")
+        data = "-" if "error" in ins else ins["data"].split(":")[0]  # complete | index only | graph only
         rw = row["rewrite"]["status"] + (f" ({row['rewrite'].get('manual', 0)} manual)" if row["rewrite"].get("manual") else "")
         rs = row.get("restore", {})
         why = ins.get("error") or rs.get("why", "")
@@ -530,6 +530,11 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
         tf_rows = [r for r in rows if r["kind"] not in ("not-tf",)]
         equal = sum(r["restore"].get("restore") == "equal" for r in tf_rows)
         print(f"restore with equal values: {equal} of {len(tf_rows)} checkpoints")
+        for r in rows:
+            if r["diff"]["diff"] != "n/a":
+                print(f"ckpt diff {r['name']}: {r['diff']['diff']}: {r['diff']['why'][:200]}")
+            if r["restore"].get("graph_check"):
+                print(f"{r['name']}: {r['restore']['graph_check']}")
         runs = [r["restore"]["program"] for r in rows if r["restore"].get("program")]
         print(f"the repositories' own restoring programs, migrated and run: {len(runs)}; "
               + "; ".join(f"{p['verdict']}" for p in runs))
