@@ -112,3 +112,21 @@ def test_dtype_and_missing_verdicts() -> None:
     data = compare.diff(ck, extra, {"api": "v2"}, "ck")
     assert "NotFoundError" in data["verdict"] and "dnn/hiddenlayer_2/kernel" in data["verdict"]
     assert "WarmStartSettings" in data["verdict"]
+
+
+def test_without_a_model_what_no_era_map_renames_keeps_its_name() -> None:
+    """Real checkpoints (issue 30): graph code's ``Variable``, ``Variable_1`` and a DNNLinearCombined
+    model's linear part were dropped by ``convert --map auto`` without ``--model`` ("nothing to write")."""
+    graph = {"Variable": [784, 10], "Variable_1": [10], "Variable/Adam": [784, 10], "global_step": []}
+    plan = names.plan(graph, None)
+    assert plan.name_map == {"Variable": "Variable", "Variable_1": "Variable_1", "global_step": "global_step"}
+    assert "Variable/Adam" in plan.not_carried
+    wide_deep = {"dnn/hiddenlayer_0/kernel": [4, 10], "dnn/hiddenlayer_0/bias": [10], "dnn/logits/kernel": [10, 1],
+                 "dnn/logits/bias": [1], "linear/linear_model/x/weights": [4, 1], "linear/linear_model/bias_weights": [1]}
+    plan = names.plan(wide_deep, None)
+    assert plan.name_map["linear/linear_model/x/weights"] == "linear/linear_model/x/weights"
+    assert plan.name_map["linear/linear_model/bias_weights"] == "linear/linear_model/bias_weights"
+    assert plan.name_map["dnn/hiddenlayer_0/kernel"] == "dnn/hiddenlayer_0/kernel" and not plan.not_carried
+    # with a model, a tensor it lacks is still not carried, and said
+    plan = names.plan(wide_deep, {k: v for k, v in wide_deep.items() if k.startswith("dnn/")})
+    assert plan.not_carried["linear/linear_model/x/weights"] == "the model has no such variable"

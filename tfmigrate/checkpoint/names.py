@@ -189,9 +189,15 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
     p = Plan()
     model = {n: s for n, s in ckpt_vars.items() if classify.kind(n) == "model"}
     src = structure(model)
+    no_model = target_vars is None  # no model to map onto: what no era map renames keeps its name
     if src is None:
-        p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed")
+        p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed"
+                       + ("; the model's tensors are copied under their own names" if no_model and model else ""))
         dst_names: set[str] = set()
+        if no_model:
+            for name in model:
+                p.name_map[name] = name
+                p.ops.append({"new": name, "op": "copy", "src": [name]})
     else:
         if target_vars is None:
             dst = default_target(src)
@@ -243,6 +249,9 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
                     p.notes.append(f"centered_bias_weight has no counterpart in tf.estimator: it is folded into {new_bias} (same logits)")
                 else:
                     p.not_carried[name] = "tf.estimator has no centered bias"
+            elif no_model:  # e.g. the linear part of a DNNLinearCombined model: no era map renames it
+                p.name_map[name] = name
+                p.ops.append({"new": name, "op": "copy", "src": [name]})
             else:
                 p.not_carried[name] = "the model has no such variable"
     object_target = any(n.endswith("/.ATTRIBUTES/VARIABLE_VALUE") for n in dst_names)
