@@ -477,6 +477,31 @@ def _adapter(directory: Path, spec: dict) -> str:
     return str(path)
 
 
+def convert_one(row: dict, tmp: Path) -> dict[str, Any]:
+    """``ckpt convert --map auto`` (no --model: names kept where no era map applies), then the written
+    checkpoint's arrays against the original's (tfmigrate's reader on both). One TF child each."""
+    import numpy as np
+
+    from tfmigrate.checkpoint import api, index, values
+
+    ins = row["inspect"]
+    if "error" in ins or ins["data"] != "complete":
+        return {"convert": "n/a", "why": "no values to convert"}
+    try:
+        done = api.convert(ins["prefix"], tmp / ("converted_" + row["name"]))
+    except index.CheckpointError as exc:
+        return {"convert": "error", "why": str(exc)}
+    old = index.read(ins["prefix"])
+    new = index.read(done["out"])
+    numeric = [o for o in done["ops"] if o["op"] == "copy" and old.by_name()[o["src"][0]].dtype in values.NUMPY]
+    a = values.read_arrays(old, [o["src"][0] for o in numeric])
+    b = values.read_arrays(new, [o["new"] for o in numeric])
+    bad = [o["new"] for o in numeric if not np.array_equal(a[o["src"][0]], b[o["new"]])]
+    renamed = sum(o["new"] != o["src"][0] for o in done["ops"])
+    return {"convert": "equal" if not bad else "DIFFERENT", "written": len(done["ops"]), "renamed": renamed,
+            "not_carried": len(done["not_carried"]), "why": f"{len(bad)} differ" if bad else ""}
+
+
 def diff_one(row: dict) -> dict[str, Any]:
     """ckpt diff against the migrated code where it has a static target (an Estimator construction)."""
     rw = row["rewrite"]
@@ -508,6 +533,7 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
         if with_tf:
             for row in rows:
                 row["diff"] = diff_one(row)
+                row["convert"] = convert_one(row, Path(tmp))
             verdicts = restore_all(out, rows)
             for row in rows:
                 row["restore"] = verdicts.get(row["name"], {})
@@ -535,6 +561,11 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
                 print(f"ckpt diff {r['name']}: {r['diff']['diff']}: {r['diff']['why'][:200]}")
             if r["restore"].get("graph_check"):
                 print(f"{r['name']}: {r['restore']['graph_check']}")
+        conv = [r["convert"] for r in rows if r["convert"]["convert"] != "n/a"]
+        print(f"ckpt convert --map auto: {sum(c['convert'] == 'equal' for c in conv)} of {len(conv)} written with equal values "
+              f"({sum(c.get('renamed', 0) for c in conv)} tensors renamed, {sum(c.get('not_carried', 0) for c in conv)} not carried: "
+              "optimizer slots of another era); " + "; ".join(f"{r['name']}: {r['convert']['why']}" for r in rows
+                                                              if r["convert"]["convert"] not in ("equal", "n/a")))
         runs = [r["restore"]["program"] for r in rows if r["restore"].get("program")]
         print(f"the repositories' own restoring programs, migrated and run: {len(runs)}; "
               + "; ".join(f"{p['verdict']}" for p in runs))
