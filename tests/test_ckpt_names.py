@@ -130,3 +130,16 @@ def test_without_a_model_what_no_era_map_renames_keeps_its_name() -> None:
     # with a model, a tensor it lacks is still not carried, and said
     plan = names.plan(wide_deep, {k: v for k, v in wide_deep.items() if k.startswith("dnn/")})
     assert plan.not_carried["linear/linear_model/x/weights"] == "the model has no such variable"
+
+
+def test_without_a_model_tf_layers_names_are_kept() -> None:
+    """tf.layers names (graph code, a custom model_fn): the migrated code creates the same names, so
+    without --model they are not renamed to a canned DNNClassifier's (found on tensorflow/models'
+    reference checkpoints and an MNIST model_fn model_dir)."""
+    layers = {"dense/kernel": [4, 8], "dense/bias": [8], "dense_1/kernel": [8, 2], "dense_1/bias": [2], "global_step": []}
+    plan = names.plan(layers, None)
+    assert plan.name_map == {n: n for n in layers}
+    assert any("names kept" in n for n in plan.notes)
+    onto = names.plan(layers, {"dnn/hiddenlayer_0/kernel": [4, 8], "dnn/hiddenlayer_0/bias": [8],
+                               "dnn/logits/kernel": [8, 2], "dnn/logits/bias": [2]})
+    assert onto.name_map["dense/kernel"] == "dnn/hiddenlayer_0/kernel"  # with a model: mapped onto its names

@@ -190,9 +190,15 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
     model = {n: s for n, s in ckpt_vars.items() if classify.kind(n) == "model"}
     src = structure(model)
     no_model = target_vars is None  # no model to map onto: what no era map renames keeps its name
+    if no_model and src is not None and src.era in ("tfe-network", "object-based"):
+        # names a program chose (tf.layers in graph code or a custom model_fn, Keras): the migrated code
+        # creates the same ones, so a canned DNNClassifier's names would break its restore
+        p.notes.append(f"{classify.WRITERS[src.era]}: names kept (pass --model to map them onto a model's)")
+        src = None
     if src is None:
-        p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed"
-                       + ("; the model's tensors are copied under their own names" if no_model and model else ""))
+        if not p.notes:
+            p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed"
+                           + ("; the model's tensors are copied under their own names" if no_model and model else ""))
         dst_names: set[str] = set()
         if no_model:
             for name in model:
