@@ -200,8 +200,10 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
             p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed"
                            + ("; the model's tensors are copied under their own names" if no_model and model else ""))
         dst_names: set[str] = set()
-        if no_model:
-            for name in model:
+        if no_model:  # no era map and no model: the names stay, only the format changes (slots too: same code, same slots)
+            for name in ckpt_vars:
+                if drop_optimizer and classify.kind(name) == "optimizer":
+                    continue
                 p.name_map[name] = name
                 p.ops.append({"new": name, "op": "copy", "src": [name]})
     else:
