@@ -149,17 +149,18 @@ def test_huge_shape_is_an_error_not_an_allocation(v2: Path) -> None:
     assert "1e+15 elements" in line
 
 
-def test_missing_data_shard(v2: Path) -> None:
+def test_missing_data_shard(v2: Path, tmp_path: Path) -> None:
+    """inspect works from the index alone (tests/test_ckpt_index_only.py); convert needs the values."""
     data = next(v2.glob("*.data-*"))
     data.unlink()
-    line = assert_one_line_error(*run_cli("inspect", str(v2)), mentions=str(data))
+    line = assert_one_line_error(*run_cli("convert", str(v2), str(tmp_path / "out")), mentions=str(data))
     assert "missing" in line
 
 
-def test_truncated_data_shard(v2: Path) -> None:
+def test_truncated_data_shard(v2: Path, tmp_path: Path) -> None:
     data = next(v2.glob("*.data-*"))
     data.write_bytes(data.read_bytes()[:10])
-    assert_one_line_error(*run_cli("inspect", str(v2)), mentions="truncated data file")
+    assert_one_line_error(*run_cli("convert", str(v2), str(tmp_path / "out")), mentions="truncated data file")
 
 
 def test_directory_without_checkpoint(tmp_path: Path) -> None:

@@ -112,3 +112,34 @@ def test_dtype_and_missing_verdicts() -> None:
     data = compare.diff(ck, extra, {"api": "v2"}, "ck")
     assert "NotFoundError" in data["verdict"] and "dnn/hiddenlayer_2/kernel" in data["verdict"]
     assert "WarmStartSettings" in data["verdict"]
+
+
+def test_without_a_model_what_no_era_map_renames_keeps_its_name() -> None:
+    """Real checkpoints (issue 30): graph code's ``Variable``, ``Variable_1`` and a DNNLinearCombined
+    model's linear part were dropped by ``convert --map auto`` without ``--model`` ("nothing to write")."""
+    graph = {"Variable": [784, 10], "Variable_1": [10], "Variable/Adam": [784, 10], "beta1_power": [], "global_step": []}
+    plan = names.plan(graph, None, drop_optimizer=False)  # as convert calls it: the same code restores its optimizer's slots
+    assert plan.name_map == {n: n for n in graph} and not plan.not_carried
+    assert "Variable/Adam" not in names.plan(graph, None, drop_optimizer=True).name_map
+    wide_deep = {"dnn/hiddenlayer_0/kernel": [4, 10], "dnn/hiddenlayer_0/bias": [10], "dnn/logits/kernel": [10, 1],
+                 "dnn/logits/bias": [1], "linear/linear_model/x/weights": [4, 1], "linear/linear_model/bias_weights": [1]}
+    plan = names.plan(wide_deep, None)
+    assert plan.name_map["linear/linear_model/x/weights"] == "linear/linear_model/x/weights"
+    assert plan.name_map["linear/linear_model/bias_weights"] == "linear/linear_model/bias_weights"
+    assert plan.name_map["dnn/hiddenlayer_0/kernel"] == "dnn/hiddenlayer_0/kernel" and not plan.not_carried
+    # with a model, a tensor it lacks is still not carried, and said
+    plan = names.plan(wide_deep, {k: v for k, v in wide_deep.items() if k.startswith("dnn/")})
+    assert plan.not_carried["linear/linear_model/x/weights"] == "the model has no such variable"
+
+
+def test_without_a_model_tf_layers_names_are_kept() -> None:
+    """tf.layers names (graph code, a custom model_fn): the migrated code creates the same names, so
+    without --model they are not renamed to a canned DNNClassifier's (found on tensorflow/models'
+    reference checkpoints and an MNIST model_fn model_dir)."""
+    layers = {"dense/kernel": [4, 8], "dense/bias": [8], "dense_1/kernel": [8, 2], "dense_1/bias": [2], "global_step": []}
+    plan = names.plan({**layers, "dense/kernel/Adagrad": [4, 8]}, None, drop_optimizer=False)
+    assert plan.name_map == {n: n for n in [*layers, "dense/kernel/Adagrad"]}
+    assert any("names kept" in n for n in plan.notes)
+    onto = names.plan(layers, {"dnn/hiddenlayer_0/kernel": [4, 8], "dnn/hiddenlayer_0/bias": [8],
+                               "dnn/logits/kernel": [8, 2], "dnn/logits/bias": [2]})
+    assert onto.name_map["dense/kernel"] == "dnn/hiddenlayer_0/kernel"  # with a model: mapped onto its names

@@ -52,7 +52,12 @@ def test_reader_matches_tf_list_variables(made: dict, kind: str) -> None:
 def test_writer_and_kinds(made: dict, kind: str) -> None:
     data = api.inspect(made[kind]["prefix"])
     assert data["writer"] == EXPECTED_WRITER[kind]
-    assert set(data) == {"schema", "checkpoint", "format", "writer", "variables"}
+    assert set(data) == {"schema", "checkpoint", "format", "writer", "era", "era_evidence", "data", "variables"}
+    assert data["data"] == "complete"
+    if kind.startswith("estimator"):  # a TF 2.15 Estimator writes model.ckpt-N.meta: its version dates the file
+        assert data["era"].startswith("TF 2.15"), data["era_evidence"]
+    elif kind in ("skflow", "contrib09"):  # V1 written by TF 2.15 without a .meta: not called skflow 0.8's
+        assert data["era"] == "TF <= 0.11 (V1 format; or a later TF asked for V1)"
     assert all(set(v) == {"name", "dtype", "shape", "bytes", "kind"} for v in data["variables"])
     kinds = {v["name"]: v["kind"] for v in data["variables"]}
     if "global_step" in kinds:

@@ -1,6 +1,6 @@
 """Python API of the checkpoint analyser (what ``tfmigrate ckpt`` and ``tfmigrate report`` call).
 
-    inspect(path) -> dict   # {"schema": 1, "checkpoint", "format", "writer", "variables": [...]}; no TF
+    inspect(path) -> dict   # {"schema": 1, "checkpoint", "format", "writer", "era", "era_evidence", "data", "variables": [...]}; no TF
     diff(checkpoint, model, model_result=None) -> dict   # {"schema": 1, "checkpoint", "compatible", "verdict", "pairs", ...}
     convert(checkpoint, out, map="auto", model=None, drop_optimizer=False) -> dict
 
@@ -21,13 +21,39 @@ from tfmigrate.checkpoint.index import CheckpointError
 SCHEMA = 1
 
 
+INDEX_ONLY = "index only: names, shapes and dtypes from the .index; values need the data shards ({why})"
+GRAPH_ONLY = ("graph only: the variables of the graph in the .meta (the names a default Saver saves them under), "
+              "no checkpoint to read values from ({why})")
+
+
+def _read_names(path: str | os.PathLike[str]) -> tuple[index.Checkpoint, str | None]:
+    """The checkpoint's names, shapes and dtypes from its index; from the graph of its ``.meta`` when
+    only that is there. Returns it and why its values cannot be read (None: they can)."""
+    from tfmigrate.checkpoint import meta
+
+    try:
+        ck = index.read(path, check_data=False)
+    except index.MetaOnly as exc:
+        return meta.read(exc.prefix), GRAPH_ONLY.format(why=exc)
+    problem = index.data_problem(ck)
+    return ck, None if problem is None else INDEX_ONLY.format(why=problem)
+
+
 def inspect(path: str | os.PathLike[str]) -> dict[str, Any]:
-    ck = index.read(path)
+    """Names, shapes and dtypes from the index alone: a missing or truncated data shard is said in
+    ``data`` (``"complete"`` or ``"index only: ..."``), not an error; only values need the shards."""
+    from tfmigrate.checkpoint import era
+
+    ck, problem = _read_names(path)
+    dated = era.era(ck)
     return {
         "schema": SCHEMA,
         "checkpoint": ck.prefix,
         "format": ck.format,
         "writer": classify.writer(ck.entries),
+        "era": dated["era"],
+        "era_evidence": dated["evidence"],
+        "data": "complete" if problem is None else problem,
         "variables": [
             {"name": e.name, "dtype": e.dtype, "shape": list(e.shape), "bytes": e.bytes, "kind": classify.kind(e.name)}
             for e in sorted(ck.entries, key=lambda e: e.name)
@@ -47,14 +73,17 @@ def diff(checkpoint: str | os.PathLike[str], model: str, *, model_result: dict[s
     (``{"model": {...}, "variables": [{"name", "dtype", "shape"}, ...]}``, what
     :func:`tfmigrate.checkpoint.targets.model_variables` returns): then no TF child process runs and
     ``model`` only names the target in the report."""
-    ck = index.read(checkpoint)  # checkpoint errors before any TF process starts
+    ck, problem = _read_names(checkpoint)  # checkpoint errors before any TF process starts
     from tfmigrate.checkpoint import compare
 
     result = model_result or _model(str(model))
     info = dict(result["model"])
     info.setdefault("target", str(model))
     ck_vars = [{"name": e.name, "dtype": e.dtype, "shape": e.shape} for e in ck.entries]
-    return compare.diff(ck_vars, result["variables"], info, ck.prefix)
+    out = compare.diff(ck_vars, result["variables"], info, ck.prefix)
+    if problem is not None:  # names and shapes suffice for a diff; say when values are absent
+        out["notes"] = [problem, *out.get("notes", [])]
+    return out
 
 
 def read_map_file(path: str | os.PathLike[str]) -> tuple[dict[str, str], list[str]]:

@@ -33,7 +33,7 @@ from typing import Any
 OPTIMIZER_SLOTS = ("Adagrad", "Adam", "Adam_1", "Ftrl", "Ftrl_1", "Momentum", "RMSProp", "RMSProp_1",
                    "Adadelta", "Adadelta_1", "ProximalAdagrad", "AdagradDA", "AdagradDA_1")
 BOOKKEEPING = {"global_step", "learning_rate", "_CHECKPOINTABLE_OBJECT_GRAPH", "save_counter/.ATTRIBUTES/VARIABLE_VALUE"}
-_SLOT_RE = re.compile(r"/(?:t_\d+/|part_\d+/)?(?:%s)$" % "|".join(OPTIMIZER_SLOTS))
+_SLOT_RE = re.compile(r"/(?:t_\d+/|part_\d+/)?(?:%s)(?:_\d+)?$" % "|".join(OPTIMIZER_SLOTS))  # Adam_2: a second optimizer's
 # a tf.layers default-named layer's weight, optionally under network scopes: group "prefix" (with
 # its slash), "type" (conv2d, dense...), "i" (the uniquifying suffix; absent for the first), "w"
 TF_LAYERS_RE = re.compile(r"^(?P<prefix>(?:[^/]+/)*?)(?P<type>conv[123]d|dense)(?:_(?P<i>\d+))?/(?P<w>kernel|bias)$")

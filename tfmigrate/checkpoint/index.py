@@ -48,6 +48,15 @@ class CheckpointError(Exception):
         super().__init__(" ".join(str(message).split()))
 
 
+class MetaOnly(CheckpointError):
+    """Only ``PREFIX.meta`` is there: no variables to read. ``prefix`` names it (the graph in the
+    ``.meta`` still lists the variables' names, shapes and dtypes: :mod:`tfmigrate.checkpoint.meta`)."""
+
+    def __init__(self, message: str, prefix: str) -> None:
+        super().__init__(message)
+        self.prefix = prefix
+
+
 def _not_regular(path: str | os.PathLike[str], mode: int) -> CheckpointError:
     return CheckpointError(f"{os.fspath(path)}: {kind(mode)}, not a regular file: not opened (a checkpoint file must be a regular file)")
 
@@ -527,6 +536,18 @@ def check_data_files(ckpt: Checkpoint) -> None:
             raise CheckpointError(f"{path}: data shard is {size} bytes but the index needs {need[shard]}: truncated data file")
 
 
+def data_problem(ckpt: Checkpoint) -> str | None:
+    """Why the values of a checkpoint read with ``check_data=False`` cannot be read (a missing or
+    truncated data shard: one line), or None. Names, shapes and dtypes come from the index alone."""
+    if ckpt.format != "v2":
+        return None  # a V1 table holds its own data
+    try:
+        check_data_files(ckpt)
+    except CheckpointError as exc:
+        return str(exc)
+    return None
+
+
 def read_v1(files: list[Path], prefix: str) -> Checkpoint:
     ckpt = Checkpoint(prefix=prefix, format="v1", num_shards=len(files), files=[str(f) for f in files])
     seen: dict[str, Entry] = {}
@@ -564,6 +585,24 @@ def read_v1(files: list[Path], prefix: str) -> Checkpoint:
 _STATE_RE = re.compile(r'^\s*model_checkpoint_path\s*:\s*"((?:[^"\\]|\\.)*)"\s*$', re.M)
 _V1_SHARD_RE = re.compile(r"^(?P<prefix>.*)-\d{5}-of-(?P<n>\d{5})$")
 _DATA_RE = re.compile(r"^(?P<prefix>.*)\.data-\d{5}-of-\d{5}$")
+
+
+_META_ONLY = ("the graph without the variables (their V1 table, or the .index and .data-* of a V2 checkpoint, "
+              "is missing: large files are often left out of repositories)")
+
+
+def _foreign(path: str) -> str:
+    """What a file named like a checkpoint is, when its first bytes say (PyTorch saves zip or pickle files)."""
+    try:
+        with open_regular(path) as fh:
+            head = fh.read(2)
+    except (OSError, CheckpointError):
+        return ""
+    if head == b"PK":
+        return "; it is a zip archive (a PyTorch / Lightning torch.save file?), not TensorFlow's"
+    if head[:1] == b"\x80" and head[1:2] in (b"\x02", b"\x03", b"\x04", b"\x05"):
+        return "; it is a Python pickle (a PyTorch torch.save file?), not TensorFlow's"
+    return ""
 
 
 def _unescape(s: str) -> str:
@@ -615,7 +654,12 @@ def state_file_prefix(directory: Path) -> str:
         indexes = sorted(directory.glob("*.index"), key=lambda p: (_step(p.name[:-6]), p.name))
         if indexes:
             return str(indexes[-1])[:-6]
-        raise CheckpointError(f"{directory}: no checkpoint here (no `checkpoint` state file and no *.index file)")
+        # a V1 table (TF <= 0.11 wrote one file, often committed without its state file): *.ckpt / *.ckpt-N
+        tables = sorted((p for p in directory.iterdir() if re.search(r"\.ckpt(-\d+)?$", p.name) and p.is_file() and _is_table(p)),
+                        key=lambda p: (_step(p.name), p.name))
+        if tables:
+            return str(tables[-1])
+        raise CheckpointError(f"{directory}: no checkpoint here (no `checkpoint` state file, no *.index file and no V1 *.ckpt table)")
     try:
         with open_regular(state) as fh:
             text = fh.read(MAX_INDEX_BYTES).decode("utf-8", errors="replace")
@@ -631,6 +675,9 @@ def state_file_prefix(directory: Path) -> str:
         hint = ""
         if str(local) != prefix and _prefix_kind(str(local)) is not None:
             hint = f"; {local} exists here (model_dir moved?): pass that prefix"
+        if not hint and is_regular(prefix + ".meta"):
+            raise MetaOnly(f"{state}: points to {target}, which is not a checkpoint; only {Path(prefix).name}.meta is here: "
+                           f"{_META_ONLY}", prefix)
         raise CheckpointError(f"{state}: points to {target}, which is not a checkpoint{hint}")
     return prefix
 
@@ -649,9 +696,11 @@ def resolve(path: str | os.PathLike[str]) -> tuple[str, str, list[Path]]:
         text = text[: -len(".meta")]
     kind = _prefix_kind(text)
     if kind is None:
+        if is_regular(text + ".meta") and not Path(text).exists():
+            raise MetaOnly(f"{text}: only {Path(text).name}.meta is here: {_META_ONLY}", text)
         if not p.exists() and not Path(text + ".index").exists():
             raise CheckpointError(f"{text}: no such checkpoint (looked for {text}.index, a V1 file and a model_dir)")
-        raise CheckpointError(f"{text}: not a checkpoint (no .index file, and not a V1 checkpoint table)")
+        raise CheckpointError(f"{text}: not a checkpoint (no .index file, and not a V1 checkpoint table){_foreign(text)}")
     return text, kind[0], kind[1]
 
 

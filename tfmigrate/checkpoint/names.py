@@ -192,9 +192,23 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
     p = Plan()
     model = {n: s for n, s in ckpt_vars.items() if classify.kind(n) == "model"}
     src = structure(model)
+    no_model = target_vars is None  # no model to map onto: what no era map renames keeps its name
+    if no_model and src is not None and src.era in ("tfe-network", "object-based"):
+        # names a program chose (tf.layers in graph code or a custom model_fn, Keras): the migrated code
+        # creates the same ones, so a canned DNNClassifier's names would break its restore
+        p.notes.append(f"{classify.WRITERS[src.era]}: names kept (pass --model to map them onto a model's)")
+        src = None
     if src is None:
-        p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed")
+        if not p.notes:
+            p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed"
+                           + ("; the model's tensors are copied under their own names" if no_model and model else ""))
         dst_names: set[str] = set()
+        if no_model:  # no era map and no model: the names stay, only the format changes (slots too: same code, same slots)
+            for name in ckpt_vars:
+                if drop_optimizer and classify.kind(name) == "optimizer":
+                    continue
+                p.name_map[name] = name
+                p.ops.append({"new": name, "op": "copy", "src": [name]})
     else:
         if target_vars is None:
             dst = default_target(src)
@@ -246,6 +260,9 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
                     p.notes.append(f"centered_bias_weight has no counterpart in tf.estimator: it is folded into {new_bias} (same logits)")
                 else:
                     p.not_carried[name] = "tf.estimator has no centered bias"
+            elif no_model:  # e.g. the linear part of a DNNLinearCombined model: no era map renames it
+                p.name_map[name] = name
+                p.ops.append({"new": name, "op": "copy", "src": [name]})
             else:
                 p.not_carried[name] = "the model has no such variable"
     object_target = any(n.endswith("/.ATTRIBUTES/VARIABLE_VALUE") for n in dst_names)

@@ -83,6 +83,8 @@ def parse_target(spec: str) -> Target:
 
     try:
         prefix, _fmt, _files = index.resolve(spec)
+    except index.MetaOnly as exc:  # only its .meta: the graph's variables stand in (names and shapes)
+        prefix = exc.prefix
     except CheckpointError as exc:
         raise TargetError(f"{spec}: not file.py:function, a .py file or a checkpoint ({exc})") from None
     return Target("checkpoint", spec, prefix)
@@ -238,7 +240,12 @@ def model_variables(target: Target | str, timeout: float = CHILD_TIMEOUT_S) -> d
     if target.kind == "checkpoint":
         from tfmigrate.checkpoint import classify, index
 
-        ck = index.read(target.path)
+        try:
+            ck = index.read(target.path, check_data=False)  # names and shapes only
+        except index.MetaOnly as exc:
+            from tfmigrate.checkpoint import meta
+
+            ck = meta.read(exc.prefix)
         writer = classify.writer(ck.entries)
         api = {"estimator-v1": "v1", "object-based": "keras"}.get(writer, "v2")
         return {

@@ -86,8 +86,14 @@ def inspect(path: str, fmt: str) -> None:
 
     data = visible_data(data)  # names from the file: control characters shown, never sent to the terminal
     out = _console()
-    out.print(f"[bold]{escape(data['checkpoint'])}[/]  format {escape(str(data['format']))}, written by "
-              f"[bold]{escape(str(classify.WRITERS.get(data['writer'], data['writer'])))}[/]")
+    names = "" if data["writer"] == "unknown" else \
+        f"names of [bold]{escape(str(classify.WRITERS.get(data['writer'], data['writer'])))}[/], "
+    out.print(f"[bold]{escape(data['checkpoint'])}[/]  format {escape(str(data['format']))}, {names}written by "
+              f"[bold]{escape(str(data['era']))}[/]")
+    for line in data["era_evidence"]:
+        out.print(f"  [dim]evidence: {escape(line)}[/]")
+    if data["data"] != "complete":
+        out.print(f"[yellow]{escape(data['data'])}[/]")
     for kind in ("model", "optimizer", "bookkeeping"):
         rows = [v for v in data["variables"] if v["kind"] == kind]
         if not rows:
