@@ -118,6 +118,7 @@ MANIFEST: list[dict[str, Any]] = [
      "files": ["data_model/checkpoint", "data_model/graph.pbtxt", "data_model/model.ckpt-3760.index", "data_model/model.ckpt-3760.meta",
                "data_model/model.ckpt-3760.data-00000-of-00001"], "ckpt": "data_model/model.ckpt-3760", "code": "wide_deep.py",
      "kind": "estimator", "note": "the newest of the 5 checkpoints the state file lists (the others are the same model, older)",
+     "keras_model": "DNNLinearCombinedClassifier",  # build_estimator(..., 'wide_deep')'s
      # ckpt diff's target: a function returning the migrated estimator (the model has both parts: model_type
      # "wide_deep"); the imports build_estimator does not use are stubbed (the tensorflow/models tree it vendors)
      "diff_target": {"module": "wide_deep", "call": "build_estimator(None, 'wide_deep')",
@@ -133,6 +134,7 @@ MANIFEST: list[dict[str, Any]] = [
      "ckpt": HOUSING.rstrip("/"), "code": "cloudml-template/examples/regression/babyweight/trainer/model.py", "kind": "estimator",
      "extra_code": [TRAINER + f for f in ("__init__.py", "experiment.py", "featurizer.py", "inputs.py", "metadata.py", "task.py")],
      "note": "the state file also lists model.ckpt-0 (not brought)",
+     "keras_model": "DNNLinearCombinedRegressor",  # create()'s for TASK_TYPE regression
      # the flags it was trained with, read off the checkpoint's layer sizes (32, 22, 15: 32 scaled by 0.7, 3 layers)
      "diff_target": {"module": "model", "call": "create(_ARGS, tf.estimator.RunConfig())", "stubs": ["tensorflow_model_analysis"],
                      "prelude": "sys.argv = ['task.py', '--train-files', 'x', '--eval-files', 'x', '--job-dir', 'x', '--hidden-units', '32', "
@@ -521,6 +523,53 @@ def diff_one(row: dict) -> dict[str, Any]:
     return {"diff": "compatible" if data["compatible"] else "INCOMPATIBLE", "why": data["verdict"][:300]}
 
 
+def keras_one(out: Path, m: dict, tmp: Path) -> dict[str, Any]:
+    """The Keras road (TF 2.21) of an Estimator pair: ``rewrite --target keras`` of its code, then what
+    ``ckpt convert --to keras --model FILE:LINE`` says of the construction the checkpoint came from (read
+    statically: no TensorFlow). ``{"keras": "n/a" | "convertible", "why": one line}``; "convertible" pairs
+    are the ones a TF 2.21 child must then restore (none in this corpus)."""
+    from tfmigrate.checkpoint import index, keras
+
+    if m["kind"] != "estimator":
+        return {"keras": "n/a", "why": "graph code: --target keras ports tf.estimator code only"}
+    work = tmp / ("keras_" + m["name"])
+    work.mkdir(parents=True, exist_ok=True)
+    copy = work / Path(m["code"]).name
+    shutil.copy(out / m["name"] / m["code"], copy)
+    for other in m.get("extra_code", []):
+        shutil.copy(out / m["name"] / other, work / Path(other).name)
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--target", "keras", "--format", "json", "-q", str(work)],
+                          capture_output=True, text=True, check=False, cwd=ROOT)
+    findings = [f for f in json.loads(proc.stdout).get("findings", []) if f.get("path", str(copy)) == str(copy)]
+    if copy.suffix != ".py":  # a notebook: the model_fn becomes a Keras model class; convert reads .py constructions
+        ported = [f for f in findings if f["rule"] == "TFM707"]
+        how = f"rewrite --target keras ports its model_fn to a Keras model class (TFM707, line {ported[0]['line']})" if ported else \
+            "rewrite --target keras leaves its model_fn"
+        return {"keras": "n/a", "why": f"{how}; ckpt convert --to keras converts canned estimators' checkpoints only "
+                                       "(a custom model_fn's tf.layers weights exist only once the model runs its first batch)"}
+    cls = m.get("keras_model", "")
+    manual = [f for f in findings if f["rule"] == "TFM701" and f["message"].startswith(f"tf.estimator.{cls} ")]
+    line = manual[0]["line"] if manual else None
+    reasons = []
+    if manual:
+        reasons.append(f"rewrite --target keras leaves {cls} (line {line}) manual: TFM701 "
+                       + manual[0]["message"].split(": it cannot honour ", 1)[-1].split("; build", 1)[0])
+    try:
+        keras.parse_model(f"{copy}:{line}" if line else str(copy))
+        ck = keras.read_checkpoint_model(index.read(out / m["name"] / m["ckpt"]))
+        return {"keras": "convertible", "why": f"{cls}: {ck.era}"}
+    except index.CheckpointError as exc:
+        reasons.append("ckpt convert --to keras: " + str(exc).split(": ", 1)[-1])
+    # what of the checkpoint itself the Keras canned models have no place for, were the class converted
+    tensors = [e.name for e in index.read(out / m["name"] / m["ckpt"], check_data=False).entries]
+    crossed = sorted({n.split("/")[-2] for n in tensors if n.startswith("linear/") and "_X_" in n and n.endswith("/weights")})
+    if crossed:
+        reasons.append(f"its linear part holds crossed columns ({', '.join(crossed)}), which keras_inputs does not build")
+    if any("/batchnorm_" in n for n in tensors):
+        reasons.append("its hidden layers are batch-normalised (batch_norm=True): the Keras canned model has no such layers")
+    return {"keras": "n/a", "why": "; ".join(reasons)}
+
+
 def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -529,6 +578,7 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
             row["inspect"] = inspect_one(out, m)
             row["truncations"] = truncations(out, m)
             row["rewrite"] = rewrite_one(out, m, Path(tmp))
+            row["keras"] = keras_one(out, m, Path(tmp)) if m["kind"] == "estimator" else {"keras": "n/a", "why": ""}
             rows.append(row)
         if with_tf:
             for row in rows:
@@ -549,6 +599,9 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
             why = f"{m_restorer(row['name'])} migrated and run: {rs['program']['verdict']} ({rs['program']['why']})"
         print(f"{row['name']:<30} {row['kind']:<9} {ins.get('format', '-'):<6} {era:<44} {data:<10} {rw[:30]:<30} "
               f"{rs.get('restore', '-'):<12} {why[:120]}")
+    for row in rows:
+        if row["keras"]["why"]:
+            print(f"Keras road (TF 2.21) {row['name']}: {row['keras']['keras']}: {row['keras']['why']}")
     crashes = sum(r["truncations"]["crash"] for r in rows)
     reads = sum(sum(r["truncations"].values()) for r in rows)
     print(f"truncated copies read: {reads}, crashes: {crashes}")

@@ -12,6 +12,8 @@ overrides); nothing of it is committed, and these tests are skipped without it. 
   code) is dated 1.3.0, not 0.x;
 * a real TF 1.x checkpoint with its data shard deleted is inspected and diffed from its index;
 * ``rewrite`` migrates every program (one process for all), Python 2 ones are one-line errors;
+* the Keras road (TF 2.21) of each Estimator pair has a one-line verdict: none is a model ``ckpt convert
+  --to keras`` converts (no TF child);
 * (slow, ONE TensorFlow child for all pairs) TF 2.15 restores every checkpoint that has its data
   into variables of its names, and the values equal what tfmigrate's own reader reads; the
   repositories' own restoring programs (migrated) run in the same child: one prints predictions
@@ -189,3 +191,23 @@ def test_tf_215_restores_every_checkpoint_with_the_values_read() -> None:
     assert verdicts["saver_multilayer_nn"]["program"]["verdict"] == "equal predictions"  # vs a NumPy forward pass
     failed = verdicts["saver_dlnd_variables"]["program"]  # the committed code is not the code that wrote the file
     assert failed["verdict"] == "FAILS" and "bias_0, weights_0" in failed["why"]
+
+
+@pytest.mark.parametrize(("name", "says"), [
+    ("est_ipo_wide_deep", ["DNNLinearCombinedClassifier (line 212) manual: TFM701 config=run_config",
+                           "ckpt convert --to keras: DNNLinearCombinedClassifier: --to keras converts DNNClassifier",
+                           "crossed columns (country_X_exchange, country_X_industry)"]),
+    ("est_housing_regressor", ["DNNLinearCombinedRegressor (line 63) manual: TFM701 weight_column=, batch_norm=",
+                               "ckpt convert --to keras: DNNLinearCombinedRegressor: --to keras converts DNNClassifier",
+                               "batch-normalised (batch_norm=True)"]),
+    ("est_mnist_cnn_model_fn", ["model_fn to a Keras model class (TFM707, line 99)", "canned estimators' checkpoints only"]),
+])
+def test_the_keras_road_of_each_estimator_pair_has_a_verdict(name: str, says: list[str], tmp_path: Path) -> None:
+    """The TF 2.21 (--target keras) road of the corpus's three Estimator pairs: `rewrite --target keras`
+    of the code, then what `ckpt convert --to keras` says of the construction that wrote the checkpoint.
+    None of the three is a model the Keras road converts (two DNNLinearCombined, one in a notebook
+    with a custom model_fn), so no TF 2.21 child runs: each gets a one-line verdict naming why."""
+    got = bench.keras_one(CORPUS, MANIFEST[name], tmp_path)
+    assert got["keras"] == "n/a" and "\n" not in got["why"]
+    for text in says:
+        assert text in got["why"], (text, got["why"])
