@@ -28,8 +28,9 @@ KINDS = ("skflow", "skflow_binary", "contrib09", "contrib1x", "estimator_v1", "e
          "partitioned", "v2_iris_10x10", "tfe_network")
 # trained canned models of other kinds (ckpt convert --to keras); not in KINDS, which test_ckpt_reader writes all of
 CANNED_KINDS = ("estimator_linear", "estimator_embedding", "estimator_partitioned", "estimator_batchnorm")
-# skflow with trained Adagrad accumulators (ckpt convert --model: train() resumes); not in KINDS either
-RESUME_KINDS = ("skflow_resume",)
+# skflow with trained Adagrad accumulators, a contrib.learn 1.x LinearClassifier with trained Ftrl state (ckpt convert
+# --model: train() resumes); not in KINDS either
+RESUME_KINDS = ("skflow_resume", "contrib1x_linear")
 HIDDEN = [10, 10]
 N_FEATURES = 4
 N_CLASSES = 3
@@ -316,6 +317,16 @@ def make(out: Path, kinds: list[str]) -> dict:
             for name in list(t):
                 t[name + "/Adagrad"] = np.full_like(t[name], 0.1)
             t["global_step"] = np.int64(100)
+            _save_graph(prefix, t)
+        elif kind == "contrib1x_linear":  # contrib.learn 1.x LinearClassifier (real_valued_column "x"), Ftrl, V2 format, step 150
+            rng = np.random.RandomState(11)
+            t = {"linear/x/weight": rng.normal(size=(N_FEATURES, N_CLASSES)).astype("float32"),
+                 "linear/bias_weight": rng.normal(size=(N_CLASSES,)).astype("float32")}
+            for name in list(t):  # trained Ftrl state: accumulator ("Ftrl", from 0.1 up) and linear ("Ftrl_1")
+                t[name + "/Ftrl"] = (0.1 + rng.uniform(size=t[name].shape)).astype("float32")
+                t[name + "/Ftrl_1"] = rng.normal(size=t[name].shape).astype("float32")
+            t["global_step"] = np.int64(150)
+            prefix = str(d / "model.ckpt-150")
             _save_graph(prefix, t)
         elif kind == "partitioned":  # an embedding split in 3 slices (slice keys in the index)
             t = {"dnn/input_from_feature_columns/words_embedding/weights": np.arange(30 * 4, dtype="float32").reshape(30, 4),

@@ -154,6 +154,43 @@ def _align(src: Structure, dst: Structure, notes: list[str]) -> Structure:
     return out
 
 
+# the linear part of a contrib.learn (0.x-1.x) LinearClassifier/Regressor or DNNLinearCombined*:
+# ``linear/<column>/weight`` (a dense column), ``linear/<column>/weights`` (a sparse one), ``linear/bias_weight``
+# (layers.weighted_sum_from_feature_columns under the "linear" scope); TF 2.15's canned estimators name them
+# ``linear/linear_model/<column>/weights`` and ``linear/linear_model/bias_weights`` (column names are the same)
+_LEGACY_LINEAR_W = re.compile(r"^linear/(?!linear_model/)(?P<col>[^/]+)/weights?$")
+_LEGACY_LINEAR_B = "linear/bias_weight"
+V2_LINEAR = ("linear/linear_model/{col}/weights", "linear/linear_model/bias_weights")
+
+
+def legacy_linear(name: str) -> str | None:
+    """TF 2.15's name of a legacy linear-model weight (``linear/x/weight`` -> ``linear/linear_model/x/weights``), else None."""
+    if name == _LEGACY_LINEAR_B:
+        return V2_LINEAR[1]
+    m = _LEGACY_LINEAR_W.match(name)
+    return V2_LINEAR[0].format(col=m.group("col")) if m else None
+
+
+def _map_linear(p: Plan, model: dict[str, list[int]], target_vars: dict[str, list[int]]) -> None:
+    """Legacy linear weights onto the model's TF 2.15 names, where it has them with the same shape."""
+    found = 0
+    for name, shape in model.items():
+        new = legacy_linear(name)
+        if new is None or new in model:
+            continue
+        if new not in target_vars:
+            p.not_carried[name] = f"the model has no {new} (a column it does not have?)"
+        elif list(target_vars[new]) != list(shape):
+            p.not_carried[name] = f"shape {shape} but the model's {new} is {target_vars[new]}"
+        else:
+            p.name_map[name] = new
+            p.ops.append({"new": new, "op": "copy", "src": [name]})
+            found += 1
+    if found:
+        p.notes.append(f"{found} legacy linear weight(s) (linear/<column>/weight, linear/bias_weight) renamed to TF 2.15's "
+                       "linear/linear_model/<column>/weights, linear/linear_model/bias_weights")
+
+
 V2_NAMES = {"hidden": ("dnn/hiddenlayer_{i}/kernel", "dnn/hiddenlayer_{i}/bias"), "logits": ("dnn/logits/kernel", "dnn/logits/bias")}
 
 
@@ -193,13 +230,15 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
     model = {n: s for n, s in ckpt_vars.items() if classify.kind(n) == "model"}
     src = structure(model)
     no_model = target_vars is None  # no model to map onto: what no era map renames keeps its name
+    if target_vars is not None:
+        _map_linear(p, model, target_vars)
     if no_model and src is not None and src.era in ("tfe-network", "object-based"):
         # names a program chose (tf.layers in graph code or a custom model_fn, Keras): the migrated code
         # creates the same ones, so a canned DNNClassifier's names would break its restore
         p.notes.append(f"{classify.WRITERS[src.era]}: names kept (pass --model to map them onto a model's)")
         src = None
     if src is None:
-        if not p.notes:
+        if not p.name_map and not p.notes:
             p.notes.append("no dense-layer structure recognised in the checkpoint: no name map proposed"
                            + ("; the model's tensors are copied under their own names" if no_model and model else ""))
         dst_names: set[str] = set()
@@ -248,6 +287,8 @@ def plan(ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]] | No
                         p.name_map[old] = new
                         p.ops.append({"new": new, "op": "copy", "src": [old]})
         for name, shape in src.extras.items():
+            if name in p.name_map or name in p.not_carried:  # a legacy linear weight, mapped above
+                continue
             if name in dst_names:
                 p.name_map[name] = name
                 p.ops.append({"new": name, "op": "copy", "src": [name]})
