@@ -28,9 +28,9 @@ KINDS = ("skflow", "skflow_binary", "contrib09", "contrib1x", "estimator_v1", "e
          "partitioned", "v2_iris_10x10", "tfe_network")
 # trained canned models of other kinds (ckpt convert --to keras); not in KINDS, which test_ckpt_reader writes all of
 CANNED_KINDS = ("estimator_linear", "estimator_embedding", "estimator_partitioned", "estimator_batchnorm")
-# skflow with trained Adagrad accumulators, a contrib.learn 1.x LinearClassifier with trained Ftrl state (ckpt convert
+# skflow with trained Adagrad accumulators, contrib.learn 1.x Linear / DNNLinearCombined classifiers with trained Ftrl state (ckpt convert
 # --model: train() resumes); not in KINDS either
-RESUME_KINDS = ("skflow_resume", "contrib1x_linear")
+RESUME_KINDS = ("skflow_resume", "contrib1x_linear", "contrib1x_combined")
 HIDDEN = [10, 10]
 N_FEATURES = 4
 N_CLASSES = 3
@@ -318,13 +318,20 @@ def make(out: Path, kinds: list[str]) -> dict:
                 t[name + "/Adagrad"] = np.full_like(t[name], 0.1)
             t["global_step"] = np.int64(100)
             _save_graph(prefix, t)
-        elif kind == "contrib1x_linear":  # contrib.learn 1.x LinearClassifier (real_valued_column "x"), Ftrl, V2 format, step 150
+        elif kind in ("contrib1x_linear", "contrib1x_combined"):  # contrib.learn 1.x LinearClassifier / DNNLinearCombinedClassifier
+            # (real_valued_column "x"; the linear part trained by Ftrl, the DNN by Adagrad), V2 format, step 150
             rng = np.random.RandomState(11)
             t = {"linear/x/weight": rng.normal(size=(N_FEATURES, N_CLASSES)).astype("float32"),
                  "linear/bias_weight": rng.normal(size=(N_CLASSES,)).astype("float32")}
             for name in list(t):  # trained Ftrl state: accumulator ("Ftrl", from 0.1 up) and linear ("Ftrl_1")
                 t[name + "/Ftrl"] = (0.1 + rng.uniform(size=t[name].shape)).astype("float32")
                 t[name + "/Ftrl_1"] = rng.normal(size=t[name].shape).astype("float32")
+            if kind == "contrib1x_combined":
+                for i, (k, b) in enumerate(w[:-1]):
+                    t[f"dnn/hiddenlayer_{i}/weights"], t[f"dnn/hiddenlayer_{i}/biases"] = k, b
+                t["dnn/logits/weights"], t["dnn/logits/biases"] = w[-1]
+                for name in [n for n in t if n.startswith("dnn/")]:
+                    t[name + "/Adagrad"] = (0.1 + rng.uniform(size=t[name].shape)).astype("float32")
             t["global_step"] = np.int64(150)
             prefix = str(d / "model.ckpt-150")
             _save_graph(prefix, t)

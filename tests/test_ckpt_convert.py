@@ -43,10 +43,16 @@ est = tf.estimator.DNNClassifier(
     hidden_units=[10, 10], n_classes=3, model_dir="models/iris"{optimizer})
 """
 LINEAR_STEPS_AT = 150  # the contrib.learn 1.x LinearClassifier checkpoint's global_step (ckpt_factory "contrib1x_linear")
-MIGRATED_LINEAR = """import tensorflow as tf
+MIGRATED_LINEAR = {  # the migrated models of the contrib.learn 1.x linear checkpoints (ckpt_factory "contrib1x_<kind>")
+    "linear": """import tensorflow as tf
 est = tf.estimator.LinearClassifier(
     feature_columns=[tf.feature_column.numeric_column("x", shape=[4])], n_classes=3, model_dir="models/iris")
-"""
+""",
+    "combined": """import tensorflow as tf
+x = tf.feature_column.numeric_column("x", shape=[4])
+est = tf.estimator.DNNLinearCombinedClassifier(
+    linear_feature_columns=[x], dnn_feature_columns=[x], dnn_hidden_units=[10, 10], n_classes=3, model_dir="models/iris")
+"""}
 
 
 @pytest.fixture(scope="module")
@@ -56,10 +62,11 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     for opt in RESUME_OPTIMIZERS:  # the migrated models of the resumable conversions below
         models[opt] = out / f"migrated_{opt.lower()}.py"
         models[opt].write_text(MIGRATED.format(optimizer=f", optimizer={opt!r}" if opt != "Adagrad" else ""))
-    models["linear"] = out / "migrated_linear.py"
-    models["linear"].write_text(MIGRATED_LINEAR)
-    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09",
-                "skflow_resume", "contrib1x_linear", "--variables", *(str(models[o]) for o in (*RESUME_OPTIMIZERS, "linear"))],
+    for kind, text in MIGRATED_LINEAR.items():
+        models[kind] = out / f"migrated_{kind}.py"
+        models[kind].write_text(text)
+    run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09", "skflow_resume",
+                *(f"contrib1x_{k}" for k in MIGRATED_LINEAR), "--variables", *(str(models[o]) for o in (*RESUME_OPTIMIZERS, *MIGRATED_LINEAR))],
                check=True, env=ENV, timeout=600)
     manifest = json.loads((out / "ck" / "manifest.json").read_text())
     converted = {}
@@ -84,19 +91,21 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
         resumed_conv[opt] = api.convert(manifest["skflow_resume"]["dir"], out / f"resume_{opt}", model=str(models[opt]),
                                         model_result=model_results[opt])
         requests.append({"model": str(models[opt]), "model_dir": str(out / f"resume_{opt}"), "steps": RESUME_STEPS})
-    # a contrib.learn 1.x LinearClassifier (linear/x/weight, linear/bias_weight, Ftrl slots) converted --model for the
-    # migrated tf.estimator.LinearClassifier, resumed in the same child
-    linear_result = manifest["variables"][len(RESUME_OPTIMIZERS)]
-    linear_conv = api.convert(manifest["contrib1x_linear"]["dir"], out / "resume_linear", model=str(models["linear"]),
-                              model_result=linear_result)
-    requests.append({"model": str(models["linear"]), "model_dir": str(out / "resume_linear"), "steps": RESUME_STEPS})
+    # contrib.learn 1.x LinearClassifier / DNNLinearCombinedClassifier checkpoints (linear/x/weight, linear/bias_weight, Ftrl
+    # slots; the combined one's DNN with Adagrad slots) converted --model for their migrated models, resumed in the same child
+    linear = {}
+    for i, kind in enumerate(MIGRATED_LINEAR, start=len(RESUME_OPTIMIZERS)):
+        conv = api.convert(manifest[f"contrib1x_{kind}"]["dir"], out / f"resume_{kind}", model=str(models[kind]),
+                           model_result=manifest["variables"][i])
+        linear[kind] = {"converted": conv, "model": manifest["variables"][i], "answer": len(requests) - 3}
+        requests.append({"model": str(models[kind]), "model_dir": str(out / f"resume_{kind}"), "steps": RESUME_STEPS})
     (out / "requests.json").write_text(json.dumps(requests))
     proc = run_python([str(ROOT / "tests" / "ckpt_factory.py"), "--predict", str(out / "requests.json")], check=True, env=ENV, timeout=600)
     answer = json.loads(proc.stdout.strip().splitlines()[-1])
     return {"manifest": manifest, "converted": converted, "x": x, "probs": answer["probabilities"], "dir": out,
             "resume": {"converted": resumed_conv, "legacy_diff": legacy_diff, "models": model_results,
                        "trained": dict(zip(RESUME_OPTIMIZERS, answer["resumed"]))},
-            "linear": {"converted": linear_conv, "model": linear_result, "trained": answer["resumed"][len(RESUME_OPTIMIZERS)]}}
+            "linear": {k: {**v, "trained": answer["resumed"][v["answer"]]} for k, v in linear.items()}}
 
 
 def test_skflow_checkpoint_converts_and_predicts_like_the_old_weights(made: dict) -> None:
@@ -217,29 +226,39 @@ def test_diff_of_the_legacy_checkpoint_says_convert_resumes(made: dict) -> None:
         assert "train() goes on from the checkpoint's global_step" in d["verdict"] and f"model's {opt} state" in d["verdict"]
 
 
+
 LEGACY_LINEAR = {"linear/x/weight": "linear/linear_model/x/weights", "linear/bias_weight": "linear/linear_model/bias_weights"}
+LEGACY_DNN = {"dnn/hiddenlayer_0/weights": "dnn/hiddenlayer_0/kernel", "dnn/hiddenlayer_1/biases": "dnn/hiddenlayer_1/bias",
+              "dnn/logits/weights": "dnn/logits/kernel", "dnn/logits/biases": "dnn/logits/bias"}
 
 
-def test_a_legacy_linear_checkpoint_converts_and_train_resumes_with_its_ftrl_state(made: dict) -> None:
+@pytest.mark.parametrize("kind", list(MIGRATED_LINEAR))
+def test_a_legacy_linear_checkpoint_converts_and_train_resumes_with_its_ftrl_state(made: dict, kind: str) -> None:
     """contrib.learn 1.x LinearClassifier names (``linear/<col>/weight``, ``linear/bias_weight``, Ftrl slots
-    ``/Ftrl``, ``/Ftrl_1``) onto TF 2.15's, read off the real TF 2.15 LinearClassifier's variables (the
-    factory child lists them): convert exits compatible, train(steps=N) restores the legacy weights and
-    Ftrl state and goes on from step 150."""
-    conv, model = made["linear"]["converted"], made["linear"]["model"]
-    target = {v["name"] for v in model["variables"]}  # what the real TF 2.15 LinearClassifier creates
-    assert {*LEGACY_LINEAR.values(), *(f"training/Ftrl/{n}/{s}" for n in LEGACY_LINEAR.values() for s in ("accumulator", "linear"))} <= target
+    ``/Ftrl``, ``/Ftrl_1``; a DNNLinearCombined's DNN part with Adagrad slots) onto TF 2.15's, which the
+    real TF 2.15 models list (the factory child): convert is compatible, and train(steps=N) restores the
+    legacy weights and both optimizers' state and goes on from step 150."""
+    got = made["linear"][kind]
+    conv = got["converted"]
+    pairs = {**LEGACY_LINEAR, **(LEGACY_DNN if kind == "combined" else {})}
+    slots = {old: [(f"training/Ftrl/{new}/accumulator", "/Ftrl"), (f"training/Ftrl/{new}/linear", "/Ftrl_1")] for old, new in LEGACY_LINEAR.items()}
+    if kind == "combined":
+        slots.update({old: [(f"training/Adagrad/{new}/accumulator", "/Adagrad")] for old, new in LEGACY_DNN.items()})
+    target = {v["name"] for v in got["model"]["variables"]}  # what the real TF 2.15 estimator creates
+    assert {*pairs.values(), *(n for pairs_ in slots.values() for n, _ in pairs_)} <= target
     assert conv["diff"]["compatible"], conv["diff"]["verdict"]
     assert Path(conv["out"]).name == f"model.ckpt-{LINEAR_STEPS_AT}"
-    trained = made["linear"]["trained"]
+    trained = got["trained"]
     assert trained["error"] is None, trained
     assert trained["global_step"] == LINEAR_STEPS_AT + RESUME_STEPS
-    legacy = values.read_arrays(made["manifest"]["contrib1x_linear"]["prefix"])
+    legacy = values.read_arrays(made["manifest"][f"contrib1x_{kind}"]["prefix"])
     restored = {k: np.array(v) for k, v in trained["restored"].items()}
     assert restored["global_step"] == LINEAR_STEPS_AT
-    for old, new in LEGACY_LINEAR.items():
+    for old, new in pairs.items():
         assert conv["name_map"][old] == new
         np.testing.assert_array_equal(restored[new], legacy[old])
-        np.testing.assert_array_equal(restored[f"training/Ftrl/{new}/accumulator"], legacy[old + "/Ftrl"])
-        np.testing.assert_array_equal(restored[f"training/Ftrl/{new}/linear"], legacy[old + "/Ftrl_1"])
-    assert not conv["not_carried"].keys() & {*LEGACY_LINEAR, *(o + s for o in LEGACY_LINEAR for s in ("/Ftrl", "/Ftrl_1"))}
+        for slot_new, suffix in slots[old]:
+            np.testing.assert_array_equal(restored[slot_new], legacy[old + suffix])
+            assert conv["name_map"][old + suffix] == slot_new
     assert any(n.startswith("4 Ftrl slot(s) renamed") for n in conv["notes"])
+    assert not [n for n in conv["not_carried"] if n.startswith(("linear/", "dnn/"))], conv["not_carried"]

@@ -38,21 +38,39 @@ _TARGET_RE = re.compile(r"^training/(?P<opt>[^/]+)/")
 
 
 def target_optimizer(target_vars: dict[str, Any]) -> str | None:
-    """The optimizer a TF 2.15 canned estimator's variables name (``training/<Opt>/...``)."""
-    opts = {m.group("opt") for n in target_vars if (m := _TARGET_RE.match(n))}
-    return opts.pop() if len(opts) == 1 else None
+    """The optimizer a TF 2.15 canned estimator's variables name (``training/<Opt>/...``; a DNNLinearCombined
+    model's two: ``Adagrad and Ftrl``), or None."""
+    return " and ".join(target_optimizers(target_vars)) or None
+
+
+def target_optimizers(target_vars: dict[str, Any]) -> list[str]:
+    """Every optimizer a TF 2.15 canned estimator's variables name: two for a DNNLinearCombined model
+    (``training/Ftrl/linear/...``, ``training/Adagrad/dnn/...``)."""
+    return sorted({m.group("opt") for n in target_vars if (m := _TARGET_RE.match(n))})
+
+
+def _variable_optimizer(new_var: str, target_vars: dict[str, Any], opts: list[str]) -> str | None:
+    """The optimizer that holds slots of the model's variable ``new_var`` (``training/<Opt>/<var>/...``)."""
+    for opt in opts:
+        prefix = f"training/{opt}/{new_var}/"
+        if any(n.startswith(prefix) for n in target_vars):
+            return opt
+    return opts[0] if len(opts) == 1 else None
 
 
 def carry(p: Any, ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[int]], target_init: dict[str, dict[str, Any]],
           target_dtypes: dict[str, str] | None = None) -> None:
     """Add to plan ``p`` (:class:`tfmigrate.checkpoint.names.Plan`) the optimizer state of the model:
-    renamed legacy slots, then initial values for the rest; one note per kind of initial value."""
-    opt = target_optimizer(target_vars)
-    if opt is None:
+    renamed legacy slots, then initial values for the rest; one note per kind of initial value. A model
+    with two optimizers (DNNLinearCombined: Ftrl for the linear part, another for the DNN) gets each
+    variable's slots from the optimizer that trains it."""
+    opts = target_optimizers(target_vars)
+    if not opts:
         return
+    opt = opts[0] if len(opts) == 1 else None
     written = {o["new"] for o in p.ops}
     plain = {o["src"][0]: o["new"] for o in p.ops if o["op"] == "copy" and len(o["src"]) == 1}
-    renamed = 0
+    renamed: dict[str, int] = {}
     for name, shape in ckpt_vars.items():
         m = _LEGACY_RE.match(name)
         if not m or name in p.name_map:
@@ -63,10 +81,14 @@ def carry(p: Any, ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[i
             if var in p.name_map:
                 p.not_carried[name] = f"the slot of {var}, which is not carried as a plain copy ({p.name_map[var]} is computed)"
             continue
-        if want_opt != opt:
-            p.not_carried[name] = f"a slot of {want_opt}; the model's optimizer is {opt} (its state is written as {opt} initialises it)"
+        var_opt = _variable_optimizer(plain[var], target_vars, opts)
+        if var_opt is None:
             continue
-        new = f"training/{opt}/{plain[var]}/{slot}"
+        if want_opt != var_opt:
+            p.not_carried[name] = (f"a slot of {want_opt}; the model's optimizer{'' if opt else ' of ' + plain[var]} is {var_opt} "
+                                   f"(its state is written as {var_opt} initialises it)")
+            continue
+        new = f"training/{var_opt}/{plain[var]}/{slot}"
         if new not in target_vars or new in written:
             continue
         if list(target_vars[new]) != list(shape):
@@ -76,28 +98,31 @@ def carry(p: Any, ckpt_vars: dict[str, list[int]], target_vars: dict[str, list[i
         p.not_carried.pop(name, None)
         p.ops.append({"new": new, "op": "copy", "src": [name]})
         written.add(new)
-        renamed += 1
-    if renamed:
-        p.notes.append(f"{renamed} {opt} slot(s) renamed to TF 2.15 names (training/{opt}/<variable>/...): train() goes on with them")
-    kinds: dict[str, list[str]] = {}
+        renamed[var_opt] = renamed.get(var_opt, 0) + 1
+    for each, count in renamed.items():
+        p.notes.append(f"{count} {each} slot(s) renamed to TF 2.15 names (training/{each}/<variable>/...): train() goes on with them")
+    kinds: dict[tuple[str, str], list[str]] = {}
     for new in sorted(target_vars):
         init = (target_init.get(new) or {}).get("fill")
         if new in written or new == "global_step" or classify.kind(new) == "model" or init is None:
             continue
+        m = _TARGET_RE.match(new)
+        each = m.group("opt") if m else (opt or "")
         dtype = (target_dtypes or {}).get(new, "float32")
         p.ops.append({"new": new, "op": "fill", "value": init, "dtype": dtype, "shape": list(target_vars[new]), "src": []})
         written.add(new)
-        what = new.rsplit("/", 1)[-1] if new.count("/") > 2 else new.removeprefix(f"training/{opt}/")
-        kinds.setdefault(f"{what} = {_number(init)}", []).append(new)
-    for what, news in kinds.items():
+        what = new.rsplit("/", 1)[-1] if new.count("/") > 2 else new.removeprefix(f"training/{each}/")
+        kinds.setdefault((each, f"{what} = {_number(init)}"), []).append(new)
+    for (each, what), news in kinds.items():
         slot = news[0].count("/") > 2
-        p.notes.append(f"{opt} {'slot' if slot else 'hyperparameter'} {what}: {len(news)} variable(s) written as {opt} "
+        p.notes.append(f"{each} {'slot' if slot else 'hyperparameter'} {what}: {len(news)} variable(s) written as {each} "
                        f"initialises {'it' if not slot else 'them'} (not in the checkpoint)")
-    lr = f"training/{opt}/learning_rate"
-    if "learning_rate" in ckpt_vars and lr in written and lr not in p.name_map.values():
-        p.not_carried["learning_rate"] = f"the legacy program's learning rate; the model's own ({lr}) is written, as the code sets it"
+    lrs = [f"training/{each}/learning_rate" for each in opts]
+    if "learning_rate" in ckpt_vars and any(lr in written and lr not in p.name_map.values() for lr in lrs):
+        own = ", ".join(lr for lr in lrs if lr in written)
+        p.not_carried["learning_rate"] = f"the legacy program's learning rate; the model's own ({own}) is written, as the code sets it"
     for name in ckpt_vars:
-        if name in ("beta1_power", "beta2_power") and opt == "Adam":
+        if name in ("beta1_power", "beta2_power") and "Adam" in opts:
             p.not_carried[name] = "Keras Adam derives it from iterations (global_step)"
 
 
