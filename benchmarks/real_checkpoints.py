@@ -523,24 +523,30 @@ def diff_one(row: dict) -> dict[str, Any]:
     return {"diff": "compatible" if data["compatible"] else "INCOMPATIBLE", "why": data["verdict"][:300]}
 
 
-def keras_one(out: Path, m: dict, tmp: Path) -> dict[str, Any]:
-    """The Keras road (TF 2.21) of an Estimator pair: ``rewrite --target keras`` of its code, then what
-    ``ckpt convert --to keras --model FILE:LINE`` says of the construction the checkpoint came from (read
-    statically: no TensorFlow). ``{"keras": "n/a" | "convertible", "why": one line}``; "convertible" pairs
-    are the ones a TF 2.21 child must then restore (none in this corpus)."""
-    from tfmigrate.checkpoint import index, keras
+def keras_all(out: Path, ms: list[dict], tmp: Path) -> dict[str, dict[str, Any]]:
+    """The Keras road (TF 2.21) of each Estimator pair of ``ms``: ``rewrite --target keras`` of its code (one
+    process for all), then what ``ckpt convert --to keras --model FILE:LINE`` says of the construction the
+    checkpoint came from (read statically: no TensorFlow). ``{name: {"keras": "n/a" | "convertible", "why":
+    one line}}``; "convertible" pairs are the ones a TF 2.21 child must then restore (none in this corpus)."""
+    copies = {}
+    for m in ms:
+        if m["kind"] != "estimator":
+            continue
+        work = tmp / ("keras_" + m["name"])
+        work.mkdir(parents=True, exist_ok=True)
+        copies[m["name"]] = work / Path(m["code"]).name
+        shutil.copy(out / m["name"] / m["code"], copies[m["name"]])
+        for other in m.get("extra_code", []):
+            shutil.copy(out / m["name"] / other, work / Path(other).name)
+    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--target", "keras", "--format", "json", "-q",
+                           *(str(c.parent) for c in copies.values())], capture_output=True, text=True, check=False, cwd=ROOT)
+    findings = json.loads(proc.stdout).get("findings", []) if copies else []
+    return {m["name"]: _keras_verdict(out, m, copies[m["name"]], [f for f in findings if f.get("path") == str(copies[m["name"]])])
+            if m["name"] in copies else {"keras": "n/a", "why": "graph code: --target keras ports tf.estimator code only"} for m in ms}
 
-    if m["kind"] != "estimator":
-        return {"keras": "n/a", "why": "graph code: --target keras ports tf.estimator code only"}
-    work = tmp / ("keras_" + m["name"])
-    work.mkdir(parents=True, exist_ok=True)
-    copy = work / Path(m["code"]).name
-    shutil.copy(out / m["name"] / m["code"], copy)
-    for other in m.get("extra_code", []):
-        shutil.copy(out / m["name"] / other, work / Path(other).name)
-    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--target", "keras", "--format", "json", "-q", str(work)],
-                          capture_output=True, text=True, check=False, cwd=ROOT)
-    findings = [f for f in json.loads(proc.stdout).get("findings", []) if f.get("path", str(copy)) == str(copy)]
+
+def _keras_verdict(out: Path, m: dict, copy: Path, findings: list[dict]) -> dict[str, Any]:
+    from tfmigrate.checkpoint import index, keras
     if copy.suffix != ".py":  # a notebook: the model_fn becomes a Keras model class; convert reads .py constructions
         ported = [f for f in findings if f["rule"] == "TFM707"]
         how = f"rewrite --target keras ports its model_fn to a Keras model class (TFM707, line {ported[0]['line']})" if ported else \
@@ -578,8 +584,10 @@ def table(out: Path, with_tf: bool, json_out: Path | None) -> list[dict]:
             row["inspect"] = inspect_one(out, m)
             row["truncations"] = truncations(out, m)
             row["rewrite"] = rewrite_one(out, m, Path(tmp))
-            row["keras"] = keras_one(out, m, Path(tmp)) if m["kind"] == "estimator" else {"keras": "n/a", "why": ""}
             rows.append(row)
+        keras_road = keras_all(out, [m for m in MANIFEST if m["kind"] == "estimator"], Path(tmp))
+        for row in rows:
+            row["keras"] = keras_road.get(row["name"], {"keras": "n/a", "why": ""})
         if with_tf:
             for row in rows:
                 row["diff"] = diff_one(row)

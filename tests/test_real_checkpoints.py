@@ -193,6 +193,11 @@ def test_tf_215_restores_every_checkpoint_with_the_values_read() -> None:
     assert failed["verdict"] == "FAILS" and "bias_0, weights_0" in failed["why"]
 
 
+@pytest.fixture(scope="module")
+def keras_road(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return bench.keras_all(CORPUS, [m for m in MANIFEST.values() if m["kind"] == "estimator"], tmp_path_factory.mktemp("keras"))
+
+
 @pytest.mark.parametrize(("name", "says"), [
     ("est_ipo_wide_deep", ["DNNLinearCombinedClassifier (line 212) manual: TFM701 config=run_config",
                            "ckpt convert --to keras: DNNLinearCombinedClassifier: --to keras converts DNNClassifier",
@@ -202,12 +207,12 @@ def test_tf_215_restores_every_checkpoint_with_the_values_read() -> None:
                                "batch-normalised (batch_norm=True)"]),
     ("est_mnist_cnn_model_fn", ["model_fn to a Keras model class (TFM707, line 99)", "canned estimators' checkpoints only"]),
 ])
-def test_the_keras_road_of_each_estimator_pair_has_a_verdict(name: str, says: list[str], tmp_path: Path) -> None:
+def test_the_keras_road_of_each_estimator_pair_has_a_verdict(name: str, says: list[str], keras_road: dict) -> None:
     """The TF 2.21 (--target keras) road of the corpus's three Estimator pairs: `rewrite --target keras`
     of the code, then what `ckpt convert --to keras` says of the construction that wrote the checkpoint.
     None of the three is a model the Keras road converts (two DNNLinearCombined, one in a notebook
     with a custom model_fn), so no TF 2.21 child runs: each gets a one-line verdict naming why."""
-    got = bench.keras_one(CORPUS, MANIFEST[name], tmp_path)
+    got = keras_road[name]
     assert got["keras"] == "n/a" and "\n" not in got["why"]
     for text in says:
         assert text in got["why"], (text, got["why"])
