@@ -66,7 +66,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
         models[kind] = out / f"migrated_{kind}.py"
         models[kind].write_text(text)
     run_python([str(ROOT / "tests" / "ckpt_factory.py"), str(out / "ck"), "skflow", "skflow_binary", "contrib09", "skflow_resume",
-                *(f"contrib1x_{k}" for k in MIGRATED_LINEAR), "--variables", *(str(models[o]) for o in (*RESUME_OPTIMIZERS, *MIGRATED_LINEAR))],
+                *(f"contrib1x_{k}" for k in MIGRATED_LINEAR), "--variables",
+                *(str(models[o]) for o in (*RESUME_OPTIMIZERS, *MIGRATED_LINEAR))],
                check=True, env=ENV, timeout=600)
     manifest = json.loads((out / "ck" / "manifest.json").read_text())
     converted = {}
@@ -241,7 +242,8 @@ def test_a_legacy_linear_checkpoint_converts_and_train_resumes_with_its_ftrl_sta
     got = made["linear"][kind]
     conv = got["converted"]
     pairs = {**LEGACY_LINEAR, **(LEGACY_DNN if kind == "combined" else {})}
-    slots = {old: [(f"training/Ftrl/{new}/accumulator", "/Ftrl"), (f"training/Ftrl/{new}/linear", "/Ftrl_1")] for old, new in LEGACY_LINEAR.items()}
+    slots = {old: [(f"training/Ftrl/{new}/accumulator", "/Ftrl"), (f"training/Ftrl/{new}/linear", "/Ftrl_1")]
+             for old, new in LEGACY_LINEAR.items()}
     if kind == "combined":
         slots.update({old: [(f"training/Adagrad/{new}/accumulator", "/Adagrad")] for old, new in LEGACY_DNN.items()})
     target = {v["name"] for v in got["model"]["variables"]}  # what the real TF 2.15 estimator creates
