@@ -98,7 +98,8 @@ def made(tmp_path_factory: pytest.TempPathFactory) -> dict:
     for i, kind in enumerate(MIGRATED_LINEAR, start=len(RESUME_OPTIMIZERS)):
         conv = api.convert(manifest[f"contrib1x_{kind}"]["dir"], out / f"resume_{kind}", model=str(models[kind]),
                            model_result=manifest["variables"][i])
-        linear[kind] = {"converted": conv, "model": manifest["variables"][i], "answer": len(requests) - 3}
+        linear[kind] = {"converted": conv, "model": manifest["variables"][i], "answer": len(requests) - 3,
+                        "legacy_diff": api.diff(manifest[f"contrib1x_{kind}"]["dir"], str(models[kind]), model_result=manifest["variables"][i])}
         requests.append({"model": str(models[kind]), "model_dir": str(out / f"resume_{kind}"), "steps": RESUME_STEPS})
     (out / "requests.json").write_text(json.dumps(requests))
     proc = run_python([str(ROOT / "tests" / "ckpt_factory.py"), "--predict", str(out / "requests.json")], check=True, env=ENV, timeout=600)
@@ -264,3 +265,6 @@ def test_a_legacy_linear_checkpoint_converts_and_train_resumes_with_its_ftrl_sta
             assert conv["name_map"][old + suffix] == slot_new
     assert any(n.startswith("4 Ftrl slot(s) renamed") for n in conv["notes"])
     assert not [n for n in conv["not_carried"] if n.startswith(("linear/", "dnn/"))], conv["not_carried"]
+    legacy_diff = got["legacy_diff"]  # the checkpoint as it is: its names are not the model's, and convert resumes
+    assert not legacy_diff["compatible"] and "train() goes on from the checkpoint's global_step" in legacy_diff["verdict"]
+    assert "written by contrib.learn 1.x" in legacy_diff["verdict"] and "Ftrl" in legacy_diff["verdict"], legacy_diff["verdict"]

@@ -82,8 +82,8 @@ def writer(names: Iterable[Any]) -> str:
         return "contrib.learn-1.x"
     if any(re.match(r"^(hiddenlayer_\d+|dnn_logit)/(weights|bias)$", k) for k in keys):
         return "contrib.learn-0.9"
-    if "centered_bias_weight" in s:
-        return "contrib.learn-1.x"
+    if "centered_bias_weight" in s or "linear/bias_weight" in s or any(re.match(r"^linear/(?!linear_model/)[^/]+/weight$", k) for k in keys):
+        return "contrib.learn-1.x"  # a contrib.learn linear model (weighted_sum_from_feature_columns: linear/<col>/weight)
     if any(TF_LAYERS_RE.match(k) for k in keys):
         return "tfe-network"
     if any(re.search(r"(^|/)(kernel|bias)$", k) for k in keys):
