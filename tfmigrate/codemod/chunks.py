@@ -58,7 +58,7 @@ import libcst as cst
 from tfmigrate.codemod.files import SourceError
 from tfmigrate.codemod.lines import line_map
 from tfmigrate.codemod.imports import CONTEXT, KEPT_FOR_ELSEWHERE, READ_ELSEWHERE
-from tfmigrate.codemod.transform import RawFinding
+from tfmigrate.codemod.transform import CALLS, RawFinding
 from tfmigrate.codemod.tree import is_docstring, is_import_block
 
 THRESHOLD_LINES = 4_000  # modules longer than this are rewritten in chunks
@@ -86,6 +86,7 @@ class Plan:
     definitions: dict[str, list[int]]  # a top-level def or class's name -> the statements that define it
     readers: dict[str, list[int]]  # the same name -> the statements that name it
     statement_names: list[set[str]]  # the names each statement names
+    spread_calls: dict[str, int] = field(default_factory=dict)  # a name called more than once -> its calls in the module
 
 
 @dataclass
@@ -96,6 +97,7 @@ class _Statement:
     defines: list[str] = field(default_factory=list)  # what a def or class binds, or an assignment's plain names (a, b = ...)
     targets: bool = True  # only names and commas so far: an assignment's targets may follow
     pending: list[str] = field(default_factory=list)  # those names
+    calls: list[str] = field(default_factory=list)  # the names it calls (`name(`, `x.name(`), once a call
 
 
 _OPENERS = {"import": 2, "from": 2, "def": 1, "class": 1, "async": 1, "@": 1}
@@ -148,13 +150,21 @@ def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = No
         names[-1] |= following.names
     if len(starts) < 2:
         return None
+    # what a family decides from "the whole module" (how many constructors of a class it holds, TFM108)
+    # it decides in a chunk from these counts (Context facts, codemod.transform.module_calls)
+    # (a name called once needs none: a chunk sees that call or none, and decides alone on none)
+    counts: dict[str, int] = {}
+    for statement in statements:
+        for name in statement.calls:
+            counts[name] = counts.get(name, 0) + 1
+    spread = {name: count for name, count in counts.items() if count > 1}
     readers: dict[str, list[int]] = {}
     for number, statement in enumerate(body):
         for name in statement.names & definitions.keys():
             readers.setdefault(name, []).append(number)
     return Plan(
         offsets[starts[0] - 1], [offsets[s - 1] for s in starts], starts, names, places, definitions, readers,
-        [statement.names for statement in body],
+        [statement.names for statement in body], spread,
     )
 
 
@@ -198,8 +208,13 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -
     depth, fresh, logical, after_dot, in_import, defining, decorating = 0, True, True, False, False, False, False
     statement = _Statement(0, 0, set())
     names = statement.names
+    called: str | None = None  # the name just read, if a `(` now makes it a call
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         kind = token.type
+        if kind == tokenize.OP and token.string == "(" and called is not None:
+            statement.calls.append(called)
+        called = sys.intern(token.string) if kind == tokenize.NAME and not keyword.iskeyword(token.string) else (
+            called if kind in (tokenize.NL, tokenize.COMMENT) else None)
         if kind == tokenize.INDENT:
             depth += 1
         elif kind == tokenize.DEDENT:
@@ -355,7 +370,7 @@ class _Chunking:
         self.data, self.plan, self.run = data, the_plan, rewrite
         self.bounds = [*the_plan.cuts, len(data)]
         self.newline = _newline(data)
-        self.facts: set[str] = set()
+        self.facts: set[str] = {f"{CALLS}{name}={count}" for name, count in the_plan.spread_calls.items()}
         self.encoding = "utf-8"
         self.offsets: list[int] | None = None
         self.original_names = [set(n) for n in the_plan.names]
