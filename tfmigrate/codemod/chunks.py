@@ -25,6 +25,9 @@ What makes the result the whole-module engine's:
   reads, those reading a name it binds, and so on, nearest first, at most ``CONTEXT_LINES`` lines
   a side), in their original text, with the header imports an earlier chunk removed; what is
   rewritten there is dropped (their own chunk reports and rewrites them);
+- decisions over "the whole module": each chunk is given, as facts, how many times the whole module
+  calls each name called more than once (``calls:NAME=N``, codemod.transform.module_calls), so TFM108
+  declines in a chunk a restore whose class the module constructs more often than the chunk shows;
 - an import is never removed while another chunk names what it binds (the rewritten text of the
   chunks done, the original of the others: ``imports.READ_ELSEWHERE``); a chunk whose own import
   stayed only for a chunk rewritten later that no longer names it is rewritten again at the end;
