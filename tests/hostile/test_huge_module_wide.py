@@ -25,6 +25,17 @@ SKFLOW = (ROOT / "samples" / "skflow_dnn_save_restore" / "legacy.py").read_text(
 HEADER = "import numpy as np\nimport tensorflow as tf\nfrom tensorflow.contrib import learn\nimport skflow\n\n"
 
 
+def chunked(data: bytes, chunk_lines: int, monkeypatch: pytest.MonkeyPatch) -> engine.SourceResult:
+    """The engine's own chunked rewrite (rewrite_source cuts a module over the threshold), at tiny sizes."""
+    monkeypatch.setattr(chunks, "THRESHOLD_LINES", 0)
+    monkeypatch.setattr(chunks, "CHUNK_LINES", chunk_lines)
+    plan = chunks.plan(data)
+    assert plan is not None and len(plan.cuts) >= 2
+    result = engine._in_chunks(data, ENABLED, "x.py", CATALOG)
+    assert result is not None  # cut, not rewritten whole
+    return result
+
+
 def program(suffix: str, form: str = "learn.TensorFlowDNNClassifier") -> str:
     body = "".join(line for line in SKFLOW.split('"""', 2)[2].splitlines(keepends=True) if not line.startswith(("import ", "from ")))
     return _suffixed(body.replace("learn.TensorFlowDNNClassifier", form), suffix)
@@ -44,15 +55,39 @@ OTHERS = {
 
 @pytest.mark.parametrize("other", sorted(OTHERS))
 @pytest.mark.parametrize("chunk_lines", [6, 10])
-def test_a_restore_is_decided_over_the_whole_module(other: str, chunk_lines: int) -> None:
+def test_a_restore_is_decided_over_the_whole_module(other: str, chunk_lines: int, monkeypatch: pytest.MonkeyPatch) -> None:
     data = (HEADER + program("0") + "\n\n" + OTHERS[other]()).encode()
-    plan = chunks.plan(data, threshold=0, chunk_lines=chunk_lines)
-    assert plan is not None and len(plan.cuts) >= 2
     expected = engine.rewrite_source(data, ENABLED, catalog=CATALOG, whole=True)
-    new, findings, _, _ = chunks.rewrite_in_chunks(
-        data, plan, lambda module, facts: engine.rewrite_source(module, ENABLED, catalog=CATALOG, facts=facts, whole=True), "x.py"
-    )
+    result = chunked(data, chunk_lines, monkeypatch)
+    new, findings = result.new, result.findings
     assert new == expected.new
     declined = [f for f in expected.findings if f.rule == "TFM108" and not f.fixable]
     assert bool(declined) == (other != "another_class")  # the case this test is about is there
     assert any(f.rule == "TFM108" for f in findings)
+
+
+# The eager family decides once for the module whether it is eager (it names tf.contrib.eager or
+# enable_eager_execution), and rewrites a graph program's optimizer and dropout the eager way in one
+# that is: a chunk holding only the graph program of such a module must do the same.
+GRAPH = (
+    "import tensorflow as tf\n\n"
+    "def build(x, rate):\n    return tf.layers.dropout(x, 0.2, training=True)\n\n\n"
+    "optimizer = tf.train.AdamOptimizer(0.1)\n\n\n"
+)
+EAGER_FORMS = {
+    "import_as_tfe": "import tensorflow as tf\nimport tensorflow.contrib.eager as tfe\n\ntfe.enable_eager_execution()\nv = tfe.Variable(1.0)\n",
+    "from_contrib_import": "import tensorflow as tf\nfrom tensorflow.contrib import eager as tfe\n\ntfe.enable_eager_execution()\nv = tfe.Variable(1.0)\n",
+    "tf_enable_eager": "import tensorflow as tf\n\ntf.enable_eager_execution()\nv = tf.Variable(1.0)\n",
+    "attribute_chain": "import tensorflow as tf\n\nv = tf.contrib.eager.Variable(1.0)\n",
+}
+
+
+@pytest.mark.parametrize("form", sorted(EAGER_FORMS))
+def test_a_chunk_of_an_eager_module_is_rewritten_as_eager(form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    filler = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(3))
+    parts = [GRAPH + filler, EAGER_FORMS[form]]
+    data = "\n\n".join(parts).encode()  # (the eager program first: these tiny chunks cannot be put back together, rewritten whole)
+    expected = engine.rewrite_source(data, ENABLED, catalog=CATALOG, whole=True)
+    graph_only = engine.rewrite_source((GRAPH + filler).encode(), ENABLED, catalog=CATALOG, whole=True)
+    assert b"optimizer = tf.compat.v1.train.AdamOptimizer(0.1)" in graph_only.new
+    assert chunked(data, 8, monkeypatch).new == expected.new

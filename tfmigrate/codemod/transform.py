@@ -102,6 +102,8 @@ class Context:
     run_rules: frozenset[str] = frozenset()  # every rule enabled in this run (a message may depend on what else ran)
 
 
+EAGER_MODULE = "<eager module>"  # called in a module (a fact calls:<eager module>=1) that names tf.contrib.eager or enable_eager_execution
+WANTED = "wanted:"  # a fact "wanted:TFM4": the whole module holds that family's needles (each chunk runs it)
 CALLS = "calls:"  # a fact "calls:NAME=N": the whole module calls NAME N times (given to each chunk of a huge module)
 
 
