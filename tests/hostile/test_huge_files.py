@@ -82,10 +82,10 @@ def test_a_sample_cut_into_tiny_chunks_comes_out_as_from_the_whole_engine(sample
 @pytest.mark.slow
 @pytest.mark.parametrize("one_import_block", [True, False], ids=["one-module", "programs-one-after-another"])
 def test_a_generated_module_of_every_family_comes_out_as_from_the_whole_engine(one_import_block: bool) -> None:
-    # At the real sizes, not small_chunks: each 1,500-line chunk holds every sample program twice or more,
-    # so a chunk sees what the whole module shows (an eager program beside graph ones; more than one
-    # constructor for a restore, TFM108). Chunks of 400 lines, one copy each, rewrite what the whole
-    # engine declines there (found while shrinking this test; left to the chunker's owners).
+    # At the real sizes, not small_chunks: each 1,500-line chunk holds every sample program twice or more.
+    # Chunks of 400 lines, one copy each, rewrote what the whole engine declines (TFM108's "only constructor
+    # visible", the eager family's "is this module eager"); each chunk now gets those module-wide facts
+    # (tests/hostile/test_huge_module_wide.py), so this test could move to small_chunks (not measured yet).
     data = tf1_module(6_000, one_import_block=one_import_block).encode()
     cut_by_default(data)  # chunked by default
     expected = whole(data)

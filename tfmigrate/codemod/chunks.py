@@ -25,6 +25,10 @@ What makes the result the whole-module engine's:
   reads, those reading a name it binds, and so on, nearest first, at most ``CONTEXT_LINES`` lines
   a side), in their original text, with the header imports an earlier chunk removed; what is
   rewritten there is dropped (their own chunk reports and rewrites them);
+- decisions over "the whole module": each chunk is given, as facts, how many times the whole module
+  calls each name (``calls:NAME=N``, codemod.transform.module_calls), so TFM108 declines in a chunk a
+  restore whose class the module constructs more often than the chunk shows, and the eager family
+  treats every chunk as eager (and as an eager program) where the module is (``EAGER_MODULE``);
 - an import is never removed while another chunk names what it binds (the rewritten text of the
   chunks done, the original of the others: ``imports.READ_ELSEWHERE``); a chunk whose own import
   stayed only for a chunk rewritten later that no longer names it is rewritten again at the end;
@@ -58,7 +62,7 @@ import libcst as cst
 from tfmigrate.codemod.files import SourceError
 from tfmigrate.codemod.lines import line_map
 from tfmigrate.codemod.imports import CONTEXT, KEPT_FOR_ELSEWHERE, READ_ELSEWHERE
-from tfmigrate.codemod.transform import RawFinding
+from tfmigrate.codemod.transform import CALLS, EAGER_MODULE, RawFinding
 from tfmigrate.codemod.tree import is_docstring, is_import_block
 
 THRESHOLD_LINES = 4_000  # modules longer than this are rewritten in chunks
@@ -86,6 +90,7 @@ class Plan:
     definitions: dict[str, list[int]]  # a top-level def or class's name -> the statements that define it
     readers: dict[str, list[int]]  # the same name -> the statements that name it
     statement_names: list[set[str]]  # the names each statement names
+    spread_calls: dict[str, int] = field(default_factory=dict)  # a name called -> its calls in the module
 
 
 @dataclass
@@ -96,6 +101,8 @@ class _Statement:
     defines: list[str] = field(default_factory=list)  # what a def or class binds, or an assignment's plain names (a, b = ...)
     targets: bool = True  # only names and commas so far: an assignment's targets may follow
     pending: list[str] = field(default_factory=list)  # those names
+    calls: list[str] = field(default_factory=list)  # the names it calls (`name(`, `x.name(`), once a call
+    eager: bool = False  # it names tf.contrib.eager (`contrib.eager`, `contrib import eager`) or enable_eager_execution
 
 
 _OPENERS = {"import": 2, "from": 2, "def": 1, "class": 1, "async": 1, "@": 1}
@@ -148,13 +155,21 @@ def plan(data: bytes, threshold: int | None = None, chunk_lines: int | None = No
         names[-1] |= following.names
     if len(starts) < 2:
         return None
+    # what a family decides from "the whole module" (how many constructors of a class it holds, TFM108)
+    # it decides in a chunk from these counts (Context facts, codemod.transform.module_calls)
+    counts: dict[str, int] = {}
+    for statement in statements:
+        for name in statement.calls:
+            counts[name] = counts.get(name, 0) + 1
+    if any(statement.eager for statement in statements):
+        counts[EAGER_MODULE] = 1  # the eager family's "is this module eager" (TFM4)
     readers: dict[str, list[int]] = {}
     for number, statement in enumerate(body):
         for name in statement.names & definitions.keys():
             readers.setdefault(name, []).append(number)
     return Plan(
         offsets[starts[0] - 1], [offsets[s - 1] for s in starts], starts, names, places, definitions, readers,
-        [statement.names for statement in body],
+        [statement.names for statement in body], counts,
     )
 
 
@@ -198,8 +213,20 @@ def _scan(text: str, on_statement: Callable[[tokenize.TokenInfo], _Statement]) -
     depth, fresh, logical, after_dot, in_import, defining, decorating = 0, True, True, False, False, False, False
     statement = _Statement(0, 0, set())
     names = statement.names
+    called: str | None = None  # the name just read, if a `(` now makes it a call
+    before = ("", "")  # the two tokens before this one (outside comments and line breaks)
     for token in tokenize.generate_tokens(io.StringIO(text).readline):
         kind = token.type
+        if kind == tokenize.NAME and (
+            token.string == "enable_eager_execution" or (token.string == "eager" and before[1] == "contrib" and before[0] in (".", "import"))
+        ):
+            statement.eager = True
+        if kind not in _SKIP:
+            before = (token.string, before[0])
+        if kind == tokenize.OP and token.string == "(" and called is not None:
+            statement.calls.append(called)
+        called = sys.intern(token.string) if kind == tokenize.NAME and not keyword.iskeyword(token.string) else (
+            called if kind in (tokenize.NL, tokenize.COMMENT) else None)
         if kind == tokenize.INDENT:
             depth += 1
         elif kind == tokenize.DEDENT:
@@ -355,7 +382,7 @@ class _Chunking:
         self.data, self.plan, self.run = data, the_plan, rewrite
         self.bounds = [*the_plan.cuts, len(data)]
         self.newline = _newline(data)
-        self.facts: set[str] = set()
+        self.facts: set[str] = {f"{CALLS}{name}={count}" for name, count in the_plan.spread_calls.items()}
         self.encoding = "utf-8"
         self.offsets: list[int] | None = None
         self.original_names = [set(n) for n in the_plan.names]

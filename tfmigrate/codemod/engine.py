@@ -26,7 +26,7 @@ from tfmigrate.codemod.limits import check_pieces, check_size
 from tfmigrate.codemod.lines import line_map
 from tfmigrate.codemod.options import Options, fix_safety, wanted
 from tfmigrate.codemod.rule import Catalog, load_catalog
-from tfmigrate.codemod.transform import Context, RawFinding, suppressions
+from tfmigrate.codemod.transform import WANTED, Context, RawFinding, suppressions
 from tfmigrate.codemod.notebook import Notebook
 from tfmigrate.codemod.parsing import parse_module  # libcst's parse, its nodes built at less cost
 from tfmigrate.codemod.positions import Positions
@@ -165,10 +165,16 @@ def _in_chunks(data: bytes, enabled: frozenset[str], path: str, catalog: Catalog
     check_pieces(data, the_plan, path)  # a piece no chunk can split, whose tree would take gigabytes: one line
     if the_plan is None:
         return None
+    # a family the whole module wants runs on every chunk, as on the whole module: what it decides for
+    # the module (the eager family: is it eager?) holds for the chunks without its needles too
+    wanted = {f"{WANTED}{family.prefix}" for family in catalog.families if family.wanted_by(data)}
+
+    def rewrite(module: bytes, facts: set[str]) -> SourceResult:
+        facts |= wanted
+        return rewrite_source(module, enabled, path=path, catalog=catalog, facts=facts, whole=True)
+
     try:
-        new, findings, new_findings, encoding = chunks.rewrite_in_chunks(
-            data, the_plan, lambda module, facts: rewrite_source(module, enabled, path=path, catalog=catalog, facts=facts, whole=True), path
-        )
+        new, findings, new_findings, encoding = chunks.rewrite_in_chunks(data, the_plan, rewrite, path)
     except chunks.Unchunkable:
         return None
     return SourceResult(original=data, new=new, findings=findings, new_findings=new_findings, encoding=encoding)
@@ -263,7 +269,7 @@ def _one_pass(
     quieting = [f for f in catalog.families if f.quiet and any(r.id in enabled for r in f.rules)]
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
-        if not family_rules or not family.wanted_by(current_bytes):
+        if not family_rules or not (family.wanted_by(current_bytes) or f"{WANTED}{family.prefix}" in facts):
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(

@@ -102,6 +102,22 @@ class Context:
     run_rules: frozenset[str] = frozenset()  # every rule enabled in this run (a message may depend on what else ran)
 
 
+EAGER_MODULE = "<eager module>"  # called in a module (a fact calls:<eager module>=1) that names tf.contrib.eager or enable_eager_execution
+WANTED = "wanted:"  # a fact "wanted:TFM4": the whole module holds that family's needles (each chunk runs it)
+CALLS = "calls:"  # a fact "calls:NAME=N": the whole module calls NAME N times (given to each chunk of a huge module)
+
+
+def module_calls(facts: set[str], name: str) -> int | None:
+    """How many times the whole module calls ``name`` (``name(...)`` or ``x.name(...)``) where this
+    module is a chunk of it that does not hold them all (tfmigrate/codemod/chunks.py); None where it
+    is the whole module or holds every such call. A decision that reads "the whole module" (how many
+    constructors of a class are visible) compares it with what it sees, so a chunk decides as the
+    whole module would."""
+    prefix = f"{CALLS}{name}="
+    found = next((f for f in facts if f.startswith(prefix)), None)
+    return int(found[len(prefix):]) if found is not None else None
+
+
 class FamilyTransform(cst.CSTTransformer):
     """One rule family's transform. Subclasses set ``FAMILY`` and override visitor methods.
 

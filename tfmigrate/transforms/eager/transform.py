@@ -22,7 +22,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider
 
 from tfmigrate.codemod.imports import READ_ELSEWHERE
-from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.transform import EAGER_MODULE, FamilyTransform, module_calls
 from tfmigrate.codemod.tree import dotted as dotted_name, expression
 from tfmigrate.rule_ids import TFM401, TFM402, TFM403, TFM405, TFM407, TFM408, TFM409, TFM411, TFM415, TFM416
 from tfmigrate.transforms.common.builders import Substitute, kwarg
@@ -77,9 +77,11 @@ class EagerTransform(GradientStatements, SummaryCalls, KerasCalls, FamilyTransfo
             ):
                 self.eager = True
                 break
-        if self.eager and any(
+        if module_calls(self.context.facts, EAGER_MODULE):  # a chunk of a huge module that is eager (codemod/chunks.py)
+            self.eager = True
+        if self.eager and (module_calls(self.context.facts, "enable_eager_execution") or any(
             self.is_enable_eager(call.func) or self.tfe_symbol(call.func) == "run" for call in index.nodes(cst.Call)
-        ):  # a TF1 eager program (TFM401 removes the call that said so): never switch it to graph mode
+        )):  # a TF1 eager program (TFM401 removes the call that said so): never switch it to graph mode
             self.context.facts.add("eager_program")
         for assign in index.nodes(cst.Assign):
             value = assign.value

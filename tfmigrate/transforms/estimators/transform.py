@@ -20,7 +20,7 @@ import libcst as cst
 from libcst.metadata import ParentNodeProvider, PositionProvider
 
 from tfmigrate.codemod.walk import comment_lines_above, transform, with_lines_above
-from tfmigrate.codemod.transform import FamilyTransform
+from tfmigrate.codemod.transform import FamilyTransform, module_calls
 from tfmigrate.rule_ids import TFM101, TFM108, TFM110, TFM112
 from tfmigrate.transforms.common.builders import bind_args, code_of, int_value
 from tfmigrate.transforms.estimators.learn_models import ModelCalls
@@ -214,10 +214,12 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
         for arg in call.args:
             if arg.keyword and arg.keyword.value == "path":
                 path = arg.value
+        # the classes whose constructors could have saved it (every one of the era for TensorFlowEstimator)
+        possible = {cls.name} if cls.target else {c.name for c in (*SKFLOW.values(), *LEARN.values()) if c.era == cls.era and c.target}
         if cls.target is None and len(sources) == 1:
             cls = sources[0].cls
         est = Est(cls, call, {}, self._binding_key(call), restore_path=path)
-        if len(sources) != 1 or path is None or cls.target is None:
+        if len(sources) != 1 or path is None or cls.target is None or self._constructors_elsewhere(possible):
             est.ok = False
             self.flag(call, TFM108, f"{cls.name}.restore(path): tf.estimator restores from model_dir; build "
                       f"tf.estimator.{cls.target or 'Estimator'}(...) with the hyperparameters of the saved model and "
@@ -225,6 +227,16 @@ class EstimatorTransform(EstimatorMethods, EstimatorConstructors, FamilyTransfor
         else:
             est.source = sources[0]
         self._register(est)
+
+    def _constructors_elsewhere(self, names: set[str]) -> bool:
+        """Does the whole module construct the restored class more often than this module shows? (Where
+        this module is a chunk of a huge one, tfmigrate/codemod/chunks.py: the whole module's engine
+        sees those constructors too and declines, so the chunk does.)"""
+        for name in names:
+            total = module_calls(self.context.facts, name)
+            if total is not None and total > sum(1 for c in self.index.nodes(cst.Call) if _called_name(c) == name):
+                return True
+        return False
 
     def _register(self, est: Est) -> None:
         self.ests.append(est)
@@ -478,3 +490,9 @@ class _Planned(cst.CSTTransformer):
         if original is not self.skip and original in self.plan:
             return transform(self.plan[original], _Planned(self.plan, skip=self.plan[original]))
         return updated
+
+
+def _called_name(call: cst.Call) -> str | None:
+    """``name`` of ``name(...)`` or ``x.name(...)`` (what codemod.chunks counts as a call of it)."""
+    func = call.func
+    return func.value if isinstance(func, cst.Name) else func.attr.value if isinstance(func, cst.Attribute) else None
