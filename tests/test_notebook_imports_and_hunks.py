@@ -125,8 +125,8 @@ def test_html_and_markdown_hunks_name_their_cells(notebook_report) -> None:
     from tfmigrate.report import html, markdown
 
     page = html.render(notebook_report, subject="nb")
-    comment = markdown.render(notebook_report)
-    for text in (page, comment):
+    full = markdown.render_full(notebook_report)  # the full Markdown report holds the diffs (the comment names it)
+    for text in (page, full):
         assert "No newline at end of cell" not in text
         for cell in ("cell 1", "cell 2", "cell 4"):
             assert f"@@ {cell}" in text or f"@@ {cell}".replace(" ", "&#32;") in text or f"@@ {cell}<" in text, cell

@@ -58,7 +58,7 @@ def test_output_from_the_config_is_refused_and_nothing_is_written(tmp_path: Path
 def test_unknown_keys_are_an_error_naming_the_key_and_the_file(tmp_path: Path, table: str, key: str) -> None:
     root = project(tmp_path, table)
     line = one_error_line(tfm("rewrite", "--check", "src", cwd=root), "pyproject.toml", key, "unknown key")
-    assert "known keys: cache-dir, exclude, format, ignore, jobs, keras_python, select, target" in line
+    assert "known keys: cache-dir, exclude, format, ignore, jobs, keras_helpers, keras_python, select, target" in line
 
 
 def test_a_typo_gets_the_nearest_key(tmp_path: Path) -> None:
