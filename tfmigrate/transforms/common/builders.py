@@ -180,3 +180,12 @@ class ReplaceById(cst.CSTTransformer):
         if new is None:
             return updated
         return new if isinstance(new, cst.CSTNode) else new(updated)
+
+
+def unique(base: str, used: set[str]) -> str:
+    """``base``, or ``base_1``, ``base_2``... the first not in ``used``; added to ``used``."""
+    name, i = base, 1
+    while name in used:
+        name, i = f"{base}_{i}", i + 1
+    used.add(name)
+    return name

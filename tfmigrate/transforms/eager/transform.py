@@ -25,7 +25,7 @@ from tfmigrate.codemod.imports import READ_ELSEWHERE
 from tfmigrate.codemod.transform import EAGER_MODULE, FamilyTransform, module_calls
 from tfmigrate.codemod.tree import dotted as dotted_name, expression
 from tfmigrate.rule_ids import TFM401, TFM402, TFM403, TFM405, TFM407, TFM408, TFM409, TFM411, TFM415, TFM416
-from tfmigrate.transforms.common.builders import Substitute, kwarg
+from tfmigrate.transforms.common.builders import Substitute, kwarg, unique
 from tfmigrate.transforms.eager.calls import eager_call, enable_with_config, shape_value, tfe_call
 from tfmigrate.transforms.eager.helpers import HELPER_SYMBOLS, EagerHelpers, helper_call
 from tfmigrate.transforms.eager.tables import (
@@ -185,11 +185,7 @@ class EagerTransform(GradientStatements, SummaryCalls, KerasCalls, FamilyTransfo
         )
 
     def fresh(self, base: str) -> str:
-        name, i = base, 1
-        while name in self.names_in_use:
-            name, i = f"{base}_{i}", i + 1
-        self.names_in_use.add(name)
-        return name
+        return unique(base, self.names_in_use)
 
     def visit_For(self, node: cst.For) -> None:
         target = node.iter

@@ -11,6 +11,8 @@ rule away from it.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import libcst as cst
 from libcst.metadata import PositionProvider
 
@@ -19,6 +21,7 @@ from tfmigrate.rule_ids import TFM140, TFM141
 from tfmigrate.transforms.guards.branches import Decisions, TryVerdict, decide
 
 _Block = cst.IndentedBlock | cst.SimpleStatementSuite
+_Body = TypeVar("_Body", cst.Module, cst.IndentedBlock)  # what holds a body of statements and a footer
 # TF 0.x names with an exact TF 2.15 twin: legacy (relative to tensorflow) -> (new, keyword renames, the
 # legacy positional parameters, the new function's positional parameters they map to by name).
 TWINS = {
@@ -199,13 +202,13 @@ class GuardTransform(FamilyTransform):
         return out, carried
 
     def leave_IndentedBlock(self, original: cst.IndentedBlock, updated: cst.IndentedBlock) -> cst.IndentedBlock:
-        found = self._spliced_body(updated.body)
-        if found is None:
-            return updated
-        body, carried = found
-        return updated.with_changes(body=body, footer=[*carried, *updated.footer])
+        return self._spliced(updated)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
+        return self._spliced(updated)
+
+    def _spliced(self, updated: _Body) -> _Body:
+        """``updated`` with its body spliced (:meth:`_spliced_body`), the comments carried into its footer."""
         found = self._spliced_body(updated.body)
         if found is None:
             return updated

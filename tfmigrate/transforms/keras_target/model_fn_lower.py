@@ -28,7 +28,7 @@ import libcst as cst
 
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.walk import iter_nodes
-from tfmigrate.transforms.common.builders import code_of, str_value
+from tfmigrate.transforms.common.builders import code_of, str_value, unique
 from tfmigrate.transforms.keras_target import model_fn_layers as tables
 
 ESTIMATOR_PARAMS = ("model_fn", "model_dir", "config", "params", "warm_start_from")
@@ -321,11 +321,7 @@ class ModelFnLowering:
                 base = _ident(kind)
         if base in tables.RESERVED:
             base = f"{base}_layer"
-        attr, n = base, 1
-        while attr in self.attrs:
-            attr, n = f"{base}_{n}", n + 1
-        self.attrs.add(attr)
-        return attr
+        return unique(base, self.attrs)
 
     def _in_loop(self, node: cst.CSTNode) -> bool:
         parent = self.t.index.parents.get(node)

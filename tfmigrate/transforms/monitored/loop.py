@@ -17,7 +17,8 @@ from tfmigrate.transforms.common.builders import code_of
 from tfmigrate.transforms.monitored.names import (
     GRAPH, MTS, NAN_HOOK, RUNCONFIG_KEYS, SAVER, SAVER_KEYS, SCAFFOLD, STOP_AT_STEP, UNSUPPORTED_KEYS,
 )
-from tfmigrate.transforms.monitored.syntax import kwarg, method_call, single_assign, single_expr_call, unique, uses
+from tfmigrate.transforms.common.builders import unique
+from tfmigrate.transforms.monitored.syntax import kwarg, method_call, single_assign, single_expr_call, uses
 
 
 class NotCanonical(Exception):

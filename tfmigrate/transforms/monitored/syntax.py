@@ -45,14 +45,6 @@ def tensorflow_aliases(module: cst.Module) -> tuple[str | None, str | None]:
     return alias, compat
 
 
-def unique(base: str, used: set[str]) -> str:
-    name, i = base, 1
-    while name in used:
-        name, i = f"{base}_{i}", i + 1
-    used.add(name)
-    return name
-
-
 class NameUse(cst.CSTVisitor):
     """Names read and bound in some code (syntactic and conservative: every Name that is not a
     binding, an attribute or a keyword counts as a read, nested functions included)."""
