@@ -57,6 +57,13 @@ RENAMES.update({
     "estimator.stop_if_lower_hook": "estimator.experimental.stop_if_lower_hook",
     "estimator.stop_if_no_decrease_hook": "estimator.experimental.stop_if_no_decrease_hook",
     "estimator.stop_if_no_increase_hook": "estimator.experimental.stop_if_no_increase_hook",
+    # tf.contrib.estimator's names that moved to core unchanged (TF 1.13+: the contrib module re-exports
+    # tensorflow_estimator's own functions and hooks; the 1.8-1.12 contrib versions take the same arguments)
+    "estimator.add_metrics": "estimator.add_metrics",
+    "estimator.InMemoryEvaluatorHook": "estimator.experimental.InMemoryEvaluatorHook",
+    "estimator.make_stop_at_checkpoint_step_hook": "estimator.experimental.make_stop_at_checkpoint_step_hook",
+    "estimator.call_logit_fn": "estimator.experimental.call_logit_fn",
+    "estimator.build_raw_supervised_input_receiver_fn": "estimator.experimental.build_raw_supervised_input_receiver_fn",
     "framework.CriticalSection": "CriticalSection",
     "tpu.CrossShardOptimizer": "compat.v1.tpu.CrossShardOptimizer",
     "tpu.InputPipelineConfig": "compat.v1.estimator.tpu.InputPipelineConfig",
