@@ -600,11 +600,18 @@ def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike
     """:func:`convert_to_keras` for several ``(checkpoint, model_spec, out)`` with ONE TensorFlow 2.21
     child; each result is a KerasConversion or the CheckpointError that one conversion raised. No
     interpreter, or the child failing as a whole, raises CheckpointError."""
+    from tfmigrate.checkpoint import keras_model_fn
+
     py = _python(python)
     results: list[KerasConversion | CheckpointError | None] = []
     prepared: list[_Job] = []
+    custom: dict[int, tuple[str | os.PathLike[str], keras_model_fn.ModelFnSpec, str | os.PathLike[str]]] = {}
     with tempfile.TemporaryDirectory(prefix="tfmigrate-keras-") as work:
         for n, (checkpoint, model_spec, out) in enumerate(jobs):
+            if (model_fn := keras_model_fn.model_fn_spec(model_spec)) is not None:  # Estimator(model_fn=...): TFM707's class
+                custom[n] = (checkpoint, model_fn, out)
+                results.append(None)
+                continue
             try:
                 prepared.append(_prepare(checkpoint, model_spec, out, work, n))
                 results.append(None)
@@ -612,8 +619,9 @@ def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike
                 results.append(exc)
             except (OSError, ValueError, KeyError) as exc:
                 results.append(CheckpointError(f"{checkpoint}: {type(exc).__name__}: {exc}"))
+        lowered = dict(zip(custom, keras_model_fn.convert_model_fns(list(custom.values()), work, py, timeout))) if custom else {}
         if not prepared:
-            return results  # type: ignore[return-value]
+            return [lowered.get(n, r) for n, r in enumerate(results)]  # type: ignore[misc]
         for job in prepared:
             if job.model_dir:
                 job.created = not Path(job.model_dir).exists()
@@ -626,7 +634,7 @@ def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike
                     Path(job.model_dir).rmdir()  # type: ignore[arg-type]  # nothing written: no empty model_dir left behind
     done = iter(_finish(job, r) if r.get("ok") else CheckpointError(r.get("error") or "failed")
                 for job, r in zip(prepared, answer["results"]))
-    return [r if r is not None else next(done) for r in results]
+    return [lowered[n] if n in lowered else r if r is not None else next(done) for n, r in enumerate(results)]
 
 
 def convert_to_keras(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.PathLike[str],
@@ -636,8 +644,11 @@ def convert_to_keras(checkpoint: str | os.PathLike[str], model_spec: str, out: s
     Returns the verdict (``compatible`` False: a layer's shapes differ, nothing written; or the
     predictions differ). Raises CheckpointError (one line) when it cannot run: unreadable checkpoint
     or model, no TensorFlow 2.21 interpreter, the child failing."""
+    from tfmigrate.checkpoint import keras_model_fn
+
     index.read(checkpoint)  # checkpoint and model errors before the interpreter's
-    parse_model(model_spec)
+    if keras_model_fn.model_fn_spec(model_spec) is None:
+        parse_model(model_spec)
     result = convert_many([(checkpoint, model_spec, out)], python=python, timeout=timeout)[0]
     if isinstance(result, CheckpointError):
         raise result
