@@ -376,7 +376,7 @@ REFUSED = {
 
         def model_fn(features, labels, mode):
             logits = tf.layers.dense(features["x"], 3, name="other")
-        ''', "dense/kernel is a variable the Keras model does not create"),
+        ''', "is a variable the Keras model does not create (6 such"),
 }
 
 

@@ -36,6 +36,7 @@ from typing import Any
 
 from tfmigrate.checkpoint import classify, index, values
 from tfmigrate.checkpoint.index import CheckpointError
+from tfmigrate.checkpoint.keras_conversion import KerasConversion, LayerTransfer, out_path
 
 ROWS = 8
 ATOL = 1e-5
@@ -266,7 +267,6 @@ def _class_name(keras_source: str, fn: str) -> str:
 
 def prepare(checkpoint: str | os.PathLike[str], spec: ModelFnSpec, out: str | os.PathLike[str], work: str, n: int) -> _Job:
     """The static half: the map, the checkpoint's arrays, the two modules the children import. CheckpointError (one line)."""
-    from tfmigrate.checkpoint.keras import _out_path
     from tfmigrate.codemod.engine import rewrite_source
     from tfmigrate.codemod.rule import load_catalog
     from tfmigrate.transforms.keras_target import model_fn_plan
@@ -294,7 +294,7 @@ def prepare(checkpoint: str | os.PathLike[str], spec: ModelFnSpec, out: str | os
     step = None
     if any(e.name == "global_step" for e in ck.entries):
         step = int(values.read_arrays(ck, ["global_step"])["global_step"])
-    target, model_dir = _out_path(out, step, ck)
+    target, model_dir = out_path(out, step, ck)
     catalog = load_catalog()
     keras_source = rewrite_source(source.encode("utf-8"), catalog.selected(None, target="keras"), path=spec.path).new.decode("utf-8")
     estimator_source = rewrite_source(source.encode("utf-8"), catalog.selected(None), path=spec.path).new.decode("utf-8")
@@ -347,7 +347,6 @@ def _flat(predictions: Any) -> dict[str, Any]:
 def convert_model_fns(jobs: list[tuple[str | os.PathLike[str], ModelFnSpec, str | os.PathLike[str]]], work: str,
                       python: str, timeout: float) -> list[Any]:
     """Each job's KerasConversion or CheckpointError, with one TensorFlow 2.15 child and one TensorFlow 2.21 child."""
-    from tfmigrate.checkpoint.keras import KerasConversion, LayerTransfer
     from tfmigrate.childproc import interpreter_command, module_command
     from tfmigrate.results import ModelRef
 

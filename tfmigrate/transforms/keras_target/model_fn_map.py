@@ -45,15 +45,14 @@ def estimator_calls(source: str, path: str) -> list[tuple[int, int]]:
 
 
 def _transform(source: str, path: str):  # type: ignore[no-untyped-def]
-    from tfmigrate.transforms.keras_target.transform import KerasTargetTransform
-
     try:
         module = parse_module(source.encode("utf-8"))
     except Exception as exc:  # noqa: BLE001 - what libcst cannot parse
         raise ValueError(f"{path}: cannot parse: {' '.join(str(exc).split())[:200]}") from None
     catalog = load_catalog()
-    rules = frozenset(r.id for f in catalog.families if "keras_target" in f.transform for r in f.rules)
-    t = KerasTargetTransform(Context(filename=path, run_rules=rules), rules, {}, [], catalog.ids)
+    family = next(f for f in catalog.families if f.transform.partition(":")[0] == "tfmigrate.transforms.keras_target")
+    rules = frozenset(r.id for r in family.rules)
+    t = family.load_transform()(Context(filename=path, run_rules=rules), rules, {}, [], catalog.ids)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     t.context = Context(filename=path, run_rules=rules, wrapper=wrapper)
     t.index = TreeIndex.of(module)
