@@ -394,3 +394,39 @@ def test_what_cannot_be_mapped_is_refused_in_one_line(legacy, tmp_path, name: st
     message = str(raised.value)
     assert expected in message and "\n" not in message, message
     assert not (tmp_path / "out").exists()
+
+
+# how --model names the construction: import forms of Estimator, the line of any part of the call, the file alone
+SPEC_FORMS = {
+    "tf_estimator": ("import tensorflow as tf", "tf.estimator.Estimator"),
+    "compat_v1": ("import tensorflow as tf", "tf.compat.v1.estimator.Estimator"),
+    "from_import": ("import tensorflow as tf\nfrom tensorflow.estimator import Estimator", "Estimator"),
+    "module_alias": ("import tensorflow as tf\nE = tf.estimator", "E.Estimator"),
+}
+
+
+def _spec_source(imports: str, ctor: str) -> str:
+    return (f"{imports}\n\n\ndef model_fn(features, labels, mode):\n    logits = tf.layers.dense(features['x'], 3)\n"
+            + textwrap.indent(_TRAIN.split("\n\nestimator =")[0], "") + "\n\n\n"
+            f"estimator = {ctor}(\n    model_fn=model_fn,\n    model_dir='m',\n)\n"
+            "canned = tf.estimator.DNNClassifier(hidden_units=[4], feature_columns=[tf.feature_column.numeric_column('x')])\n")
+
+
+@pytest.mark.parametrize("form", sorted(SPEC_FORMS))
+def test_the_model_spec_names_a_custom_estimator_by_any_line_of_it(tmp_path, form: str):
+    source = _spec_source(*SPEC_FORMS[form])
+    path = tmp_path / "model.py"
+    path.write_text(source)
+    lines = source.splitlines()
+    start = next(i for i, text in enumerate(lines, 1) if text.startswith("estimator ="))
+    for line in (start, start + 1, start + 3):  # the call's first, an argument's, its closing line
+        spec = keras_model_fn.model_fn_spec(f"{path}:{line}")
+        assert spec is not None and spec.line == start, (line, spec)
+    canned = next(i for i, text in enumerate(lines, 1) if text.startswith("canned ="))
+    assert keras_model_fn.model_fn_spec(f"{path}:{canned}") is None  # the canned path's
+    with pytest.raises(CheckpointError, match=f"2 models .*:{start}, .*:{canned}.*; name one with --model FILE.py:LINE"):
+        keras_model_fn.model_fn_spec(str(path))  # a custom Estimator and a canned one
+    path.write_text(source.split("canned =")[0])
+    assert keras_model_fn.model_fn_spec(str(path)) == keras_model_fn.ModelFnSpec(str(path), start)  # the only model
+    plan = model_fn_plan(source, str(path), start + 1)
+    assert [m.legacy for m in keras_model_fn.legacy_variables(plan.layers)] == ["dense/kernel", "dense/bias"]

@@ -541,7 +541,12 @@ def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike
     custom: dict[int, tuple[str | os.PathLike[str], keras_model_fn.ModelFnSpec, str | os.PathLike[str]]] = {}
     with tempfile.TemporaryDirectory(prefix="tfmigrate-keras-") as work:
         for n, (checkpoint, model_spec, out) in enumerate(jobs):
-            if (model_fn := keras_model_fn.model_fn_spec(model_spec)) is not None:  # Estimator(model_fn=...): TFM707's class
+            try:
+                model_fn = keras_model_fn.model_fn_spec(model_spec)
+            except CheckpointError as exc:
+                results.append(exc)
+                continue
+            if model_fn is not None:  # Estimator(model_fn=...): TFM707's class
                 custom[n] = (checkpoint, model_fn, out)
                 results.append(None)
                 continue

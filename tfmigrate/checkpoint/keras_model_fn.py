@@ -162,7 +162,8 @@ def legacy_variables(layers: list[Any]) -> list[Mapped]:
 
 
 def model_fn_spec(spec: str) -> ModelFnSpec | None:
-    """``file.py:LINE`` on an Estimator(model_fn=...) construction, or ``file.py`` whose only model is one; else None."""
+    """``file.py:LINE`` on an Estimator(model_fn=...) construction, or ``file.py`` whose only model is one; else None.
+    CheckpointError where ``file.py`` alone holds a custom Estimator and other models."""
     from tfmigrate.transforms.keras_target import estimator_calls
 
     base, sep, tail = spec.rpartition(":")
@@ -173,8 +174,15 @@ def model_fn_spec(spec: str) -> ModelFnSpec | None:
         calls = estimator_calls(Path(path).read_text(encoding="utf-8"), path)
     except Exception:  # noqa: BLE001 - not a module tfmigrate reads: the canned path reports it in its own words
         return None
-    if line is None:
-        return ModelFnSpec(path, calls[0][0]) if len(calls) == 1 else None
+    if line is None:  # the file's only model (with a canned one beside it, the canned path asks for a LINE)
+        from tfmigrate import targets_static as static
+
+        others = [c for c, name in static._constructions(static._Module(Path(path).read_text(encoding="utf-8"), path))
+                  if not name.endswith(".Estimator")]
+        if len(calls) + len(others) > 1 and calls:
+            listed = ", ".join(f"{path}:{line}" for line in sorted([c[0] for c in calls] + [c.lineno for c in others]))
+            raise CheckpointError(f"{path}: {len(calls) + len(others)} models ({listed}); name one with --model FILE.py:LINE")
+        return ModelFnSpec(path, calls[0][0]) if calls else None
     inside = [c for c in calls if c[0] <= line <= c[1]]
     return ModelFnSpec(path, max(inside)[0]) if inside else None
 
