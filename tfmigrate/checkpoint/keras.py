@@ -47,6 +47,7 @@ from tfmigrate import static_values
 from tfmigrate import targets_static as static
 from tfmigrate.checkpoint import classify, index, names, values
 from tfmigrate.checkpoint.index import CheckpointError
+from tfmigrate.checkpoint.keras_conversion import KerasConversion, LayerTransfer, conversion_from_json, out_path  # noqa: F401 - the names callers read here
 from tfmigrate.results import ModelRef, shape_text
 
 CHILD_TIMEOUT_S = 300
@@ -55,57 +56,6 @@ SUPPORTED = ("DNNClassifier", "DNNRegressor", "LinearClassifier", "LinearRegress
 MODEL_KEYWORDS = ("feature_columns", "hidden_units", "n_classes", "label_dimension", "activation_fn", "dropout", "optimizer")
 ROWS = 16  # inputs compared
 ATOL, RTOL = 1e-4, 1e-4
-
-
-@dataclass
-class LayerTransfer:
-    """One Keras layer and the checkpoint tensors its weights come from."""
-
-    keras_layer: str  # hiddenlayer_0 ... logits, or an embedding column's name
-    checkpoint_names: list[str]
-    checkpoint_shapes: list[list[int] | None]
-    op: str  # copy | add centered_bias_weight | stack columns | 2-class softmax -> sigmoid logit ...
-    keras_shapes: list[list[int]] | None = None  # the layer's weights in the Keras model
-    status: str = "match"  # match | shape_mismatch | missing_from_checkpoint | missing_from_model
-
-
-@dataclass
-class KerasConversion:
-    """A checkpoint converted to the Keras model ``--target keras`` generates, verified by equal
-    predictions (``ckpt convert --to keras --format json`` is this object, with ``schema`` and ``to``)."""
-
-    checkpoint: str
-    model: ModelRef  # target: ``file.py:LINE DNNClassifier``; model_dir: where canned_keras_model restores OUT from
-    out: str | None  # the .weights.h5 written (None: nothing written)
-    compatible: bool  # written, restored by the Keras model, and its predictions equal the checkpoint's
-    verdict: str  # one line
-    layers: list[LayerTransfer] = field(default_factory=list)
-    not_carried: dict[str, str] = field(default_factory=dict)  # checkpoint model tensor -> why
-    max_abs_diff: float | None = None  # Keras predict vs the numpy forward pass of the checkpoint's arrays
-    rows: int = 0  # inputs compared
-    step: int | None = None  # the checkpoint's global step (the optimizer's iterations in the file)
-    writer: str | None = None
-    notes: list[str] = field(default_factory=list)
-
-    def report_fields(self, model: str | None = None) -> dict[str, Any]:
-        """The report's ``tfmigrate.results.KerasConversion(**fields)`` (h/val): checkpoint, model (as
-        the user names it; default the target), passed, verdict, out, max_difference, notes."""
-        return {"checkpoint": self.checkpoint, "model": model or self.model.target, "passed": self.compatible,
-                "verdict": self.verdict, "out": self.out, "max_difference": self.max_abs_diff, "notes": list(self.notes)}
-
-
-def conversion_from_json(data: dict[str, Any]) -> KerasConversion:
-    """A ``ckpt convert --to keras --format json`` object."""
-    model = dict(data.get("model") or {})
-    return KerasConversion(
-        checkpoint=str(data.get("checkpoint", "?")),
-        model=ModelRef(target=str(model.get("target", "?")), kind=model.get("kind"), cls=model.get("cls"), api=model.get("api"),
-                       model_dir=model.get("model_dir")),
-        out=data.get("out"), compatible=bool(data.get("compatible")), verdict=str(data.get("verdict", "")),
-        layers=[LayerTransfer(**layer) for layer in data.get("layers") or []],
-        not_carried=dict(data.get("not_carried") or {}), max_abs_diff=data.get("max_abs_diff"), rows=int(data.get("rows") or 0),
-        step=data.get("step"), writer=data.get("writer"), notes=[str(n) for n in data.get("notes") or []],
-    )
 
 
 @dataclass
@@ -495,23 +445,6 @@ def run_keras_child(python: str, request: dict[str, Any], workdir: str, timeout:
 # ------------------------------------------------------------------------------------ convert
 
 
-def _out_path(out: str | os.PathLike[str], step: int | None, ck: index.Checkpoint) -> tuple[Path, str | None]:
-    """(the .weights.h5 file to write, the model_dir canned_keras_model restores it from, or None)."""
-    p = Path(out)
-    if p.name.endswith(".weights.h5"):
-        if p.exists():
-            raise CheckpointError(f"{p}: exists: convert never writes over anything")
-        if not p.parent.is_dir():
-            raise CheckpointError(f"{p.parent}: no such directory")
-        return p, None
-    if p.exists() and (not p.is_dir() or any(p.iterdir())):
-        raise CheckpointError(f"{p}: exists and is not an empty directory: convert never writes over anything "
-                              f"(give a new model_dir, or a file named *.weights.h5)")
-    if p.resolve() in {Path(f).resolve().parent for f in ck.files}:
-        raise CheckpointError(f"{p}: is the input checkpoint's directory: convert never writes over its input")
-    return p / f"model.ckpt-{step or 0}.weights.h5", str(p)
-
-
 def _verdict_mismatch(rows: list[LayerTransfer]) -> str:
     bad = [r for r in rows if r.status != "match"]
     parts = []
@@ -577,7 +510,7 @@ def _prepare(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.
     spec = parse_model(model_spec)
     cm = read_checkpoint_model(ck)
     arrays, rows, notes = plan_layers(cm, spec.estimator)
-    target, model_dir = _out_path(out, cm.step, ck)
+    target, model_dir = out_path(out, cm.step, ck)
     np = values._np()
     linear_cols = arrays.pop("_linear_columns", None)
     npz = Path(work) / f"weights-{n}.npz"
@@ -600,11 +533,23 @@ def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike
     """:func:`convert_to_keras` for several ``(checkpoint, model_spec, out)`` with ONE TensorFlow 2.21
     child; each result is a KerasConversion or the CheckpointError that one conversion raised. No
     interpreter, or the child failing as a whole, raises CheckpointError."""
+    from tfmigrate.checkpoint import keras_model_fn
+
     py = _python(python)
     results: list[KerasConversion | CheckpointError | None] = []
     prepared: list[_Job] = []
+    custom: dict[int, tuple[str | os.PathLike[str], keras_model_fn.ModelFnSpec, str | os.PathLike[str]]] = {}
     with tempfile.TemporaryDirectory(prefix="tfmigrate-keras-") as work:
         for n, (checkpoint, model_spec, out) in enumerate(jobs):
+            try:
+                model_fn = keras_model_fn.model_fn_spec(model_spec)
+            except CheckpointError as exc:
+                results.append(exc)
+                continue
+            if model_fn is not None:  # Estimator(model_fn=...): TFM707's class
+                custom[n] = (checkpoint, model_fn, out)
+                results.append(None)
+                continue
             try:
                 prepared.append(_prepare(checkpoint, model_spec, out, work, n))
                 results.append(None)
@@ -612,8 +557,9 @@ def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike
                 results.append(exc)
             except (OSError, ValueError, KeyError) as exc:
                 results.append(CheckpointError(f"{checkpoint}: {type(exc).__name__}: {exc}"))
+        lowered = dict(zip(custom, keras_model_fn.convert_model_fns(list(custom.values()), work, py, timeout))) if custom else {}
         if not prepared:
-            return results  # type: ignore[return-value]
+            return [lowered.get(n, r) for n, r in enumerate(results)]  # type: ignore[misc]
         for job in prepared:
             if job.model_dir:
                 job.created = not Path(job.model_dir).exists()
@@ -626,7 +572,7 @@ def convert_many(jobs: list[tuple[str | os.PathLike[str], str, str | os.PathLike
                     Path(job.model_dir).rmdir()  # type: ignore[arg-type]  # nothing written: no empty model_dir left behind
     done = iter(_finish(job, r) if r.get("ok") else CheckpointError(r.get("error") or "failed")
                 for job, r in zip(prepared, answer["results"]))
-    return [r if r is not None else next(done) for r in results]
+    return [lowered[n] if n in lowered else r if r is not None else next(done) for n, r in enumerate(results)]
 
 
 def convert_to_keras(checkpoint: str | os.PathLike[str], model_spec: str, out: str | os.PathLike[str],
@@ -636,8 +582,11 @@ def convert_to_keras(checkpoint: str | os.PathLike[str], model_spec: str, out: s
     Returns the verdict (``compatible`` False: a layer's shapes differ, nothing written; or the
     predictions differ). Raises CheckpointError (one line) when it cannot run: unreadable checkpoint
     or model, no TensorFlow 2.21 interpreter, the child failing."""
+    from tfmigrate.checkpoint import keras_model_fn
+
     index.read(checkpoint)  # checkpoint and model errors before the interpreter's
-    parse_model(model_spec)
+    if keras_model_fn.model_fn_spec(model_spec) is None:
+        parse_model(model_spec)
     result = convert_many([(checkpoint, model_spec, out)], python=python, timeout=timeout)[0]
     if isinstance(result, CheckpointError):
         raise result
@@ -702,6 +651,9 @@ def _finish(job: _Job, result: dict[str, Any]) -> KerasConversion:
                         f"{', ...' if len(cm.unused) > 3 else ''}): the legacy model computed more than the Keras one "
                         f"(e.g. batch_norm, or a column the model does not have); the layers that fit are written")
     return conv
+
+
+_out_path = out_path
 
 
 def conversion_json(conv: KerasConversion) -> dict[str, Any]:

@@ -184,7 +184,8 @@ def diff(checkpoint: str, model: str, fmt: str) -> None:
                    "generates (needs --model file.py:LINE and the TensorFlow 2.21 interpreter).")
 @click.option("--map", "name_map", default="auto", show_default=True, help="auto, or a map.toml ([map] \"old\" = \"new\", drop = [...]).")
 @click.option("--model", default=None, help="Map onto this model's names and verify against it. With --to keras: file.py:LINE (or "
-                                            "file.py:function) of a canned_keras_model(...) call or a tf.estimator construction.")
+                                            "file.py:function) of a canned_keras_model(...) call or a tf.estimator construction (a custom "
+                                            "Estimator(model_fn=...): the class TFM707 lowers it to).")
 @click.option("--drop-optimizer", is_flag=True, help="Leave optimizer state out.")
 @click.option("--python", "python", default=None, help="--to keras: the TensorFlow 2.21 interpreter (default: $TFMIGRATE_KERAS_PYTHON, "
                                                        "tfmigrate's own .venv-keras; never one your project names or holds).")
@@ -202,8 +203,10 @@ def convert(checkpoint: str, out: str, to: str, name_map: str, model: str | None
     --to keras: OUT is a new model_dir (it gets model.ckpt-STEP.weights.h5, which the migrated
     program's canned_keras_model(..., model_dir=OUT) restores) or a file named *.weights.h5. Each
     layer is mapped and checked, and the Keras model's predictions are compared with a numpy forward
-    pass of the checkpoint. Exit 0 same predictions, 1 incompatible (nothing written when the shapes
-    differ), 2 error."""
+    pass of the checkpoint. A custom tf.estimator.Estimator(model_fn=F): the weights of the Keras class
+    TFM707 lowers F to, each legacy variable mapped by name (its layers in creation order), and the
+    Keras predictions compared with the Estimator's (TensorFlow 2.15, from the checkpoint). Exit 0 same
+    predictions, 1 incompatible (nothing written when the shapes differ), 2 error."""
     if to == "keras":
         _convert_keras(checkpoint, out, name_map, model, drop_optimizer, python, fmt)
     from tfmigrate.checkpoint import api

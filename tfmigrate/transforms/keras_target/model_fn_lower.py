@@ -54,6 +54,22 @@ BLOCKED_CALLS = {
 }
 
 
+@dataclass(frozen=True)
+class LayerRecord:
+    """One layer the lowering creates in ``__init__``, in the order the model_fn created it, with what decides
+    the legacy variables' names (``ckpt convert --to keras`` maps a model_dir's variables with it)."""
+    attr: str  # the Keras model's attribute
+    keras: str  # the tf.keras.layers class
+    legacy: str  # the legacy function or class (dense, conv2d, fully_connected, Dense, ...)
+    slim: bool  # tf_slim / tf.contrib.layers
+    function: bool  # a function (tf.layers.dense(...)), else a class (tf.layers.Dense(...)(x))
+    name: str | None  # name= (tf.layers) or scope= (slim), a literal; "?" where it is not one
+    scopes: tuple[str, ...]  # the enclosing variable_scope names, outermost first; "?" where one is not a literal
+    keywords: tuple[tuple[str, str], ...]  # the legacy keyword arguments, as written (use_bias, center, scale ...)
+    inputs: str  # the code of the layer's inputs
+    line: int = 0
+
+
 @dataclass
 class Plan:
     """What lowering one model_fn writes: the replacements (by node id) and the class."""
@@ -67,6 +83,7 @@ class Plan:
     layers: list[str] = field(default_factory=list)
     networks: list[cst.FunctionDef] = field(default_factory=list)
     readers: list[cst.CSTNode] = field(default_factory=list)  # replaced names: their imports go when unused
+    created: list[LayerRecord] = field(default_factory=list)  # the layers of __init__, in creation order
 
 
 class Blocked(Exception):
@@ -178,6 +195,7 @@ class ModelFnLowering:
         self.metrics: dict[int, cst.Call] = {}
         self.optimizers: list[cst.Call] = []
         self.specs: list[cst.Call] = []
+        self.scope_prefix: tuple[str, ...] = ()  # the variable scopes around the call of the network function scanned
         self._scan(fn, owner="self", top=True)
         self._specs(fn)
         self._optimizer(fn)
@@ -298,7 +316,9 @@ class ModelFnLowering:
             return updated.with_changes(params=params.with_changes(params=[cst.Param(cst.Name("model")), *params.params]))
 
         self.plan_.table[id(net)] = with_model
+        outer, self.scope_prefix = self.scope_prefix, self._variable_scopes(node)
         self._scan(net, owner="model", top=False)
+        self.scope_prefix = outer
 
     # --- layers ---------------------------------------------------------------------------------
     def _hoistable(self, expr: cst.CSTNode, fn_locals: set[str], what: str) -> str:
@@ -369,6 +389,8 @@ class ModelFnLowering:
         attr = self._attr(node, short, name)
         self.plan_.init.append(f"self.{attr} = tf.keras.layers.{form.keras}({', '.join(keywords)})")
         self.plan_.layers.append(f"{short} -> {form.keras}")
+        legacy_name = ("scope" if slim else "name")
+        self._record(node, attr, form.keras, short, slim, True, args.get(legacy_name), args, code_of(args["inputs"].value))
         params = ("inputs", *form.params)
 
         def replace(updated: cst.CSTNode) -> cst.CSTNode:
@@ -402,6 +424,10 @@ class ModelFnLowering:
         attr = self._attr(node, cls.lower(), name)
         self.plan_.init.append(f"self.{attr} = tf.keras.layers.{tables.LAYER_CLASSES[cls]}({', '.join(parts)})")
         self.plan_.layers.append(f"tf.layers.{cls} -> {cls}")
+        named = {a.keyword.value: a for a in ctor.args if a.keyword is not None}
+        inputs = node.args[0].value if node.args else None
+        self._record(node, attr, tables.LAYER_CLASSES[cls], cls, False, False, named.get("name"), named,
+                     code_of(inputs) if inputs is not None else "")
         training = cls in ("Dropout", "BatchNormalization")
 
         def replace(updated: cst.CSTNode) -> cst.CSTNode:
@@ -413,6 +439,40 @@ class ModelFnLowering:
 
         self.plan_.table[id(node)] = replace
         self.plan_.readers.append(ctor.func)
+
+    def _record(self, node: cst.Call, attr: str, keras: str, legacy: str, slim: bool, function: bool, name: cst.Arg | None,
+                args: dict[str, cst.Arg], inputs: str) -> None:
+        qn = self.t.qualified_name(node.func.func if isinstance(node.func, cst.Call) else node.func) or ""
+        if qn.startswith("tensorflow.keras."):
+            legacy = "keras." + legacy  # a tf.keras layer in the graph: named by Keras, not by variable scopes
+        literal = None if name is None else str_value(name.value) or "?"
+        keywords = tuple((k, code_of(a.value)) for k, a in args.items() if k != "inputs")
+        position = self.t.index.positions.get(node)
+        line = position.start.line if position is not None else 0
+        self.plan_.created.append(LayerRecord(attr, keras, legacy, slim, function, literal,
+                                              self.scope_prefix + self._variable_scopes(node), keywords, inputs, line))
+
+    def _variable_scopes(self, node: cst.CSTNode) -> tuple[str, ...]:
+        """The ``with tf.compat.v1.variable_scope("NAME"):`` around ``node`` in its function, outermost first ("?": not
+        a literal name, a default_name or a scope object). name_scope does not name variables: not listed."""
+        out: list[str] = []
+        parent = self.t.index.parents.get(node)
+        while parent is not None and not isinstance(parent, cst.FunctionDef):
+            if isinstance(parent, cst.With):
+                for item in reversed(parent.items):
+                    call = item.item
+                    if not isinstance(call, cst.Call):
+                        continue
+                    short = (self.t.qualified_name(call.func) or "").rpartition(".")[2]
+                    if short != "variable_scope":
+                        continue
+                    args = {a.keyword.value if a.keyword is not None else ("name_or_scope", "default_name")[min(i, 1)]: a
+                            for i, a in enumerate(call.args) if not a.star}
+                    first = args.get("name_or_scope")
+                    text = str_value(first.value) if first is not None else None
+                    out.append(text if text else "?")
+            parent = self.t.index.parents.get(parent)
+        return tuple(reversed(out))
 
     # --- statements removed ----------------------------------------------------------------------
     def _statement(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
