@@ -1,5 +1,5 @@
-"""What every `validate --cluster chief=1,worker=1,ps=1` run must show (tests/test_validate.py and
-tests/test_validate_cluster_sample.py)."""
+"""What every `validate --cluster chief=1,worker=1,ps=1` run must show (tests/test_validate_cluster_sample.py,
+whose run of samples/cluster_ps/migrated.py is the suite's one local cluster run)."""
 
 from __future__ import annotations
 

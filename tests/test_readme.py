@@ -23,8 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.report_checks import COMMAND as SAMPLES_REPORT
+from tests.report_checks import assert_samples_report
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+# more to check on a command's run than the README shows: command -> check(stdout, directory it ran in)
+CHECKS = {SAMPLES_REPORT: assert_samples_report}
 TENSORFLOW = re.compile(r"^(python |tfmigrate (ckpt (diff|convert)|validate|report))")  # these start a TensorFlow child
 
 
@@ -75,6 +80,8 @@ def test_the_readme_has_console_examples_and_no_prompt_elsewhere() -> None:
     assert len(BLOCKS) >= 4 and sum(len(b) for b in BLOCKS) >= 10
     others = [body for language, body in fences(README.read_text(encoding="utf-8")) if language != "console"]
     assert not [b for b in others if any(line.startswith("$ ") for line in b)], "a `$ command` outside a console block is never run"
+    commands = {c.line.split("#")[0].strip() for b in BLOCKS for c in b}
+    assert set(CHECKS) <= commands, "a check on a command the README no longer gives would never run"
 
 
 def in_order(expected: list[str], output: str) -> str | None:
@@ -111,3 +118,6 @@ def test_console_example_runs_as_written(block: list[Command], tmp_path: Path) -
         assert proc.returncode == command.exit_code, f"$ {command.line}\nexit {proc.returncode}\n{output[-3000:]}"
         missing = in_order(command.expected, output)
         assert missing is None, f"$ {command.line}\nnot in the output (in order): {missing!r}\n{output[-5000:]}"
+        check = CHECKS.get(command.line.split("#")[0].strip())
+        if check:
+            check(proc.stdout, tmp_path)

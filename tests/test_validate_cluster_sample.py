@@ -47,7 +47,9 @@ def test_the_rewrite_leaves_the_cluster_to_the_findings_that_describe_the_migrat
 def test_the_migrated_sample_trains_as_a_real_local_cluster(tmp_path: Path) -> None:
     """chief + worker + ps processes, each with its own TF_CONFIG, through train_and_evaluate: both
     trainers step, the chief's checkpoint holds the sum of their steps, every process stops by itself
-    within the bound, and the chief's checkpoint restores and resumes."""
+    within the bound, and the chief's checkpoint restores and resumes. The suite's one local cluster run
+    (an Estimator with its own model_fn and the module's train_input_fn, as tests/test_validate.py's
+    local cluster test had; --device gpu with --cluster and a bad spec are refused there, before any task)."""
     started = time.monotonic()
     temporary, work = tmp_path / "tmp", tmp_path / "work"
     temporary.mkdir()
@@ -62,6 +64,8 @@ def test_the_migrated_sample_trains_as_a_real_local_cluster(tmp_path: Path) -> N
     assert elapsed < 150  # the tasks' 120 s deadline and the local checks
     names = [s["name"] for s in result["stages"]]
     assert names[0] == "cluster" and all(s["passed"] for s in result["stages"])
+    cluster = result["stages"][0]["detail"]
+    assert "3 processes on 127.0.0.1" in cluster and "= their sum" in cluster
     assert "bit-identical" in next(s for s in result["stages"] if s["name"] == "local: restore")["detail"]
     assert f"global_step {chief['global_step'] + 2} + 1" in next(s for s in result["stages"] if s["name"] == "local: resume")["detail"]
     assert result.get("model_dir_removed") and not any(work.iterdir())
