@@ -7,7 +7,6 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -50,18 +49,17 @@ def test_the_migrated_sample_trains_as_a_real_local_cluster(tmp_path: Path) -> N
     within the bound, and the chief's checkpoint restores and resumes. The suite's one local cluster run
     (an Estimator with its own model_fn and the module's train_input_fn, as tests/test_validate.py's
     local cluster test had; --device gpu with --cluster and a bad spec are refused there, before any task)."""
-    started = time.monotonic()
     temporary, work = tmp_path / "tmp", tmp_path / "work"
     temporary.mkdir()
     work.mkdir()
     code, result = validate("--cluster", "chief=1,worker=1,ps=1", f"{SAMPLE / 'migrated.py'}:build_estimator",
                             "--steps", "12", cwd=work, tmpdir=temporary)
-    elapsed = time.monotonic() - started
     assert code == 0, result
     # nothing left in the temporary directory: not the tasks' AutoGraph modules, not a model_dir
     assert sorted(p.name for p in temporary.iterdir()) == []
     chief, _ = assert_trained_as_one_cluster(result, steps=12)
-    assert elapsed < 150  # the tasks' 120 s deadline and the local checks
+    # every task stopped by itself: a task still running at the cluster's deadline fails the cluster stage
+    # (code 1), so no wall-clock bound is asserted here (it failed at load 19 on a correct run)
     names = [s["name"] for s in result["stages"]]
     assert names[0] == "cluster" and all(s["passed"] for s in result["stages"])
     cluster = result["stages"][0]["detail"]
