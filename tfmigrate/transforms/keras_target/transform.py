@@ -562,6 +562,12 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
     # --- the name a construction is bound to ----------------------------------------------------------
     def _bind(self, call: cst.Call) -> None:
         parent = self.index.parents.get(call)
+        if isinstance(parent, cst.Arg) and not parent.star and (parent.keyword is None or parent.keyword.value == "estimator"):
+            outer = self.index.parents.get(parent)  # add_metrics(<model>, metric_fn) (TFM722) returns the model it is given
+            if isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name) and outer.func.value == "add_metrics" \
+                    and outer.args and outer.args[0] is parent:
+                self._bind(outer)
+                return
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
             self.bound.add(parent.targets[0].target)
             return
