@@ -41,6 +41,7 @@ EXPORTERS = ("LatestExporter", "FinalExporter", "BestExporter")
 RECEIVERS = ("export.ServingInputReceiver", "export.TensorServingInputReceiver",
              "export.build_parsing_serving_input_receiver_fn", "export.build_raw_serving_input_receiver_fn")
 CONTRIB = "tensorflow.contrib.estimator."
+MODE_KEYS = {"ModeKeys.TRAIN": "train", "ModeKeys.EVAL": "eval", "ModeKeys.PREDICT": "infer"}
 MESSAGES = {
     "train_and_evaluate": "tf.estimator.train_and_evaluate is train_and_evaluate, a helper imported from the Keras helpers "
     "module: fit up to train_spec.max_steps (the restored step counts), checkpoints at the RunConfig's cadence, and "
@@ -69,7 +70,7 @@ LOWERED = {
 }
 for _receiver in RECEIVERS:
     _name = _receiver.rpartition(".")[2]
-    LOWERED[_receiver] = (TFM724, f"tf.estimator.{_receiver} is {_name}, a helper imported from the Keras helpers module: "
+    LOWERED[_receiver] = (TFM723, f"tf.estimator.{_receiver} is {_name}, a helper imported from the Keras helpers module: "
                           "the serving input function runs in a tf.compat.v1 graph when a model is exported, and its "
                           "receiver tensors (names, dtypes, shapes) are the SavedModel signature's inputs")
 
@@ -96,7 +97,28 @@ class KerasLoopsTransform(FamilyTransform):
                 self._loop(call, found[0])
             elif found[0] in HOOKS:
                 self._hook(call, found[0])
+
+        self._mode_keys()
         return False
+
+    def _mode_keys(self) -> None:
+        """TFM724: ``tf.estimator.ModeKeys.TRAIN`` / ``EVAL`` / ``PREDICT`` are the strings they always were. Not
+        inside a function with a ``mode`` and a ``features`` or ``labels`` parameter (a model_fn: TFM707 lowers it,
+        TFM705 names it)."""
+        model_fns = []
+        for fn in self.index.nodes(cst.FunctionDef):
+            names = {p.name.value for p in (*fn.params.params, *fn.params.kwonly_params, *fn.params.posonly_params)}
+            if "mode" in names and names & {"features", "labels"}:
+                model_fns.append(fn)
+        for node in self.index.nodes(cst.Attribute):
+            found = estimator_class(self.qualified_name(node))
+            if found is None or found[0] not in MODE_KEYS or any(self.index.is_within(node, fn) for fn in model_fns):
+                continue
+            value = MODE_KEYS[found[0]]
+            if self.fix(node, TFM724, f"tf.estimator.{found[0]} is the string {value!r} (its value in every TensorFlow "
+                        "version); TensorFlow 2.16+ has no tf.estimator"):
+                self.table[id(node)] = cst.SimpleString(repr(value).replace("'", '"'))
+                self.remove_imports_of(node)
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if not self.table:
