@@ -102,7 +102,7 @@ def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n
             net = tf.keras.layers.Dropout(dropout)(net)
     logits = tf.keras.layers.Dense(logits_width(estimator, n_classes, label_dimension), name="logits",
                                    kernel_initializer="zeros" if estimator.startswith("Linear") else "glorot_uniform")(net)
-    model = tf.keras.Model(inputs, logits, name=estimator)
+    model = tf.keras.Model(list(inputs.values()), logits, name=estimator)  # by name: other features are ignored
     compile_canned(model, estimator, optimizer, n_classes, loss_reduction, model_dir, run_config)
     return model
 '''
@@ -200,7 +200,7 @@ def combined_keras_model(estimator, linear_feature_columns=None, linear_optimize
         inputs, net = keras_inputs(linear_feature_columns, inputs)
         logits.append(tf.keras.layers.Dense(width, kernel_initializer="zeros", name="linear_logits")(net))
     outputs = logits[0] if len(logits) == 1 else tf.keras.layers.Add()(logits)
-    model = CombinedKerasModel(inputs, outputs, linear_optimizer, name=estimator)
+    model = CombinedKerasModel(list(inputs.values()), outputs, linear_optimizer, name=estimator)  # by name, as above
     compile_canned(model, estimator, dnn_optimizer or tf.keras.optimizers.Adagrad(learning_rate=0.001), n_classes,
                    loss_reduction, model_dir, run_config)
     return model
