@@ -197,6 +197,7 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
         if rewritten_inputs:
             self._drop_input_imports(rewritten_inputs)
         self._follow_factories(node)
+        self._follow_add_metrics(calls)
         for call in calls:
             self._method(call)
         if self.lowered:  # TFM708: input_fns returning one batch of a one-shot iterator return the dataset
@@ -701,6 +702,27 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
                 parent = self.index.parents.get(call)
                 if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
                     self.bound.add(parent.targets[0].target)
+
+    def _follow_add_metrics(self, calls: list[cst.Call]) -> None:
+        """``m = add_metrics(<a lowered model's name>, metric_fn)`` (TFM722's helper returns the model it is given)
+        binds ``m`` to that model, so ``model = add_metrics(model, fn)`` keeps ``model.train`` a fit."""
+        changed = True
+        while changed:
+            changed = False
+            for call in calls:
+                if not (isinstance(call.func, cst.Name) and call.func.value == "add_metrics" and call.args):
+                    continue
+                first, parent = call.args[0], self.index.parents.get(call)
+                if first.star or (first.keyword is not None and first.keyword.value != "estimator") \
+                        or not isinstance(parent, cst.Assign) or len(parent.targets) != 1 \
+                        or not isinstance(parent.targets[0].target, cst.Name) or parent.targets[0].target in self.bound:
+                    continue
+                target = parent.targets[0].target
+                self.bound.add(target)  # tentatively: the model's name may be this very target (m = add_metrics(m, fn))
+                if self._receiver(first.value):
+                    changed = True
+                else:
+                    self.bound.discard(target)
 
     # --- methods (TFM702, TFM703, TFM706) ---------------------------------------------------------------
     def _receiver(self, node: cst.BaseExpression) -> bool:
