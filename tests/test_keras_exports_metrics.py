@@ -389,3 +389,23 @@ def test_every_serving_form_is_the_savedmodels_signature(tf221: dict) -> None:
 def test_a_queue_based_input_fn_trains_and_evaluates(tf221: dict) -> None:
     run = tf221["queues"]
     assert run == {"steps": 6, "metrics": ["average_loss", "loss"]}, run
+
+
+def test_a_model_returned_with_the_specs_is_train_and_evaluates_and_any_other_tuple_is_flagged() -> None:
+    new, fixed, findings = lowered('''\
+        import tensorflow as tf
+
+
+        def experiment_fn(output_dir):
+            return (
+                tf.estimator.add_metrics(tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=cols, model_dir=output_dir), fn),
+                tf.estimator.TrainSpec(train_fn, max_steps=10),
+                tf.estimator.EvalSpec(eval_fn, exporters=[tf.estimator.LatestExporter("Servo", serving_input_fn)]),
+            )
+
+
+        def other(output_dir):
+            return tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=cols), 3
+        ''')
+    assert {"TFM701", "TFM720", "TFM722", "TFM723"} <= fixed and not estimator_reads(new), new
+    assert [(f.line, f.rule) for f in findings if not f.fixable] == [(14, "TFM706")], [(f.line, f.rule, f.message) for f in findings]

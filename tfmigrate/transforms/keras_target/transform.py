@@ -569,6 +569,8 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
                     and outer.args and outer.args[0] is parent:
                 self._bind(outer)
                 return
+        if isinstance(parent, cst.Element) and _train_and_evaluate_triple(self.index.parents.get(parent), parent):
+            return  # (model, TrainSpec(...), EvalSpec(...)): train_and_evaluate's arguments (TFM154's Experiment)
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
             self.bound.add(parent.targets[0].target)
             return
@@ -893,6 +895,16 @@ def helpers_imported(module: cst.Module) -> set[str]:
                         and isinstance(node.names, (list, tuple)):
                     out.update(a.name.value for a in node.names if isinstance(a.name, cst.Name))
     return out
+
+
+def _train_and_evaluate_triple(node: cst.CSTNode | None, first: cst.Element) -> bool:
+    """``(first, TrainSpec(...), EvalSpec(...))``: the TFM720 helpers' specs beside the model, the arguments of
+    train_and_evaluate (what TFM154 makes of an Experiment), which takes the Keras model as it is."""
+    if not isinstance(node, cst.Tuple) or len(node.elements) != 3 or node.elements[0] is not first:
+        return False
+    specs = [e.value for e in node.elements[1:]]
+    return all(isinstance(c, cst.Call) and isinstance(c.func, cst.Name) and c.func.value == name
+               for c, name in zip(specs, ("TrainSpec", "EvalSpec")))
 
 
 def import_helpers(module: cst.Module, names: list[str]) -> cst.Module:
