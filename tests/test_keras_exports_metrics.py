@@ -408,4 +408,4 @@ def test_a_model_returned_with_the_specs_is_train_and_evaluates_and_any_other_tu
             return tf.estimator.DNNRegressor(hidden_units=[4], feature_columns=cols), 3
         ''')
     assert {"TFM701", "TFM720", "TFM722", "TFM723"} <= fixed and not estimator_reads(new), new
-    assert [(f.line, f.rule) for f in findings if not f.fixable] == [(14, "TFM706")], [(f.line, f.rule, f.message) for f in findings]
+    assert [(f.line, f.rule) for f in findings if not f.fixable] == [(13, "TFM706")], [(f.line, f.rule, f.message) for f in findings]
