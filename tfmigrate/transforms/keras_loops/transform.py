@@ -9,13 +9,23 @@ module, and TFM702 there then makes ``train(hooks=[<those hooks>])`` a ``fit`` w
   cadence, and ``eval_spec.steps`` batches evaluated after a checkpoint at most every ``throttle_secs``
   and after the last step, as the Estimator evaluated on one machine. Being the same signatures, every
   call form (keywords, positions, ``*``/``**``, specs built in a function, passed as parameters, in a
-  tuple) keeps its meaning. Exporters and saving listeners have no Keras form: such a spec stays, with
-  the TFM706 finding of the keras_target family on its line.
+  tuple) keeps its meaning. Saving listeners have no Keras form: such a spec stays, with the TFM706
+  finding of the keras_target family on its line.
 - TFM721 (fix, unsafe): ``tf.estimator.experimental.InMemoryEvaluatorHook`` and the early-stopping hooks
   (``stop_if_no_decrease_hook``, ``stop_if_no_increase_hook``, ``stop_if_higher_hook``,
   ``stop_if_lower_hook``; what TFM130 writes for a ``ValidationMonitor``) become Keras callbacks of the
   same names and signatures, evaluating and stopping at the same steps; ``train(hooks=[...])`` of them is
   ``fit(callbacks=[...] + checkpoints(model))`` (TFM702).
+
+- TFM722 (fix, unsafe): ``add_metrics`` (tf.estimator, tf.compat.v1.estimator, tf.contrib.estimator) is the
+  helper of the same signature: the model's ``evaluate`` also reports metric_fn's ``tf.compat.v1.metrics`` under
+  the same keys, as Keras metrics streamed over each evaluation.
+- TFM723 (fix, unsafe): ``LatestExporter`` / ``FinalExporter`` / ``BestExporter`` and the serving input receivers
+  (``export.ServingInputReceiver``, ``TensorServingInputReceiver``, ``build_parsing_serving_input_receiver_fn``,
+  ``build_raw_serving_input_receiver_fn``) are the helpers of the same signatures: the ``EvalSpec`` helper runs the
+  exporters after each evaluation, writing SavedModels of the Keras model under ``model_dir/export/<name>``.
+- TFM724 (fix, safe): ``ModeKeys.TRAIN`` / ``EVAL`` / ``PREDICT`` outside a model_fn are ``"train"`` / ``"eval"``
+  / ``"infer"``.
 
 Another helper module's change of meaning would be silent, so only these exact names are taken: any
 other hook in ``hooks=`` keeps TFM702's manual finding.

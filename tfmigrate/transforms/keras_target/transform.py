@@ -78,10 +78,10 @@ MANUAL_API = {  # what is left of them (a spec with exporters or saving listener
     "return_dict=True)",
     "TrainSpec": "tf.estimator.TrainSpec(saving_listeners=...) has no Keras form: write the listener as a "
     "tf.keras.callbacks.Callback in hooks=, then tfmigrate rewrite --target keras makes it the TrainSpec helper (TFM720)",
-    "EvalSpec": "tf.estimator.EvalSpec(exporters=...) has no Keras form: drop exporters= and export the trained model with "
-    "model.export(path) after train_and_evaluate; tfmigrate rewrite --target keras then makes it the EvalSpec helper (TFM720)",
-    "add_metrics": "tf.estimator.add_metrics has no Keras form: add the metrics to the model's compile(metrics=[...]) "
-    "(model.compile(optimizer=model.optimizer, loss=model.loss, metrics=[...]))",
+    "EvalSpec": "tf.estimator.EvalSpec has no Keras form here: enable TFM720 (the EvalSpec helper, which runs TFM723's "
+    "exporters after each evaluation), or export the trained model with model.export(path) after train_and_evaluate",
+    "add_metrics": "tf.estimator.add_metrics has no Keras form here: enable TFM722 (the add_metrics helper), or add the "
+    "metrics to the model's compile(metrics=[...]) (model.compile(optimizer=model.optimizer, loss=model.loss, metrics=[...]))",
 }
 
 
