@@ -102,7 +102,7 @@ def canned_keras_model(estimator, feature_columns, optimizer, hidden_units=(), n
             net = tf.keras.layers.Dropout(dropout)(net)
     logits = tf.keras.layers.Dense(logits_width(estimator, n_classes, label_dimension), name="logits",
                                    kernel_initializer="zeros" if estimator.startswith("Linear") else "glorot_uniform")(net)
-    model = tf.keras.Model(inputs, logits, name=estimator)
+    model = tf.keras.Model(list(inputs.values()), logits, name=estimator)  # by name: other features are ignored
     compile_canned(model, estimator, optimizer, n_classes, loss_reduction, model_dir, run_config)
     return model
 '''
@@ -200,7 +200,7 @@ def combined_keras_model(estimator, linear_feature_columns=None, linear_optimize
         inputs, net = keras_inputs(linear_feature_columns, inputs)
         logits.append(tf.keras.layers.Dense(width, kernel_initializer="zeros", name="linear_logits")(net))
     outputs = logits[0] if len(logits) == 1 else tf.keras.layers.Add()(logits)
-    model = CombinedKerasModel(inputs, outputs, linear_optimizer, name=estimator)
+    model = CombinedKerasModel(list(inputs.values()), outputs, linear_optimizer, name=estimator)  # by name, as above
     compile_canned(model, estimator, dnn_optimizer or tf.keras.optimizers.Adagrad(learning_rate=0.001), n_classes,
                    loss_reduction, model_dir, run_config)
     return model
@@ -276,7 +276,12 @@ _INPUT_DATASET = '''\
 def input_dataset(input_fn):
     """What an Estimator input_fn returned ((features, labels) or a tf.data.Dataset of them), as a
     tf.data.Dataset for Keras {written}."""
-    data = input_fn() if callable(input_fn) else input_fn
+    try:
+        data = input_fn() if callable(input_fn) else input_fn
+    except RuntimeError as error:  # "Input pipelines based on Queues are not supported when eager execution is enabled"
+        if "Queues" not in str(error):
+            raise
+        return queue_input_dataset(input_fn)
     if isinstance(data, tf.data.Dataset):
         return data
     return tf.data.Dataset.from_tensors(data if isinstance(data, tuple) else (data,)).repeat()
@@ -371,9 +376,8 @@ class EvalSpec:
             raise ValueError(f"Must specify steps > 0, given: {{steps}}")
         if start_delay_secs < 0 or throttle_secs < 0:
             raise ValueError("start_delay_secs and throttle_secs must be >= 0")
-        if exporters:
-            raise TypeError("EvalSpec(exporters=...) has no Keras form: export the trained model with model.export(path)")
         self.input_fn, self.steps, self.name, self.hooks = input_fn, steps, name, tuple(keras_callbacks(hooks))
+        self.exporters = exporter_list(exporters)  # TFM723: run after each evaluation, as the Estimator ran them
         self.start_delay_secs, self.throttle_secs = start_delay_secs, throttle_secs  # start_delay_secs: a distributed evaluator's
 
 
@@ -381,15 +385,18 @@ class EvaluateAfterCheckpoints(tf.keras.callbacks.Callback):
     \"\"\"train_and_evaluate's evaluation as the Estimator ran it on one machine: after a checkpoint is saved
     (the first one, then one at least throttle_secs after the last evaluation) and after the last step {written}.\"\"\"
 
-    def __init__(self, eval_spec, saver):
+    def __init__(self, eval_spec, saver, max_steps=None):
         super().__init__()
-        self.eval_spec, self.saver = eval_spec, saver
+        self.eval_spec, self.saver, self.max_steps = eval_spec, saver, max_steps
         self.last_step, self.last_time, self.result, self.started = None, None, None, time.time()
+        self.exports = []
 
-    def evaluate(self, step):
+    def evaluate(self, step, final=False):
         self.last_step, self.last_time = step, time.time()
         spec = self.eval_spec
         self.result = estimator_evaluation(self.model, spec.input_fn, spec.steps, spec.name, spec.hooks)
+        final = final or (self.max_steps is not None and step >= self.max_steps)
+        self.exports = run_exporters(self.model, spec.exporters, self.result, final)
 
     def on_train_batch_end(self, batch, logs=None):
         step = int(self.model.optimizer.iterations)
@@ -403,23 +410,24 @@ class EvaluateAfterCheckpoints(tf.keras.callbacks.Callback):
     def on_train_end(self, logs=None):
         step = int(self.model.optimizer.iterations)
         if step != self.last_step:
-            self.evaluate(step)
+            self.evaluate(step, final=True)
 
 
 def train_and_evaluate(estimator, train_spec, eval_spec):
     \"\"\"tf.estimator.train_and_evaluate on one machine for a Keras model: fit up to train_spec.max_steps (the
     steps restored from model_dir count, as the global step did), checkpointing model_dir as the RunConfig
-    said and evaluating after the checkpoints as the Estimator did; (the last evaluation's metrics, []) {written}.\"\"\"
+    said and evaluating after the checkpoints as the Estimator did, each evaluation followed by eval_spec's exporters;
+    (the last evaluation's metrics, the paths its exporters wrote) {written}.\"\"\"
     if not isinstance(estimator, tf.keras.Model):
         raise TypeError(f"train_and_evaluate trains the Keras model of a lowered estimator, not {{type(estimator).__name__}}")
     steps = None if train_spec.max_steps is None else train_spec.max_steps - int(estimator.optimizer.iterations)
     if steps is not None and steps <= 0:  # max_steps reached already: the Estimator trained and evaluated nothing
         return None, None
     saving = checkpoints(estimator)
-    evaluation = EvaluateAfterCheckpoints(eval_spec, next(iter(saving), None))
+    evaluation = EvaluateAfterCheckpoints(eval_spec, next(iter(saving), None), train_spec.max_steps)
     estimator.fit(input_dataset(train_spec.input_fn), epochs=1, steps_per_epoch=steps, shuffle=False,
                   callbacks=[*train_spec.hooks, *saving, evaluation])
-    return evaluation.result, []
+    return evaluation.result, evaluation.exports
 """
 
 _EVALUATOR_HOOKS = """\
@@ -527,6 +535,326 @@ def stop_if_lower_hook(estimator, metric_name, threshold, eval_dir=None, min_ste
     crossed = lambda results: any(step >= min_steps and m[metric_name] < threshold for step, m in results.items())
     return StopOnEvaluations(crossed, eval_name(eval_dir), run_every_secs, run_every_steps)
 """
+
+
+# --- metrics, exports and serving inputs (TFM722, TFM723, TFM724) ----------------------------------------
+# The sources below use plain braces: "@WRITTEN@" is the only placeholder (see _plain).
+_QUEUE_INPUT = '''\
+def queue_input_dataset(input_fn):
+    """An input_fn that reads through queues (tf.compat.v1.train.string_input_producer, readers, shuffle_batch),
+    which eager TensorFlow cannot run: each pass over the dataset builds it in a graph of its own and runs it in a
+    tf.compat.v1 MonitoredSession with its queue runners, one batch a session.run, until the queues end, as the
+    Estimator ran it for each train/evaluate @WRITTEN@."""
+    with tf.Graph().as_default():  # the batch's structure, dtypes and shapes
+        probe = input_fn()
+        probe = probe if isinstance(probe, tuple) else (probe,)
+        signature = tf.nest.map_structure(lambda t: tf.TensorSpec(t.shape, t.dtype), probe)
+
+    def batches():
+        with tf.Graph().as_default():
+            data = input_fn()
+            data = data if isinstance(data, tuple) else (data,)
+            with tf.compat.v1.train.MonitoredSession() as session:
+                while not session.should_stop():
+                    yield session.run(data)
+
+    return tf.data.Dataset.from_generator(batches, output_signature=signature)
+'''
+
+_EXPORTS = '''\
+class ServingInputReceiver:
+    """tf.estimator.export.ServingInputReceiver: the features the model reads and the tensors a serving
+    request feeds (a tensor alone is {"feature": ...} and {"input": ...}, as the Estimator named them) @WRITTEN@."""
+
+    def __init__(self, features, receiver_tensors, receiver_tensors_alternatives=None):
+        if receiver_tensors_alternatives:
+            raise TypeError("receiver_tensors_alternatives has no Keras form: export one signature per model.export")
+        self.features = features if isinstance(features, dict) else {"feature": features}
+        self.receiver_tensors = receiver_tensors if isinstance(receiver_tensors, dict) else {"input": receiver_tensors}
+
+
+class TensorServingInputReceiver(ServingInputReceiver):
+    """tf.estimator.export.TensorServingInputReceiver: the model reads one tensor, not a dict @WRITTEN@."""
+
+    def __init__(self, features, receiver_tensors, receiver_tensors_alternatives=None):
+        super().__init__({"feature": features}, receiver_tensors, receiver_tensors_alternatives)
+        self.features = features
+
+
+def build_parsing_serving_input_receiver_fn(feature_spec, default_batch_size=None):
+    """tf.estimator.export.build_parsing_serving_input_receiver_fn: a request feeds serialized tf.train.Examples
+    ("examples"), parsed by feature_spec @WRITTEN@."""
+
+    def serving_input_receiver_fn():
+        serialized = tf.compat.v1.placeholder(tf.string, [default_batch_size], name="input_example_tensor")
+        return ServingInputReceiver(tf.io.parse_example(serialized, feature_spec), {"examples": serialized})
+
+    return serving_input_receiver_fn
+
+
+def build_raw_serving_input_receiver_fn(features, default_batch_size=None):
+    """tf.estimator.export.build_raw_serving_input_receiver_fn: a request feeds the features themselves, each
+    a placeholder of its dtype and shape (the batch dimension default_batch_size) @WRITTEN@."""
+
+    def serving_input_receiver_fn():
+        tensors = features if isinstance(features, dict) else {"feature": features}
+        placeholders = {key: tf.compat.v1.placeholder(t.dtype, [default_batch_size] + list(t.shape)[1:], name=key)
+                        for key, t in tensors.items()}
+        return ServingInputReceiver(placeholders if isinstance(features, dict) else placeholders["feature"], placeholders)
+
+    return serving_input_receiver_fn
+
+
+def head_predictions(model, logits):
+    """The predictions dict of tf.estimator.<estimator>'s head for a batch of logits (a model without a
+    canned head: what it predicts) @WRITTEN@."""
+    head = getattr(model, "head", None)
+    if head is None:
+        return logits
+    if head == "regression":
+        return {"predictions": logits}
+    if head == "binary":
+        logistic = tf.nn.sigmoid(logits)
+        class_ids = tf.cast(logits > 0, tf.int64)
+        return {"logits": logits, "logistic": logistic, "probabilities": tf.concat([1 - logistic, logistic], axis=-1),
+                "class_ids": class_ids, "classes": tf.strings.as_string(class_ids)}
+    class_ids = tf.expand_dims(tf.argmax(logits, axis=-1), -1)
+    return {"logits": logits, "probabilities": tf.nn.softmax(logits), "class_ids": class_ids,
+            "classes": tf.strings.as_string(class_ids)}
+
+
+def export_saved_model(model, export_dir_base, serving_input_receiver_fn):
+    """Estimator.export_saved_model for a Keras model: a SavedModel in export_dir_base/<timestamp> whose
+    signatures "serving_default" and "predict" take the receiver's tensors (names, dtypes and shapes kept: the
+    serving_input_receiver_fn runs in a tf.compat.v1 graph, placeholders and all) and return the head's
+    predictions; the path, as bytes @WRITTEN@."""
+    built = {}
+
+    def receive():
+        receiver = serving_input_receiver_fn()
+        if isinstance(receiver, dict):  # the features themselves, fed as they are
+            receiver = ServingInputReceiver(receiver, receiver)
+        built["receiver"] = receiver
+        return receiver.receiver_tensors, receiver.features
+
+    graph = tf.compat.v1.wrap_function(receive, [])
+    receiver = built["receiver"]
+    names = sorted(receiver.receiver_tensors)
+    feeds = [receiver.receiver_tensors[name] for name in names]
+    features_of = graph.prune(feeds, receiver.features)
+    wanted = model.input if isinstance(getattr(model, "input", None), dict) else None
+
+    @tf.function(input_signature=[tf.TensorSpec(t.shape, t.dtype, name=name) for name, t in zip(names, feeds)])
+    def serve(*tensors):
+        features = features_of(*tensors)
+        if wanted is not None and isinstance(features, dict):
+            features = {key: features[key] for key in wanted}
+        predictions = head_predictions(model, model(features, training=False))
+        return predictions if isinstance(predictions, dict) else {"output": predictions}
+
+    while True:  # a timestamp no export has taken, as the Estimator chose it
+        path = os.path.join(export_dir_base, str(int(time.time())))
+        if not os.path.exists(path):
+            break
+        time.sleep(1)
+    archive = tf.keras.export.ExportArchive()
+    archive.track(model)
+    archive.add_endpoint("serving_default", serve)
+    archive.add_endpoint("predict", serve)
+    archive.write_out(path, verbose=False)
+    return path.encode()
+
+
+class Exporter:
+    """tf.estimator.Exporter: export(model, export_path, eval_result, is_the_final_export) writes a SavedModel
+    of the model under export_path (model_dir/export/<name>) after an evaluation, or returns None @WRITTEN@."""
+
+    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False, exports_to_keep=5):
+        if assets_extra or as_text:
+            raise TypeError(f"{type(self).__name__}(assets_extra=..., as_text=True) has no Keras form: model.export "
+                            "writes a binary SavedModel without extra assets")
+        if exports_to_keep is not None and exports_to_keep <= 0:
+            raise ValueError(f"`exports_to_keep`, if provided, must be a positive number. Got {exports_to_keep}")
+        if serving_input_receiver_fn is None:
+            raise ValueError("`serving_input_receiver_fn` must be defined.")
+        self.name, self.serving_input_receiver_fn, self.exports_to_keep = name, serving_input_receiver_fn, exports_to_keep
+
+    def write(self, model, export_path):
+        path = export_saved_model(model, export_path, self.serving_input_receiver_fn)
+        if self.exports_to_keep:  # the oldest timestamps beyond exports_to_keep are removed
+            stamps = sorted(int(entry) for entry in os.listdir(export_path) if entry.isdigit())
+            for stamp in stamps[:-self.exports_to_keep]:
+                shutil.rmtree(os.path.join(export_path, str(stamp)), ignore_errors=True)
+        return path
+
+
+class LatestExporter(Exporter):
+    """tf.estimator.LatestExporter: exports after every evaluation, keeping the newest exports_to_keep @WRITTEN@."""
+
+    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False, exports_to_keep=5):
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
+
+    def export(self, model, export_path, eval_result, is_the_final_export):
+        return self.write(model, export_path)
+
+
+class FinalExporter(Exporter):
+    """tf.estimator.FinalExporter: exports once, after the last evaluation of train_and_evaluate @WRITTEN@."""
+
+    def __init__(self, name, serving_input_receiver_fn, assets_extra=None, as_text=False):
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, None)
+
+    def export(self, model, export_path, eval_result, is_the_final_export):
+        return self.write(model, export_path) if is_the_final_export else None
+
+
+def loss_smaller(best_eval_result, current_eval_result):
+    """BestExporter's default compare_fn: the evaluation's "loss" is smaller @WRITTEN@."""
+    for result in (best_eval_result, current_eval_result):
+        if not result or "loss" not in result:
+            raise ValueError("best_eval_result and current_eval_result cannot be empty or no loss is found in it.")
+    return best_eval_result["loss"] > current_eval_result["loss"]
+
+
+class BestExporter(Exporter):
+    """tf.estimator.BestExporter: exports after an evaluation that compare_fn(best_eval_result=...,
+    current_eval_result=...) finds better than the best so far (the first one always: evaluations of an earlier
+    run in model_dir/eval are not read), keeping the newest exports_to_keep @WRITTEN@."""
+
+    def __init__(self, name="best_exporter", serving_input_receiver_fn=None, event_file_pattern="eval/*.tfevents.*",
+                 compare_fn=loss_smaller, assets_extra=None, as_text=False, exports_to_keep=5):
+        super().__init__(name, serving_input_receiver_fn, assets_extra, as_text, exports_to_keep)
+        if compare_fn is None:
+            raise ValueError("`compare_fn` must not be None.")
+        self.compare_fn, self.best = compare_fn, None
+
+    def export(self, model, export_path, eval_result, is_the_final_export):
+        if self.best is None or self.compare_fn(best_eval_result=self.best, current_eval_result=eval_result):
+            self.best = eval_result
+            return self.write(model, export_path)
+        return None
+
+
+def exporter_list(exporters):
+    """EvalSpec's exporters: None, one exporter, or a list/tuple of them with unique names @WRITTEN@."""
+    if exporters is None:
+        return ()
+    exporters = tuple(exporters) if isinstance(exporters, (list, tuple)) else (exporters,)
+    names = [exporter.name for exporter in exporters]
+    for exporter in exporters:
+        if not callable(getattr(exporter, "export", None)):
+            raise TypeError(f"`exporters` must be an Exporter, given {exporter}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"`exporters` must have unique names. Given names: {names}")
+    return exporters
+
+
+def run_exporters(model, exporters, eval_result, is_the_final_export):
+    """Each exporter after an evaluation, writing under model_dir/export/<name>; the paths written @WRITTEN@."""
+    if not exporters:
+        return []
+    base = model.model_dir
+    if not base:  # the Estimator's temporary model_dir
+        if "_export_base" not in model.__dict__:
+            object.__setattr__(model, "_export_base", tempfile.mkdtemp())
+        base = model.__dict__["_export_base"]
+    written = []
+    for exporter in exporters:
+        path = exporter.export(model, os.path.join(base, "export", exporter.name), eval_result, is_the_final_export)
+        if path is not None:
+            written.append(path)
+    return written
+'''
+
+_ADD_METRICS = '''\
+# tf.compat.v1.metrics.<name> -> the Keras metric, and the argument names it is updated with
+LEGACY_METRICS = {
+    "accuracy": ("Accuracy", ("labels", "predictions", "weights")),
+    "mean": ("Mean", ("values", "weights")),
+    "mean_squared_error": ("MeanSquaredError", ("labels", "predictions", "weights")),
+    "root_mean_squared_error": ("RootMeanSquaredError", ("labels", "predictions", "weights")),
+    "mean_absolute_error": ("MeanAbsoluteError", ("labels", "predictions", "weights")),
+}
+
+
+class LegacyMetricCall:
+    """What a tf.compat.v1.metrics function returns inside add_metrics' metric_fn: the Keras metric to keep
+    under the key of the dict and the values to update it with @WRITTEN@."""
+
+    def __init__(self, legacy, args, kwargs):
+        if legacy not in LEGACY_METRICS:
+            raise NotImplementedError(f"tf.compat.v1.metrics.{legacy} in add_metrics' metric_fn has no Keras metric "
+                                      f"written (only {', '.join(sorted(LEGACY_METRICS))}): compute it by hand")
+        self.cls, names = LEGACY_METRICS[legacy]
+        given = dict(zip(names, args), **kwargs)
+        self.values = [given.get(name) for name in names]
+        while self.values and self.values[-1] is None:
+            self.values.pop()
+
+
+def add_metrics(estimator, metric_fn):
+    """tf.estimator.add_metrics for a Keras model: evaluate also reports, under the keys of the dict metric_fn
+    returns, the tf.compat.v1.metrics it computes (streamed over the evaluation as Keras metrics, reset by each
+    evaluate); metric_fn gets features, labels, predictions (the head's dict) and config by name; the model
+    @WRITTEN@."""
+    accepted = inspect.signature(metric_fn).parameters
+    invalid = [name for name in accepted if name not in ("features", "labels", "predictions", "config")]
+    if invalid:
+        raise ValueError(f"metric_fn ({metric_fn}) has following not expected args: {invalid}")
+    model = estimator
+    if "_metric_fns" not in model.__dict__:
+        object.__setattr__(model, "_metric_fns", [])
+        object.__setattr__(model, "_added_metrics", {})
+        test_step, reset_metrics = model.test_step, model.reset_metrics
+
+        def reset_all():
+            reset_metrics()
+            for metric in model.__dict__["_added_metrics"].values():
+                metric.reset_state()
+
+        def test_step_with_metrics(data):
+            logs = dict(test_step(data))
+            x, y, _ = tf.keras.utils.unpack_x_y_sample_weight(data)
+            given = {"features": x, "labels": y, "predictions": head_predictions(model, model(x, training=False)),
+                     "config": getattr(model, "run_config", None)}
+            for each in model.__dict__["_metric_fns"]:
+                names = inspect.signature(each).parameters
+                with legacy_metrics_recorded():
+                    ops = each(**{key: value for key, value in given.items() if key in names})
+                for key, call in ops.items():
+                    if not isinstance(call, LegacyMetricCall):
+                        raise TypeError(f"add_metrics: metric_fn's {key!r} is not a tf.compat.v1.metrics call tfmigrate "
+                                        "knows: compute it by hand")
+                    metric = model.__dict__["_added_metrics"].get(key)
+                    if metric is None:
+                        with tf.init_scope():
+                            metric = getattr(tf.keras.metrics, call.cls)(name=key)
+                        model.__dict__["_added_metrics"][key] = metric
+                    metric.update_state(*call.values)
+                    logs[key] = metric.result()
+            return logs
+
+        object.__setattr__(model, "test_step", test_step_with_metrics)
+        object.__setattr__(model, "reset_metrics", reset_all)
+        object.__setattr__(model, "test_function", None)
+    model.__dict__["_metric_fns"].append(metric_fn)
+    return model
+
+
+class legacy_metrics_recorded:
+    """While add_metrics runs a metric_fn: each tf.compat.v1.metrics function of LEGACY_METRICS (and any other)
+    returns a LegacyMetricCall instead of graph variables and ops @WRITTEN@."""
+
+    def __enter__(self):
+        module = tf.compat.v1.metrics
+        self.saved = {name: getattr(module, name) for name in dir(module) if not name.startswith("_")}
+        for name in self.saved:
+            setattr(module, name, lambda *args, _name=name, **kwargs: LegacyMetricCall(_name, args, kwargs))
+
+    def __exit__(self, *exc):
+        for name, value in self.saved.items():
+            setattr(tf.compat.v1.metrics, name, value)
+'''
 
 
 # A lowered custom model_fn (TFM707): ``ModelFnModel`` is the base class of every model_fn's Keras model; the
@@ -638,6 +966,11 @@ def _helper(name: str, template: str, imports: tuple[str, ...], needs: tuple[str
     return Helper(name, template.format(written=written), imports, needs)
 
 
+def _plain(name: str, template: str, imports: tuple[str, ...], needs: tuple[str, ...] = ()) -> Helper:
+    """A helper whose source has plain braces: only "@WRITTEN@" is filled in."""
+    return Helper(name, template.replace("@WRITTEN@", WRITTEN_BY), imports, needs)
+
+
 HELPERS: dict[str, Helper] = {
     h.name: h
     for h in (
@@ -647,13 +980,16 @@ HELPERS: dict[str, Helper] = {
         _helper("canned_keras_model", _CANNED_MODEL, ("tensorflow as tf",), ("keras_inputs", "compile_canned")),
         _helper("combined_keras_model", _COMBINED_MODEL, ("math", "tensorflow as tf"), ("keras_inputs", "compile_canned")),
         _helper("checkpoints", _CHECKPOINTS, ("glob", "os", "time", "tensorflow as tf")),
-        _helper("input_dataset", _INPUT_DATASET, ("tensorflow as tf",)),
+        _plain("queue_input_dataset", _QUEUE_INPUT, ("tensorflow as tf",)),
+        _helper("input_dataset", _INPUT_DATASET, ("tensorflow as tf",), ("queue_input_dataset",)),
         _helper("numpy_input_fn", _NUMPY_INPUT_FN, ("tensorflow as tf",)),
         _helper("estimator_predictions", _PREDICTIONS, ("numpy as np", "tensorflow as tf"), ("input_dataset",)),
         _helper("keras_callbacks", _CALLBACKS, ("tensorflow as tf",)),
         _helper("estimator_evaluation", _EVALUATION, ("tensorflow as tf",), ("input_dataset", "keras_callbacks")),
+        _plain("ServingInputReceiver", _EXPORTS, ("os", "shutil", "tempfile", "time", "tensorflow as tf")),
         _helper("train_and_evaluate", _TRAIN_AND_EVALUATE, ("time", "tensorflow as tf"),
-                ("checkpoints", "estimator_evaluation", "input_dataset", "keras_callbacks")),
+                ("checkpoints", "estimator_evaluation", "input_dataset", "keras_callbacks", "ServingInputReceiver")),
+        _plain("add_metrics", _ADD_METRICS, ("inspect", "tensorflow as tf"), ("ServingInputReceiver",)),
         _helper("InMemoryEvaluatorHook", _EVALUATOR_HOOKS, ("os", "time", "tensorflow as tf"), ("estimator_evaluation",)),
         _helper("ModelFnModel", _MODEL_FN_MODEL, ("inspect", "tensorflow as tf"), ("latest_checkpoint", "input_dataset"),
                 WRITTEN_BY_MODEL_FN),

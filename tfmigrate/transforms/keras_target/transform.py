@@ -78,10 +78,10 @@ MANUAL_API = {  # what is left of them (a spec with exporters or saving listener
     "return_dict=True)",
     "TrainSpec": "tf.estimator.TrainSpec(saving_listeners=...) has no Keras form: write the listener as a "
     "tf.keras.callbacks.Callback in hooks=, then tfmigrate rewrite --target keras makes it the TrainSpec helper (TFM720)",
-    "EvalSpec": "tf.estimator.EvalSpec(exporters=...) has no Keras form: drop exporters= and export the trained model with "
-    "model.export(path) after train_and_evaluate; tfmigrate rewrite --target keras then makes it the EvalSpec helper (TFM720)",
-    "add_metrics": "tf.estimator.add_metrics has no Keras form: add the metrics to the model's compile(metrics=[...]) "
-    "(model.compile(optimizer=model.optimizer, loss=model.loss, metrics=[...]))",
+    "EvalSpec": "tf.estimator.EvalSpec has no Keras form here: enable TFM720 (the EvalSpec helper, which runs TFM723's "
+    "exporters after each evaluation), or export the trained model with model.export(path) after train_and_evaluate",
+    "add_metrics": "tf.estimator.add_metrics has no Keras form here: enable TFM722 (the add_metrics helper), or add the "
+    "metrics to the model's compile(metrics=[...]) (model.compile(optimizer=model.optimizer, loss=model.loss, metrics=[...]))",
 }
 
 
@@ -197,6 +197,7 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
         if rewritten_inputs:
             self._drop_input_imports(rewritten_inputs)
         self._follow_factories(node)
+        self._follow_add_metrics(calls)
         for call in calls:
             self._method(call)
         if self.lowered:  # TFM708: input_fns returning one batch of a one-shot iterator return the dataset
@@ -562,6 +563,14 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
     # --- the name a construction is bound to ----------------------------------------------------------
     def _bind(self, call: cst.Call) -> None:
         parent = self.index.parents.get(call)
+        if isinstance(parent, cst.Arg) and not parent.star and (parent.keyword is None or parent.keyword.value == "estimator"):
+            outer = self.index.parents.get(parent)  # add_metrics(<model>, metric_fn) (TFM722) returns the model it is given
+            if isinstance(outer, cst.Call) and isinstance(outer.func, cst.Name) and outer.func.value == "add_metrics" \
+                    and outer.args and outer.args[0] is parent:
+                self._bind(outer)
+                return
+        if isinstance(parent, cst.Element) and _train_and_evaluate_triple(self.index.parents.get(parent), parent):
+            return  # (model, TrainSpec(...), EvalSpec(...)): train_and_evaluate's arguments (TFM154's Experiment)
         if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
             self.bound.add(parent.targets[0].target)
             return
@@ -695,6 +704,27 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
                 parent = self.index.parents.get(call)
                 if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
                     self.bound.add(parent.targets[0].target)
+
+    def _follow_add_metrics(self, calls: list[cst.Call]) -> None:
+        """``m = add_metrics(<a lowered model's name>, metric_fn)`` (TFM722's helper returns the model it is given)
+        binds ``m`` to that model, so ``model = add_metrics(model, fn)`` keeps ``model.train`` a fit."""
+        changed = True
+        while changed:
+            changed = False
+            for call in calls:
+                if not (isinstance(call.func, cst.Name) and call.func.value == "add_metrics" and call.args):
+                    continue
+                first, parent = call.args[0], self.index.parents.get(call)
+                if first.star or (first.keyword is not None and first.keyword.value != "estimator") \
+                        or not isinstance(parent, cst.Assign) or len(parent.targets) != 1 \
+                        or not isinstance(parent.targets[0].target, cst.Name) or parent.targets[0].target in self.bound:
+                    continue
+                target = parent.targets[0].target
+                self.bound.add(target)  # tentatively: the model's name may be this very target (m = add_metrics(m, fn))
+                if self._receiver(first.value):
+                    changed = True
+                else:
+                    self.bound.discard(target)
 
     # --- methods (TFM702, TFM703, TFM706) ---------------------------------------------------------------
     def _receiver(self, node: cst.BaseExpression) -> bool:
@@ -865,6 +895,16 @@ def helpers_imported(module: cst.Module) -> set[str]:
                         and isinstance(node.names, (list, tuple)):
                     out.update(a.name.value for a in node.names if isinstance(a.name, cst.Name))
     return out
+
+
+def _train_and_evaluate_triple(node: cst.CSTNode | None, first: cst.Element) -> bool:
+    """``(first, TrainSpec(...), EvalSpec(...))``: the TFM720 helpers' specs beside the model, the arguments of
+    train_and_evaluate (what TFM154 makes of an Experiment), which takes the Keras model as it is."""
+    if not isinstance(node, cst.Tuple) or len(node.elements) != 3 or node.elements[0] is not first:
+        return False
+    specs = [e.value for e in node.elements[1:]]
+    return all(isinstance(c, cst.Call) and isinstance(c.func, cst.Name) and c.func.value == name
+               for c, name in zip(specs, ("TrainSpec", "EvalSpec")))
 
 
 def import_helpers(module: cst.Module, names: list[str]) -> cst.Module:
