@@ -645,8 +645,7 @@ def legacy_dense(inputs, units, activation=None, use_bias=True, kernel_initializ
                  reuse=None):
     """tf.compat.v1.layers.dense of graph-mode code, which TensorFlow 2.16+ (Keras 3) no longer has
     {written}: the variables TF 1.x made (<scope>/kernel [in, units], <scope>/bias [units]; the
-    scope "dense", "dense_1" ... or name, uniquified in the enclosing variable scope as tf.layers did, or name
-    itself with reuse), made with tf.compat.v1.get_variable with the same initializers (kernel: get_variable's
+    scope name, or "dense", "dense_1" ... uniquified in the enclosing variable scope as tf.layers did), made with tf.compat.v1.get_variable with the same initializers (kernel: get_variable's
     default, glorot uniform; bias: zeros), regularization losses (the REGULARIZATION_LOSSES collection),
     constraints and trainable flag; then inputs @ kernel + bias (a tensordot over the last axis for rank > 2)
     and the activation."""
@@ -658,10 +657,12 @@ def legacy_dense(inputs, units, activation=None, use_bias=True, kernel_initializ
                                       "tf.compat.v1.layers.dense; pass a function (or port the layer to tf.keras.layers.Dense)")
     inputs = tf.convert_to_tensor(inputs)
     dtype = inputs.dtype.base_dtype
-    if reuse:
-        scope = tf.compat.v1.variable_scope(name or "dense", reuse=reuse)
+    if name:  # tf.layers.dense(name=...) is Dense(_scope=name): that scope, never uniquified
+        scope = tf.compat.v1.variable_scope(name, reuse=reuse if reuse else None)
+    elif reuse:
+        scope = tf.compat.v1.variable_scope("dense", reuse=reuse)
     else:
-        scope = tf.compat.v1.variable_scope(None, default_name=name or "dense")
+        scope = tf.compat.v1.variable_scope(None, default_name="dense")
     with scope:
         depth = tf.compat.v1.dimension_value(inputs.shape[-1])
         if depth is None:

@@ -8,8 +8,8 @@ are Keras layers by then) and before keras_compat, which reports what is left.
 - TFM712 (fix, safe): in a graph-mode module, a call of ``tf.compat.v1.layers.dense`` (``tf.layers.dense``
   under ``import tensorflow.compat.v1 as tf``, ``from tensorflow.compat.v1 import layers``, ``from ...layers
   import dense``) becomes ``legacy_dense``, a helper of the helpers module (:mod:`tfmigrate.keras_runtime`)
-  with the same parameters, defaults, variables (``dense/kernel``, ``dense/bias``; ``dense_1`` ... or
-  ``name``, uniquified in the enclosing variable scope as tf.layers did) and computation, made with
+  with the same parameters, defaults, variables (``<name>/kernel``, ``<name>/bias``; ``dense``, ``dense_1`` ...
+  uniquified in the enclosing variable scope without a name, as tf.layers did) and computation, made with
   ``tf.compat.v1.get_variable``. Any other reference (the function passed as a value), a call given
   ``activity_regularizer=`` (Keras 2 scaled that loss by the batch size) and eager modules keep TFM753.
 
@@ -71,8 +71,8 @@ class KerasGraphTransform(FamilyTransform):
         source = keras_runtime.helpers_import.lstrip(".")
         if not self.fix(original, TFM712, f"{shown} (AttributeError with Keras 3, TF 2.16+) -> legacy_dense, a helper "
                         f"imported from {source}.py (written once, beside this module) that makes the variables "
-                        "tf.layers made (dense/kernel, dense/bias; dense_1 ... or the name given, in the enclosing "
-                        "variable scope) with tf.compat.v1.get_variable: the same initializers, regularizers and "
+                        "tf.layers made (<name>/kernel, <name>/bias; dense, dense_1 ... "
+                        "in the enclosing variable scope without a name) with tf.compat.v1.get_variable: the same initializers, regularizers and "
                         "computation"):
             return updated
         self.remove_imports_of(original)
