@@ -553,6 +553,13 @@ class ModelFnModel(tf.keras.Model):
         self.eval_loss = tf.keras.metrics.Mean(name="eval_loss")
         self.restored = False
 
+    def layer_once(self, name, make):
+        """The layer attribute name, made by make() on its first use: a layer whose arguments the model_fn
+        computes (units=labels.shape[-1]) is made on the first batch, which restore runs before training."""
+        if getattr(self, name, None) is None:
+            setattr(self, name, make())
+        return getattr(self, name)
+
     def run_model_fn(self, data, mode):
         """The model_fn's spec (a dict) for one batch, its arguments passed by name as the Estimator did."""
         features, labels = (data[0], data[1] if len(data) > 1 else None) if isinstance(data, tuple) else (data, None)

@@ -39,6 +39,15 @@ MODES = {"TRAIN": "train", "EVAL": "eval", "PREDICT": "infer", "INFER": "infer"}
 TF1_LOSSES = ("absolute_difference", "cosine_distance", "hinge_loss", "huber_loss", "log_loss", "mean_pairwise_squared_error",
               "mean_squared_error", "sigmoid_cross_entropy", "softmax_cross_entropy", "sparse_softmax_cross_entropy")
 GLOBAL_STEP = ("get_global_step", "get_or_create_global_step")
+# tf.contrib.layers.optimize_loss (and TFM608's copy of it, legacy_optimize_loss) in TF 1.15's parameter order
+OPTIMIZE_LOSS = ("optimize_loss", "legacy_optimize_loss")
+OPTIMIZE_LOSS_PARAMS = ("loss", "global_step", "learning_rate", "optimizer", "gradient_noise_scale", "gradient_multipliers",
+                        "clip_gradients", "learning_rate_decay_fn", "update_ops", "variables", "name", "summaries",
+                        "colocate_gradients_with_ops", "increment_global_step")
+# its optimizer strings (TF 1.15 OPTIMIZER_CLS_NAMES) as the tf.train class and the arguments beside the rate
+OPTIMIZE_LOSS_NAMES = {"Adagrad": ("AdagradOptimizer", ""), "Adam": ("AdamOptimizer", ""),
+                       "Momentum": ("MomentumOptimizer", "momentum=0.9"), "SGD": ("GradientDescentOptimizer", "")}
+EMBEDDING_LOOKUP = ("ids", "partition_strategy", "name", "validate_indices")  # after params: what keeps the rows read
 SUMMARY_MODULES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.contrib.summary.")
 BLOCKED_CALLS = {
     "get_variable": "variables created with tf.compat.v1.get_variable (not a layer tfmigrate can create once)",
@@ -131,6 +140,7 @@ class ModelFnLowering:
         self.t, self.call, self.taken = t, call, taken  # taken: names the module already binds
         self.attrs: set[str] = set(tables.RESERVED)
         self.removed: list[cst.CSTNode] = []
+        self.lazy = False  # _hoistable: a layer argument may read the model_fn's locals (the layer is made lazily)
 
     # --- finding the model_fn ------------------------------------------------------------------
     def model_fn(self) -> cst.FunctionDef:
@@ -177,6 +187,7 @@ class ModelFnLowering:
         self.networks: dict[str, cst.FunctionDef] = {}
         self.metrics: dict[int, cst.Call] = {}
         self.optimizers: list[cst.Call] = []
+        self.optimize_losses: list[cst.Call] = []
         self.specs: list[cst.Call] = []
         self._scan(fn, owner="self", top=True)
         self._specs(fn)
@@ -235,6 +246,13 @@ class ModelFnLowering:
                 self.specs.append(node)
             elif qn.startswith(SUMMARY_MODULES):
                 self._remove_statement(node, "summary")
+            elif short in OPTIMIZE_LOSS and qn.startswith(("tensorflow.contrib.layers.", "tf_slim.")) \
+                    or isinstance(node.func, cst.Name) and node.func.value == "legacy_optimize_loss" and not qn:
+                self.optimize_losses.append(node)
+            elif short == "get_variable" and qn.startswith("tensorflow.") and self._embedding(node, owner, fn_locals):
+                continue
+            elif short == "placeholder" and qn.startswith("tensorflow.") and top and self._labels_placeholder(node, fn):
+                continue
             elif short in BLOCKED_CALLS and (qn.startswith("tensorflow.") or short in ("legacy_optimize_loss",)):
                 raise Blocked(BLOCKED_CALLS[short])
             elif short == "variable_scope" and any(a.keyword is not None and a.keyword.value == "reuse" for a in node.args):
@@ -305,6 +323,8 @@ class ModelFnLowering:
         text = code_of(expr)
         reads = _reads(expr)
         local = {n for n in reads if n in fn_locals | self.locals and n != "params"}
+        if local and self.lazy:
+            return text  # a layer made on the model_fn's first run, where these are computed
         if local:
             raise Blocked(f"{what} reads {', '.join(sorted(local))}, computed in the model_fn (a layer is created once, before it runs)")
         if "params" in reads and "params" in fn_locals | self.locals:  # the model_fn's params (else a global of that name)
@@ -331,7 +351,30 @@ class ModelFnLowering:
             parent = self.t.index.parents.get(parent)
         return False
 
+    def _lazy_allowed(self, node: cst.CSTNode) -> bool:
+        """May a layer whose arguments read the model_fn's locals be made on the model_fn's first run? Only
+        where every run reaches it (not under an ``if``, a loop, a ``with`` or a ``try``), so the layer exists
+        after the first batch (ModelFnModel.restore), before the optimizer and the checkpoint see the weights."""
+        parent = self.t.index.parents.get(node)
+        while parent is not None and not isinstance(parent, cst.FunctionDef):
+            if isinstance(parent, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.BaseComp, cst.IfExp, cst.Lambda)):
+                return False
+            parent = self.t.index.parents.get(parent)
+        return True
+
     def _layer_function(self, node: cst.Call, form: tables.LayerForm, owner: str, fn_locals: set[str], slim: bool) -> None:
+        try:
+            self._layer_function_once(node, form, owner, fn_locals, slim)
+        except Blocked as blocked:
+            if "computed in the model_fn" not in str(blocked) or not self._lazy_allowed(node):
+                raise
+            self.lazy = True
+            try:
+                self._layer_function_once(node, form, owner, fn_locals, slim)
+            finally:
+                self.lazy = False
+
+    def _layer_function_once(self, node: cst.Call, form: tables.LayerForm, owner: str, fn_locals: set[str], slim: bool) -> None:
         short = (self.t.qualified_name(node.func) or "").rpartition(".")[2]
         if self._in_loop(node):
             raise Blocked(f"{short} called in a loop (one layer per iteration)")
@@ -367,7 +410,12 @@ class ModelFnLowering:
             if key not in written:
                 keywords.append(f"{key}={value}")
         attr = self._attr(node, short, name)
-        self.plan_.init.append(f"self.{attr} = tf.keras.layers.{form.keras}({', '.join(keywords)})")
+        made = f"tf.keras.layers.{form.keras}({', '.join(keywords)})"
+        lazy = self.lazy
+        if lazy:  # made on the first run of the model_fn, where the values it reads are computed
+            self.plan_.init.append(f"self.{attr} = None")
+        else:
+            self.plan_.init.append(f"self.{attr} = {made}")
         self.plan_.layers.append(f"{short} -> {form.keras}")
         params = ("inputs", *form.params)
 
@@ -376,7 +424,8 @@ class ModelFnLowering:
             parts = [code_of(now["inputs"].value)]
             if training_key is not None:
                 parts.append(f"training={code_of(now[training_key].value) if training_key in now else form.training_default}")
-            return cst.parse_expression(f"{owner}.{attr}({', '.join(parts)})")
+            layer = f'{owner}.layer_once("{attr}", lambda: {made})' if lazy else f"{owner}.{attr}"
+            return cst.parse_expression(f"{layer}({', '.join(parts)})")
 
         self.plan_.table[id(node)] = replace
         self.plan_.readers.append(node.func)
@@ -413,6 +462,61 @@ class ModelFnLowering:
 
         self.plan_.table[id(node)] = replace
         self.plan_.readers.append(ctor.func)
+
+    def _embedding(self, node: cst.Call, owner: str, fn_locals: set[str]) -> bool:
+        """``tf.nn.embedding_lookup(tf.compat.v1.get_variable(NAME, [n, d]), ids)``: one table of n rows of d
+        created once, read by ids: a Keras ``Embedding(n, d)`` with get_variable's default initializer (glorot
+        uniform over [n, d]) or the one given. False (the caller blocks) for any other get_variable."""
+        arg = self.t.index.parents.get(node)
+        lookup = self.t.index.parents.get(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(lookup, cst.Call) and lookup.args and lookup.args[0] is arg and arg.keyword is None
+                and (self.t.qualified_name(lookup.func) or "") in ("tensorflow.nn.embedding_lookup",
+                                                                   "tensorflow.compat.v1.nn.embedding_lookup")):
+            return False
+        if self._in_loop(node):
+            raise Blocked("an embedding (get_variable) created in a loop")
+        variable = _bind(node, ("name", "shape", "dtype", "initializer"))
+        shape = variable.get("shape")
+        if "name" not in variable or shape is None or not isinstance(shape.value, (cst.List, cst.Tuple)) \
+                or len(shape.value.elements) != 2 or set(variable) - {"name", "shape", "dtype", "initializer"} \
+                or "dtype" in variable and code_of(variable["dtype"].value) not in ("None", "tf.float32"):
+            raise Blocked("a get_variable embedding table that is not get_variable(name, [rows, width], initializer=...) "
+                          "of floats")
+        lookup_args = _bind(lookup, ("params", *EMBEDDING_LOOKUP, "max_norm"))
+        if "ids" not in lookup_args or set(lookup_args) - {"params", *EMBEDDING_LOOKUP}:
+            raise Blocked("embedding_lookup(max_norm=...) (no Keras argument with the same effect)")
+        rows, width = (self._hoistable(e.value, fn_locals, "the embedding's shape") for e in shape.value.elements)
+        initializer = variable.get("initializer")
+        init = self._hoistable(initializer.value, fn_locals, "the embedding's initializer") \
+            if initializer is not None and code_of(initializer.value) != "None" else '"glorot_uniform"'
+        name = str_value(variable["name"].value)
+        attr = self._attr(node, "embedding", name.replace("/", "_") if name else None)
+        self.plan_.init.append(f"self.{attr} = tf.keras.layers.Embedding({rows}, {width}, embeddings_initializer={init})")
+        self.plan_.layers.append("embedding_lookup(get_variable(...)) -> Embedding")
+
+        def replace(updated: cst.CSTNode) -> cst.CSTNode:
+            now = _bind(updated, ("params", *EMBEDDING_LOOKUP))  # type: ignore[arg-type]
+            return cst.parse_expression(f"{owner}.{attr}({code_of(now['ids'].value)})")
+
+        self.plan_.table[id(lookup)] = replace
+        self.plan_.readers.append(lookup.func)
+        return True
+
+    def _labels_placeholder(self, node: cst.Call, fn: cst.FunctionDef) -> bool:
+        """TFM114's ``if labels is None: labels = tf.compat.v1.placeholder(params["fit_labels"].dtype, ...)``: the
+        legacy predict built the model with labels it never fed, so its predictions cannot read them; in mode
+        "infer" the Keras model gets zeros of that dtype and shape (one row per example) instead."""
+        line = self._statement(node)
+        block = self.t.index.parents.get(self.t.index.parents.get(line)) if line is not None else None
+        if not (isinstance(block, cst.If) and code_of(block.test).strip() == "labels is None" and isinstance(line.body[0], cst.Assign)
+                and code_of(line.body[0].targets[0].target).strip() == "labels" and line.body[0].value is node):
+            return False
+        args = _bind(node, ("dtype", "shape", "name"))
+        if "shape" not in args or 'params["fit_labels"]' not in code_of(args["dtype"].value):
+            return False
+        self.plan_.table[id(node)] = cst.parse_expression(
+            'tf.zeros((tf.shape(tf.nest.flatten(features)[0])[0],) + params["fit_labels"].shape[1:], params["fit_labels"].dtype)')
+        return True
 
     # --- statements removed ----------------------------------------------------------------------
     def _statement(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
@@ -529,6 +633,9 @@ class ModelFnLowering:
     def _optimizer(self, fn: cst.FunctionDef) -> None:
         if not self.train_ops:
             raise Blocked("no EstimatorSpec with a train_op")
+        if self.optimize_losses:
+            self._optimize_loss()
+            return
         if len(self.optimizers) != 1:
             raise Blocked("several optimizers" if self.optimizers else "no optimizer tfmigrate can read")
         optimizer = self.optimizers[0]
@@ -603,6 +710,62 @@ class ModelFnLowering:
                 if len(used) > 1:  # its target, and a read outside the removed statements
                     raise Blocked(f"the optimizer {target.value} used elsewhere than in the train_op")
             self._remove_statement(optimizer, "optimizer")
+
+    def _optimize_loss(self) -> None:
+        """``train_op = optimize_loss(loss, global_step, learning_rate, "Adam")`` (tf.contrib.layers, or TFM608's
+        copy): the optimizer TF 1.15 made of the string or class (``OPTIMIZER_CLS_NAMES``: "Momentum" with
+        momentum 0.9) at that rate, ``clip_gradients=C`` as ``global_clipnorm`` (optimize_loss clipped by the
+        global norm); its summaries only log."""
+        if self.optimizers or len(self.optimize_losses) != 1:
+            raise Blocked("several optimizers" if self.optimizers else "several optimize_loss calls")
+        call = self.optimize_losses[0]
+        for op in self.train_ops:
+            if (self._assigned(op) if isinstance(op, cst.Name) else op) is not call:
+                raise Blocked(f"custom train_op logic (train_op={code_of(op)})")
+        args = _bind(call, OPTIMIZE_LOSS_PARAMS)
+        kept = {"loss", "global_step", "learning_rate", "optimizer", "clip_gradients", "name", "summaries",
+                "colocate_gradients_with_ops"}
+        for key, arg in args.items():
+            if key not in kept and not (key == "increment_global_step" and code_of(arg.value) == "True"
+                                        or key in ("update_ops", "variables") and code_of(arg.value) == "None"):
+                raise Blocked(f"custom train_op logic (optimize_loss({key}=...))")
+        if "loss" not in args or not any(code_of(args["loss"].value) == code_of(x) for x in self.losses):
+            raise Blocked("custom train_op logic (optimize_loss of another loss than the spec's)")
+        step = args.get("global_step")
+        if step is not None and code_of(step.value) != "None":
+            value = self._assigned(step.value) if isinstance(step.value, cst.Name) else step.value
+            if not (isinstance(value, cst.Call) and (self.t.qualified_name(value.func) or "").rpartition(".")[2] in GLOBAL_STEP):
+                raise Blocked("optimize_loss without global_step=get_global_step() (the Estimator's step count)")
+        optimizer = args.get("optimizer")
+        name = str_value(optimizer.value) if optimizer is not None else None
+        qn = (self.t.qualified_name(optimizer.value) or "") if optimizer is not None else ""
+        if name in OPTIMIZE_LOSS_NAMES:
+            short, extra = OPTIMIZE_LOSS_NAMES[name]
+        elif qn.startswith(tables.OPTIMIZER_MODULES) and qn.rpartition(".")[2] in tables.OPTIMIZERS:
+            short, extra = qn.rpartition(".")[2], ""  # a class, which optimize_loss called with the rate
+        else:
+            raise Blocked(f"optimize_loss(optimizer={code_of(optimizer.value) if optimizer else None}) "
+                          "(no Keras optimizer with the same update)")
+        if "learning_rate" not in args:
+            raise Blocked("optimize_loss without a learning_rate")
+        keras, params, defaults = tables.OPTIMIZERS[short]
+        parts = [f"learning_rate={self._rate(args['learning_rate'].value)}"]
+        if extra and parts[0].startswith("learning_rate=tf.keras.optimizers.schedules."):
+            raise Blocked("MomentumOptimizer with a decaying learning rate (Keras's SGD scales only the new "
+                          "gradient by the rate, TF 1.x the whole accumulated momentum)")
+        if extra:
+            parts.append(extra)
+        written = {p.partition("=")[0] for p in parts}
+        parts += [f"{k}={v}" for k, v in defaults.items() if k not in written]
+        clip = args.get("clip_gradients")
+        if clip is not None and code_of(clip.value) != "None":
+            if not isinstance(clip.value, (cst.Integer, cst.Float, cst.Name, cst.Subscript, cst.Attribute)):
+                raise Blocked("optimize_loss(clip_gradients=<a function>) (custom train_op logic)")
+            parts.append(f"global_clipnorm={self._hoistable(clip.value, self.locals, 'clip_gradients')}")
+        self.plan_.optimizer = f"tf.keras.optimizers.{keras}({', '.join(parts)})"
+        for node in iter_nodes(call, trivia=False):
+            self.plan_.table.pop(id(node), None)
+        self._remove_statement(call, "train_op")
 
     def _rate(self, value: cst.BaseExpression) -> str:
         """The learning rate: a value, or a tf.train decay schedule of the global step (a Keras schedule)."""
