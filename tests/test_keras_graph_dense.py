@@ -152,3 +152,21 @@ def test_legacy_dense_on_tf221_makes_the_variables_and_outputs_of_tf215(tmp_path
     assert [v[0] for v in scoped] == ["dense/bias:0", "dense/kernel:0", "tower/dense/bias:0", "tower/dense/kernel:0"]
     named = on_215["tf.layers-keywords-function"]["variables"]
     assert [v[0] for v in named] == ["hidden/bias:0", "hidden/kernel:0", "logits/kernel:0"]
+
+
+def test_a_module_with_estimator_code_is_left_to_the_model_fn_lowering():
+    """A model_fn whose lowering is blocked (a layer sized in a branch) keeps tf.layers (TFM705 names it, TFM753
+    on the layer): legacy_dense there would let a later pass lower get_variable layers into a Keras model."""
+    source = ("import tensorflow as tf\n\n"
+              "def model_fn(features, labels, mode, params):\n"
+              "    net = features['x']\n"
+              "    if mode == tf.estimator.ModeKeys.TRAIN:\n"
+              "        net = tf.layers.dense(net, int(net.shape[-1]))\n"
+              "    logits = tf.layers.dense(net, 2)\n"
+              "    loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)\n"
+              "    train_op = tf.train.AdamOptimizer().minimize(loss, global_step=tf.train.get_global_step())\n"
+              "    return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)\n\n"
+              "estimator = tf.estimator.Estimator(model_fn)\n")
+    new, findings = rewritten(source, KERAS)
+    assert "legacy_dense" not in new and "class ModelFn" not in new
+    assert [f.line for f in findings if f.rule == "TFM705"] == [12]

@@ -11,7 +11,8 @@ are Keras layers by then) and before keras_compat, which reports what is left.
   with the same parameters, defaults, variables (``<name>/kernel``, ``<name>/bias``; ``dense``, ``dense_1`` ...
   uniquified in the enclosing variable scope without a name, as tf.layers did) and computation, made with
   ``tf.compat.v1.get_variable``. Any other reference (the function passed as a value), a call given
-  ``activity_regularizer=`` (Keras 2 scaled that loss by the batch size) and eager modules keep TFM753.
+  ``activity_regularizer=`` (Keras 2 scaled that loss by the batch size), eager modules and modules with
+  estimator code (keras_target lowers their model_fn's layers to Keras layers, or names them) keep TFM753.
 
 TensorFlow is never imported here.
 """
@@ -29,6 +30,8 @@ from tfmigrate.transforms.keras_compat import GRAPH_MODE, KERAS2_MODULES
 from tfmigrate.transforms.keras_target import import_helpers
 
 DENSE_HELPER = "legacy_dense"  # TFM712's helper (tfmigrate.keras_runtime.HELPERS)
+# a module with estimator code is keras_target's: its model_fn's layers become Keras layers there (TFM707)
+ESTIMATOR_CODE = ("tensorflow.estimator.", "tensorflow.compat.v1.estimator.", "tensorflow.contrib.learn.")
 LAYERS_MODULES = frozenset(m for m in KERAS2_MODULES if m.endswith(".layers"))
 
 
@@ -41,12 +44,14 @@ class KerasGraphTransform(FamilyTransform):
         names = self.index.nodes(cst.Name)
         # legacy_dense is written only where the module binds no such name itself
         self.dense_free = not any(n.value == DENSE_HELPER for n in names)
+        graph = False
         for kind in (cst.Attribute, cst.Name):
             for ref in self.index.nodes(kind):
                 name = self.qualified_name(ref) or ""
-                if name in GRAPH_MODE or name.startswith(("tensorflow.estimator.", "tensorflow.compat.v1.estimator.")):
-                    self.graph_mode = True
-                    return
+                if name.startswith(ESTIMATOR_CODE) or isinstance(ref, cst.Name) and ref.value == "ModelFnModel":
+                    return  # a model_fn keras_target lowers (or names on its Estimator's line): its layers are Keras's
+                graph = graph or name in GRAPH_MODE
+        self.graph_mode = graph
 
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._reference(original, updated)

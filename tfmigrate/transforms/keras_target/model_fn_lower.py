@@ -223,7 +223,12 @@ class ModelFnLowering:
                     class_forms.add(id(node.func))
                     self._layer_class(node, inner.rpartition(".")[2], owner, fn_locals)
                     continue
-            if qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
+            if short in OPTIMIZE_LOSS and qn.startswith(("tensorflow.contrib.layers.", "tf_slim.")) \
+                    or isinstance(node.func, cst.Name) and node.func.value == "legacy_optimize_loss" and not qn:
+                self.optimize_losses.append(node)
+            elif isinstance(node.func, cst.Name) and node.func.value == "legacy_dense" and not qn:
+                raise Blocked("legacy_dense (TFM712's get_variable layer of graph-mode code)")
+            elif qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
                 self._layer_function(node, tables.LAYER_FUNCTIONS[short], owner, fn_locals, slim=False)
             elif qn.startswith(tables.SLIM_MODULES) and short in tables.SLIM_FUNCTIONS:
                 self._layer_function(node, tables.SLIM_FUNCTIONS[short], owner, fn_locals, slim=True)
@@ -246,9 +251,6 @@ class ModelFnLowering:
                 self.specs.append(node)
             elif qn.startswith(SUMMARY_MODULES):
                 self._remove_statement(node, "summary")
-            elif short in OPTIMIZE_LOSS and qn.startswith(("tensorflow.contrib.layers.", "tf_slim.")) \
-                    or isinstance(node.func, cst.Name) and node.func.value == "legacy_optimize_loss" and not qn:
-                self.optimize_losses.append(node)
             elif short == "get_variable" and qn.startswith("tensorflow.") and self._embedding(node, owner, fn_locals):
                 continue
             elif short == "placeholder" and qn.startswith("tensorflow.") and top and self._labels_placeholder(node, fn):
@@ -468,8 +470,18 @@ class ModelFnLowering:
         created once, read by ids: a Keras ``Embedding(n, d)`` with get_variable's default initializer (glorot
         uniform over [n, d]) or the one given. False (the caller blocks) for any other get_variable."""
         arg = self.t.index.parents.get(node)
+        assigned = None
+        if isinstance(arg, cst.Assign) and len(arg.targets) == 1 and isinstance(arg.targets[0].target, cst.Name):
+            # table = tf.compat.v1.get_variable(...) read once, by embedding_lookup(table, ids)
+            target = arg.targets[0].target
+            reads = [n for n in iter_nodes(self.plan_.fn.body, trivia=False)
+                     if isinstance(n, cst.Name) and n.value == target.value and n is not target]
+            if len(reads) != 1 or self._assigned(target) is not node:
+                return False
+            assigned, arg = arg, self.t.index.parents.get(reads[0])
         lookup = self.t.index.parents.get(arg) if isinstance(arg, cst.Arg) else None
-        if not (isinstance(lookup, cst.Call) and lookup.args and lookup.args[0] is arg and arg.keyword is None
+        if not (isinstance(lookup, cst.Call) and isinstance(arg, cst.Arg)
+                and (arg.keyword is None and lookup.args[0] is arg or arg.keyword is not None and arg.keyword.value == "params")
                 and (self.t.qualified_name(lookup.func) or "") in ("tensorflow.nn.embedding_lookup",
                                                                    "tensorflow.compat.v1.nn.embedding_lookup")):
             return False
@@ -500,6 +512,8 @@ class ModelFnLowering:
 
         self.plan_.table[id(lookup)] = replace
         self.plan_.readers.append(lookup.func)
+        if assigned is not None:
+            self._remove_statement(node, "get_variable")
         return True
 
     def _labels_placeholder(self, node: cst.Call, fn: cst.FunctionDef) -> bool:
