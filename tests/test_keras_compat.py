@@ -187,6 +187,7 @@ def monitored():
 run("monitored_mnist", programs["monitored_mnist"], monitored)
 
 def cluster():
+    sys.path.insert(0, work)  # legacy_estimators.py (TFM712's legacy_dense) beside the program
     module = load("cluster_ps", programs["cluster_ps"])
     ports = []
     for _ in range(2):

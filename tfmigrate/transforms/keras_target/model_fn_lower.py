@@ -76,6 +76,7 @@ class Plan:
     layers: list[str] = field(default_factory=list)
     networks: list[cst.FunctionDef] = field(default_factory=list)
     readers: list[cst.CSTNode] = field(default_factory=list)  # replaced names: their imports go when unused
+    dropped: set[str] = field(default_factory=set)  # what only logged and is dropped (TFM707's message says so)
 
 
 class Blocked(Exception):
@@ -251,6 +252,9 @@ class ModelFnLowering:
                 self.specs.append(node)
             elif qn.startswith(SUMMARY_MODULES):
                 self._remove_statement(node, "summary")
+            elif short in ("input_layer", "linear_model") and qn.startswith(("tensorflow.feature_column.",
+                                                                          "tensorflow.compat.v1.feature_column.")):
+                self._input_layer(short)
             elif short == "get_variable" and qn.startswith("tensorflow.") and self._embedding(node, owner, fn_locals):
                 continue
             elif short == "placeholder" and qn.startswith("tensorflow.") and top and self._labels_placeholder(node, fn):
@@ -516,6 +520,24 @@ class ModelFnLowering:
             self._remove_statement(node, "get_variable")
         return True
 
+    def _input_layer(self, short: str) -> None:
+        """``tf.compat.v1.feature_column.input_layer(features, columns)`` runs on TensorFlow 2.21 as it is, in the
+        Keras model's steps, where its columns make no variables (numeric, bucketized, indicator columns); an
+        embedding column's table (get_variable on each call) would not be the model's weight. Lowered only where
+        the module builds its feature columns and none of them has a table; otherwise TFM705 names it."""
+        if short == "linear_model":
+            raise Blocked("tf.feature_column.linear_model (its weights are get_variable tables, not the model's)")
+        made = set()
+        for call in self.t.index.nodes(cst.Call):
+            qn = self.t.qualified_name(call.func) or ""
+            if qn.startswith(("tensorflow.feature_column.", "tensorflow.compat.v1.feature_column.",
+                              "tensorflow.contrib.layers.")) and qn.rpartition(".")[2].endswith(("_column", "_columns")):
+                made.add(qn.rpartition(".")[2])
+        tables_ = {m for m in made if "embedding" in m or m.startswith("sequence_") or m == "weighted_categorical_column"}
+        if not made or tables_:
+            raise Blocked(f"input_layer of {', '.join(sorted(tables_)) if tables_ else 'feature columns built elsewhere'} "
+                          "(an embedding table made by get_variable on each call is not a weight of the Keras model)")
+
     def _labels_placeholder(self, node: cst.Call, fn: cst.FunctionDef) -> bool:
         """TFM114's ``if labels is None: labels = tf.compat.v1.placeholder(params["fit_labels"].dtype, ...)``: the
         legacy predict built the model with labels it never fed, so its predictions cannot read them; in mode
@@ -589,6 +611,30 @@ class ModelFnLowering:
                         return None
         return values[0] if len(values) == 1 else None
 
+    def _logging_hooks(self, hooks: cst.BaseExpression) -> bool:
+        """``training_hooks=[tf.train.LoggingTensorHook(...)]`` (a list or tuple of them, each inline or a name
+        bound once to one): they only log tensors (Keras's progress bar logs the loss); dropped, their
+        statements removed, the drop said in TFM707's message. Any other hook: False (the caller blocks)."""
+        if isinstance(hooks, cst.Name):
+            hooks = self._assigned(hooks) or hooks
+        if not isinstance(hooks, (cst.List, cst.Tuple)) or not hooks.elements:
+            return False
+        calls = []
+        for element in hooks.elements:
+            value = element.value
+            if isinstance(value, cst.Name):
+                value = self._assigned(value)
+            qn = (self.t.qualified_name(value.func) or "") if isinstance(value, cst.Call) else ""
+            if not (qn.rpartition(".")[2] == "LoggingTensorHook" and qn.startswith(
+                    ("tensorflow.train.", "tensorflow.compat.v1.train.", "tensorflow.estimator.", "tensorflow.compat.v1.estimator."))):
+                return False
+            calls.append((element.value, value))
+        for named, call in calls:
+            if named is not call:  # hook = LoggingTensorHook(...): the statement goes with it
+                self._remove_statement(call, "logging hook")
+        self.plan_.dropped.add("logging hooks")
+        return True
+
     def _specs(self, fn: cst.FunctionDef) -> None:
         if not self.specs:
             raise Blocked("no tf.estimator.EstimatorSpec returned")
@@ -598,7 +644,7 @@ class ModelFnLowering:
         for spec in self.specs:
             args = _bind(spec, SPEC_PARAMS)
             for key in ("training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"):
-                if key in args and code_of(args[key].value) != "None":
+                if key in args and code_of(args[key].value) != "None" and not self._logging_hooks(args[key].value):
                     raise Blocked(f"EstimatorSpec({key}=...) (hooks and scaffolds have no Keras model form)")
             if "train_op" in args:
                 self.train_ops.append(args["train_op"].value)
