@@ -197,7 +197,8 @@ def cluster():
                                       learning_rate=0.05, batch_size=8, max_steps=2)
     spec = tf.train.ClusterSpec({"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}"]})
     ps = tf.distribute.Server(spec, job_name="ps", task_index=0)  # the parameter server, in this process
-    module.main(None)
+    with tf.Graph().as_default():  # a graph of its own (the earlier programs ran eagerly in this process)
+        module.main(None)
     reader = tf.train.load_checkpoint(os.path.join(work, "cluster_model"))
     return {"variables": sorted(name for name in reader.get_variable_to_shape_map() if "/" in name and "Adam" not in name)}
 run("cluster_ps", programs["cluster_ps"], cluster)
