@@ -61,10 +61,12 @@ def target_keras(harness, scratch: Path, python: str) -> None:
     def ckpt_state(d: str, cfg: dict) -> dict:
         """A model_dir of an estimator lowered to Keras holds model.ckpt-STEP.weights.h5 (TFM701's
         checkpoints), not the Estimator's ``checkpoint`` state file or ``*.index``: where the migrated
-        program imports the Keras helpers, the corpus's checkpoint globs ask for those."""
-        if os.path.exists(os.path.join(d, "legacy_estimators.py")):
-            cfg = dict(cfg, ckpt=[_keras_checkpoints(g) for g in cfg.get("ckpt", [])])
-        return estimator_ckpt_state(d, cfg)
+        program imports the Keras helpers, the corpus's checkpoint globs ask for those. A graph-mode program
+        that imports only TFM712's legacy_dense still writes TF1 checkpoints: the corpus's own globs first."""
+        state = estimator_ckpt_state(d, cfg)
+        if os.path.exists(os.path.join(d, "legacy_estimators.py")) and not all(state.values()):
+            return estimator_ckpt_state(d, dict(cfg, ckpt=[_keras_checkpoints(g) for g in cfg.get("ckpt", [])]))
+        return state
 
     harness.ckpt_state = ckpt_state
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.keras_env import keras_python, run_keras
+from tests.keras_env import keras_python, run_keras, write_helpers
 from tfmigrate.codemod.engine import process_file, rewrite_source
 from tfmigrate.codemod.options import Options
 from tfmigrate.codemod.rule import load_catalog
@@ -38,7 +38,8 @@ def keras_rewrite(name: str):
 
 
 def own(result) -> set[tuple[str, int, bool]]:
-    return {(f.rule, f.line, f.fixable) for f in result.findings if f.rule.startswith("TFM75")}
+    """The findings of keras_compat and keras_graph (TFM712 made the layers keras_compat reported before)."""
+    return {(f.rule, f.line, f.fixable) for f in result.findings if f.rule.startswith(("TFM75", "TFM71"))}
 
 
 def line_of(text: str, needle: str) -> int:
@@ -57,18 +58,19 @@ def test_saver_traps_needs_nothing_on_tf221():
     assert result.new.decode() == (SAMPLES / "saver_traps" / "expected.py").read_text(encoding="utf-8")
 
 
-def test_cluster_ps_hook_renamed_and_its_layers_reported():
+def test_cluster_ps_hook_renamed_and_its_layers_made_by_legacy_dense():
     result = keras_rewrite("cluster_ps")
     legacy = (SAMPLES / "cluster_ps" / "legacy.py").read_text(encoding="utf-8")
     assert own(result) == {
         ("TFM750", line_of(legacy, "hooks = [tf.train.StopAtStepHook("), True),
-        ("TFM753", line_of(legacy, "hidden = tf.layers.dense("), False),
-        ("TFM753", line_of(legacy, "logits = tf.layers.dense("), False),
+        ("TFM712", line_of(legacy, "hidden = tf.layers.dense("), True),  # keras_graph: the same variables
+        ("TFM712", line_of(legacy, "logits = tf.layers.dense("), True),
     }
     expected = (SAMPLES / "cluster_ps" / "expected.py").read_text(encoding="utf-8")
-    assert result.new.decode() == expected.replace("tf.estimator.StopAtStepHook", "tf.compat.v1.train.StopAtStepHook")
-    message = next(f.message for f in result.findings if f.rule == "TFM753")
-    assert "TF_USE_LEGACY_KERAS=1" in message and "tf-keras" in message and "tf.keras.layers.Dense" in message
+    new = result.new.decode()
+    assert "\nfrom legacy_estimators import legacy_dense\n" in new
+    assert new.replace("from legacy_estimators import legacy_dense\n", "", 1) == expected.replace(
+        "tf.estimator.StopAtStepHook", "tf.compat.v1.train.StopAtStepHook").replace("tf.compat.v1.layers.dense(", "legacy_dense(")
 
 
 def test_monitored_mnist_hooks_renamed_and_every_estimator_line_reported():
@@ -185,6 +187,7 @@ def monitored():
 run("monitored_mnist", programs["monitored_mnist"], monitored)
 
 def cluster():
+    sys.path.insert(0, work)  # legacy_estimators.py (TFM712's legacy_dense) beside the program
     module = load("cluster_ps", programs["cluster_ps"])
     ports = []
     for _ in range(2):
@@ -192,7 +195,12 @@ def cluster():
     module.FLAGS = argparse.Namespace(ps_hosts=f"127.0.0.1:{ports[0]}", worker_hosts=f"127.0.0.1:{ports[1]}", job_name="worker",
                                       task_index=0, model_dir=os.path.join(work, "cluster_model"), hidden_units=4,
                                       learning_rate=0.05, batch_size=8, max_steps=2)
-    module.main(None)
+    spec = tf.train.ClusterSpec({"ps": [f"127.0.0.1:{ports[0]}"], "worker": [f"127.0.0.1:{ports[1]}"]})
+    ps = tf.distribute.Server(spec, job_name="ps", task_index=0)  # the parameter server, in this process
+    with tf.Graph().as_default():  # a graph of its own (the earlier programs ran eagerly in this process)
+        module.main(None)
+    reader = tf.train.load_checkpoint(os.path.join(work, "cluster_model"))
+    return {"variables": sorted(name for name in reader.get_variable_to_shape_map() if "/" in name and "Adam" not in name)}
 run("cluster_ps", programs["cluster_ps"], cluster)
 print(json.dumps(out))
 '''
@@ -234,6 +242,7 @@ def tf221(tmp_path_factory):
     work = tmp_path_factory.mktemp("keras_compat")
     (work / "optimizers.py").write_text(OPTIMIZERS, encoding="utf-8")
     programs = {}
+    write_helpers(work)  # legacy_estimators.py, which the rewritten cluster_ps imports legacy_dense from
     for name in PY_SAMPLES:
         programs[name] = str(work / f"{name}.py")
         (work / f"{name}.py").write_bytes(keras_rewrite(name).new)
@@ -297,12 +306,12 @@ def test_tf221_eager_mnist_runs_or_stops_where_tfm754_says(tf221):
 
 
 @pytest.mark.slow
-def test_tf221_cluster_ps_stops_where_tfm753_says(tf221):
+def test_tf221_cluster_ps_trains_with_the_legacy_variable_names(tf221):
+    """TFM712's legacy_dense: the cluster trains on TF 2.21 (a parameter server beside the worker) and checkpoints
+    the variables tf.layers.dense named (dense/kernel, dense/bias, dense_1/...)."""
     run = tf221["cluster_ps"]
-    if tf221["tf_keras"]:
-        pytest.skip("TF_USE_LEGACY_KERAS=1: tf.compat.v1.layers is Keras 2's")
-    assert not run["ok"] and run["error"] == "AttributeError: `dense` is not available with Keras 3.", run
-    assert run["line"] in _finding_lines("cluster_ps", "TFM753"), run
+    assert run["ok"], run
+    assert {"dense/kernel", "dense/bias", "dense_1/kernel", "dense_1/bias"} <= set(run["variables"]), run
 
 
 @pytest.mark.slow

@@ -59,8 +59,12 @@ def test_sample_lowers_to_expected_keras(name: str):
     assert again.new == result.new, "a second run must change nothing"
     compile(result.new, str(expected), "exec")
     rules = {f.rule for f in result.findings}
-    if name == "contrib_learn_experiment":  # a custom model_fn: a Keras model (TFM707); its Experiment the train_and_evaluate helper (TFM720)
-        assert {"TFM707", "TFM720"} <= rules and not rules & {"TFM705", "TFM706"} and b"canned_keras_model" not in result.new
+    if name == "contrib_learn_experiment":
+        # a custom model_fn whose input_layer reads an embedding column: its table would be get_variable'd inside the
+        # Keras model's tf.function (TF 2.21: "tf.function only supports singleton tf.Variables"), so TFM705 names it;
+        # its Experiment is still the train_and_evaluate helper (TFM720)
+        assert {"TFM705", "TFM720"} <= rules and "TFM707" not in rules and b"canned_keras_model" not in result.new
+        assert any("input_layer of embedding_column" in f.message for f in result.findings if f.rule == "TFM705")
     else:
         assert {"TFM701", "TFM702"} <= rules
         assert not estimator_names(result.new)

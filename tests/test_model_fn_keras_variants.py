@@ -258,7 +258,8 @@ BLOCKERS = {
     "scope reuse": ('logits = tf.layers.dense(net, 3)',
                     'with tf.variable_scope("top", reuse=tf.AUTO_REUSE):\n        logits = tf.layers.dense(net, 3)',
                     "variable_scope with reuse"),
-    "local argument": ('logits = tf.layers.dense(net, 3)', 'width = 3\n    logits = tf.layers.dense(net, width)',
+    # a layer argument the model_fn computes is made on its first run (layer_once), except where not every run gets there
+    "local argument": ('logits = tf.layers.dense(net, 3)', 'width = 3\n    logits = tf.layers.dense(net, width) if width else net',
                        "reads width"),
     "RMSProp": ("optimizer = tf.train.GradientDescentOptimizer(0.1)", "optimizer = tf.train.RMSPropOptimizer(0.1)",
                 "RMSPropOptimizer"),

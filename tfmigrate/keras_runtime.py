@@ -881,6 +881,13 @@ class ModelFnModel(tf.keras.Model):
         self.eval_loss = tf.keras.metrics.Mean(name="eval_loss")
         self.restored = False
 
+    def layer_once(self, name, make):
+        """The layer attribute name, made by make() on its first use: a layer whose arguments the model_fn
+        computes (units=labels.shape[-1]) is made on the first batch, which restore runs before training."""
+        if getattr(self, name, None) is None:
+            setattr(self, name, make())
+        return getattr(self, name)
+
     def run_model_fn(self, data, mode):
         """The model_fn's spec (a dict) for one batch, its arguments passed by name as the Estimator did."""
         features, labels = (data[0], data[1] if len(data) > 1 else None) if isinstance(data, tuple) else (data, None)
@@ -962,6 +969,58 @@ def model_fn_predictions(model, input_fn):
 '''
 
 
+# Graph-mode code's tf.compat.v1.layers.dense (TFM712, keras_compat): TensorFlow 2.16+ builds tf.compat.v1.layers from
+# Keras 2, which Keras 3 lacks; the helper makes the same variables with tf.compat.v1.get_variable.
+WRITTEN_BY_DENSE = "(written by tfmigrate, `tfmigrate rules TFM712`)"
+
+_LEGACY_DENSE = '''\
+def legacy_dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
+                 bias_initializer=tf.compat.v1.zeros_initializer(), kernel_regularizer=None, bias_regularizer=None,
+                 activity_regularizer=None, kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 reuse=None):
+    """tf.compat.v1.layers.dense of graph-mode code, which TensorFlow 2.16+ (Keras 3) no longer has
+    {written}: the variables TF 1.x made (<scope>/kernel [in, units], <scope>/bias [units]; the
+    scope name, or "dense", "dense_1" ... uniquified in the enclosing variable scope as tf.layers did), made with tf.compat.v1.get_variable with the same initializers (kernel: get_variable's
+    default, glorot uniform; bias: zeros), regularization losses (the REGULARIZATION_LOSSES collection),
+    constraints and trainable flag; then inputs @ kernel + bias (a tensordot over the last axis for rank > 2)
+    and the activation."""
+    for given, what in ((activity_regularizer, "activity_regularizer"), (kernel_initializer, "kernel_initializer"),
+                        (bias_initializer, "bias_initializer"), (kernel_regularizer, "kernel_regularizer"),
+                        (bias_regularizer, "bias_regularizer")):
+        if isinstance(given, str) or (what == "activity_regularizer" and given is not None):
+            raise NotImplementedError(f"legacy_dense({{what}}={{given!r}}): tfmigrate does not write this argument of "
+                                      "tf.compat.v1.layers.dense; pass a function (or port the layer to tf.keras.layers.Dense)")
+    inputs = tf.convert_to_tensor(inputs)
+    dtype = inputs.dtype.base_dtype
+    if name:  # tf.layers.dense(name=...) is Dense(_scope=name): that scope, never uniquified
+        scope = tf.compat.v1.variable_scope(name, reuse=reuse if reuse else None)
+    elif reuse:
+        scope = tf.compat.v1.variable_scope("dense", reuse=reuse)
+    else:
+        scope = tf.compat.v1.variable_scope(None, default_name="dense")
+    with scope:
+        depth = tf.compat.v1.dimension_value(inputs.shape[-1])
+        if depth is None:
+            raise ValueError("The last dimension of the inputs to `Dense` should be defined. Found `None`.")
+        kernel = tf.compat.v1.get_variable("kernel", [depth, int(units)], dtype=dtype, initializer=kernel_initializer,
+                                           regularizer=kernel_regularizer, trainable=trainable,
+                                           constraint=kernel_constraint)
+        rank = inputs.shape.rank
+        if rank is not None and rank > 2:
+            outputs = tf.tensordot(inputs, kernel, [[rank - 1], [0]])
+            outputs.set_shape(inputs.shape[:-1].concatenate([int(units)]))
+        else:
+            outputs = tf.matmul(inputs, kernel)
+        if use_bias:
+            bias = tf.compat.v1.get_variable("bias", [int(units)], dtype=dtype, initializer=bias_initializer,
+                                             regularizer=bias_regularizer, trainable=trainable, constraint=bias_constraint)
+            outputs = tf.nn.bias_add(outputs, bias)
+        if isinstance(activation, str):
+            activation = tf.keras.activations.get(activation)
+        return outputs if activation is None else activation(outputs)
+'''
+
+
 def _helper(name: str, template: str, imports: tuple[str, ...], needs: tuple[str, ...] = (), written: str = WRITTEN_BY) -> Helper:
     return Helper(name, template.format(written=written), imports, needs)
 
@@ -995,6 +1054,7 @@ HELPERS: dict[str, Helper] = {
                 WRITTEN_BY_MODEL_FN),
         _helper("metric_op", _METRIC_OP, (), (), WRITTEN_BY_MODEL_FN),
         _helper("model_fn_predictions", _MODEL_FN_PREDICTIONS, ("numpy as np",), ("input_dataset",), WRITTEN_BY_MODEL_FN),
+        _helper("legacy_dense", _LEGACY_DENSE, ("tensorflow as tf",), (), WRITTEN_BY_DENSE),
     )
 }
 

@@ -12,7 +12,7 @@ import os
 import numpy as np
 import tensorflow as tf
 import math
-from legacy_estimators import EvalSpec, ModelFnModel, TrainSpec, metric_op, train_and_evaluate
+from legacy_estimators import EvalSpec, TrainSpec, train_and_evaluate
 
 MODEL_DIR = "model_dir"
 COLORS = ["red", "green", "blue"]
@@ -47,36 +47,30 @@ def input_fn_for(features, labels):
     return input_fn
 
 
-class ModelFn(ModelFnModel):
-    """The tf.estimator model_fn model_fn as a Keras model (tfmigrate, `tfmigrate rules TFM707`):
-    its layers, metrics and optimizer are created once here; model_fn is its body, which fit, evaluate
-    and predict run in the Estimator's modes "train", "eval" and "infer"."""
-
-    def __init__(self, params=None, model_dir=None, config=None):
-        super().__init__(params=params, model_dir=model_dir, config=config, name="model_fn")
-        params = self.params
-        self.net = tf.keras.layers.Dense(units=params["hidden_units"], activation=tf.nn.relu)
-        self.logits = tf.keras.layers.Dense(units=2)
-        self.metric_accuracy = tf.keras.metrics.Accuracy(name="accuracy")
-        self.compile(optimizer=tf.keras.optimizers.Adam(learning_rate=params["learning_rate"], epsilon=1e-08), jit_compile=False)
-
-    def model_fn(self, features, labels, mode, params):
-        net = tf.compat.v1.feature_column.input_layer(features, FEATURE_COLUMNS)
-        net = self.net(net)
-        logits = self.logits(net)
-        predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
-        if mode == "infer":
-            return dict(mode=mode, predictions=predictions)
-        loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
-        eval_metric_ops = {"accuracy": metric_op(self.metric_accuracy, labels, predictions["classes"])}
-        return dict(mode=mode, predictions=predictions, loss=loss, eval_metric_ops=eval_metric_ops)
+def model_fn(features, labels, mode, params):
+    net = tf.compat.v1.feature_column.input_layer(features, FEATURE_COLUMNS)
+    net = tf.compat.v1.layers.dense(net, params["hidden_units"], activation=tf.nn.relu)
+    logits = tf.compat.v1.layers.dense(net, 2)
+    predictions = {"classes": tf.argmax(logits, axis=1), "probabilities": tf.nn.softmax(logits)}
+    if mode == tf.estimator.ModeKeys.PREDICT:
+        return tf.estimator.EstimatorSpec(mode=mode, predictions=predictions)
+    loss = tf.compat.v1.losses.sparse_softmax_cross_entropy(labels=labels, logits=logits)
+    optimizer = tf.compat.v1.train.AdamOptimizer(learning_rate=params["learning_rate"])
+    train_op = optimizer.minimize(loss, global_step=tf.compat.v1.train.get_global_step())
+    eval_metric_ops = {"accuracy": tf.compat.v1.metrics.accuracy(labels, predictions["classes"])}
+    return tf.estimator.EstimatorSpec(
+        mode=mode,
+        predictions=predictions,
+        loss=loss,
+        train_op=train_op,
+        eval_metric_ops=eval_metric_ops,
+    )
 
 
 def experiment_fn(output_dir):
-    config = dict(model_dir=output_dir, save_checkpoints_steps=10, tf_random_seed=7)
-    estimator = ModelFn(
-        config=config,
-        params={"hidden_units": 8, "learning_rate": 0.05},
+    config = tf.estimator.RunConfig(model_dir=output_dir, save_checkpoints_steps=10, tf_random_seed=7)
+    estimator = tf.estimator.Estimator(
+        model_fn=model_fn, config=config, params={"hidden_units": 8, "learning_rate": 0.05}
     )
     return (
         estimator,

@@ -2,6 +2,6 @@
 TensorFlow 2.21 (Keras 3) lacks.
 """
 
-from tfmigrate.transforms.keras_compat.transform import KerasCompatTransform
+from tfmigrate.transforms.keras_compat.transform import GRAPH_MODE, KERAS2_MODULES, KerasCompatTransform
 
-__all__ = ["KerasCompatTransform"]
+__all__ = ["GRAPH_MODE", "KERAS2_MODULES", "KerasCompatTransform"]

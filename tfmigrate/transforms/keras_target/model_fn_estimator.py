@@ -55,7 +55,8 @@ class ModelFnEstimators:
         message = (f"tf.estimator.Estimator(model_fn={plan.fn.name.value}) is a Keras model: {plan.fn.name.value} "
                    f"becomes the class {plan.class_name}(ModelFnModel), its layers ({', '.join(plan.layers) or 'none'}), "
                    f"metrics and optimizer ({plan.optimizer}) created once, its body the method model_fn run by fit/"
-                   "evaluate/predict in the Estimator's modes; summaries and export_outputs in it are dropped")
+                   "evaluate/predict in the Estimator's modes; summaries, "
+                   + "".join(f"{what}, " for what in sorted(plan.dropped)) + "and export_outputs in it are dropped")
         if not t.fix(call, TFM707, message):  # type: ignore[attr-defined]
             self.model_fn_blocked[id(call)] = "the fix is not enabled here"
             return False

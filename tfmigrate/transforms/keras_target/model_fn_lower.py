@@ -39,6 +39,15 @@ MODES = {"TRAIN": "train", "EVAL": "eval", "PREDICT": "infer", "INFER": "infer"}
 TF1_LOSSES = ("absolute_difference", "cosine_distance", "hinge_loss", "huber_loss", "log_loss", "mean_pairwise_squared_error",
               "mean_squared_error", "sigmoid_cross_entropy", "softmax_cross_entropy", "sparse_softmax_cross_entropy")
 GLOBAL_STEP = ("get_global_step", "get_or_create_global_step")
+# tf.contrib.layers.optimize_loss (and TFM608's copy of it, legacy_optimize_loss) in TF 1.15's parameter order
+OPTIMIZE_LOSS = ("optimize_loss", "legacy_optimize_loss")
+OPTIMIZE_LOSS_PARAMS = ("loss", "global_step", "learning_rate", "optimizer", "gradient_noise_scale", "gradient_multipliers",
+                        "clip_gradients", "learning_rate_decay_fn", "update_ops", "variables", "name", "summaries",
+                        "colocate_gradients_with_ops", "increment_global_step")
+# its optimizer strings (TF 1.15 OPTIMIZER_CLS_NAMES) as the tf.train class and the arguments beside the rate
+OPTIMIZE_LOSS_NAMES = {"Adagrad": ("AdagradOptimizer", ""), "Adam": ("AdamOptimizer", ""),
+                       "Momentum": ("MomentumOptimizer", "momentum=0.9"), "SGD": ("GradientDescentOptimizer", "")}
+EMBEDDING_LOOKUP = ("ids", "partition_strategy", "name", "validate_indices")  # after params: what keeps the rows read
 SUMMARY_MODULES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.contrib.summary.")
 BLOCKED_CALLS = {
     "get_variable": "variables created with tf.compat.v1.get_variable (not a layer tfmigrate can create once)",
@@ -84,6 +93,7 @@ class Plan:
     networks: list[cst.FunctionDef] = field(default_factory=list)
     readers: list[cst.CSTNode] = field(default_factory=list)  # replaced names: their imports go when unused
     created: list[LayerRecord] = field(default_factory=list)  # the layers of __init__, in creation order
+    dropped: set[str] = field(default_factory=set)  # what only logged and is dropped (TFM707's message says so)
 
 
 class Blocked(Exception):
@@ -148,6 +158,7 @@ class ModelFnLowering:
         self.t, self.call, self.taken = t, call, taken  # taken: names the module already binds
         self.attrs: set[str] = set(tables.RESERVED)
         self.removed: list[cst.CSTNode] = []
+        self.lazy = False  # _hoistable: a layer argument may read the model_fn's locals (the layer is made lazily)
 
     # --- finding the model_fn ------------------------------------------------------------------
     def model_fn(self) -> cst.FunctionDef:
@@ -194,6 +205,7 @@ class ModelFnLowering:
         self.networks: dict[str, cst.FunctionDef] = {}
         self.metrics: dict[int, cst.Call] = {}
         self.optimizers: list[cst.Call] = []
+        self.optimize_losses: list[cst.Call] = []
         self.specs: list[cst.Call] = []
         self.scope_prefix: tuple[str, ...] = ()  # the variable scopes around the call of the network function scanned
         self._scan(fn, owner="self", top=True)
@@ -230,7 +242,12 @@ class ModelFnLowering:
                     class_forms.add(id(node.func))
                     self._layer_class(node, inner.rpartition(".")[2], owner, fn_locals)
                     continue
-            if qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
+            if short in OPTIMIZE_LOSS and qn.startswith(("tensorflow.contrib.layers.", "tf_slim.")) \
+                    or isinstance(node.func, cst.Name) and node.func.value == "legacy_optimize_loss" and not qn:
+                self.optimize_losses.append(node)
+            elif isinstance(node.func, cst.Name) and node.func.value == "legacy_dense" and not qn:
+                raise Blocked("legacy_dense (TFM712's get_variable layer of graph-mode code)")
+            elif qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
                 self._layer_function(node, tables.LAYER_FUNCTIONS[short], owner, fn_locals, slim=False)
             elif qn.startswith(tables.SLIM_MODULES) and short in tables.SLIM_FUNCTIONS:
                 self._layer_function(node, tables.SLIM_FUNCTIONS[short], owner, fn_locals, slim=True)
@@ -253,6 +270,13 @@ class ModelFnLowering:
                 self.specs.append(node)
             elif qn.startswith(SUMMARY_MODULES):
                 self._remove_statement(node, "summary")
+            elif short in ("input_layer", "linear_model") and qn.startswith(("tensorflow.feature_column.",
+                                                                          "tensorflow.compat.v1.feature_column.")):
+                self._input_layer(short)
+            elif short == "get_variable" and qn.startswith("tensorflow.") and self._embedding(node, owner, fn_locals):
+                continue
+            elif short == "placeholder" and qn.startswith("tensorflow.") and top and self._labels_placeholder(node, fn):
+                continue
             elif short in BLOCKED_CALLS and (qn.startswith("tensorflow.") or short in ("legacy_optimize_loss",)):
                 raise Blocked(BLOCKED_CALLS[short])
             elif short == "variable_scope" and any(a.keyword is not None and a.keyword.value == "reuse" for a in node.args):
@@ -325,6 +349,8 @@ class ModelFnLowering:
         text = code_of(expr)
         reads = _reads(expr)
         local = {n for n in reads if n in fn_locals | self.locals and n != "params"}
+        if local and self.lazy:
+            return text  # a layer made on the model_fn's first run, where these are computed
         if local:
             raise Blocked(f"{what} reads {', '.join(sorted(local))}, computed in the model_fn (a layer is created once, before it runs)")
         if "params" in reads and "params" in fn_locals | self.locals:  # the model_fn's params (else a global of that name)
@@ -351,7 +377,30 @@ class ModelFnLowering:
             parent = self.t.index.parents.get(parent)
         return False
 
+    def _lazy_allowed(self, node: cst.CSTNode) -> bool:
+        """May a layer whose arguments read the model_fn's locals be made on the model_fn's first run? Only
+        where every run reaches it (not under an ``if``, a loop, a ``with`` or a ``try``), so the layer exists
+        after the first batch (ModelFnModel.restore), before the optimizer and the checkpoint see the weights."""
+        parent = self.t.index.parents.get(node)
+        while parent is not None and not isinstance(parent, cst.FunctionDef):
+            if isinstance(parent, (cst.If, cst.For, cst.While, cst.With, cst.Try, cst.BaseComp, cst.IfExp, cst.Lambda)):
+                return False
+            parent = self.t.index.parents.get(parent)
+        return True
+
     def _layer_function(self, node: cst.Call, form: tables.LayerForm, owner: str, fn_locals: set[str], slim: bool) -> None:
+        try:
+            self._layer_function_once(node, form, owner, fn_locals, slim)
+        except Blocked as blocked:
+            if "computed in the model_fn" not in str(blocked) or not self._lazy_allowed(node):
+                raise
+            self.lazy = True
+            try:
+                self._layer_function_once(node, form, owner, fn_locals, slim)
+            finally:
+                self.lazy = False
+
+    def _layer_function_once(self, node: cst.Call, form: tables.LayerForm, owner: str, fn_locals: set[str], slim: bool) -> None:
         short = (self.t.qualified_name(node.func) or "").rpartition(".")[2]
         if self._in_loop(node):
             raise Blocked(f"{short} called in a loop (one layer per iteration)")
@@ -387,7 +436,12 @@ class ModelFnLowering:
             if key not in written:
                 keywords.append(f"{key}={value}")
         attr = self._attr(node, short, name)
-        self.plan_.init.append(f"self.{attr} = tf.keras.layers.{form.keras}({', '.join(keywords)})")
+        made = f"tf.keras.layers.{form.keras}({', '.join(keywords)})"
+        lazy = self.lazy
+        if lazy:  # made on the first run of the model_fn, where the values it reads are computed
+            self.plan_.init.append(f"self.{attr} = None")
+        else:
+            self.plan_.init.append(f"self.{attr} = {made}")
         self.plan_.layers.append(f"{short} -> {form.keras}")
         legacy_name = ("scope" if slim else "name")
         self._record(node, attr, form.keras, short, slim, True, args.get(legacy_name), args, code_of(args["inputs"].value))
@@ -398,7 +452,8 @@ class ModelFnLowering:
             parts = [code_of(now["inputs"].value)]
             if training_key is not None:
                 parts.append(f"training={code_of(now[training_key].value) if training_key in now else form.training_default}")
-            return cst.parse_expression(f"{owner}.{attr}({', '.join(parts)})")
+            layer = f'{owner}.layer_once("{attr}", lambda: {made})' if lazy else f"{owner}.{attr}"
+            return cst.parse_expression(f"{layer}({', '.join(parts)})")
 
         self.plan_.table[id(node)] = replace
         self.plan_.readers.append(node.func)
@@ -474,6 +529,91 @@ class ModelFnLowering:
             parent = self.t.index.parents.get(parent)
         return tuple(reversed(out))
 
+    def _embedding(self, node: cst.Call, owner: str, fn_locals: set[str]) -> bool:
+        """``tf.nn.embedding_lookup(tf.compat.v1.get_variable(NAME, [n, d]), ids)``: one table of n rows of d
+        created once, read by ids: a Keras ``Embedding(n, d)`` with get_variable's default initializer (glorot
+        uniform over [n, d]) or the one given. False (the caller blocks) for any other get_variable."""
+        arg = self.t.index.parents.get(node)
+        assigned = None
+        if isinstance(arg, cst.Assign) and len(arg.targets) == 1 and isinstance(arg.targets[0].target, cst.Name):
+            # table = tf.compat.v1.get_variable(...) read once, by embedding_lookup(table, ids)
+            target = arg.targets[0].target
+            reads = [n for n in iter_nodes(self.plan_.fn.body, trivia=False)
+                     if isinstance(n, cst.Name) and n.value == target.value and n is not target]
+            if len(reads) != 1 or self._assigned(target) is not node:
+                return False
+            assigned, arg = arg, self.t.index.parents.get(reads[0])
+        lookup = self.t.index.parents.get(arg) if isinstance(arg, cst.Arg) else None
+        if not (isinstance(lookup, cst.Call) and isinstance(arg, cst.Arg)
+                and (arg.keyword is None and lookup.args[0] is arg or arg.keyword is not None and arg.keyword.value == "params")
+                and (self.t.qualified_name(lookup.func) or "") in ("tensorflow.nn.embedding_lookup",
+                                                                   "tensorflow.compat.v1.nn.embedding_lookup")):
+            return False
+        if self._in_loop(node):
+            raise Blocked("an embedding (get_variable) created in a loop")
+        variable = _bind(node, ("name", "shape", "dtype", "initializer"))
+        shape = variable.get("shape")
+        if "name" not in variable or shape is None or not isinstance(shape.value, (cst.List, cst.Tuple)) \
+                or len(shape.value.elements) != 2 or set(variable) - {"name", "shape", "dtype", "initializer"} \
+                or "dtype" in variable and code_of(variable["dtype"].value) not in ("None", "tf.float32"):
+            raise Blocked("a get_variable embedding table that is not get_variable(name, [rows, width], initializer=...) "
+                          "of floats")
+        lookup_args = _bind(lookup, ("params", *EMBEDDING_LOOKUP, "max_norm"))
+        if "ids" not in lookup_args or set(lookup_args) - {"params", *EMBEDDING_LOOKUP}:
+            raise Blocked("embedding_lookup(max_norm=...) (no Keras argument with the same effect)")
+        rows, width = (self._hoistable(e.value, fn_locals, "the embedding's shape") for e in shape.value.elements)
+        initializer = variable.get("initializer")
+        init = self._hoistable(initializer.value, fn_locals, "the embedding's initializer") \
+            if initializer is not None and code_of(initializer.value) != "None" else '"glorot_uniform"'
+        name = str_value(variable["name"].value)
+        attr = self._attr(node, "embedding", name.replace("/", "_") if name else None)
+        self.plan_.init.append(f"self.{attr} = tf.keras.layers.Embedding({rows}, {width}, embeddings_initializer={init})")
+        self.plan_.layers.append("embedding_lookup(get_variable(...)) -> Embedding")
+
+        def replace(updated: cst.CSTNode) -> cst.CSTNode:
+            now = _bind(updated, ("params", *EMBEDDING_LOOKUP))  # type: ignore[arg-type]
+            return cst.parse_expression(f"{owner}.{attr}({code_of(now['ids'].value)})")
+
+        self.plan_.table[id(lookup)] = replace
+        self.plan_.readers.append(lookup.func)
+        if assigned is not None:
+            self._remove_statement(node, "get_variable")
+        return True
+
+    def _input_layer(self, short: str) -> None:
+        """``tf.compat.v1.feature_column.input_layer(features, columns)`` runs on TensorFlow 2.21 as it is, in the
+        Keras model's steps, where its columns make no variables (numeric, bucketized, indicator columns); an
+        embedding column's table (get_variable on each call) would not be the model's weight. Lowered only where
+        the module builds its feature columns and none of them has a table; otherwise TFM705 names it."""
+        if short == "linear_model":
+            raise Blocked("tf.feature_column.linear_model (its weights are get_variable tables, not the model's)")
+        made = set()
+        for call in self.t.index.nodes(cst.Call):
+            qn = self.t.qualified_name(call.func) or ""
+            if qn.startswith(("tensorflow.feature_column.", "tensorflow.compat.v1.feature_column.",
+                              "tensorflow.contrib.layers.")) and qn.rpartition(".")[2].endswith(("_column", "_columns")):
+                made.add(qn.rpartition(".")[2])
+        tables_ = {m for m in made if "embedding" in m or m.startswith("sequence_") or m == "weighted_categorical_column"}
+        if not made or tables_:
+            raise Blocked(f"input_layer of {', '.join(sorted(tables_)) if tables_ else 'feature columns built elsewhere'} "
+                          "(an embedding table made by get_variable on each call is not a weight of the Keras model)")
+
+    def _labels_placeholder(self, node: cst.Call, fn: cst.FunctionDef) -> bool:
+        """TFM114's ``if labels is None: labels = tf.compat.v1.placeholder(params["fit_labels"].dtype, ...)``: the
+        legacy predict built the model with labels it never fed, so its predictions cannot read them; in mode
+        "infer" the Keras model gets zeros of that dtype and shape (one row per example) instead."""
+        line = self._statement(node)
+        block = self.t.index.parents.get(self.t.index.parents.get(line)) if line is not None else None
+        if not (isinstance(block, cst.If) and code_of(block.test).strip() == "labels is None" and isinstance(line.body[0], cst.Assign)
+                and code_of(line.body[0].targets[0].target).strip() == "labels" and line.body[0].value is node):
+            return False
+        args = _bind(node, ("dtype", "shape", "name"))
+        if "shape" not in args or 'params["fit_labels"]' not in code_of(args["dtype"].value):
+            return False
+        self.plan_.table[id(node)] = cst.parse_expression(
+            'tf.zeros((tf.shape(tf.nest.flatten(features)[0])[0],) + params["fit_labels"].shape[1:], params["fit_labels"].dtype)')
+        return True
+
     # --- statements removed ----------------------------------------------------------------------
     def _statement(self, node: cst.CSTNode) -> cst.SimpleStatementLine | None:
         parent = self.t.index.parents.get(node)
@@ -531,6 +671,30 @@ class ModelFnLowering:
                         return None
         return values[0] if len(values) == 1 else None
 
+    def _logging_hooks(self, hooks: cst.BaseExpression) -> bool:
+        """``training_hooks=[tf.train.LoggingTensorHook(...)]`` (a list or tuple of them, each inline or a name
+        bound once to one): they only log tensors (Keras's progress bar logs the loss); dropped, their
+        statements removed, the drop said in TFM707's message. Any other hook: False (the caller blocks)."""
+        if isinstance(hooks, cst.Name):
+            hooks = self._assigned(hooks) or hooks
+        if not isinstance(hooks, (cst.List, cst.Tuple)) or not hooks.elements:
+            return False
+        calls = []
+        for element in hooks.elements:
+            value = element.value
+            if isinstance(value, cst.Name):
+                value = self._assigned(value)
+            qn = (self.t.qualified_name(value.func) or "") if isinstance(value, cst.Call) else ""
+            if not (qn.rpartition(".")[2] == "LoggingTensorHook" and qn.startswith(
+                    ("tensorflow.train.", "tensorflow.compat.v1.train.", "tensorflow.estimator.", "tensorflow.compat.v1.estimator."))):
+                return False
+            calls.append((element.value, value))
+        for named, call in calls:
+            if named is not call:  # hook = LoggingTensorHook(...): the statement goes with it
+                self._remove_statement(call, "logging hook")
+        self.plan_.dropped.add("logging hooks")
+        return True
+
     def _specs(self, fn: cst.FunctionDef) -> None:
         if not self.specs:
             raise Blocked("no tf.estimator.EstimatorSpec returned")
@@ -540,7 +704,7 @@ class ModelFnLowering:
         for spec in self.specs:
             args = _bind(spec, SPEC_PARAMS)
             for key in ("training_chief_hooks", "training_hooks", "scaffold", "evaluation_hooks", "prediction_hooks"):
-                if key in args and code_of(args[key].value) != "None":
+                if key in args and code_of(args[key].value) != "None" and not self._logging_hooks(args[key].value):
                     raise Blocked(f"EstimatorSpec({key}=...) (hooks and scaffolds have no Keras model form)")
             if "train_op" in args:
                 self.train_ops.append(args["train_op"].value)
@@ -589,6 +753,9 @@ class ModelFnLowering:
     def _optimizer(self, fn: cst.FunctionDef) -> None:
         if not self.train_ops:
             raise Blocked("no EstimatorSpec with a train_op")
+        if self.optimize_losses:
+            self._optimize_loss()
+            return
         if len(self.optimizers) != 1:
             raise Blocked("several optimizers" if self.optimizers else "no optimizer tfmigrate can read")
         optimizer = self.optimizers[0]
@@ -663,6 +830,62 @@ class ModelFnLowering:
                 if len(used) > 1:  # its target, and a read outside the removed statements
                     raise Blocked(f"the optimizer {target.value} used elsewhere than in the train_op")
             self._remove_statement(optimizer, "optimizer")
+
+    def _optimize_loss(self) -> None:
+        """``train_op = optimize_loss(loss, global_step, learning_rate, "Adam")`` (tf.contrib.layers, or TFM608's
+        copy): the optimizer TF 1.15 made of the string or class (``OPTIMIZER_CLS_NAMES``: "Momentum" with
+        momentum 0.9) at that rate, ``clip_gradients=C`` as ``global_clipnorm`` (optimize_loss clipped by the
+        global norm); its summaries only log."""
+        if self.optimizers or len(self.optimize_losses) != 1:
+            raise Blocked("several optimizers" if self.optimizers else "several optimize_loss calls")
+        call = self.optimize_losses[0]
+        for op in self.train_ops:
+            if (self._assigned(op) if isinstance(op, cst.Name) else op) is not call:
+                raise Blocked(f"custom train_op logic (train_op={code_of(op)})")
+        args = _bind(call, OPTIMIZE_LOSS_PARAMS)
+        kept = {"loss", "global_step", "learning_rate", "optimizer", "clip_gradients", "name", "summaries",
+                "colocate_gradients_with_ops"}
+        for key, arg in args.items():
+            if key not in kept and not (key == "increment_global_step" and code_of(arg.value) == "True"
+                                        or key in ("update_ops", "variables") and code_of(arg.value) == "None"):
+                raise Blocked(f"custom train_op logic (optimize_loss({key}=...))")
+        if "loss" not in args or not any(code_of(args["loss"].value) == code_of(x) for x in self.losses):
+            raise Blocked("custom train_op logic (optimize_loss of another loss than the spec's)")
+        step = args.get("global_step")
+        if step is not None and code_of(step.value) != "None":
+            value = self._assigned(step.value) if isinstance(step.value, cst.Name) else step.value
+            if not (isinstance(value, cst.Call) and (self.t.qualified_name(value.func) or "").rpartition(".")[2] in GLOBAL_STEP):
+                raise Blocked("optimize_loss without global_step=get_global_step() (the Estimator's step count)")
+        optimizer = args.get("optimizer")
+        name = str_value(optimizer.value) if optimizer is not None else None
+        qn = (self.t.qualified_name(optimizer.value) or "") if optimizer is not None else ""
+        if name in OPTIMIZE_LOSS_NAMES:
+            short, extra = OPTIMIZE_LOSS_NAMES[name]
+        elif qn.startswith(tables.OPTIMIZER_MODULES) and qn.rpartition(".")[2] in tables.OPTIMIZERS:
+            short, extra = qn.rpartition(".")[2], ""  # a class, which optimize_loss called with the rate
+        else:
+            raise Blocked(f"optimize_loss(optimizer={code_of(optimizer.value) if optimizer else None}) "
+                          "(no Keras optimizer with the same update)")
+        if "learning_rate" not in args:
+            raise Blocked("optimize_loss without a learning_rate")
+        keras, params, defaults = tables.OPTIMIZERS[short]
+        parts = [f"learning_rate={self._rate(args['learning_rate'].value)}"]
+        if extra and parts[0].startswith("learning_rate=tf.keras.optimizers.schedules."):
+            raise Blocked("MomentumOptimizer with a decaying learning rate (Keras's SGD scales only the new "
+                          "gradient by the rate, TF 1.x the whole accumulated momentum)")
+        if extra:
+            parts.append(extra)
+        written = {p.partition("=")[0] for p in parts}
+        parts += [f"{k}={v}" for k, v in defaults.items() if k not in written]
+        clip = args.get("clip_gradients")
+        if clip is not None and code_of(clip.value) != "None":
+            if not isinstance(clip.value, (cst.Integer, cst.Float, cst.Name, cst.Subscript, cst.Attribute)):
+                raise Blocked("optimize_loss(clip_gradients=<a function>) (custom train_op logic)")
+            parts.append(f"global_clipnorm={self._hoistable(clip.value, self.locals, 'clip_gradients')}")
+        self.plan_.optimizer = f"tf.keras.optimizers.{keras}({', '.join(parts)})"
+        for node in iter_nodes(call, trivia=False):
+            self.plan_.table.pop(id(node), None)
+        self._remove_statement(call, "train_op")
 
     def _rate(self, value: cst.BaseExpression) -> str:
         """The learning rate: a value, or a tf.train decay schedule of the global step (a Keras schedule)."""
