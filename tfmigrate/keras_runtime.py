@@ -633,6 +633,16 @@ def model_fn_predictions(model, input_fn):
             yield {{key: value[index] for key, value in rows.items()}}
 '''
 
+_SLIM_STACK = '''\
+def slim_stack(inputs, layers):
+    """tf_slim.stack of a lowered model_fn: each element's layers applied in order (a Dropout of a slim
+    normalizer_fn at every call, as slim's is_training=True default did) {written}."""
+    for group in layers:
+        for layer in group:
+            inputs = layer(inputs, training=True) if isinstance(layer, tf.keras.layers.Dropout) else layer(inputs)
+    return inputs
+'''
+
 # TFM709: skflow / tf.contrib.learn's TensorFlowDNNAutoencoder (TF Learn 0.8-0.10) as an object with the legacy
 # constructor and methods, its network a Keras model.
 WRITTEN_BY_AUTOENCODER = "(written by tfmigrate, `tfmigrate rules TFM709`)"
@@ -788,6 +798,7 @@ HELPERS: dict[str, Helper] = {
                 WRITTEN_BY_MODEL_FN),
         _helper("metric_op", _METRIC_OP, (), (), WRITTEN_BY_MODEL_FN),
         _helper("model_fn_predictions", _MODEL_FN_PREDICTIONS, ("numpy as np",), ("input_dataset",), WRITTEN_BY_MODEL_FN),
+        _helper("slim_stack", _SLIM_STACK, ("tensorflow as tf",), (), WRITTEN_BY_MODEL_FN),
         _helper("DNNAutoencoder", _DNN_AUTOENCODER, ("math", "numpy as np", "tensorflow as tf"), (), WRITTEN_BY_AUTOENCODER),
     )
 }

@@ -38,9 +38,10 @@ def references(t: FamilyTransform) -> list[cst.BaseExpression]:
     """Every expression of the module that names the legacy class (the outermost node of each chain), not the
     imports that bind it."""
     out: list[cst.BaseExpression] = []
+    names = {CLASS} | {b.name for b in t.index.imports if is_autoencoder(b.target)}  # ... import X as AE
     for node in (*t.index.nodes(cst.Attribute), *t.index.nodes(cst.Name)):
         last = node.attr.value if isinstance(node, cst.Attribute) else node.value
-        if last != CLASS:
+        if last not in names:
             continue
         parent = t.index.parents.get(node)
         if isinstance(parent, cst.Attribute) and (parent.attr is node or parent.value is node):

@@ -30,6 +30,7 @@ from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.transforms.common.builders import code_of, str_value, unique
 from tfmigrate.transforms.keras_target import model_fn_layers as tables
+from tfmigrate.transforms.keras_target.model_fn_slim import SlimPieces, is_optimize_loss
 
 ESTIMATOR_PARAMS = ("model_fn", "model_dir", "config", "params", "warm_start_from")
 SPEC_PARAMS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
@@ -123,7 +124,7 @@ def _reads(expr: cst.CSTNode) -> set[str]:
     return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in skip}
 
 
-class ModelFnLowering:
+class ModelFnLowering(SlimPieces):
     """Plans the lowering of the model_fn of one ``tf.estimator.Estimator(...)`` call; ``plan()`` raises
     :class:`Blocked` with the piece that stops it."""
 
@@ -177,6 +178,7 @@ class ModelFnLowering:
         self.networks: dict[str, cst.FunctionDef] = {}
         self.metrics: dict[int, cst.Call] = {}
         self.optimizers: list[cst.Call] = []
+        self.optimize_losses: list[cst.Call] = []  # tf.contrib.layers.optimize_loss train_ops (model_fn_slim)
         self.specs: list[cst.Call] = []
         self._scan(fn, owner="self", top=True)
         self._specs(fn)
@@ -212,7 +214,15 @@ class ModelFnLowering:
                     class_forms.add(id(node.func))
                     self._layer_class(node, inner.rpartition(".")[2], owner, fn_locals)
                     continue
-            if qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
+            if is_optimize_loss(self.t, node):
+                if not top:
+                    raise Blocked(f"optimize_loss called by {fn.name.value}, not by the model_fn")
+                self.optimize_losses.append(node)
+            elif qn.startswith(tables.SLIM_MODULES) and short == "stack":
+                self._slim_stack(node, owner, fn_locals, fn)
+            elif qn.startswith(("tensorflow.placeholder", "tensorflow.compat.v1.placeholder")) and short == "placeholder":
+                self._labels_placeholder(node, fn)
+            elif qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
                 self._layer_function(node, tables.LAYER_FUNCTIONS[short], owner, fn_locals, slim=False)
             elif qn.startswith(tables.SLIM_MODULES) and short in tables.SLIM_FUNCTIONS:
                 self._layer_function(node, tables.SLIM_FUNCTIONS[short], owner, fn_locals, slim=True)
@@ -432,9 +442,10 @@ class ModelFnLowering:
             self.removed.append(line)
 
     def _finish_removals(self) -> None:
-        """Removed statements; their comments go to the next statement kept (a block left empty keeps a ``pass``)."""
+        """Removed statements (a block left empty keeps a ``pass``). Their comments go above the next statement
+        kept: the engine's comment keeper (codemod/comments.py) puts back every comment a replaced node dropped,
+        so carrying them here too wrote each twice."""
         removed = {id(s) for s in self.removed}
-        carried: dict[int, list[cst.EmptyLine]] = {}
         for line in self.removed:
             block = self.t.index.parents.get(line)
             body = list(getattr(block, "body", ()))
@@ -447,16 +458,6 @@ class ModelFnLowering:
                 self.plan_.table[id(line)] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=line.leading_lines)
             else:
                 self.plan_.table[id(line)] = lambda updated: cst.RemovalSentinel.REMOVE
-                if kept is not None and comments:
-                    carried.setdefault(id(kept), []).extend(comments)
-        for key, comments in carried.items():
-            previous = self.plan_.table.get(key)
-
-            def prepend(updated: cst.CSTNode, comments: list[cst.EmptyLine] = comments, previous: object = previous) -> cst.CSTNode:
-                new = previous if isinstance(previous, cst.CSTNode) else previous(updated) if previous else updated
-                return new.with_changes(leading_lines=[*comments, *new.leading_lines])  # type: ignore[union-attr]
-
-            self.plan_.table[key] = prepend
 
     # --- EstimatorSpec and metrics -----------------------------------------------------------------
     def _assigned(self, name: cst.Name) -> cst.BaseExpression | None:
@@ -529,6 +530,14 @@ class ModelFnLowering:
     def _optimizer(self, fn: cst.FunctionDef) -> None:
         if not self.train_ops:
             raise Blocked("no EstimatorSpec with a train_op")
+        if self.optimize_losses:  # train_op = optimize_loss(loss, global_step, learning_rate, optimizer)
+            if self.optimizers or len(self.optimize_losses) != 1:
+                raise Blocked("several optimizers")
+            for op in self.train_ops:
+                if (self._assigned(op) if isinstance(op, cst.Name) else op) is not self.optimize_losses[0]:
+                    raise Blocked(f"custom train_op logic (train_op={code_of(op)})")
+            self._optimize_loss(self.optimize_losses[0])
+            return
         if len(self.optimizers) != 1:
             raise Blocked("several optimizers" if self.optimizers else "no optimizer tfmigrate can read")
         optimizer = self.optimizers[0]
