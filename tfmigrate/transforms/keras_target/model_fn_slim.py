@@ -207,6 +207,12 @@ class SlimPieces:
             clip = f", global_clipnorm={self._hoistable(args['clip_gradients'].value, self.locals, 'optimize_loss(clip_gradients=...)')}"  # type: ignore[attr-defined]
         self.plan_.optimizer = OPTIMIZER_NAMES[optimizer].format(rate=rate, clip=clip)  # type: ignore[attr-defined]
         self._remove_statement(call, "train_op")  # type: ignore[attr-defined]
+        if isinstance(call.func, cst.Name):  # TFM608's legacy_optimize_loss: its def goes with its only call
+            t = self.t  # type: ignore[attr-defined]
+            reads = [n for n in t.index.nodes(cst.Name) if n.value == call.func.value]
+            defs = [f for f in t.index.nodes(cst.FunctionDef) if f.name.value == call.func.value]
+            if len(reads) == 2 and len(defs) == 1 and t.index.parents.get(defs[0]) is t.index.module:
+                self.plan_.table[id(defs[0])] = lambda updated: cst.RemovalSentinel.REMOVE  # type: ignore[attr-defined]
 
     # --- the labels placeholder of predict ---------------------------------------------------------------------
     def _labels_placeholder(self, node: cst.Call, fn: cst.FunctionDef) -> None:
