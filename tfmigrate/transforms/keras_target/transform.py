@@ -199,7 +199,7 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
                           "and in predict/predict_proba estimator_predictions(self.estimator, numpy_input_fn(...))")
         if rewritten_inputs:
             self._drop_input_imports(rewritten_inputs)
-        plan_autoencoders(self, self.table, self.used, _helper_note())  # TFM709
+        self.autoencoders = {id(n) for n in plan_autoencoders(self, self.table, self.used, _helper_note())}  # TFM709
         self._follow_factories(node)
         for call in calls:
             self._method(call)
@@ -838,7 +838,8 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
         """``from legacy_estimators import <the helpers used>`` (:func:`import_helpers`); the helpers module
         itself is written once beside this module by the runner (:mod:`tfmigrate.codemod.helpers_module`). A
         helper an earlier version wrote into this module is kept there and not imported."""
-        self.imports.add("tensorflow", asname="tf")  # the lowered code names tf.keras
+        if set(self.table) - getattr(self, "autoencoders", set()):  # (DNNAutoencoder alone names no tf)
+            self.imports.add("tensorflow", asname="tf")  # the lowered code names tf.keras
         written = self._written_helpers(module)
         return import_helpers(module, sorted(n for n in self.used if n not in written))
 
