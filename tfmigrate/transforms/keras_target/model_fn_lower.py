@@ -128,6 +128,9 @@ class ModelFnLowering(SlimPieces):
     """Plans the lowering of the model_fn of one ``tf.estimator.Estimator(...)`` call; ``plan()`` raises
     :class:`Blocked` with the piece that stops it."""
 
+    blocked_ = Blocked  # what the model_fn_slim mixin raises and binds arguments with
+    bind_args_ = staticmethod(_bind)
+
     def __init__(self, t: FamilyTransform, call: cst.Call, taken: set[str]) -> None:
         self.t, self.call, self.taken = t, call, taken  # taken: names the module already binds
         self.attrs: set[str] = set(tables.RESERVED)

@@ -53,13 +53,12 @@ def is_optimize_loss(t, call: cst.Call) -> bool:
 
 
 class SlimPieces:
-    """The mixin; it reads ModelFnLowering's ``t``, ``plan_``, ``locals`` and its helpers (``_bind`` and
-    ``Blocked`` come from the caller, which passes them in ``tools``)."""
+    """The mixin; it reads ModelFnLowering's ``t``, ``plan_``, ``locals`` and its helpers (its argument binder and
+    its ``Blocked`` exception are the class attributes ``bind_args_`` and ``blocked_``: this module does not import
+    model_fn_lower, which imports it)."""
 
     def _slim_tools(self):  # type: ignore[no-untyped-def]
-        from tfmigrate.transforms.keras_target import model_fn_lower as lower
-
-        return lower._bind, lower.Blocked
+        return type(self).bind_args_, type(self).blocked_  # type: ignore[attr-defined]
 
     # --- a local bound once to a value (normalizer_fn = tf_slim.dropout) ------------------------------------
     def _value_of(self, expr: cst.BaseExpression) -> cst.BaseExpression:
