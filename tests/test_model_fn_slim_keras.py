@@ -103,7 +103,10 @@ def program(layers: str, normalizer: str, device: str, optimizer: str, form: str
                "predicted = [p['class'] for p in classifier.predict(X, as_iterable=True)]\n")
     else:
         model_fn = ("def my_model(features, labels, mode):\n" + textwrap.indent(
-            "target = labels\n" + _network(p, normalizer, device) + loss.replace("target", "labels") + train + "\n"
+            "target = labels\n" + _network(p, normalizer, device)
+            + "if mode == tf.estimator.ModeKeys.PREDICT:  # labels is None\n"
+              "    return tf.estimator.EstimatorSpec(mode, predictions={'class': tf.argmax(logits, 1)})\n"
+            + loss.replace("target", "labels") + train + "\n"
             "return tf.estimator.EstimatorSpec(mode, predictions={'class': tf.argmax(logits, 1)}, loss=loss, "
             "train_op=train_op)\n", "    "))
         run = (f"classifier = tf.estimator.Estimator(model_fn=my_model){mark}\n"

@@ -118,7 +118,7 @@ for path in sys.argv[1:]:
     print(path, [line for line in buffer.getvalue().splitlines() if line.startswith("SHAPE")])
 '''
 RUNS = [("TensorFlowDNNRegressor", "from_contrib", "keyword", "two_columns", "module"),
-        ("TensorFlowLinearRegressor", "tf", "kwargs", "one_d", "function"),
+        ("TensorFlowLinearRegressor", "tf", "keyword", "one_d", "function"),
         ("TensorFlowRegressor", "skflow", "positional", "literal_2d", "module")]
 
 
