@@ -145,6 +145,30 @@ CASES = {
 
         estimator = tf.estimator.Estimator(model_fn=slim_fn, params=PARAMS)
         '''),
+    # tf.contrib.layers.stack of fully_connected with a dropout normalizer (TF 1.x: no bias; keep_prob 1.0 keeps the
+    # losses comparable), optimize_loss by name with clip_gradients (learn_multiple_gpu's model)
+    "slim_stack_optimize_loss": ("stack_fn", "classify", '''\
+        import tensorflow as tf
+        from tensorflow.contrib import layers
+
+        PARAMS = {}
+
+
+        def stack_fn(features, labels, mode, params):
+            normalizer_fn = layers.dropout
+            normalizer_params = {"keep_prob": 1.0}
+            net = layers.stack(features["x"], layers.fully_connected, [8, 6], normalizer_fn=normalizer_fn,
+                               normalizer_params=normalizer_params)
+            net = layers.stack(net, layers.fully_connected, [4], activation_fn=tf.nn.tanh)
+            logits = layers.fully_connected(net, 3, activation_fn=None)
+            loss = tf.contrib.losses.softmax_cross_entropy(logits, tf.one_hot(labels, 3, 1, 0))
+            train_op = tf.contrib.layers.optimize_loss(loss, tf.contrib.framework.get_global_step(), optimizer="Adagrad",
+                                                       learning_rate=0.1, clip_gradients=0.5)
+            return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op, predictions={"class": tf.argmax(logits, 1)})
+
+
+        estimator = tf.estimator.Estimator(model_fn=stack_fn, params=PARAMS)
+        '''),
 }
 
 # TFM708: input_fns that return one batch of a one-shot iterator (the TF 1.4 tutorials); 5 examples in batches of 2
@@ -318,4 +342,5 @@ def test_lowered_model_fn_evaluates_and_predicts_with_the_model_fns_names(both_s
     assert keras["network_adam_clip"]["predict"] == ["y"]
     assert keras["batch_norm"]["predict"] is None  # a tensor of predictions: one value per example
     assert keras["slim_adagrad"]["evaluate"] == ["loss"]
+    assert keras["slim_stack_optimize_loss"]["predict"] == ["class"]
     assert keras["one_shot"] == {"iterations": 3, "predictions": 5}  # one pass: 3 batches trained, 5 examples predicted

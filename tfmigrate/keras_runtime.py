@@ -968,6 +968,145 @@ def model_fn_predictions(model, input_fn):
             yield {{key: value[index] for key, value in rows.items()}}
 '''
 
+_SLIM_STACK = '''\
+def slim_stack(inputs, layers):
+    """tf_slim.stack of a lowered model_fn: each element's layers applied in order (a Dropout of a slim
+    normalizer_fn at every call, as slim's is_training=True default did) {written}."""
+    for group in layers:
+        for layer in group:
+            inputs = layer(inputs, training=True) if isinstance(layer, tf.keras.layers.Dropout) else layer(inputs)
+    return inputs
+'''
+
+# TFM709: skflow / tf.contrib.learn's TensorFlowDNNAutoencoder (TF Learn 0.8-0.10) as an object with the legacy
+# constructor and methods, its network a Keras model.
+WRITTEN_BY_AUTOENCODER = "(written by tfmigrate, `tfmigrate rules TFM709`)"
+
+_DNN_AUTOENCODER = '''\
+class DNNAutoencoder:
+    """tf.contrib.learn / skflow TensorFlowDNNAutoencoder (TF Learn 0.8-0.10) on Keras {written}: the same
+    constructor, fit / transform / fit_transform / predict / generate, weights_ and bias_. The network is
+    the legacy one: Dense layers over hidden_units (the encoder), over them reversed (the decoder), each with
+    the activation and, in training, dropout; then a linear regression from the decoder back to the input,
+    trained on the mean squared error of the reconstruction. TensorFlowEstimator's training: `steps` batches
+    of `batch_size` rows drawn from the data, the optimizer name at learning_rate (TF 1.x's update: Adagrad's
+    initial accumulator 0.1 and no epsilon, Adam's epsilon 1e-8), gradients clipped to a global norm of
+    clip_gradients, the graph seed of config (RunConfig's 42 by default); each fit starts from new weights
+    unless continue_training. Its layers are initialized as TF 0.x's get_variable did (uniform unit scaling),
+    so neither the trained weights nor a legacy checkpoint's variable names are promised."""
+
+    OPTIMIZERS = {{
+        "Adagrad": lambda rate, **clip: tf.keras.optimizers.Adagrad(rate, initial_accumulator_value=0.1, epsilon=0.0, **clip),
+        "Adam": lambda rate, **clip: tf.keras.optimizers.Adam(rate, epsilon=1e-08, **clip),
+        "SGD": lambda rate, **clip: tf.keras.optimizers.SGD(rate, **clip),
+    }}
+
+    def __init__(self, hidden_units, n_classes=0, batch_size=32, steps=200, optimizer="Adagrad", learning_rate=0.1,
+                 clip_gradients=5.0, activation=tf.nn.relu, add_noise=None, continue_training=False, config=None,
+                 verbose=1, dropout=None):
+        if n_classes:
+            raise NotImplementedError("TensorFlowDNNAutoencoder(n_classes=...) other than 0: the autoencoder is a regression")
+        if isinstance(optimizer, str) and optimizer not in self.OPTIMIZERS:
+            raise NotImplementedError(f"TensorFlowDNNAutoencoder(optimizer={{optimizer!r}}): no Keras optimizer with "
+                                      f"TF 1.x's update is written for it (use one of {{sorted(self.OPTIMIZERS)}})")
+        if callable(learning_rate):
+            raise NotImplementedError("TensorFlowDNNAutoencoder(learning_rate=<a decay function of the global step>): "
+                                      "pass a tf.keras.optimizers.schedules schedule in a Keras optimizer instead")
+        self.hidden_units, self.n_classes, self.batch_size, self.steps = list(hidden_units), n_classes, batch_size, steps
+        self.optimizer, self.learning_rate, self.clip_gradients = optimizer, learning_rate, clip_gradients
+        self.activation, self.add_noise, self.continue_training = activation, add_noise, continue_training
+        self.config, self.verbose, self.dropout = config, verbose, dropout
+        self.model = None
+
+    def get_params(self, deep=True):
+        keys = ("hidden_units", "n_classes", "batch_size", "steps", "optimizer", "learning_rate", "clip_gradients",
+                "activation", "add_noise", "continue_training", "config", "verbose", "dropout")
+        return {{key: getattr(self, key) for key in keys}}
+
+    def set_params(self, **params):
+        for key, value in params.items():
+            setattr(self, key, value)
+        return self
+
+    def _seed(self):
+        config = self.config
+        seed = config.get("tf_random_seed", 42) if isinstance(config, dict) else getattr(config, "tf_random_seed", 42)
+        return 42 if config is None else seed
+
+    def _build(self, width):
+        unit_scaling = tf.keras.initializers.VarianceScaling(1.0, "fan_in", "uniform")  # TF 0.x's uniform_unit_scaling
+
+        def dense(units, name, activation=None, bias="zeros"):
+            return tf.keras.layers.Dense(units, activation=activation, kernel_initializer=unit_scaling,
+                                         bias_initializer=bias, name=name)
+
+        inputs = tf.keras.Input(shape=(width,), name="X")
+        net = inputs if self.add_noise is None else tf.keras.layers.Lambda(self.add_noise, name="add_noise")(inputs)
+        self.encoder_layers, self.decoder_layers = [], []
+        for part, units, layers in (("encoder", self.hidden_units, self.encoder_layers),
+                                    ("decoder", self.hidden_units[::-1], self.decoder_layers)):
+            for index, size in enumerate(units):
+                layers.append(dense(size, f"{{part}}_dnn_layer{{index}}", self.activation))
+                net = layers[-1](net)
+                if self.dropout is not None:
+                    net = tf.keras.layers.Dropout(self.dropout, name=f"{{part}}_dnn_dropout{{index}}")(net)
+        # linear_regression: TF 0.x's get_variable default (uniform unit scaling) for weights and bias
+        self.linear = dense(width, "linear_regression", bias=tf.keras.initializers.RandomUniform(-math.sqrt(3), math.sqrt(3)))
+        self.model = tf.keras.Model(inputs, self.linear(net), name="dnn_autoencoder")
+        clip = {{"global_clipnorm": float(self.clip_gradients)}} if self.clip_gradients else {{}}
+        if isinstance(self.optimizer, str):
+            optimizer = self.OPTIMIZERS[self.optimizer](self.learning_rate, **clip)
+        else:  # an optimizer class: built at the rate, as the legacy estimator did
+            optimizer = self.optimizer(learning_rate=self.learning_rate, **clip)
+        self.model.compile(optimizer=optimizer, loss="mean_squared_error", jit_compile=False)
+
+    def fit(self, X, y=None, monitor=None, logdir=None):
+        if monitor is not None:
+            raise NotImplementedError("TensorFlowDNNAutoencoder.fit(monitor=...): write it as a tf.keras.callbacks.Callback")
+        X = np.asarray(X, dtype=np.float32)
+        if self.model is None or not self.continue_training:
+            tf.keras.utils.set_random_seed(self._seed())
+            self._build(X.shape[1])
+        dataset = tf.data.Dataset.from_tensor_slices((X, X)).shuffle(len(X), seed=self._seed()).repeat().batch(self.batch_size)
+        self.model.fit(dataset, epochs=1, steps_per_epoch=self.steps, shuffle=False, verbose=2 if self.verbose else 0)
+        return self
+
+    def _fitted(self):
+        if self.model is None:
+            raise ValueError("the TensorFlowDNNAutoencoder is not fitted: call fit() first")
+        return self.model
+
+    def predict(self, X, axis=1, batch_size=None):
+        X = np.asarray(X, dtype=np.float32)
+        return self._fitted().predict(X, batch_size=batch_size or len(X) or 1, verbose=0)
+
+    def transform(self, X):
+        return self.predict(X)
+
+    def fit_transform(self, X, y=None, monitor=None, logdir=None):
+        return self.fit(X, y, monitor=monitor, logdir=logdir).transform(X)
+
+    def generate(self, hidden=None):
+        """The decoder's output for the innermost layer's values (random normal values by default)."""
+        self._fitted()
+        if hidden is None:
+            hidden = np.random.normal(size=(1, self.hidden_units[-1]))
+        net = tf.convert_to_tensor(np.asarray(hidden, dtype=np.float32))
+        for layer in self.decoder_layers:
+            net = layer(net)
+        return net.numpy()
+
+    @property
+    def weights_(self):
+        self._fitted()
+        return [layer.kernel.numpy() for layer in (*self.encoder_layers, *self.decoder_layers, self.linear)]
+
+    @property
+    def bias_(self):
+        self._fitted()
+        return [layer.bias.numpy() for layer in (*self.encoder_layers, *self.decoder_layers, self.linear)]
+'''
+
 
 # Graph-mode code's tf.compat.v1.layers.dense (TFM712, keras_compat): TensorFlow 2.16+ builds tf.compat.v1.layers from
 # Keras 2, which Keras 3 lacks; the helper makes the same variables with tf.compat.v1.get_variable.
@@ -1055,6 +1194,8 @@ HELPERS: dict[str, Helper] = {
         _helper("metric_op", _METRIC_OP, (), (), WRITTEN_BY_MODEL_FN),
         _helper("model_fn_predictions", _MODEL_FN_PREDICTIONS, ("numpy as np",), ("input_dataset",), WRITTEN_BY_MODEL_FN),
         _helper("legacy_dense", _LEGACY_DENSE, ("tensorflow as tf",), (), WRITTEN_BY_DENSE),
+        _helper("slim_stack", _SLIM_STACK, ("tensorflow as tf",), (), WRITTEN_BY_MODEL_FN),
+        _helper("DNNAutoencoder", _DNN_AUTOENCODER, ("math", "numpy as np", "tensorflow as tf"), (), WRITTEN_BY_AUTOENCODER),
     )
 }
 

@@ -20,10 +20,13 @@ from tfmigrate.rule_ids import TFM552
 from tfmigrate.transforms.common.read_by_name import doubts, in_try
 
 TF = "tensorflow"
+SKFLOW = "skflow"
 
 
 def missing_in_tf215(target: str) -> bool:
-    """Does importing ``target`` (a dotted module or name under tensorflow) fail on TF 2.15?"""
+    """Does importing ``target`` (a dotted module or name under tensorflow, or skflow) fail on TF 2.15?"""
+    if target == SKFLOW or target.startswith(SKFLOW + "."):
+        return True  # skflow became tf.contrib.learn in TF 0.9: no TensorFlow 2 installs it
     if not target.startswith(TF + "."):
         return False
     from tfmigrate.transforms.common.tf_names import UNKNOWN, names
@@ -42,7 +45,7 @@ class UnusedLegacyImports:
             statement, alias = binding.statement, binding.alias
             if binding.name in read or not missing_in_tf215(binding.target):
                 continue
-            if isinstance(statement, cst.Import) and alias.asname is None:
+            if isinstance(statement, cst.Import) and alias.asname is None and binding.target.startswith(TF):
                 continue  # `import tensorflow.contrib.x` binds `tensorflow`: the renames family's
             if isinstance(statement, cst.ImportFrom) and (statement.relative or statement.module is None):
                 continue
@@ -54,7 +57,7 @@ class UnusedLegacyImports:
         for binding in candidates:
             statement, alias = binding.statement, binding.alias
             reason = doubt.get(binding.name) or in_try(index, statement)
-            shown = binding.target.replace(TF, "tf", 1)
+            shown = binding.target.replace(TF, "tf", 1) if binding.target.startswith(TF) else binding.target
             if reason:
                 self.flag(alias, TFM552, (  # type: ignore[attr-defined]
                     f"{shown} is imported as `{binding.name}`, which no code here reads, and the import fails on "

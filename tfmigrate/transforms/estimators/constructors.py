@@ -205,6 +205,37 @@ class EstimatorConstructors:
             self.fix(old, TFM103, f"optimizer={code_of(old)} -> optimizer={code_of(new)} (a tf.keras.optimizers.legacy "
                      "optimizer built afresh for every train(), with the legacy rate)")
 
+    def _label_dimension(self, est: Est) -> str | None:
+        """A skflow / TF Learn 0.x TensorFlow*Regressor took its number of outputs from fit's y (y of shape (n, k):
+        k outputs, a 1-D y one); tf.estimator's regressors take it as label_dimension. Written where fit's y is
+        readable where the estimator is built (as the feature width is): a literal 2-D array's k, else computed from
+        the data; None where y cannot be seen there (the default, one output)."""
+        y = None
+        for fit in est.fits:
+            bound, _ = bind_args(fit, ("x", "y", "monitor", "logdir"))
+            for arg in fit.args:
+                if arg.keyword and arg.keyword.value == "Y":
+                    bound["y"] = arg.value
+            if "y" in bound:
+                y = bound["y"]
+                break
+        if y is None:
+            return None
+        saved = est.width, est.width_note
+        est.width = None
+        try:
+            self._width(est, y)
+            found = est.width
+        finally:
+            est.width, est.width_note = saved
+        if found is None:
+            return None
+        if found.endswith(".shape[1:]"):
+            data = found[: -len(".shape[1:]")]
+            self.need_np = True
+            return f"np.shape({data})[1] if np.ndim({data}) > 1 else 1"
+        return found.strip("[]")  # a literal 2-D array: its number of columns
+
     def _is_keras_callable(self, value: cst.BaseExpression) -> bool:
         return isinstance(value, cst.Lambda) or "keras" in code_of(value)
 
@@ -284,6 +315,10 @@ class EstimatorConstructors:
         args.append(kwarg("feature_columns", expression(f'[tf.feature_column.numeric_column("{FEATURE_KEY}", shape={est.width})]')))
         if cls.classifier:
             args.append(kwarg("n_classes", a.get("n_classes", expression("2"))))
+        else:
+            est.label_dimension = self._label_dimension(est)
+            if est.label_dimension is not None:
+                args.append(kwarg("label_dimension", expression(est.label_dimension)))
         args.append(kwarg("optimizer", optimizer))
         if cls.dnn and "dropout" in a:
             args.append(kwarg("dropout", a["dropout"]))

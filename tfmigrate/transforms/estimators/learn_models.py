@@ -17,7 +17,7 @@ from __future__ import annotations
 import libcst as cst
 
 from tfmigrate.codemod.tree import expression
-from tfmigrate.rule_ids import TFM116, TFM118
+from tfmigrate.rule_ids import TFM116, TFM118, TFM709
 from tfmigrate.transforms.common.builders import bind_args, code_of, is_none, layout_call
 from tfmigrate.transforms.estimators import learn_ops
 from tfmigrate.transforms.estimators.model_fn.contract import _reads
@@ -120,7 +120,7 @@ class ModelCalls:
                 self._categorical(call)
             elif kind == "ops" and last in ARRAY_OPS:
                 self._array_op(call, last)
-            elif kind == "estimators":
+            elif kind == "estimators" and TFM709 not in self.t.context.run_rules:  # --target keras lowers it (TFM709)
                 self.t.flag(call, TFM118, AUTOENCODER)
         for attr in attrs:
             if not (type(attr.value) is cst.Attribute and attr.value.attr.value == "tf"):

@@ -348,6 +348,9 @@ class EstimatorMethods:
             item = 'p["probabilities"]'
         elif est.cls.classifier and method != "predict_scores":
             item = 'p["class_ids"][0]'
+        elif est.label_dimension is not None and est.label_dimension != "1":
+            # skflow's regressor predicted one value per output: a row per example where y had several columns
+            item = 'p["predictions"] if len(p["predictions"]) > 1 else p["predictions"][0]'
         else:
             item = 'p["predictions"][0]'
         predict = layout_call(call.with_changes(func=call.func.with_changes(attr=cst.Name("predict")),

@@ -31,6 +31,7 @@ class Est:
     ok: bool = True
     width: str | None = None
     width_note: str | None = None
+    label_dimension: str | None = None  # skflow regressors: the number of outputs, from fit's y (TFM101)
     columns: cst.BaseExpression | None = None  # learn: the feature_columns to write
     model_dir: cst.BaseExpression | None = None
     fits: list[cst.Call] = field(default_factory=list)

@@ -30,6 +30,7 @@ from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.walk import iter_nodes
 from tfmigrate.transforms.common.builders import code_of, str_value, unique
 from tfmigrate.transforms.keras_target import model_fn_layers as tables
+from tfmigrate.transforms.keras_target.model_fn_slim import SlimPieces, is_optimize_loss
 
 ESTIMATOR_PARAMS = ("model_fn", "model_dir", "config", "params", "warm_start_from")
 SPEC_PARAMS = ("mode", "predictions", "loss", "train_op", "eval_metric_ops", "export_outputs", "training_chief_hooks",
@@ -40,7 +41,6 @@ TF1_LOSSES = ("absolute_difference", "cosine_distance", "hinge_loss", "huber_los
               "mean_squared_error", "sigmoid_cross_entropy", "softmax_cross_entropy", "sparse_softmax_cross_entropy")
 GLOBAL_STEP = ("get_global_step", "get_or_create_global_step")
 # tf.contrib.layers.optimize_loss (and TFM608's copy of it, legacy_optimize_loss) in TF 1.15's parameter order
-OPTIMIZE_LOSS = ("optimize_loss", "legacy_optimize_loss")
 OPTIMIZE_LOSS_PARAMS = ("loss", "global_step", "learning_rate", "optimizer", "gradient_noise_scale", "gradient_multipliers",
                         "clip_gradients", "learning_rate_decay_fn", "update_ops", "variables", "name", "summaries",
                         "colocate_gradients_with_ops", "increment_global_step")
@@ -150,9 +150,12 @@ def _reads(expr: cst.CSTNode) -> set[str]:
     return {n.value for n in nodes if isinstance(n, cst.Name) and id(n) not in skip}
 
 
-class ModelFnLowering:
+class ModelFnLowering(SlimPieces):
     """Plans the lowering of the model_fn of one ``tf.estimator.Estimator(...)`` call; ``plan()`` raises
     :class:`Blocked` with the piece that stops it."""
+
+    blocked_ = Blocked  # what the model_fn_slim mixin raises and binds arguments with
+    bind_args_ = staticmethod(_bind)
 
     def __init__(self, t: FamilyTransform, call: cst.Call, taken: set[str]) -> None:
         self.t, self.call, self.taken = t, call, taken  # taken: names the module already binds
@@ -205,7 +208,7 @@ class ModelFnLowering:
         self.networks: dict[str, cst.FunctionDef] = {}
         self.metrics: dict[int, cst.Call] = {}
         self.optimizers: list[cst.Call] = []
-        self.optimize_losses: list[cst.Call] = []
+        self.optimize_losses: list[cst.Call] = []  # tf.contrib.layers.optimize_loss train_ops (model_fn_slim)
         self.specs: list[cst.Call] = []
         self.scope_prefix: tuple[str, ...] = ()  # the variable scopes around the call of the network function scanned
         self._scan(fn, owner="self", top=True)
@@ -242,11 +245,14 @@ class ModelFnLowering:
                     class_forms.add(id(node.func))
                     self._layer_class(node, inner.rpartition(".")[2], owner, fn_locals)
                     continue
-            if short in OPTIMIZE_LOSS and qn.startswith(("tensorflow.contrib.layers.", "tf_slim.")) \
-                    or isinstance(node.func, cst.Name) and node.func.value == "legacy_optimize_loss" and not qn:
+            if is_optimize_loss(self.t, node):
+                if not top:
+                    raise Blocked(f"optimize_loss called by {fn.name.value}, not by the model_fn")
                 self.optimize_losses.append(node)
             elif isinstance(node.func, cst.Name) and node.func.value == "legacy_dense" and not qn:
                 raise Blocked("legacy_dense (TFM712's get_variable layer of graph-mode code)")
+            elif qn.startswith(tables.SLIM_MODULES) and short == "stack":
+                self._slim_stack(node, owner, fn_locals, fn)
             elif qn.startswith(tables.LAYER_MODULES[:2]) and short in tables.LAYER_FUNCTIONS:
                 self._layer_function(node, tables.LAYER_FUNCTIONS[short], owner, fn_locals, slim=False)
             elif qn.startswith(tables.SLIM_MODULES) and short in tables.SLIM_FUNCTIONS:
@@ -608,8 +614,9 @@ class ModelFnLowering:
                 and code_of(line.body[0].targets[0].target).strip() == "labels" and line.body[0].value is node):
             return False
         args = _bind(node, ("dtype", "shape", "name"))
-        if "shape" not in args or 'params["fit_labels"]' not in code_of(args["dtype"].value):
-            return False
+        if "shape" not in args or "dtype" not in args or 'params["fit_labels"]' not in code_of(args["dtype"].value):
+            SlimPieces._labels_placeholder(self, node, fn)  # TFM115's (None,) + shape form, or Blocked
+            return True
         self.plan_.table[id(node)] = cst.parse_expression(
             'tf.zeros((tf.shape(tf.nest.flatten(features)[0])[0],) + params["fit_labels"].shape[1:], params["fit_labels"].dtype)')
         return True
@@ -632,9 +639,10 @@ class ModelFnLowering:
             self.removed.append(line)
 
     def _finish_removals(self) -> None:
-        """Removed statements; their comments go to the next statement kept (a block left empty keeps a ``pass``)."""
+        """Removed statements (a block left empty keeps a ``pass``). Their comments go above the next statement
+        kept: the engine's comment keeper (codemod/comments.py) puts back every comment a replaced node dropped,
+        so carrying them here too wrote each twice."""
         removed = {id(s) for s in self.removed}
-        carried: dict[int, list[cst.EmptyLine]] = {}
         for line in self.removed:
             block = self.t.index.parents.get(line)
             body = list(getattr(block, "body", ()))
@@ -647,16 +655,6 @@ class ModelFnLowering:
                 self.plan_.table[id(line)] = cst.SimpleStatementLine(body=[cst.Pass()], leading_lines=line.leading_lines)
             else:
                 self.plan_.table[id(line)] = lambda updated: cst.RemovalSentinel.REMOVE
-                if kept is not None and comments:
-                    carried.setdefault(id(kept), []).extend(comments)
-        for key, comments in carried.items():
-            previous = self.plan_.table.get(key)
-
-            def prepend(updated: cst.CSTNode, comments: list[cst.EmptyLine] = comments, previous: object = previous) -> cst.CSTNode:
-                new = previous if isinstance(previous, cst.CSTNode) else previous(updated) if previous else updated
-                return new.with_changes(leading_lines=[*comments, *new.leading_lines])  # type: ignore[union-attr]
-
-            self.plan_.table[key] = prepend
 
     # --- EstimatorSpec and metrics -----------------------------------------------------------------
     def _assigned(self, name: cst.Name) -> cst.BaseExpression | None:
@@ -886,6 +884,11 @@ class ModelFnLowering:
         for node in iter_nodes(call, trivia=False):
             self.plan_.table.pop(id(node), None)
         self._remove_statement(call, "train_op")
+        if isinstance(call.func, cst.Name):  # TFM608's legacy_optimize_loss: its def goes with its only call
+            reads = [n for n in self.t.index.nodes(cst.Name) if n.value == call.func.value]
+            defs = [f for f in self.t.index.nodes(cst.FunctionDef) if f.name.value == call.func.value]
+            if len(reads) == 2 and len(defs) == 1 and self.t.index.parents.get(defs[0]) is self.t.index.module:
+                self.plan_.table[id(defs[0])] = lambda updated: cst.RemovalSentinel.REMOVE
 
     def _rate(self, value: cst.BaseExpression) -> str:
         """The learning rate: a value, or a tf.train decay schedule of the global step (a Keras schedule)."""

@@ -41,6 +41,7 @@ from tfmigrate.codemod.tree import dotted, is_docstring, is_import_block
 from tfmigrate.codemod.walk import iter_nodes, transform
 from tfmigrate.rule_ids import TFM701, TFM702, TFM703, TFM704, TFM705, TFM706, TFM707
 from tfmigrate.transforms.common.builders import ReplaceById, append_args, code_of, kwarg, str_value
+from tfmigrate.transforms.keras_target.autoencoder import plan_autoencoders, references
 from tfmigrate.transforms.keras_target.model_fn_estimator import ModelFnEstimators, plan_model_fn
 from tfmigrate.transforms.keras_target.one_shot_inputs import one_shot_returns
 
@@ -101,6 +102,8 @@ def lowers_to_keras(t: FamilyTransform) -> bool:
     if not any(r.startswith("TFM70") for r in t.context.run_rules):
         return False
     if "keras_program" in t.context.facts:
+        return True
+    if references(t):  # TFM709: TensorFlowDNNAutoencoder is a Keras model
         return True
     for call in t.index.nodes(cst.Call):
         if isinstance(call.func, cst.Name) and call.func.value in BUILDERS:  # lowered by an earlier run
@@ -196,6 +199,7 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
                           "and in predict/predict_proba estimator_predictions(self.estimator, numpy_input_fn(...))")
         if rewritten_inputs:
             self._drop_input_imports(rewritten_inputs)
+        self.autoencoders = {id(n) for n in plan_autoencoders(self, self.table, self.used, _helper_note())}  # TFM709
         self._follow_factories(node)
         self._follow_add_metrics(calls)
         for call in calls:
@@ -864,7 +868,8 @@ class KerasTargetTransform(ModelFnEstimators, FamilyTransform):
         """``from legacy_estimators import <the helpers used>`` (:func:`import_helpers`); the helpers module
         itself is written once beside this module by the runner (:mod:`tfmigrate.codemod.helpers_module`). A
         helper an earlier version wrote into this module is kept there and not imported."""
-        self.imports.add("tensorflow", asname="tf")  # the lowered code names tf.keras
+        if set(self.table) - getattr(self, "autoencoders", set()):  # (DNNAutoencoder alone names no tf)
+            self.imports.add("tensorflow", asname="tf")  # the lowered code names tf.keras
         written = self._written_helpers(module)
         return import_helpers(module, sorted(n for n in self.used if n not in written))
 

@@ -32,7 +32,7 @@ from libcst.metadata import ParentNodeProvider
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import full_name, is_docstring, is_import_block
 from tfmigrate.codemod.walk import transform
-from tfmigrate.rule_ids import TFM501, TFM502, TFM503, TFM504, TFM505, TFM590
+from tfmigrate.rule_ids import TFM501, TFM502, TFM503, TFM504, TFM505, TFM590, TFM709
 from tfmigrate.transforms.common.builders import ReplaceById
 from tfmigrate.transforms.renames.flags_internals import FlagsInternals, shown_code
 from tfmigrate.transforms.renames.removed import removed_reason
@@ -416,7 +416,13 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
     def _rename_message(self, rel: str) -> str:
         return f"{shown(rel)} does not exist in TensorFlow 2.15: use tf.compat.v1.{rel}"
 
+    def _lowered_later(self, name: str | None) -> bool:
+        """A name a later family of this run rewrites: TensorFlowDNNAutoencoder with --target keras (TFM709)."""
+        return bool(name) and name.rpartition(".")[2] == "TensorFlowDNNAutoencoder" and TFM709 in self.context.run_rules  # type: ignore[union-attr]
+
     def _flag_skflow(self, node: cst.CSTNode, name: str | None) -> None:
+        if self._lowered_later(name):
+            return
         self.flag(
             node,
             TFM503,
@@ -426,6 +432,8 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
         )
 
     def _flag_unknown(self, node: cst.CSTNode, rel: str) -> None:
+        if self._lowered_later(rel):
+            return
         reason = removed_reason(rel[len("compat.v1.") :] if rel.startswith("compat.v1.") else rel)
         if reason is not None:  # a legacy name the inventory decided: why it has no TF 2.15 form (TFM590)
             self.flag(node, TFM590, reason.format(name=shown(rel)))
