@@ -297,7 +297,9 @@ def become(job: dict[str, Any], base_path: list[str]) -> None:
     except (SystemExit, KeyboardInterrupt):
         raise
     except BaseException as exc:  # the traceback a fresh `python -m` prints: from runpy's frame on, not this one's
-        sys.excepthook(type(exc), exc, exc.__traceback__.tb_next if exc.__traceback__ else None)
+        if exc.__traceback__ is not None:
+            exc.__traceback__ = exc.__traceback__.tb_next  # the printed traceback is the exception's own
+        sys.excepthook(type(exc), exc, exc.__traceback__)
         sys.exit(1)
 
 
