@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tfmigrate.childproc import keras_interpreter
+from tfmigrate.childproc import child_env, keras_interpreter
 from tfmigrate.warm import ENV, server_command
 
 _servers: dict[str, subprocess.Popen] = {}
@@ -55,7 +55,7 @@ def start(pythons: list[str]) -> None:
         _dir = tempfile.mkdtemp(prefix="tfmigrate-warm-suite-")
     for python in new:
         path = os.path.join(_dir, f"{len(_servers)}.sock")
-        argv, env = server_command(python, path)
+        argv, env = server_command(child_env(), python, path)
         if python != sys.executable:
             env["PYTHONPATH"] = env["PYTHONPATH"].split(os.pathsep)[0]  # tfmigrate only: 2.21 reads no path of this venv
         env.pop("TIMELOG", None)

@@ -68,22 +68,6 @@ def keras_interpreter(given: str | None = None) -> str | None:
     return str(candidate) if candidate.exists() else None
 
 
-def popen(command: list[str], **kwargs):
-    """``subprocess.Popen(command, **kwargs)`` for a :func:`module_command` or :func:`interpreter_command`,
-    or the same child forked by a warm TensorFlow server the user started (``tfmigrate serve``,
-    ``$TFMIGRATE_WARM``; :mod:`tfmigrate.warm`)."""
-    from tfmigrate import warm
-
-    return warm.popen(command, **kwargs)
-
-
-def run(command: list[str], **kwargs):
-    """``subprocess.run(command, **kwargs)``, through :func:`popen`'s warm server where one is served."""
-    from tfmigrate import warm
-
-    return warm.run(command, **kwargs)
-
-
 def interpreter_command(python: str, module: str, *args: str) -> list[str]:
     """:func:`module_command` for another interpreter (the TensorFlow 2.21 one of ``--target keras``)."""
     return [python, "-P", "-m", module, *args]

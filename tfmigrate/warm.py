@@ -306,7 +306,6 @@ def become(job: dict[str, Any], base_path: list[str]) -> None:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     """``python -m tfmigrate.warm SOCKET``: serve until SIGINT/SIGTERM; in a child, its request."""
     import gc
-    import importlib
     import signal
 
     args = list(sys.argv[1:] if argv is None else argv)
@@ -319,8 +318,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
-    for name in PRELOAD:
-        importlib.import_module(name)
+    import numpy  # PRELOAD: these two names, never one a request or a project names
+    import tensorflow
+
+    assert numpy and tensorflow
     # what the imports made is never collected in a child: the collector's walks would copy its pages
     gc.freeze()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
@@ -631,11 +632,10 @@ def default_socket(python: str | None = None) -> str:
     return os.path.join(base, f"tfmigrate-warm-{tag}.sock")
 
 
-def server_command(python: str | None = None, path: str | None = None) -> tuple[list[str], dict[str, str]]:
-    """The argv and environment of a server of ``python`` (default: this interpreter) listening on ``path``."""
-    from tfmigrate.childproc import child_env
-
-    env = child_env()
+def server_command(env: Mapping[str, str], python: str | None = None, path: str | None = None) -> tuple[list[str], dict[str, str]]:
+    """The argv and environment of a server of ``python`` (default: this interpreter) listening on ``path``;
+    ``env``: ``childproc.child_env()`` (the server runs as tfmigrate's children do)."""
+    env = dict(env)
     env["OPENBLAS_NUM_THREADS"] = "1"  # no thread exists when it forks (numpy's OpenBLAS would start them)
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     env.setdefault("ABSL_MIN_LOG_LEVEL", "3")

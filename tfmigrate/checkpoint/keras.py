@@ -472,7 +472,8 @@ def _python(python: str | None) -> str:
 
 
 def run_keras_child(python: str, request: dict[str, Any], workdir: str, timeout: float = CHILD_TIMEOUT_S) -> dict[str, Any]:
-    from tfmigrate.childproc import child_env, interpreter_command, run
+    from tfmigrate.childproc import child_env, interpreter_command
+    from tfmigrate.warm import run
 
     env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=workdir)
     try:

@@ -284,7 +284,8 @@ def model_variables_many(specs: list[str], timeout: float = CHILD_TIMEOUT_S) -> 
 def run_child(args: list[str], stdin: str | None = None, timeout: float = CHILD_TIMEOUT_S) -> dict[str, Any]:
     """Run ``python -m tfmigrate.checkpoint._tfchild ARGS`` (isolated, see :mod:`tfmigrate.childproc`);
     its JSON result, or TargetError."""
-    from tfmigrate.childproc import child_env, module_command, run
+    from tfmigrate.childproc import child_env, module_command
+    from tfmigrate.warm import run
 
     # the child's temporary directory (the scratch model_dir of load(), what TensorFlow leaves there) is
     # removed when it ends: on success, on error, at the timeout and on Ctrl-C (subprocess.run kills it first)

@@ -30,7 +30,7 @@ def serve(socket_path: str | None, python: str | None, keras: bool, print_socket
     One server serves one interpreter (and this tfmigrate checkout); a child of another, a socket that
     is not yours or on which nothing listens gets a fresh process (with a one-line note). Only you ever
     start a server: nothing in a project starts one. Stop it with Ctrl-C."""
-    from tfmigrate.childproc import keras_interpreter
+    from tfmigrate.childproc import child_env, keras_interpreter
     from tfmigrate.warm import default_socket, server_command
 
     if keras:
@@ -41,6 +41,6 @@ def serve(socket_path: str | None, python: str | None, keras: bool, print_socket
     if print_socket:
         click.echo(path)
         return
-    argv, env = server_command(python, path)
+    argv, env = server_command(child_env(), python, path)
     click.echo(f"export TFMIGRATE_WARM={path}", err=True)
     os.execve(argv[0], argv, env)

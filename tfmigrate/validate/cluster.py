@@ -19,9 +19,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tfmigrate.childproc import module_command, popen
+from tfmigrate.childproc import module_command
 from tfmigrate.validate.runner import child_env, run_validation
 from tfmigrate.validate.targets import TargetError, check, refuse_early
+from tfmigrate.warm import popen
 
 ROLES = ("chief", "worker", "ps")
 

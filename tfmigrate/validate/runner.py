@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from tfmigrate.childproc import child_env as isolated_env
-from tfmigrate.childproc import module_command, popen
+from tfmigrate.childproc import module_command
 from tfmigrate.validate.targets import TargetError, check, refuse_early, runs_program, split
+from tfmigrate.warm import popen
 
 SCHEMA = 1
 Event = dict[str, Any]
