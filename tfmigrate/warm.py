@@ -238,14 +238,17 @@ def _kill(pid: int) -> None:
         pass
 
 
-def _stdio(fd: int, writing: bool, env: Mapping[str, str], errors: str):
-    """The text stream a fresh interpreter makes for fd 0, 1 or 2."""
+def _stdio(fd: int, writing: bool, env: Mapping[str, str], like):
+    """The text stream a fresh interpreter makes for fd 0, 1 or 2: ``like``'s (the server's stream, made
+    for the same locale) encoding and errors, unless the request's PYTHONIOENCODING says otherwise."""
     import io
 
     raw = io.FileIO(fd, "wb" if writing else "rb", closefd=False)
     unbuffered = bool(env.get("PYTHONUNBUFFERED"))
     buffered = (io.BufferedWriter(raw) if writing else io.BufferedReader(raw))
-    encoding = env.get("PYTHONIOENCODING", "").partition(":")[0] or None
+    named, _, named_errors = env.get("PYTHONIOENCODING", "").partition(":")
+    encoding = named or like.encoding
+    errors = named_errors or like.errors
     interactive = raw.isatty()
     return io.TextIOWrapper(buffered, encoding=encoding, errors=errors, write_through=unbuffered and writing,
                             line_buffering=writing and (interactive or fd == 2))
@@ -279,9 +282,9 @@ def become(job: dict[str, Any], base_path: list[str]) -> None:
     os.environ.clear()
     os.environ.update(env)
     tempfile.tempdir = None  # TMPDIR is the request's
-    sys.stdin = sys.__stdin__ = _stdio(0, False, env, "strict")
-    sys.stdout = sys.__stdout__ = _stdio(1, True, env, "strict")
-    sys.stderr = sys.__stderr__ = _stdio(2, True, env, "backslashreplace")
+    sys.stdin = sys.__stdin__ = _stdio(0, False, env, _KEEP[0])
+    sys.stdout = sys.__stdout__ = _stdio(1, True, env, _KEEP[1])
+    sys.stderr = sys.__stderr__ = _stdio(2, True, env, _KEEP[2])
     # -P: nothing before the standard path; PYTHONPATH's entries first, as the fresh interpreter's
     sys.path[:] = [*dict.fromkeys(_pythonpath(env)), *base_path]
     if env.get("PYTHONWARNINGS"):
