@@ -438,6 +438,11 @@ class WarmProcess:
         self.conn.close()
         _timelog(time.perf_counter() - self._started, self.cpu or 0.0, self.args)
 
+    def _server_gone(self) -> dict[str, Any]:
+        """The server ended before the child (killed): the child's group is killed, as a fresh child's at its end."""
+        _kill(self.pid)
+        return {"returncode": -9}
+
     def poll(self) -> int | None:
         if self.returncode is None:
             with self._lock:
@@ -445,7 +450,7 @@ class WarmProcess:
                     try:
                         message = self._line.read(0)
                     except EOFError:
-                        message = {"returncode": -9}  # the server died: its children were killed with it
+                        message = self._server_gone()
                     if message is not None:
                         self._finish(message)
         return self.returncode
@@ -457,7 +462,7 @@ class WarmProcess:
                     try:
                         message = self._line.read(timeout)
                     except EOFError:
-                        message = {"returncode": -9}
+                        message = self._server_gone()
                     if message is None:
                         raise subprocess.TimeoutExpired(self.args, timeout)
                     self._finish(message)
