@@ -251,3 +251,22 @@ def test_serve_is_documented() -> None:
 
     out = CliRunner().invoke(cli, ["serve", "--help"]).output
     assert "TFMIGRATE_WARM" in out and "fresh" in out
+
+
+def test_the_cli_forks_its_tensorflow_child_and_says_the_same(only: str, tmp_path: Path) -> None:
+    """``tfmigrate ckpt diff`` as a user runs it, with $TFMIGRATE_WARM and without: the same output and
+    exit status; the warm run's TensorFlow child is a fork (its TIMELOG line), the fresh one's is not."""
+    root = Path(__file__).resolve().parents[1]
+    args = [sys.executable, "-m", "tfmigrate", "ckpt", "diff", "samples/iris_checkpoint_trap/models/iris",
+            "--model", "samples/iris_checkpoint_trap/expected.py"]
+    runs = {}
+    for name in ("warm", "fresh"):
+        log = tmp_path / f"{name}.timelog"
+        env = dict(os.environ, TIMELOG=str(log))
+        if name == "fresh":
+            env.pop(warm.ENV)
+        runs[name] = subprocess.run(args, cwd=root, env=env, capture_output=True, text=True, timeout=300)
+        runs[name + " log"] = log.read_text() if log.exists() else ""
+    assert runs["warm"].returncode == runs["fresh"].returncode == 1, runs["warm"].stderr[-2000:]
+    assert runs["warm"].stdout == runs["fresh"].stdout and "silent" in runs["warm"].stdout.lower()
+    assert "[warm tfmigrate.checkpoint._tfchild]" in runs["warm log"] and runs["fresh log"] == ""

@@ -145,8 +145,13 @@ class _Server:
             return None
         sys.stdout.flush()
         sys.stderr.flush()
+        ready, led = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: nothing of the server's is left open in it
+            os.setsid()  # its own session and process group (the client kills the group), before the client hears its pid
+            os.close(ready)
+            os.write(led, b"x")
+            os.close(led)
             self.listener.close()
             for pidfd, (other, _pid, _t) in self.jobs.items():
                 os.close(pidfd)
@@ -156,6 +161,9 @@ class _Server:
             return request
         for fd in fds:
             os.close(fd)
+        os.close(led)
+        os.read(ready, 1)  # the child leads its group now (empty: it died first)
+        os.close(ready)
         pidfd = os.pidfd_open(pid)
         self.jobs[pidfd] = (conn, pid, time.monotonic_ns())
         poller.register(pidfd, select_in())
@@ -266,7 +274,6 @@ def become(job: dict[str, Any], base_path: list[str]) -> None:
 
     import signal
 
-    os.setsid()  # its own session and process group: the client kills the group
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
