@@ -30,6 +30,25 @@ def precommit_hooks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str
     return copy, tag, base / "store"
 
 
+@pytest.fixture
+def fresh_children(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tfmigrate's TensorFlow children start as fresh interpreters (no warm server, tests/warm_servers.py):
+    for a test about the fresh process itself."""
+    monkeypatch.delenv("TFMIGRATE_WARM", raising=False)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Start this pytest process's warm TensorFlow servers (tests/warm_servers.py) at the first test that may
+    use them, unless the test asks for fresh children."""
+    if "fresh_children" in getattr(item, "fixturenames", ()):
+        return
+    from tests import warm_servers
+
+    pythons = warm_servers.wanted(item.nodeid, {mark.name for mark in item.iter_markers()})
+    if pythons:
+        warm_servers.start(pythons)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run test_fast_paths.py's tests of one source one after another (a stable sort by the
     ``name`` parameter, the tests without one first, in their order), so that they share that

@@ -15,7 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "tfmigrate"
 
 # bottom to top; a unit may import its own modules and the units of LOWER layers only
 LAYERS: list[set[str]] = [
-    {"results", "visible", "rule_ids", "childproc", "keras_runtime", "static_values", "regular_files", "__init__", "data", "rules"},  # nothing of tfmigrate (but __version__)
+    {"results", "visible", "rule_ids", "childproc", "keras_runtime", "static_values", "regular_files", "__init__", "data", "rules",
+     "warm", "_warm_probe"},  # nothing of tfmigrate (but __version__)
     {"codemod"},  # the rewrite engine; loads the transforms named in the catalog by name
     {"transforms"},  # the rules' code, on the engine's FamilyTransform
     {"targets_static"},  # estimator constructions found statically

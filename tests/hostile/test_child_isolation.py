@@ -13,6 +13,9 @@ import pytest
 
 from tfmigrate.childproc import child_env, module_command
 
+# about what a fresh child imports from the directory it runs in: fresh interpreters, never a warm server's forks (tests/warm_servers.py)
+pytestmark = pytest.mark.usefixtures("fresh_children")
+
 PLANT = "import pathlib; pathlib.Path({marker!r}).write_text('ran')\n"
 
 

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+# about which interpreter tfmigrate starts: fresh interpreters, never a warm server's forks (tests/warm_servers.py)
+pytestmark = pytest.mark.usefixtures("fresh_children")
+
 ROOT = Path(__file__).resolve().parents[2]
 TRAP = ROOT / "samples" / "iris_checkpoint_trap"
 KERAS_LINE = 22  # the canned_keras_model(...) call of expected_keras.py

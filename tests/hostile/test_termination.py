@@ -18,6 +18,9 @@ from tfmigrate.codemod.rule import load_catalog
 
 from .helpers import LEGACY
 
+# about the child process of tfmigrate's own (found by its parent pid): fresh interpreters, never a warm server's forks (tests/warm_servers.py)
+pytestmark = pytest.mark.usefixtures("fresh_children")
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

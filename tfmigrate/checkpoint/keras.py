@@ -423,10 +423,11 @@ def _python(python: str | None) -> str:
 
 def run_keras_child(python: str, request: dict[str, Any], workdir: str, timeout: float = CHILD_TIMEOUT_S) -> dict[str, Any]:
     from tfmigrate.childproc import child_env, interpreter_command
+    from tfmigrate.warm import run
 
     env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=workdir)
     try:
-        proc = subprocess.run(interpreter_command(python, "tfmigrate.checkpoint._keraschild"), input=json.dumps(request),
+        proc = run(interpreter_command(python, "tfmigrate.checkpoint._keraschild"), input=json.dumps(request),
                               capture_output=True, text=True, timeout=timeout, env=env, check=False)
     except subprocess.TimeoutExpired:
         raise CheckpointError(f"TensorFlow 2.21 child process took longer than {timeout:.0f} s") from None

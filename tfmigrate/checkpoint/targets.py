@@ -285,13 +285,14 @@ def run_child(args: list[str], stdin: str | None = None, timeout: float = CHILD_
     """Run ``python -m tfmigrate.checkpoint._tfchild ARGS`` (isolated, see :mod:`tfmigrate.childproc`);
     its JSON result, or TargetError."""
     from tfmigrate.childproc import child_env, module_command
+    from tfmigrate.warm import run
 
     # the child's temporary directory (the scratch model_dir of load(), what TensorFlow leaves there) is
     # removed when it ends: on success, on error, at the timeout and on Ctrl-C (subprocess.run kills it first)
     with tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as child_tmp:
         env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=child_tmp)
         try:
-            proc = subprocess.run(
+            proc = run(  # a fork of the user's warm TensorFlow server when $TFMIGRATE_WARM names one
                 module_command("tfmigrate.checkpoint._tfchild", *args),
                 input=stdin, capture_output=True, text=True, timeout=timeout, env=env, check=False,
             )

@@ -3,6 +3,7 @@
 rewrite    the codemod (``cli/rewrite.py``)        rules     the catalog (``cli/rules.py``)
 ckpt       checkpoint inspect/diff/convert          validate  train/restore/resume a migrated model
 report     every stage composed (``cli/report.py``) common    what several commands share
+serve      a warm TensorFlow process for the children of validate/report/ckpt (``cli/serve.py``)
 
 Each command's module is imported only when that command is invoked (or listed by ``--help``),
 so ``tfmigrate rewrite`` stays fast and TensorFlow-free.
@@ -29,6 +30,7 @@ COMMANDS = {
     "ckpt": "tfmigrate.cli.ckpt:ckpt",
     "validate": "tfmigrate.cli.validate:validate",
     "report": "tfmigrate.cli.report:report",
+    "serve": "tfmigrate.cli.serve:serve",
 }
 
 

@@ -22,6 +22,7 @@ from typing import Any
 from tfmigrate.childproc import module_command
 from tfmigrate.validate.runner import child_env, run_validation
 from tfmigrate.validate.targets import TargetError, check, refuse_early
+from tfmigrate.warm import popen
 
 ROLES = ("chief", "worker", "ps")
 
@@ -86,7 +87,7 @@ def run_cluster(target: str, spec: str, *, steps: int = 20, batch_size: int = 64
             env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": role, "index": i}})
             env["CUDA_VISIBLE_DEVICES"] = "-1"
             log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-            proc = subprocess.Popen(module_command("tfmigrate.validate._cluster_task", json.dumps(config)),
+            proc = popen(module_command("tfmigrate.validate._cluster_task", json.dumps(config)),
                                     stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=env)
             procs.append((role, i, proc, log))
         reports: dict[str, dict] = {}

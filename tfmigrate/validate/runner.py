@@ -27,6 +27,7 @@ from typing import Any
 from tfmigrate.childproc import child_env as isolated_env
 from tfmigrate.childproc import module_command
 from tfmigrate.validate.targets import TargetError, check, refuse_early, runs_program, split
+from tfmigrate.warm import popen
 
 SCHEMA = 1
 Event = dict[str, Any]
@@ -174,7 +175,7 @@ def stream_child(command: list[str], result: dict[str, Any], device: str, on_eve
     started ends with it), TensorFlow's log noise off and its stderr kept out of the terminal."""
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log, \
             tempfile.TemporaryDirectory(prefix="tfmigrate-tmp-", ignore_cleanup_errors=True) as child_tmp:
-        proc = subprocess.Popen(
+        proc = popen(  # a fork of the user's warm TensorFlow server when $TFMIGRATE_WARM names one
             command,
             stdout=subprocess.PIPE, stderr=log, stdin=subprocess.DEVNULL, text=True, env=child_env(tmpdir=child_tmp), cwd=cwd,
             start_new_session=True,  # its own process group: whatever the user's program started ends with it
