@@ -16,6 +16,14 @@ file (`tfmigrate rewrite --jobs 1 --no-cache`, `tf_upgrade_v2 --infile --outfile
   makes on smaller modules with smaller chunks).
 --programs: the samples as programs one after another, each with its own imports (default: one
   long module, all imports at the top).
+--max-peak-mb N: exit 1 if tfmigrate's (chunked) peak resident memory on any size is N MB or more.
+  The memory bound that was a test (tests/hostile/test_huge_files.py until session 12; a measurement,
+  not a behaviour, and 16 CPU s of every test run):
+
+      python benchmarks/bench_huge.py --lines 10000 --skip-reference-above 0 --max-peak-mb 250
+
+  (the issue's 300 MB a worker, less a margin; measured 2026-11-27: 88 MB chunked, 290 MB with the
+  module rewritten whole (--whole), so this size still tells the two apart).
 """
 
 from __future__ import annotations
@@ -80,9 +88,13 @@ def main() -> None:
     parser.add_argument("--skip-reference-above", type=int, default=None, metavar="N")
     parser.add_argument("--whole", action="store_true", help="also tfmigrate with chunking off")
     parser.add_argument("--programs", action="store_true", help="programs one after another, not one module")
+    parser.add_argument("--max-peak-mb", type=float, default=None, metavar="N", help="exit 1 if tfmigrate's peak is N MB or more")
     args = parser.parse_args()
+    over: list[str] = []
     upgrade = reference()
-    tfmigrate = [tool("tfmigrate"), "rewrite", "--jobs", "1", "--no-cache", "-q"]
+    found = tool("tfmigrate")
+    head = [found] if Path(found).exists() else [sys.executable, "-m", "tfmigrate"]  # a checkout's venv has no script
+    tfmigrate = [*head, "rewrite", "--jobs", "1", "--no-cache", "-q"]
     columns = ["tfmigrate"] + (["tfmigrate whole"] if args.whole else []) + ["tf_upgrade_v2"]
     print(f"{'lines':>8}  " + "  ".join(f"{c + ' CPU s':>20}{'ms/line':>9}{'peak MB':>9}" for c in columns))
     with tempfile.TemporaryDirectory() as tmp:
@@ -93,7 +105,7 @@ def main() -> None:
             row = []
             runs: list[tuple[str, list[str] | None]] = [("tfm", tfmigrate)]
             if args.whole:
-                runs.append(("whole", [sys.executable, "-c", _WHOLE, *tfmigrate[1:]]))
+                runs.append(("whole", [sys.executable, "-c", _WHOLE, *tfmigrate[len(head):]]))
             skip = args.skip_reference_above is not None and count > args.skip_reference_above
             runs.append(("up", None if skip else [*upgrade, "--outfile", "out.py", "--reportfile", "report.txt", "--infile"]))
             for name, cmd in runs:
@@ -103,11 +115,15 @@ def main() -> None:
                 copy = work / f"{name}_{count}.py"
                 copy.write_text(source)
                 cpu, peak = measure([*cmd, copy.name], work)
+                if name == "tfm" and args.max_peak_mb is not None and peak >= args.max_peak_mb:
+                    over.append(f"{count} lines: peak {peak:.0f} MB >= {args.max_peak_mb:g} MB")
                 row.append(f"{cpu:>20.2f}{cpu / count * 1000:>9.3f}{peak:>9.0f}")
             if args.whole:  # tests/hostile/test_huge_files.py's comparison, at this size and the real chunk sizes
                 same = (work / f"tfm_{count}.py").read_bytes() == (work / f"whole_{count}.py").read_bytes()
                 row.append("chunked == whole" if same else "CHUNKED DIFFERS FROM WHOLE")
             print(f"{count:>8}  " + "  ".join(row), flush=True)
+    if over:
+        sys.exit("MEMORY BOUND EXCEEDED: " + "; ".join(over))
 
 
 if __name__ == "__main__":

@@ -50,13 +50,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Run test_fast_paths.py's tests of one source one after another (a stable sort by the
-    ``name`` parameter, the tests without one first, in their order), so that they share that
-    source's parse and libcst analysis (``_libcst_view``, a cache of one) instead of each making
-    its own. Every xdist worker collects the same order; ``--dist loadfile`` keeps the file on one."""
+    """Run test_fast_paths.py's tests of one group of sources one after another (a stable sort by
+    the ``group`` parameter, the tests without one first, in their order), so that they share the
+    group's parses and libcst analyses (``_libcst_view``, kept a group at a time) instead of each
+    making its own. Every xdist worker collects the same order; ``--dist loadfile`` keeps the file on one."""
     where = [i for i, item in enumerate(items) if item.nodeid.startswith("tests/test_fast_paths.py::")]
     group = [items[i] for i in where]
-    group.sort(key=lambda item: str(getattr(item, "callspec", None) and item.callspec.params.get("name", "")))
+    group.sort(key=lambda item: str(getattr(item, "callspec", None) and item.callspec.params.get("group", "")))
     for i, item in zip(where, group):
         items[i] = item
     _files_with_slow_tests_first(items)

@@ -15,6 +15,7 @@ and a second run changes nothing.
 
 from __future__ import annotations
 
+import functools
 import re
 
 import libcst as cst
@@ -23,6 +24,8 @@ import pytest
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.codemod.walk import iter_nodes
+
+from tests.every_case import check_every
 
 CATALOG = load_catalog()
 STYLES = ("after", "above")
@@ -122,8 +125,33 @@ def test_variants_are_many_and_cover_every_family_that_rebuilds_calls():
     assert len(VARIANTS) >= 200
 
 
-@pytest.mark.parametrize(("rule", "example", "k", "style"), VARIANTS)
-def test_marker_comments_are_kept(rule, example, k, style):
+def _groups() -> dict[str, list]:
+    """The variants by rule family and comment style (``estimators-after``), one test each: a variant
+    (about 30 ms) costs about what pytest spends on a test item. A group's test checks every variant
+    of it and fails naming every variant that failed (tests/every_case.py); ``-k estimators``,
+    ``-k above`` select groups."""
+    names = {f.prefix: f.source.removesuffix(".toml") for f in CATALOG.families}
+    groups: dict[str, list] = {}
+    for v in VARIANTS:
+        rule, style = v.values[0], v.values[3]
+        groups.setdefault(f"{names[rule.family]}-{style}", []).append(v)
+    return groups
+
+
+GROUPS = _groups()
+
+
+def test_every_variant_is_in_one_group():
+    assert sorted(v.id for g in GROUPS.values() for v in g) == sorted(v.id for v in VARIANTS)
+    assert len({v.id for v in VARIANTS}) == len(VARIANTS)
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_marker_comments_are_kept(group):
+    check_every((v.id, functools.partial(_marker_comments_are_kept, *v.values)) for v in GROUPS[group])
+
+
+def _marker_comments_are_kept(rule, example, k, style):
     source, markers = _with_markers(example.before, k, style)
     enabled = _enabled(rule, example)
     result = rewrite_source(source.encode(), enabled, path=f"{rule.id}.py")

@@ -28,6 +28,8 @@ from tfmigrate.codemod.transform import Context, FamilyTransform
 from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword, full_name, is_trivia as _is_trivia
 from tfmigrate.codemod.walk import iter_nodes, transform, walk
 
+from tests.every_case import check_every
+
 ROOT = Path(__file__).resolve().parent.parent
 
 TRICKY = {
@@ -139,31 +141,64 @@ TRICKY = {
 }
 
 
-def _sources() -> dict[str, str]:
+def _sources() -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Every source by name, and the names in groups: the samples, the tricky cases, and each rule
+    family's catalog examples (a family's rules in their catalog order, cut into groups of about
+    ``GROUP_SIZE`` sources, a rule's examples never split)."""
     found = {f"samples/{p.relative_to(ROOT / 'samples')}": p.read_text() for p in sorted((ROOT / "samples").rglob("*.py"))}
+    groups: dict[str, list[str]] = {"samples": list(found)}
     for toml in sorted((ROOT / "rules").glob("*.toml")):
+        family: list[list[str]] = [[]]
         for rule in tomllib.loads(toml.read_text()).get("rules", []):
             for i, example in enumerate(rule.get("examples", [])):
                 for side in ("before", "after"):
                     if example.get(side):
                         found[f"{rule['id']}[{i}].{side}"] = example[side]
+                        family[-1].append(f"{rule['id']}[{i}].{side}")
+            if len(family[-1]) >= GROUP_SIZE:
+                family.append([])
+        family = [names for names in family if names]
+        for n, names in enumerate(family, 1):
+            groups[toml.stem if len(family) == 1 else f"{toml.stem}-{n}"] = names
     found.update({f"tricky:{k}": v for k, v in TRICKY.items()})
-    return found
+    groups["tricky"] = [f"tricky:{k}" for k in TRICKY]
+    return found, groups
 
 
-SOURCES = _sources()
+# The comparisons made on every source run as one test per group of sources, not one per source
+# (1,024 sources, 7 comparisons: 7,168 tests cost pytest more than their work, about 3 ms a test
+# with -n 2): each group's test checks every source of the group and, where any fails, fails
+# naming every source that failed with its message (``_every``). ``-k eager`` selects the eager
+# family's groups, ``-k samples`` or ``-k tricky`` those.
+GROUP_SIZE = 40
+SOURCES, GROUPS = _sources()
+GROUP_OF = {name: group for group, names in GROUPS.items() for name in names}
+
+
+def _every(group: str, check) -> None:  # type: ignore[no-untyped-def]
+    """``check(name)`` for every source of ``group`` (tests/every_case.py: every failing source named)."""
+    check_every((name, functools.partial(check, name)) for name in GROUPS[group])
 
 
 @functools.lru_cache(maxsize=1)
-def _libcst_view(name: str) -> tuple[cst.Module, MetadataWrapper]:
-    """A source parsed once, and the wrapper whose providers libcst resolves once for it.
+def _views_of(group: str) -> dict[str, tuple[cst.Module, MetadataWrapper]]:
+    return {}
 
-    tests/conftest.py runs a source's tests one after another, so every comparison of that source
-    (names, scopes, positions in either order, code generation) is made against one parse and one
-    libcst analysis, not a parse and a resolution each. The tree is never changed (libcst nodes are
-    immutable); the tests that edit it build new trees."""
-    module = cst.parse_module(SOURCES[name])
-    return module, MetadataWrapper(module, unsafe_skip_copy=True)
+
+def _libcst_view(name: str) -> tuple[cst.Module, MetadataWrapper]:
+    """A source parsed once (from its bytes, as the engine and libcst's CLI read a file), and the
+    wrapper whose providers libcst resolves once for it.
+
+    tests/conftest.py runs the tests of one group of sources one after another, so every comparison
+    of a source (names, scopes, positions in either order, code generation) is made against one parse
+    and one libcst analysis, not a parse and a resolution each: the views of the group being tested
+    are kept (a group at a time). The tree is never changed (libcst nodes are immutable); the tests
+    that edit it build new trees."""
+    views = _views_of(GROUP_OF[name])
+    if name not in views:
+        module = cst.parse_module(SOURCES[name].encode())
+        views[name] = module, MetadataWrapper(module, unsafe_skip_copy=True)
+    return views[name]
 
 
 class _Probe(FamilyTransform):
@@ -188,6 +223,9 @@ def test_the_corpus_covers_samples_examples_and_tricky_cases():
     assert sum(k.startswith("samples/") for k in SOURCES) >= 9
     assert sum("[" in k for k in SOURCES) >= 200
     assert len([k for k in SOURCES if k.startswith("tricky:")]) == len(TRICKY)
+    assert sorted(GROUP_OF) == sorted(SOURCES)  # every source in one group
+    assert sum(len(names) for names in GROUPS.values()) == len(SOURCES)
+    assert all(len(names) < 2 * GROUP_SIZE or group in ("samples", "tricky") for group, names in GROUPS.items())
 
 
 def _through_alias(probe: _Probe, node: cst.CSTNode) -> str | None:
@@ -208,8 +246,12 @@ def _through_alias(probe: _Probe, node: cst.CSTNode) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_names_parents_and_builtins_equal_libcsts(name):
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_names_parents_and_builtins_equal_libcsts(group):
+    _every(group, _names_parents_and_builtins_equal_libcsts)
+
+
+def _names_parents_and_builtins_equal_libcsts(name: str) -> None:
     module, wrapper = _libcst_view(name)
     probe, wrapper = _probe(module, wrapper)
     qualified = wrapper.resolve(QualifiedNameProvider)
@@ -239,8 +281,12 @@ def test_the_fast_path_is_taken_for_ordinary_modules_and_refused_for_ambiguous_o
         assert not index.resolvable("tf"), key  # answered by libcst's scope analysis instead
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_scopes_and_assignments_equal_libcsts(name):
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_scopes_and_assignments_equal_libcsts(group):
+    _every(group, _scopes_and_assignments_equal_libcsts)
+
+
+def _scopes_and_assignments_equal_libcsts(name: str) -> None:
     from libcst.metadata import GlobalScope, ScopeProvider
 
     from tfmigrate.codemod.scopes import Scopes
@@ -272,8 +318,12 @@ def test_scopes_and_assignments_equal_libcsts(name):
             assert {k: v for k, v in exact_refs.items() if k in fast_refs} == fast_refs, node.value
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_positions_equal_libcsts(name):
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_positions_equal_libcsts(group):
+    _every(group, _positions_equal_libcsts)
+
+
+def _positions_equal_libcsts(name: str) -> None:
     from tfmigrate.codemod.tree import is_trivia
 
     module, wrapper = _libcst_view(name)
@@ -288,9 +338,12 @@ def test_positions_equal_libcsts(name):
     assert compared * 3 > len(exact)
 
 
-@pytest.mark.parametrize("order", ["visiting", "reversed"])
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_positions_found_statement_by_statement_equal_libcsts(name, order):
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_positions_found_statement_by_statement_equal_libcsts(group):
+    _every(group, _positions_found_statement_by_statement_equal_libcsts)
+
+
+def _positions_found_statement_by_statement_equal_libcsts(name: str) -> None:
     """A later generation records no span: each is found when asked for, by generating the
     statement around the node again (the statements nested in it copied, and generated in turn
     when a block's range needs its first or last one). Asked in either order, every range is
@@ -300,9 +353,11 @@ def test_positions_found_statement_by_statement_equal_libcsts(name, order):
     lazy = Positions(module, previous=Positions(module), parents=TreeIndex.of(module).parents)
     assert lazy.code == SOURCES[name] and not lazy._spans
     nodes = [node for node in exact if not _is_trivia(type(node)) and not isinstance(node, cst.Module)]
-    for node in reversed(nodes) if order == "reversed" else nodes:
-        assert lazy[node] == exact[node], (type(node).__name__, exact[node])
-    assert not lazy._whole  # found statement by statement, never by generating the whole module
+    for order in ("visiting", "reversed"):
+        lazy = Positions(module, previous=Positions(module), parents=TreeIndex.of(module).parents) if order == "reversed" else lazy
+        for node in reversed(nodes) if order == "reversed" else nodes:
+            assert lazy[node] == exact[node], (order, type(node).__name__, exact[node])
+        assert not lazy._whole, order  # found statement by statement, never by generating the whole module
 
 
 class _Recorder(cst.CSTVisitor):
@@ -436,13 +491,22 @@ def _import_keys(index: TreeIndex) -> list[tuple[str, str | None, str | None]]:
     return keys
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_the_index_derived_after_import_edits_equals_a_fresh_one(name, monkeypatch):
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_the_index_derived_after_import_edits_equals_a_fresh_one(group):
+    _every(group, _the_index_derived_after_import_edits_equals_a_fresh_one)
+
+
+def _the_index_derived_after_import_edits_equals_a_fresh_one(name: str) -> None:
     # Every import of every source removed (as if unused) in turn, with and without imports added
     # (which insert statements at module level, or change nothing when already there).
     module, _ = _libcst_view(name)
     index = TreeIndex.of(module)
-    monkeypatch.setattr(TreeIndex, "read_names", lambda self: set())  # every import unused
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        monkeypatch.setattr(TreeIndex, "read_names", lambda self: set())  # every import unused
+        _derive_after_every_import_edit(name, module, index)
+
+
+def _derive_after_every_import_edit(name: str, module: cst.Module, index: TreeIndex) -> None:
     derived = 0
     for added in ([], [("numpy", "np")], [("math", None), ("tensorflow", "tf")]):
         for removed in [None, *_import_keys(index)]:
@@ -841,11 +905,15 @@ def test_expressions_built_directly_equal_libcsts_parse(code):
     assert cst.Module([]).code_for_node(ours) == code
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_parsing_without_revalidation_gives_libcsts_tree(name):
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_parsing_without_revalidation_gives_libcsts_tree(group):
+    _every(group, _parsing_without_revalidation_gives_libcsts_tree)
+
+
+def _parsing_without_revalidation_gives_libcsts_tree(name: str) -> None:
     from tfmigrate.codemod.engine import parse_module
 
-    ours, theirs = parse_module(SOURCES[name].encode()), cst.parse_module(SOURCES[name].encode())
+    ours, (theirs, _) = parse_module(SOURCES[name].encode()), _libcst_view(name)  # libcst's parse of the bytes
     assert ours.deep_equals(theirs) and ours.code == theirs.code
 
 
@@ -942,8 +1010,12 @@ def test_libcst_is_never_patched_outside_our_own_code_generation():
     assert _libcst_functions() == libcst_own
 
 
-@pytest.mark.parametrize("name", sorted(SOURCES))
-def test_our_code_generation_makes_libcsts_text(name):
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_our_code_generation_makes_libcsts_text(group):
+    _every(group, _our_code_generation_makes_libcsts_text)
+
+
+def _our_code_generation_makes_libcsts_text(name: str) -> None:
     module, _ = _libcst_view(name)
     assert Positions(module).code == module.code == SOURCES[name]
 

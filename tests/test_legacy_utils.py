@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rewrite_once import rewrite_source  # a program rewritten by its variant test and again for the TF child: once
+from tests.every_case import grouped
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.legacy_utils.helpers import ORDER, block
 from tests.tfchildren import run_python
@@ -351,7 +352,7 @@ def _user_code(source: str) -> str:
     return ast.unparse(tree)
 
 
-@pytest.mark.parametrize(("imp", "name", "scope"), VARIANTS)
+@grouped(("imp", "name", "scope"), VARIANTS, ids=["-".join(v) for v in VARIANTS])  # one test per import form
 def test_every_import_form_and_scope_is_rewritten(imp, name, scope):
     source = _program(imp, name, scope)
     result = rewrite_source(source.encode(), ALL, path="v.py")

@@ -13,9 +13,10 @@ import json
 
 import pytest
 
+from tests.every_case import grouped
+from tests.tfchildren import run_sources
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_sources
 
 ENABLED = load_catalog().selected(None)
 
@@ -86,8 +87,8 @@ def _program(imp, flow: str, scope: str, argument: str, model_dir: str = "MODEL_
 VARIANTS = list(itertools.product(IMPORTS, FLOWS, SCOPES, NAMES))
 
 
-@pytest.mark.parametrize(("imp", "flow", "scope", "name"), VARIANTS,
-                         ids=["-".join([i[0], f, s, n[0]]) for i, f, s, n in VARIANTS])
+@grouped(("imp", "flow", "scope", "name"), VARIANTS,  # one test per import form
+         ids=["-".join([i[0], f, s, n[0]]) for i, f, s, n in VARIANTS])
 def test_variable_name_variant(imp, flow, scope, name):
     _, argument, new_name, _ = name
     source, line = _program(imp, flow, scope, argument)

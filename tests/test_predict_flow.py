@@ -19,6 +19,7 @@ program with an endless ``input_fn`` on TensorFlow 2.15 and checks it ends, prin
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -31,6 +32,8 @@ import pytest
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
+
+from tests.every_case import check_every
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(None)
@@ -178,14 +181,33 @@ def _shape(new: str) -> str:
 KERAS_VARIANTS = [v for v in VARIANTS if v.values[0] == "from_contrib"]  # --target keras: one import form
 
 
-@pytest.mark.parametrize(("imp", "inp", "flow", "scope", "consumer", "skflow"), VARIANTS)
-def test_predict_result_shape(imp, inp, flow, scope, consumer, skflow):
-    _check(imp, inp, flow, scope, consumer, skflow, ALL)
+def _groups(variants: list) -> dict[str, list]:
+    """The variants by import form and input (``from_contrib-own_input_fn``: its flows x scopes x
+    consumers), one test each: a variant's rewrite (about 50 ms) costs about what pytest spends on a
+    test item, so 1,768 items cost twice their work. The group's test checks every variant of it and
+    fails naming every variant that failed (tests/every_case.py); ``-k from_contrib`` or
+    ``-k skflow`` selects groups."""
+    groups: dict[str, list] = {}
+    for v in variants:
+        groups.setdefault(f"{v.values[0]}-{v.values[1]}", []).append(v)
+    return groups
 
 
-@pytest.mark.parametrize(("imp", "inp", "flow", "scope", "consumer", "skflow"), KERAS_VARIANTS)
-def test_predict_result_shape_keras_target(imp, inp, flow, scope, consumer, skflow):
-    _check(imp, inp, flow, scope, consumer, skflow, KERAS)
+GROUPS, KERAS_GROUPS = _groups(VARIANTS), _groups(KERAS_VARIANTS)
+
+
+def _check_group(variants: list, enabled: frozenset[str]) -> None:
+    check_every((v.id, functools.partial(_check, *v.values, enabled)) for v in variants)
+
+
+@pytest.mark.parametrize("group", sorted(GROUPS))
+def test_predict_result_shape(group):
+    _check_group(GROUPS[group], ALL)
+
+
+@pytest.mark.parametrize("group", sorted(KERAS_GROUPS))
+def test_predict_result_shape_keras_target(group):
+    _check_group(KERAS_GROUPS[group], KERAS)
 
 
 def _check(imp, inp, flow, scope, consumer, skflow, enabled):
@@ -214,6 +236,8 @@ def _check(imp, inp, flow, scope, consumer, skflow, enabled):
 
 def test_variant_count():
     assert len(VARIANTS) >= 1000  # 4 imports x 4 inputs x 5 consumers x 17 flow/scope pairs, and skflow
+    assert len({v.id for v in VARIANTS}) == len(VARIANTS) == sum(len(g) for g in GROUPS.values())
+    assert sum(len(g) for g in KERAS_GROUPS.values()) == len(KERAS_VARIANTS) >= 300
 
 
 ENDLESS_PROGRAM = '''

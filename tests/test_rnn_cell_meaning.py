@@ -14,8 +14,9 @@ import itertools
 import pytest
 
 from rewrite_once import rewrite_source  # a program rewritten by its variant test and again for the TF child: once
-from tfmigrate.codemod.rule import load_catalog
+from tests.every_case import grouped
 from tests.tfchildren import run_sources
+from tfmigrate.codemod.rule import load_catalog
 
 ENABLED = load_catalog().selected(None)
 
@@ -109,8 +110,8 @@ def _repeat_program(imp, repeat, scope: str) -> tuple[str, int]:
 STATE_VARIANTS = list(itertools.product(IMPORTS, EVIDENCE, SCOPES))
 
 
-@pytest.mark.parametrize(("imp", "evidence", "scope"), STATE_VARIANTS,
-                         ids=[f"{i[0]}-{e[0]}-{s}" for i, e, s in STATE_VARIANTS])
+@grouped(("imp", "evidence", "scope"), STATE_VARIANTS,  # one test per import form
+         ids=[f"{i[0]}-{e[0]}-{s}" for i, e, s in STATE_VARIANTS])
 def test_state_is_tuple_kept(imp, evidence, scope):
     source, lines = _state_program(imp, evidence, scope)
     result = rewrite_source(source.encode(), ENABLED)
@@ -167,8 +168,8 @@ def test_state_evidence_without_construction_flagged(scope):
 REPEAT_VARIANTS = list(itertools.product(IMPORTS, REPEATS, SCOPES))
 
 
-@pytest.mark.parametrize(("imp", "repeat", "scope"), REPEAT_VARIANTS,
-                         ids=[f"{i[0]}-{r[0]}-{s}" for i, r, s in REPEAT_VARIANTS])
+@grouped(("imp", "repeat", "scope"), REPEAT_VARIANTS,  # one test per import form
+         ids=[f"{i[0]}-{r[0]}-{s}" for i, r, s in REPEAT_VARIANTS])
 def test_multi_rnn_cell_one_cell_per_layer(imp, repeat, scope):
     source, line = _repeat_program(imp, repeat, scope)
     result = rewrite_source(source.encode(), ENABLED)
@@ -201,8 +202,8 @@ SHARED = [
 ]
 
 
-@pytest.mark.parametrize(("imp", "case", "scope"), list(itertools.product(IMPORTS, SHARED, SCOPES)),
-                         ids=[f"{i[0]}-{c[0]}-{s}" for i, c, s in itertools.product(IMPORTS, SHARED, SCOPES)])
+@grouped(("imp", "case", "scope"), list(itertools.product(IMPORTS, SHARED, SCOPES)),  # one test per import form
+         ids=[f"{i[0]}-{c[0]}-{s}" for i, c, s in itertools.product(IMPORTS, SHARED, SCOPES)])
 def test_shared_cell_flagged(imp, case, scope):
     _, header, T, C, _ = imp
     body = [f"x = {T}.placeholder({T}.float32, [2, 5, 8])", *(line.format(T=T, C=C) for line in case[1])]

@@ -19,6 +19,7 @@ import textwrap
 
 import pytest
 
+from tests.every_case import grouped
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 
@@ -91,7 +92,7 @@ def _rewrite(source: str):
     return result.new.decode(), result.findings
 
 
-@pytest.mark.parametrize(("imp", "args", "flow", "scope"), VARIANTS)
+@grouped(("imp", "args", "flow", "scope"), VARIANTS)  # one test per import form
 def test_tf_config_read_variant(imp, args, flow, scope):
     source = program(imp, args, flow, scope)
     compile(source, "program.py", "exec")

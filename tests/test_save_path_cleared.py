@@ -14,9 +14,10 @@ import os
 
 import pytest
 
+from tests.every_case import grouped
+from tests.tfchildren import run_python
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_python
 
 ENABLED = load_catalog().selected(None)
 
@@ -73,8 +74,8 @@ def _program(imp, cleanup, when: str, path: str, scope: str, where: str = "out/m
 VARIANTS = list(itertools.product(IMPORTS, CLEANUPS, WHEN, PATHS, SCOPES))
 
 
-@pytest.mark.parametrize(("imp", "cleanup", "when", "path", "scope"), VARIANTS,
-                         ids=["-".join([i[0], c[0], w, p, s]) for i, c, w, p, s in VARIANTS])
+@grouped(("imp", "cleanup", "when", "path", "scope"), VARIANTS,  # one test per import form
+         ids=["-".join([i[0], c[0], w, p, s]) for i, c, w, p, s in VARIANTS])
 def test_cleared_save_path_variant(imp, cleanup, when, path, scope):
     source, save_line = _program(imp, cleanup, when, path, scope)
     result = rewrite_source(source.encode(), ENABLED)

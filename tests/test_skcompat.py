@@ -26,9 +26,10 @@ import textwrap
 
 import pytest
 
+from tests.every_case import grouped
+from tests.tfchildren import run_python
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_python
 
 ALL = load_catalog().selected(None)
 
@@ -149,7 +150,7 @@ def _lines(source: str, mark: str) -> list[int]:
     return [i for i, text in enumerate(source.splitlines(), start=1) if mark in text]
 
 
-@pytest.mark.parametrize(("imp", "kind", "flow", "call", "scope"), VARIANTS)
+@grouped(("imp", "kind", "flow", "call", "scope"), VARIANTS)  # one test per import form
 def test_skcompat_variant(imp, kind, flow, call, scope):
     source = program(imp, kind, flow, call, scope)
     compile(source, "program.py", "exec")

@@ -24,9 +24,10 @@ import textwrap
 
 import pytest
 
+from tests.every_case import grouped
+from tests.tfchildren import run_python
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
-from tests.tfchildren import run_python
 
 ALL = load_catalog().selected(None)
 
@@ -121,7 +122,7 @@ def _rewrite(source: str):
     return result.new.decode(), result.findings
 
 
-@pytest.mark.parametrize(("kind", "inp", "stop", "binding", "every"), list(variants()))
+@grouped(("kind", "inp", "stop", "binding", "every"), list(variants()), by=lambda i: "-".join(i.split("-")[:2]))  # one test per kind x input
 def test_validation_monitor_variant(kind, inp, stop, binding, every):
     source = program(kind, inp, stop, binding, every)
     compile(source, "program.py", "exec")

@@ -15,8 +15,9 @@ import itertools
 import pytest
 
 from rewrite_once import rewrite_source  # a program rewritten by its variant test and again for the TF child: once
-from tfmigrate.codemod.rule import load_catalog
+from tests.every_case import grouped
 from tests.tfchildren import run_sources
+from tfmigrate.codemod.rule import load_catalog
 
 ENABLED = load_catalog().selected(None)
 
@@ -107,7 +108,7 @@ def _ids(variants):
     return ["-".join(p[0] if isinstance(p, tuple) else p for p in v) for v in variants]
 
 
-@pytest.mark.parametrize(("imp", "guard", "flow", "scope"), GUARD_VARIANTS, ids=_ids(GUARD_VARIANTS))
+@grouped(("imp", "guard", "flow", "scope"), GUARD_VARIANTS, ids=_ids(GUARD_VARIANTS))  # one test per import form
 def test_if_guard_variant(imp, guard, flow, scope):
     _, header, tf = imp
     _, expression, extra, truth = guard
@@ -188,7 +189,7 @@ def _try_program(header: str, tf: str, lines: list[str], scope: str) -> tuple[st
     return "\n".join(out) + "\n", first
 
 
-@pytest.mark.parametrize(("imp", "case", "scope"), TRY_VARIANTS, ids=_ids(TRY_VARIANTS))
+@grouped(("imp", "case", "scope"), TRY_VARIANTS, ids=_ids(TRY_VARIANTS))  # one test per import form
 def test_try_guard_variant(imp, case, scope):
     _, header, tf = imp
     _, lines, live = case

@@ -1,13 +1,9 @@
 """Huge modules are rewritten in chunks of top-level statements (tfmigrate/codemod/chunks.py, probe 11
-of issue 17): the result must be the whole-module engine's, the memory bounded."""
+of issue 17): the result must be the whole-module engine's (the memory bound: benchmarks/bench_huge.py --max-peak-mb)."""
 
 from __future__ import annotations
 
 import ast
-import os
-import resource
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -205,26 +201,9 @@ def test_a_syntax_error_deep_in_a_huge_file_is_reported_on_its_line(small_chunks
     assert str(chunked_error.value) == str(whole_error.value)
 
 
-@pytest.mark.slow
-def test_a_10000_line_file_stays_under_the_memory_bound(tmp_path: Path) -> None:
-    """Peak RSS of a whole `tfmigrate rewrite` process on a 10,000-line legacy file (the bound is the
-    issue's 300 MB a worker, less a margin). Measured with benchmarks/bench_huge.py --lines 10000 --whole
-    (2026-11-27): 88 MB chunked, 290 MB with the module rewritten whole, so this size still tells the
-    two apart (20,000 lines cost twice the CPU and told nothing more: the chunked peak follows the chunk)."""
-    source = tmp_path / "huge.py"
-    source.write_text(tf1_module(10_000, one_import_block=True))
-    code = (
-        "import resource, subprocess, sys\n"
-        "proc = subprocess.run([sys.executable, '-m', 'tfmigrate', 'rewrite', '--check', '--no-cache', '--jobs', '1', '-q', sys.argv[1]],"
-        " stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)\n"
-        "print(proc.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, proc.stderr[-300:])\n"
-    )
-    env = dict(os.environ, NO_COLOR="1")
-    out = subprocess.run([sys.executable, "-c", code, str(source)], capture_output=True, text=True, env=env, timeout=600, cwd=tmp_path)
-    returncode, peak_kib, *_ = out.stdout.split(maxsplit=2)
-    assert returncode == "1", out.stdout + out.stderr  # findings: exit 1, no error
-    assert int(peak_kib) < 250 * 1024, f"peak RSS {int(peak_kib) // 1024} MB"
-    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > 0
+# The memory bound (peak RSS of a `tfmigrate rewrite` process on a 10,000-line file under 250 MB) is a
+# measurement, not a behaviour: benchmarks/bench_huge.py --lines 10000 --skip-reference-above 0
+# --max-peak-mb 250 checks it (it was a test here until session 12: 16 CPU s of every test run).
 
 
 @pytest.mark.slow
