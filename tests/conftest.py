@@ -1,3 +1,4 @@
+import json
 import os
 
 # TensorFlow's C++ and absl log noise stays out of test output; real errors still raise.
@@ -62,15 +63,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     _files_with_slow_tests_first(items)
 
 
+FILE_COSTS = Path(__file__).with_name("file_costs.json")
+
+
 def _files_with_slow_tests_first(items: list[pytest.Item]) -> None:
-    """The test files in order of their ``slow`` tests (most first), then of their tests (most
-    first); each file's tests in their order. ``make test`` hands whole files to its two workers
-    in this order (``--dist loadfile --no-loadscope-reorder``): the long TensorFlow files (few
-    tests each: xdist's own order, by test count, put them last) start early, and the last files
-    handed out are short, so that both workers end together."""
+    """The test files, costliest first; each file's tests in their order. ``make test`` hands whole files
+    to its two workers in this order (``--dist loadfile --no-loadscope-reorder``): the long files start
+    early and the last files handed out are short, so that both workers end together (longest first is
+    the classic rule for two machines). A file's cost is its CPU seconds in ``tests/file_costs.json``
+    (a whole suite's per-test figures summed by file: ``tools/file_costs.py``); a file not listed there
+    (new since) is estimated from its tests: 5 s a ``slow`` test, 10 ms any other. The order changes
+    only how long the suite takes, never what it runs or asserts."""
     files: dict[str, list[pytest.Item]] = {}
     for item in items:
         files.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
-    slow = {name: sum(1 for item in group if item.get_closest_marker("slow")) for name, group in files.items()}
-    order = sorted(files, key=lambda name: (-slow[name], -len(files[name])))  # stable: ties keep collection order
+    try:
+        known = json.loads(FILE_COSTS.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        known = {}
+
+    def cost(name: str) -> float:
+        if name in known:
+            return float(known[name])
+        group = files[name]
+        return 5.0 * sum(1 for item in group if item.get_closest_marker("slow")) + 0.01 * len(group)
+
+    order = sorted(files, key=lambda name: -cost(name))  # stable: ties keep collection order
     items[:] = [item for name in order for item in files[name]]
