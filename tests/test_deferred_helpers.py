@@ -175,3 +175,19 @@ def test_a_stub_block_not_found_once_undoes_the_deferral():
         deferred.expand(stubbed.code.replace("    re\n", "    re.compile\n"))  # a family changed a stub
     with pytest.raises(Undeferred):
         deferred.expand(stubbed.code + "\n\n" + stubbed.code[stubbed.code.index("def"):])  # twice
+
+
+def test_a_module_whose_deferral_cannot_be_undone_is_rewritten_with_the_helpers_in_place(monkeypatch):
+    import tfmigrate.codemod.deferred as deferred_module
+
+    data = SOURCES["seq2seq-and-hparams"].encode()
+    expected = _outcome(data, TARGETS["estimator"], False)
+    calls: list[int] = []
+
+    def refused(self, code, line):
+        calls.append(line)
+        raise Undeferred
+
+    monkeypatch.setattr(deferred_module.Deferred, "line_in_full", refused)  # as if a family reported on a stub
+    assert _outcome(data, TARGETS["estimator"], True) == expected
+    assert calls, "no finding came after a deferred helper: the fallback was not exercised"

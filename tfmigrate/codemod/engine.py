@@ -141,11 +141,8 @@ def rewrite_source(
     try:
         code, new, original_code, encoding, passes = _passes(data, enabled, path, catalog, facts, deferred)
     except Undeferred:  # a family changed a helper's stubs, or reported on them: once more, helpers written in place
-        if given is not None:
-            facts.clear()
-            facts.update(given)
-        else:
-            facts.clear()
+        facts.clear()
+        facts.update(given or ())
         return rewrite_source(data, enabled, path=path, catalog=catalog, facts=facts, whole=True, defer_helpers=False)
     if new != data:
         new = _lost_bytes_restored(data, original_code.encode(encoding), new, path)
