@@ -106,6 +106,24 @@ def _expressions(node: cst.CSTNode, blocks: bool = False, skip: set[int] | None 
     return out
 
 
+def _notes_in(old: list[cst.CSTNode], original: cst.CSTNode, updated: cst.CSTNode) -> list:
+    notes = []
+    for node in old:
+        if type(node) is cst.Call:
+            notes += _notes(node, original if node is updated and type(original) is cst.Call else None)
+    return notes
+
+
+def _kept_statements(updated: cst.CSTNode, result: object) -> set[int]:
+    """The statements of a module or suite that its replacement holds too, the same objects in its
+    own body: what is under them is in both, so they are skipped whole on both sides."""
+    body = getattr(updated, "body", None)
+    new_body = getattr(result, "body", None)
+    if type(result) is not type(updated) or not isinstance(body, (tuple, list)) or not isinstance(new_body, (tuple, list)):
+        return set()
+    return {id(s) for s in body} & {id(s) for s in new_body}
+
+
 def _comments_in(nodes: list[cst.CSTNode], own: bool = False) -> dict[int, tuple[int, cst.Comment]]:
     """How many times each comment (by identity) is in the nodes (``own``: in a call's own
     whitespace only, not in its arguments)."""
@@ -131,14 +149,17 @@ def kept(original: cst.CSTNode, updated: cst.CSTNode, result: object) -> tuple[o
     calls put back where it dropped them, and the comments it could not place (for the lines above
     the statement)."""
     if isinstance(updated, _BLOCKS):  # the statements it kept as they were need no look
-        shared = {id(n) for top in _nodes_of(result) for n in _expressions(top, blocks=True)}
-        old = _expressions(updated, blocks=True, skip=shared)
+        # nor a look inside, first: each is in both, whole (a module's helper text). Only where that
+        # finds argument comments is the look made over everything (a node of a kept statement
+        # could also be in a changed one, which the full look skips): the same notes either way.
+        same = _kept_statements(updated, result)
+        shared = {id(n) for top in _nodes_of(result) for n in _expressions(top, blocks=True, skip=same)} | same
+        notes = _notes_in(_expressions(updated, blocks=True, skip=shared), original, updated)
+        if notes and same:
+            shared = {id(n) for top in _nodes_of(result) for n in _expressions(top, blocks=True)}
+            notes = _notes_in(_expressions(updated, blocks=True, skip=shared), original, updated)
     else:
-        old = _expressions(updated)
-    notes = []
-    for node in old:
-        if type(node) is cst.Call:
-            notes += _notes(node, original if node is updated and type(original) is cst.Call else None)
+        notes = _notes_in(_expressions(updated), original, updated)
     if not notes:
         return result, []
     new_nodes = _nodes_of(result)

@@ -21,6 +21,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper
 
+from tfmigrate.codemod.deferred import Deferred, Undeferred, defer
 from tfmigrate.codemod.files import SourceError, display_path, read_source, write_atomic
 from tfmigrate.codemod.limits import check_pieces, check_size
 from tfmigrate.codemod.lines import line_map
@@ -111,12 +112,15 @@ MAX_PASSES = 5  # like ruff's fix loop: passes until one changes nothing, at mos
 # generating its text again (a parse and a code generation of every changed file saved).
 # tests/test_fixpoint.py runs every source both ways and compares the results.
 REUSE_TREES = True
+# The helper texts families write into a module stand as stubs until the rewrite ends (see
+# codemod/deferred.py); tests/test_deferred_helpers.py runs sources both ways and compares.
+DEFER_HELPERS = True
 _Tree = tuple[cst.Module, Positions, "TreeIndex | None"]
 
 
 def rewrite_source(
     data: bytes, enabled: frozenset[str], *, path: str = "<string>", catalog: Catalog | None = None,
-    facts: set[str] | None = None, whole: bool = False,
+    facts: set[str] | None = None, whole: bool = False, defer_helpers: bool | None = None,
 ) -> SourceResult:
     """Run every enabled rule family over one module, again on the result until a pass changes
     nothing (at most ``MAX_PASSES``): one run reaches the fixed point. Each applied fix is reported
@@ -129,18 +133,17 @@ def rewrite_source(
         check_size(data, path)  # a line or a statement whose tree would take gigabytes: one line, not processed
     if not whole and (chunked := _in_chunks(data, enabled, path, catalog)) is not None:
         return chunked
+    if defer_helpers is None:
+        defer_helpers = DEFER_HELPERS
+    given = None if facts is None else set(facts)
     facts = set() if facts is None else facts  # what a family learned about the module, for later families and passes (Context.facts)
-    original_code, code, new, staged, encoding, tree = _one_pass(data, enabled, path, catalog, facts=facts)
-    passes = [(code, staged)]
-    for _ in range(MAX_PASSES - 1):
-        if new == data or not any(f.fixable for f, _ in staged):
-            break
-        start = tree if REUSE_TREES else None
-        _, next_code, next_new, staged, _, tree = _one_pass(new, enabled, path, catalog, checked=True, facts=facts, start=start)
-        passes.append((next_code, staged))
-        if next_new == new:
-            break
-        code, new = next_code, next_new
+    deferred = Deferred() if defer_helpers else None
+    try:
+        code, new, original_code, encoding, passes = _passes(data, enabled, path, catalog, facts, deferred)
+    except Undeferred:  # a family changed a helper's stubs, or reported on them: once more, helpers written in place
+        facts.clear()
+        facts.update(given or ())
+        return rewrite_source(data, enabled, path=path, catalog=catalog, facts=facts, whole=True, defer_helpers=False)
     if new != data:
         new = _lost_bytes_restored(data, original_code.encode(encoding), new, path)
     staged = _once(_kept(passes), original_code)
@@ -155,6 +158,33 @@ def rewrite_source(
         new_findings=[f for f, k in zip(new_findings, keep) if k],
         encoding=encoding,
     )
+
+
+def _passes(
+    data: bytes, enabled: frozenset[str], path: str, catalog: Catalog, facts: set[str], deferred: Deferred | None,
+) -> tuple[str, bytes, str, str, list[tuple[str, list[tuple[RawFinding, str]]]]]:
+    """The passes until one changes nothing: (the last code, its bytes, the original code, the
+    encoding, each pass's code and findings), every text with the helpers' texts in place."""
+    original_code, code, new, staged, encoding, tree = _one_pass(data, enabled, path, catalog, facts=facts, deferred=deferred)
+    passes = [(_full(code, deferred), staged)]
+    for _ in range(MAX_PASSES - 1):
+        if new == data or not any(f.fixable for f, _ in staged):
+            break
+        start = tree if REUSE_TREES else None
+        _, next_code, next_new, staged, _, tree = _one_pass(
+            new, enabled, path, catalog, checked=True, facts=facts, start=start, deferred=deferred)
+        passes.append((_full(next_code, deferred), staged))
+        if next_new == new:
+            break
+        code, new = next_code, next_new
+    if deferred:
+        code = deferred.expand(code)
+        new = code.encode(encoding)
+    return code, new, original_code, encoding, passes
+
+
+def _full(code: str, deferred: Deferred | None) -> str:
+    return deferred.expand(code) if deferred else code
 
 
 def _in_chunks(data: bytes, enabled: frozenset[str], path: str, catalog: Catalog) -> SourceResult | None:
@@ -241,11 +271,14 @@ def _one_pass(
     checked: bool = False,
     facts: set[str] | None = None,
     start: _Tree | None = None,
+    deferred: Deferred | None = None,
 ) -> tuple[str, str, bytes, list[tuple[RawFinding, str]], str, _Tree]:
     """One run of the families: (original text, new text, new bytes, findings with the text each
     was reported on, encoding, the final tree with its positions and index). ``checked``: the input
     is a previous pass's output, which Python's parser has accepted already; ``start``: that
-    pass's final tree, whose code ``data`` is (not parsed and generated again)."""
+    pass's final tree, whose code ``data`` is (not parsed and generated again). ``deferred``: the
+    helpers written into the module stand as stubs in its tree (``data``, the texts returned and
+    the tree hold the stubs; the findings are given on the full texts)."""
     if not checked:
         check_python3(data, path)
     indexed: TreeIndex | None = None  # the current tree's index, when a family's import edits made one
@@ -262,6 +295,7 @@ def _one_pass(
     original_code = positions.code
     staged: list[tuple[RawFinding, str]] = []
     current, current_code, current_bytes = module, original_code, data
+    full_bytes = _full_bytes(current_code, current_bytes, deferred, module.encoding)  # what the families' prefilters read
     # The wrapper (with the metadata it caches) and the index are shared by the families until
     # one of them changes the tree; both are made only when a family will use them.
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
@@ -269,11 +303,11 @@ def _one_pass(
     quieting = [f for f in catalog.families if f.quiet and any(r.id in enabled for r in f.rules)]
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
-        if not family_rules or not (family.wanted_by(current_bytes) or f"{WANTED}{family.prefix}" in facts):
+        if not family_rules or not (family.wanted_by(full_bytes) or f"{WANTED}{family.prefix}" in facts):
             continue
         sink: list[RawFinding] = []
         family_transform = family.load_transform()(
-            Context(filename=path, facts=facts, run_rules=enabled), family_rules, _suppressed(current_code, current_bytes, quieting),
+            Context(filename=path, facts=facts, run_rules=enabled), family_rules, _suppressed(current_code, full_bytes, quieting),
             sink, catalog.ids,
         )
         if prepared is None:
@@ -293,16 +327,22 @@ def _one_pass(
                 f"{Path(where.filename).name}:{where.lineno}); file left unchanged, please report it",
             ) from None
         edits_index = family_transform.imports.indexed
+        written = family_transform.written_helpers
         family_transform.release()  # its trees go with reference counting, not the collector
-        staged.extend((f, current_code) for f in sink)
+        staged.extend(_staged(sink, current_code, deferred))
         if not any(f.fixable for f in sink):  # every change is explained by an applied fix
             continue
+        if written and deferred is not None:
+            stubbed = defer(new, written, deferred)
+            if stubbed is not new:
+                new, edits_index = stubbed, None
         new_positions = Positions(new, previous=positions)  # reuses the statements the family left alone
         new_code = new_positions.code
         if new_code != current_code:
             current, current_code, positions = new, new_code, new_positions
             indexed = edits_index if edits_index is not None else prepared[1].after(new)  # None: indexed anew
             current_bytes = new_code.encode(current.encoding)  # what Module.bytes does, without a second codegen
+            full_bytes = _full_bytes(current_code, current_bytes, deferred, module.encoding)
             prepared = None
     new_bytes = current_bytes if current is not module else data
     if new_bytes != data:
@@ -315,6 +355,19 @@ def _one_pass(
     if prepared is not None:  # the index of the final tree, made for a family that changed nothing
         current, indexed = prepared[1].module, prepared[1]
     return original_code, current_code, new_bytes, staged, module.encoding, (current, positions, indexed)
+
+
+def _full_bytes(code: str, data: bytes, deferred: Deferred | None, encoding: str) -> bytes:
+    """The bytes of ``code`` with the helpers' texts in place (``data``, the bytes of ``code``, without deferred helpers)."""
+    return deferred.expand(code).encode(encoding) if deferred else data
+
+
+def _staged(sink: list[RawFinding], code: str, deferred: Deferred | None) -> list[tuple[RawFinding, str]]:
+    """The findings of a family that saw ``code``, with the text they are on (lines in the full text)."""
+    if not deferred or not sink:
+        return [(f, code) for f in sink]
+    full = deferred.expand(code)
+    return [(RawFinding(f.rule, deferred.line_in_full(code, f.line), f.col, f.message, f.fixable), full) for f in sink]
 
 
 def _suppressed(code: str, data: bytes, quieting: list) -> dict[int, frozenset[str]]:

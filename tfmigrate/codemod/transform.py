@@ -147,6 +147,9 @@ class FamilyTransform(cst.CSTTransformer):
         self.index = TreeIndex()
         self.source = ""  # the module's code, when the engine has it (else ask the module)
         self._scopes: Scopes | None = None
+        # the statements of a helper text this family wrote into the module body, in a row: final,
+        # no family changes them (the engine keeps them out of the later families' way, codemod/deferred.py)
+        self.written_helpers: list[cst.BaseStatement] = []
 
     @classmethod
     def warm_up(cls) -> None:

@@ -616,6 +616,7 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
         rest = body[at:]
         if rest:
             rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine(), *_strip_blank(rest[0].leading_lines)))
+        self.written_helpers = defs
         return updated.with_changes(body=(*body[:at], *defs, *rest))
 
 

@@ -201,4 +201,5 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
             while lines and lines[0].comment is None:
                 lines.pop(0)
             rest[0] = rest[0].with_changes(leading_lines=(cst.EmptyLine(), cst.EmptyLine(), *lines))
+        self.written_helpers = defs
         return updated.with_changes(body=(*body[:at], *defs, *rest))
