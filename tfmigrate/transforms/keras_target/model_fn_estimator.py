@@ -55,8 +55,8 @@ class ModelFnEstimators:
         message = (f"tf.estimator.Estimator(model_fn={plan.fn.name.value}) is a Keras model: {plan.fn.name.value} "
                    f"becomes the class {plan.class_name}(ModelFnModel), its layers ({', '.join(plan.layers) or 'none'}), "
                    f"metrics and optimizer ({plan.optimizer}) created once, its body the method model_fn run by fit/"
-                   "evaluate/predict in the Estimator's modes; summaries, "
-                   + "".join(f"{what}, " for what in sorted(plan.dropped)) + "and export_outputs in it are dropped")
+                   f"evaluate/predict in the Estimator's modes; {_listed(['summaries', *sorted(plan.dropped), 'export_outputs'])} "
+                   "in it are dropped")
         if not t.fix(call, TFM707, message):  # type: ignore[attr-defined]
             self.model_fn_blocked[id(call)] = "the fix is not enabled here"
             return False
@@ -119,3 +119,8 @@ class ModelFnEstimators:
         scope = t.scopes.scope_of(receiver)  # type: ignore[attr-defined]
         seen = scope[receiver.value] if scope is not None else []
         return "model_fn_predictions" if seen and all(a.node in self.model_fn_bound for a in seen) else "estimator_predictions"
+
+
+def _listed(words: list[str]) -> str:
+    """``a and b``, ``a, b and c``."""
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
