@@ -53,6 +53,25 @@ def _pythonpath(env: Mapping[str, str]) -> list[str]:
     return [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
 
 
+def _module_name(filename: str) -> str:
+    """The top-level module a directory entry provides: ``numpy/`` and ``numpy.py`` -> numpy, an extension
+    ``_foo.cpython-311-x86_64-linux-gnu.so`` -> _foo."""
+    return filename.split(".", 1)[0]
+
+
+def _loaded_modules() -> dict[str, str]:
+    """The top-level modules imported so far, each with the file it came from (built-ins and namespace
+    packages without a file are left out: no PYTHONPATH entry changes a built-in)."""
+    out: dict[str, str] = {}
+    for name, module in list(sys.modules.items()):
+        if "." in name or module is None:
+            continue
+        where = getattr(module, "__file__", None)
+        if where:
+            out[name] = os.path.abspath(where)
+    return out
+
+
 def _read_line(conn: socket.socket, first: bytes = b"") -> bytes:
     data = first
     while not data.endswith(b"\n"):
@@ -79,6 +98,8 @@ class _Server:
         self.base_path = [p for p in sys.path if p not in set(_pythonpath(os.environ))]
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.jobs: dict[int, tuple[socket.socket, int, int]] = {}  # pidfd -> (connection, pid, started)
+        self.own_path = _pythonpath(os.environ)
+        self.loaded: dict[str, str] = {}  # top-level module -> the file it was imported from (after the imports)
 
     def bind(self) -> None:
         """Bind before TensorFlow is imported: a client connecting meanwhile waits in the backlog."""
@@ -184,6 +205,30 @@ class _Server:
             return f"PYTHONHASHSEED={seed} (the server's: {self.seed})"
         if len(fds) != 3:
             return "three file descriptors expected"
+        return self._shadowed(_pythonpath(request.get("env", {})))
+
+    def _shadowed(self, wanted: list[str]) -> str | None:
+        """Would a fresh interpreter with the request's PYTHONPATH import another module than one this server
+        imported? A PYTHONPATH entry the server did not have that holds a module of the same top-level name (a
+        planted ``tensorflow/``, a ``numpy.py``), or an entry only the server had that a loaded module came from:
+        the request gets a fresh process (its child would not be the process it asks for)."""
+        for entry in wanted:
+            if entry in self.own_path or not os.path.isdir(entry):
+                continue
+            try:
+                names = {_module_name(n) for n in os.listdir(entry)}
+            except OSError:
+                continue
+            clash = sorted(names.intersection(self.loaded))
+            if clash:
+                return f"PYTHONPATH entry {entry} holds {clash[0]}, which this server imported from {self.loaded[clash[0]]}"
+        for entry in self.own_path:
+            if entry in wanted:
+                continue
+            prefix = os.path.join(os.path.abspath(entry), "")
+            for name, where in self.loaded.items():
+                if where.startswith(prefix):
+                    return f"this server imported {name} from {entry}, which the request's PYTHONPATH does not hold"
         return None
 
     def _client_event(self, fd: int, poller) -> None:
@@ -332,6 +377,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | None:
     import tensorflow
 
     assert numpy and tensorflow
+    server.loaded = _loaded_modules()
     # what the imports made is never collected in a child: the collector's walks would copy its pages
     gc.freeze()
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
