@@ -900,7 +900,8 @@ class ModelFnLowering(SlimPieces):
                     raise Blocked(f"custom train_op logic (minimize({code_of(loss)}) of another loss than the spec's)")
             else:
                 clip = self._clipping(step, optimizer)
-            self._remove_statement(step, "train_op")
+            if not any(self.t.index.is_within(step, op) for op in self.train_ops):
+                self._remove_statement(step, "train_op")  # else written in the spec, which drops train_op=
         # the optimizer's Keras form
         if qn.startswith("tensorflow.keras.optimizers."):
             text = self._hoistable(optimizer, fn_locals, "the optimizer")
@@ -932,7 +933,7 @@ class ModelFnLowering(SlimPieces):
             target = parent.targets[0].target
             if isinstance(target, cst.Name):
                 reads = [n for n in iter_nodes(fn.body, trivia=False) if isinstance(n, cst.Name) and n.value == target.value]
-                used = [n for n in reads if not any(self.t.index.is_within(n, r) for r in self.removed)]
+                used = [n for n in reads if not any(self.t.index.is_within(n, r) for r in (*self.removed, *self.train_ops))]
                 if len(used) > 1:  # its target, and a read outside the removed statements
                     raise Blocked(f"the optimizer {target.value} used elsewhere than in the train_op")
             self._remove_statement(optimizer, "optimizer")
