@@ -605,6 +605,8 @@ class ModelFnLowering(SlimPieces):
         with the same name, shape and dtype, and get_variable's default initializer where none is given (TF 1.15
         ``_get_default_initializer``: glorot uniform for floats, zeros for integers and bools); the call reads
         the attribute. False (the caller blocks) for any other argument or dtype."""
+        if self._read_by_lookup(node):
+            return False  # an embedding table _embedding did not lower stays TFM705
         if self._in_loop(node):
             raise Blocked("a variable (get_variable) created in a loop")
         try:
@@ -645,6 +647,21 @@ class ModelFnLowering(SlimPieces):
         self.plan_.table[id(node)] = cst.parse_expression(f"{owner}.{attr}")
         self.plan_.readers.append(node.func)
         return True
+
+    def _read_by_lookup(self, node: cst.Call) -> bool:
+        """Is the variable (the call, or the name it is assigned to) an argument of an embedding_lookup?"""
+        uses: list[cst.CSTNode] = [node]
+        parent = self.t.index.parents.get(node)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            target = parent.targets[0].target
+            uses += [n for n in iter_nodes(self.plan_.fn.body, trivia=False)
+                     if isinstance(n, cst.Name) and n.value == target.value and n is not target]
+        for use in uses:
+            arg = self.t.index.parents.get(use)
+            call = self.t.index.parents.get(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and (self.t.qualified_name(call.func) or "").endswith(".embedding_lookup"):
+                return True
+        return False
 
     def _group(self, node: cst.Call) -> bool:
         """``train_op = tf.group(opt.minimize(loss), tf.compat.v1.assign_add(global_step, 1))`` (the getting-started
