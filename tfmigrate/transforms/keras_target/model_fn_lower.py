@@ -646,6 +646,8 @@ class ModelFnLowering(SlimPieces):
         self.plan_.layers.append("get_variable(...) -> add_weight")
         self.plan_.table[id(node)] = cst.parse_expression(f"{owner}.{attr}")
         self.plan_.readers.append(node.func)
+        if dtype is not None:
+            self.plan_.readers.append(dtype.value)  # from tensorflow import float64: written tf.float64
         return True
 
     def _read_by_lookup(self, node: cst.Call) -> bool:
@@ -676,6 +678,7 @@ class ModelFnLowering(SlimPieces):
         if len(steps) != 1 or len(counts) != 1 or not self._counts_step(counts[0]):
             raise custom
         self.groups[id(node)] = steps[0]
+        self.plan_.readers.append(counts[0].func)  # from tensorflow import assign_add: gone once unread
         return True
 
     def _counts_step(self, value: cst.BaseExpression) -> bool:
