@@ -26,6 +26,7 @@ import itertools
 import json
 import textwrap
 
+import numpy as np
 import pytest
 
 from tests.keras_env import run_keras, write_helpers
@@ -236,12 +237,14 @@ for name, kind, steps in json.loads(sys.argv[1]):
     evaluated = estimator.evaluate(data, steps=1, return_dict=True, verbose=0)
     final = float(np.sum((((x @ w + b) if kind == "matrix" else w * x + b) - y) ** 2))  # the loss after the steps
     from legacy_estimators import model_fn_predictions
-    rows = list(model_fn_predictions(estimator, lambda: tf.data.Dataset.from_tensors({"x": x})))
+    # the guide's model_fn reads labels in every mode (its legacy predict needed an input_fn with labels too)
+    rows = list(model_fn_predictions(estimator, lambda: tf.data.Dataset.from_tensors(({"x": x}, y))))
     results[name] = {"keras": [float(v) for v in history.history["loss"]], "numpy": losses,
                      "w": np.asarray(estimator.w.numpy()).ravel().tolist(), "w_numpy": np.asarray(w).ravel().tolist(),
                      "b": float(np.ravel(estimator.b.numpy())[0]), "b_numpy": float(np.ravel(b)[0]),
                      "eval": float(evaluated["loss"]), "eval_numpy": final, "rows": len(rows),
-                     "row": np.asarray(rows[0]).tolist() if rows else None,
+                     "row": ({k: np.asarray(v).tolist() for k, v in rows[0].items()} if isinstance(rows[0], dict)
+                             else np.asarray(rows[0]).tolist()) if rows else None,
                      "dtype": str(dtype), "weights": len(estimator.trainable_variables)}
 print(json.dumps(results))
 '''
@@ -266,12 +269,17 @@ def test_lowered_variants_train_as_gradient_descent_did_on_tf221(tmp_path):
     results = json.loads(done.stdout.strip().splitlines()[-1])
     for index, options in enumerate(RUN):
         got = results[f"variant_{index}"]
-        tolerance = 1e-9 if got["dtype"] == "float64" else 1e-4
+        # the issue's 1e-5; float64 weights differ from TF 1.x by 1e-7 only because Keras holds the rate 0.01 as float32
+        tolerance = 1e-6 if got["dtype"] == "float64" else 1e-5
         assert got["weights"] == 2, (options, got)
         assert got["keras"] == pytest.approx(got["numpy"], rel=tolerance, abs=tolerance), (options, got)
         assert got["w"] == pytest.approx(got["w_numpy"], rel=tolerance, abs=tolerance), (options, got)
         assert got["eval"] == pytest.approx(got["eval_numpy"], rel=tolerance, abs=tolerance), (options, got)
         assert got["rows"] == 4, (options, got)  # predict: one value per example, as the Estimator yielded them
+        if options.get("predictions") == "dict":
+            assert set(got["row"]) == {"y"}, got
+        else:
+            assert len(np.ravel(got["row"])) == 1, got
         expected_dtype = DTYPES[options.get("dtype", "float64")] or "float32"
         assert got["dtype"] == expected_dtype, (options, got)
     guide_run = results["guide"]
