@@ -252,7 +252,7 @@ BLOCKERS = {
                  "train_op = optimizer.minimize(loss, global_step=tf.train.get_global_step(), var_list=[])",
                  "minimize(var_list=)"),
     "get_variable": ('logits = tf.layers.dense(net, 3)',
-                     'logits = tf.matmul(net, tf.get_variable("w", [4, 3]))', "get_variable"),
+                     'logits = tf.matmul(net, tf.get_variable("w", [4, 3], regularizer=tf.nn.l2_loss))', "get_variable"),
     "layer in a loop": ('net = tf.layers.dense(features["x"], 4)',
                         'net = features["x"]\n    for units in params["units"]:\n        net = tf.layers.dense(net, units)',
                         "dense called in a loop"),

@@ -49,6 +49,13 @@ OPTIMIZE_LOSS_NAMES = {"Adagrad": ("AdagradOptimizer", ""), "Adam": ("AdamOptimi
                        "Momentum": ("MomentumOptimizer", "momentum=0.9"), "SGD": ("GradientDescentOptimizer", "")}
 EMBEDDING_LOOKUP = ("ids", "partition_strategy", "name", "validate_indices")  # after params: what keeps the rows read
 SUMMARY_MODULES = ("tensorflow.summary.", "tensorflow.compat.v1.summary.", "tensorflow.contrib.summary.")
+# get_variable's dtypes and TF 1.15's default initializer for each (variable_scope._get_default_initializer)
+WEIGHT_DTYPES = {**dict.fromkeys(("float16", "bfloat16", "float32", "float64"), '"glorot_uniform"'),
+                 **dict.fromkeys(("int8", "int16", "int32", "int64", "uint8", "bool"), '"zeros"')}
+# tf.compat.v1 initializers, called by Keras's add_weight as initializer(shape, dtype=dtype)
+WEIGHT_INITIALIZERS = ("constant_initializer", "zeros_initializer", "ones_initializer", "random_normal_initializer",
+                       "random_uniform_initializer", "truncated_normal_initializer", "glorot_uniform_initializer",
+                       "glorot_normal_initializer")
 BLOCKED_CALLS = {
     "get_variable": "variables created with tf.compat.v1.get_variable (not a layer tfmigrate can create once)",
     "Variable": "tf.Variable created inside the model_fn",
@@ -210,6 +217,8 @@ class ModelFnLowering(SlimPieces):
         self.optimizers: list[cst.Call] = []
         self.optimize_losses: list[cst.Call] = []  # tf.contrib.layers.optimize_loss train_ops (model_fn_slim)
         self.specs: list[cst.Call] = []
+        self.weights: set[tuple[str, ...]] = set()  # (scopes..., name) of the get_variable weights
+        self.groups: dict[int, cst.Call] = {}  # tf.group(minimize, assign_add(global_step, 1)): its minimize
         self.scope_prefix: tuple[str, ...] = ()  # the variable scopes around the call of the network function scanned
         self._scan(fn, owner="self", top=True)
         self._specs(fn)
@@ -280,6 +289,10 @@ class ModelFnLowering(SlimPieces):
                                                                           "tensorflow.compat.v1.feature_column.")):
                 self._input_layer(short)
             elif short == "get_variable" and qn.startswith("tensorflow.") and self._embedding(node, owner, fn_locals):
+                continue
+            elif short == "get_variable" and qn.startswith("tensorflow.") and self._weight(node, owner, fn_locals):
+                continue
+            elif short == "group" and qn.startswith("tensorflow.") and top and self._group(node):
                 continue
             elif short == "placeholder" and qn.startswith("tensorflow.") and top and self._labels_placeholder(node, fn):
                 continue
@@ -586,6 +599,114 @@ class ModelFnLowering(SlimPieces):
             self._remove_statement(node, "get_variable")
         return True
 
+    def _weight(self, node: cst.Call, owner: str, fn_locals: set[str]) -> bool:
+        """``W = tf.compat.v1.get_variable(NAME, SHAPE, dtype=..., initializer=...)`` read as a weight (the
+        getting-started guide's ``W*features["x"] + b``): a weight created once in ``__init__`` by ``add_weight``
+        with the same name, shape and dtype, and get_variable's default initializer where none is given (TF 1.15
+        ``_get_default_initializer``: glorot uniform for floats, zeros for integers and bools); the call reads
+        the attribute. False (the caller blocks) for any other argument or dtype."""
+        if self._read_by_lookup(node):
+            return False  # an embedding table _embedding did not lower stays TFM705
+        if self._in_loop(node):
+            raise Blocked("a variable (get_variable) created in a loop")
+        try:
+            variable = _bind(node, ("name", "shape", "dtype", "initializer"))
+        except Blocked:
+            return False
+        name = str_value(variable["name"].value) if "name" in variable else None
+        if not name or set(variable) - {"name", "shape", "dtype", "initializer"} or "shape" not in variable:
+            return False
+        dtype = variable.get("dtype")
+        dtype_qn = (self.t.qualified_name(dtype.value) or "") if dtype is not None and code_of(dtype.value) != "None" \
+            else "tensorflow.float32"
+        kind = dtype_qn.rpartition(".")[2]
+        if not dtype_qn.startswith("tensorflow.") or kind not in WEIGHT_DTYPES:
+            return False
+        key = (*self._variable_scopes(node), name)
+        if key in self.weights:
+            raise Blocked(f"get_variable({name!r}) created twice (variables shared by name)")
+        self.weights.add(key)
+        shape = self._hoistable(variable["shape"].value, fn_locals, "the variable's shape")
+        initializer = variable.get("initializer")
+        if initializer is not None and code_of(initializer.value) != "None":
+            value = initializer.value
+            qn = (self.t.qualified_name(value.func) or "") if isinstance(value, cst.Call) else ""
+            short = qn.rpartition(".")[2]
+            if not (qn.startswith(("tensorflow.", "tensorflow.compat.v1.")) and short in WEIGHT_INITIALIZERS):
+                raise Blocked(f"get_variable(initializer={' '.join(code_of(value).split())[:40]}) (not a "
+                              "tf.compat.v1 initializer tfmigrate writes)")
+            args = ", ".join(code_of(a).strip().rstrip(",") for a in value.args)
+            init = self._hoistable(cst.parse_expression(f"tf.compat.v1.{short}({args})"), fn_locals, "the variable's initializer")
+        else:
+            init = WEIGHT_DTYPES[kind]
+        dtype_text = f"tf.{kind}"
+        attr = self._attr(node, "weight", name.replace("/", "_"))
+        self.plan_.init.append(f"self.{attr} = self.add_weight(name={name!r}, shape={shape}, dtype={dtype_text}, "
+                               f"initializer={init})".replace("'", '"'))
+        self.plan_.layers.append("get_variable(...) -> add_weight")
+        self.plan_.table[id(node)] = cst.parse_expression(f"{owner}.{attr}")
+        self.plan_.readers.append(node.func)
+        if dtype is not None:
+            self.plan_.readers.append(dtype.value)  # from tensorflow import float64: written tf.float64
+        return True
+
+    def _read_by_lookup(self, node: cst.Call) -> bool:
+        """Is the variable (the call, or the name it is assigned to) an argument of an embedding_lookup?"""
+        uses: list[cst.CSTNode] = [node]
+        parent = self.t.index.parents.get(node)
+        if isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0].target, cst.Name):
+            target = parent.targets[0].target
+            uses += [n for n in iter_nodes(self.plan_.fn.body, trivia=False)
+                     if isinstance(n, cst.Name) and n.value == target.value and n is not target]
+        for use in uses:
+            arg = self.t.index.parents.get(use)
+            call = self.t.index.parents.get(arg) if isinstance(arg, cst.Arg) else None
+            if isinstance(call, cst.Call) and (self.t.qualified_name(call.func) or "").endswith(".embedding_lookup"):
+                return True
+        return False
+
+    def _group(self, node: cst.Call) -> bool:
+        """``train_op = tf.group(opt.minimize(loss), tf.compat.v1.assign_add(global_step, 1))`` (the getting-started
+        guide's train_op): one step of the optimizer and one count of the global step, which Keras's
+        ``optimizer.iterations`` counts. Anything else in the group stays TFM705 (custom train_op logic)."""
+        custom = Blocked(BLOCKED_CALLS["group"])
+        if any(a.star or a.keyword is not None and a.keyword.value != "name" for a in node.args):
+            raise custom
+        inputs = [a.value for a in node.args if a.keyword is None]
+        steps = [v for v in inputs if isinstance(v, cst.Call) and isinstance(v.func, cst.Attribute) and v.func.attr.value == "minimize"]
+        counts = [v for v in inputs if v not in steps]
+        if len(steps) != 1 or len(counts) != 1 or not self._counts_step(counts[0]):
+            raise custom
+        self.groups[id(node)] = steps[0]
+        self.plan_.readers.append(counts[0].func)  # from tensorflow import assign_add: gone once unread
+        return True
+
+    def _counts_step(self, value: cst.BaseExpression) -> bool:
+        """``tf.compat.v1.assign_add(global_step, 1)`` or ``global_step.assign_add(1)`` of the global step."""
+        if not isinstance(value, cst.Call):
+            return False
+        qn = self.t.qualified_name(value.func) or ""
+        if qn.startswith("tensorflow.") and qn.rpartition(".")[2] == "assign_add":
+            try:
+                args = _bind(value, ("ref", "value", "use_locking", "name"))
+            except Blocked:
+                return False
+            ref, amount = args.get("ref"), args.get("value")
+            ref = ref.value if ref is not None else None
+        elif isinstance(value.func, cst.Attribute) and value.func.attr.value == "assign_add" and not qn:
+            try:
+                args = _bind(value, ("delta", "use_locking", "name", "read_value"))
+            except Blocked:
+                return False
+            ref, amount = value.func.value, args.get("delta")
+        else:
+            return False
+        if set(args) - {"ref", "value", "delta", "name"} or amount is None or code_of(amount.value).strip() != "1":
+            return False
+        if isinstance(ref, cst.Name):
+            ref = self._assigned(ref)
+        return isinstance(ref, cst.Call) and (self.t.qualified_name(ref.func) or "").rpartition(".")[2] in GLOBAL_STEP
+
     def _input_layer(self, short: str) -> None:
         """``tf.compat.v1.feature_column.input_layer(features, columns)`` runs on TensorFlow 2.21 as it is, in the
         Keras model's steps, where its columns make no variables (numeric, bucketized, indicator columns); an
@@ -764,6 +885,7 @@ class ModelFnLowering(SlimPieces):
         steps = []
         for op in self.train_ops:
             value = self._assigned(op) if isinstance(op, cst.Name) else op
+            value = self.groups.get(id(value), value)
             if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
                     and value.func.attr.value in ("minimize", "apply_gradients")):
                 raise Blocked(f"custom train_op logic (train_op={code_of(op)})")
@@ -779,20 +901,27 @@ class ModelFnLowering(SlimPieces):
             if extra:
                 raise Blocked(f"custom train_op logic ({method}({', '.join(k + '=' for k in extra)}))")
             global_step = args.get("global_step")
-            step_value = global_step.value if global_step is not None else None
-            if isinstance(step_value, cst.Name):  # global_step = tf.train.get_or_create_global_step()
-                step_value = self._assigned(step_value)
-            if step_value is None or not (isinstance(step_value, cst.Call)
-                                          and (self.t.qualified_name(step_value.func) or "").rpartition(".")[2] in GLOBAL_STEP):
-                raise Blocked(f"{method} without global_step=get_global_step() (the Estimator's step count)")
-            self.plan_.table.pop(id(global_step.value), None)
+            if any(step is grouped for grouped in self.groups.values()):  # counted by the group's assign_add
+                if global_step is not None and code_of(global_step.value) != "None":
+                    raise Blocked("custom train_op logic (the global step counted twice: minimize(global_step=...) "
+                                  "and assign_add in tf.group)")
+                global_step = None
+            else:
+                step_value = global_step.value if global_step is not None else None
+                if isinstance(step_value, cst.Name):  # global_step = tf.train.get_or_create_global_step()
+                    step_value = self._assigned(step_value)
+                if step_value is None or not (isinstance(step_value, cst.Call)
+                                              and (self.t.qualified_name(step_value.func) or "").rpartition(".")[2] in GLOBAL_STEP):
+                    raise Blocked(f"{method} without global_step=get_global_step() (the Estimator's step count)")
+                self.plan_.table.pop(id(global_step.value), None)
             if method == "minimize":
                 loss = args["loss"].value
                 if not any(code_of(loss) == code_of(spec_loss) for spec_loss in self.losses):
                     raise Blocked(f"custom train_op logic (minimize({code_of(loss)}) of another loss than the spec's)")
             else:
                 clip = self._clipping(step, optimizer)
-            self._remove_statement(step, "train_op")
+            if not any(self.t.index.is_within(step, op) for op in self.train_ops):
+                self._remove_statement(step, "train_op")  # else written in the spec, which drops train_op=
         # the optimizer's Keras form
         if qn.startswith("tensorflow.keras.optimizers."):
             text = self._hoistable(optimizer, fn_locals, "the optimizer")
@@ -824,7 +953,7 @@ class ModelFnLowering(SlimPieces):
             target = parent.targets[0].target
             if isinstance(target, cst.Name):
                 reads = [n for n in iter_nodes(fn.body, trivia=False) if isinstance(n, cst.Name) and n.value == target.value]
-                used = [n for n in reads if not any(self.t.index.is_within(n, r) for r in self.removed)]
+                used = [n for n in reads if not any(self.t.index.is_within(n, r) for r in (*self.removed, *self.train_ops))]
                 if len(used) > 1:  # its target, and a read outside the removed statements
                     raise Blocked(f"the optimizer {target.value} used elsewhere than in the train_op")
             self._remove_statement(optimizer, "optimizer")
