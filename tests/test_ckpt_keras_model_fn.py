@@ -333,7 +333,7 @@ def test_convert_writes_weights_that_predict_as_the_estimator(legacy, converted,
 
 
 REFUSED = {
-    # a get_variable: not a layer TFM707 lowers (TFM705's piece), no map
+    # a get_variable weight: TFM707 lowers it to add_weight, but no legacy-name map is written for it yet
     "get_variable": ('''\
         import tensorflow as tf
 

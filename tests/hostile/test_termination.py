@@ -55,7 +55,10 @@ def test_a_terminated_validate_leaves_no_child_and_no_temporary_directory(tmp_pa
     scratch.mkdir()
     env = dict(os.environ, TMPDIR=str(scratch))
     proc = subprocess.Popen([sys.executable, "-m", "tfmigrate", "validate", "samples/skflow_dnn_save_restore/expected.py:39",
-                             "--steps", "10000000"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             "--steps", "10000000"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # the default disposition, whatever pytest was started with: under `nohup`, SIGHUP is ignored
+                            # and tfmigrate (as every program run by nohup) keeps ignoring it
+                            preexec_fn=lambda: signal.signal(sig, signal.SIG_DFL))
     children: list[int] = []
     try:
         deadline = time.monotonic() + 120
