@@ -17,6 +17,7 @@ import json
 import os
 import sys
 import traceback
+from collections.abc import Callable
 from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -59,12 +60,22 @@ def predict(request: dict[str, Any]) -> dict[str, Any]:
         with tf.compat.v1.Session() as session:
             saver.restore(session, request["checkpoint"])
             out = session.run(spec.predictions, {features[k]: v for k, v in inputs.items()})
-    if isinstance(out, dict):
-        return {"ok": True, "predictions": {k: np.asarray(v).tolist() for k, v in out.items()}}
-    return {"ok": True, "predictions": np.asarray(out).tolist()}
+    return {"ok": True, "predictions": listed(out)}
 
 
-def main() -> None:
+def listed(predictions: Any) -> Any:
+    """Predictions (a dict of arrays or one array) as JSON lists."""
+    import numpy as np
+
+    if isinstance(predictions, dict):
+        return {k: np.asarray(v).tolist() for k, v in predictions.items()}
+    return np.asarray(predictions).tolist()
+
+
+def run_jobs(job: Callable[[dict[str, Any]], dict[str, Any]], failed: Callable[[Any, BaseException], str],
+             expected: tuple[type[BaseException], ...] = (), after: Callable[[Any], None] | None = None) -> None:
+    """Answer the parent's jobs (stdin) with one JSON line: each job's result, or its one-line error (``expected``
+    exceptions by their own text; any other by ``failed(tf, exc)``, its traceback on stderr)."""
     jobs = json.loads(sys.stdin.read())["jobs"]
     import tensorflow as tf
 
@@ -72,11 +83,19 @@ def main() -> None:
     results = []
     for request in jobs:
         try:
-            results.append(predict(request))
+            results.append(job(request))
+        except expected as exc:
+            results.append({"ok": False, "error": " ".join(str(exc).split())[:500]})
         except Exception as exc:  # noqa: BLE001 - one line for the parent, the traceback on stderr
             traceback.print_exc()
-            results.append({"ok": False, "error": f"the Estimator's predictions (TensorFlow {tf.__version__}): {_first(exc)}"})
+            results.append({"ok": False, "error": failed(tf, exc)})
+        if after is not None:
+            after(tf)
     print(json.dumps({"ok": True, "results": results}))
+
+
+def main() -> None:
+    run_jobs(predict, lambda tf, exc: f"the Estimator's predictions (TensorFlow {tf.__version__}): {_first(exc)}")
 
 
 if __name__ == "__main__":

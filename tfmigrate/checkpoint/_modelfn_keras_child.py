@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import traceback
 from typing import Any
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 
-from tfmigrate.checkpoint._modelfn_estimator_child import _first, load, params_of  # noqa: E402
+from tfmigrate.checkpoint._modelfn_estimator_child import _first, listed, load, params_of, run_jobs  # noqa: E402
 
 
 class JobError(Exception):
@@ -73,30 +72,13 @@ def convert(request: dict[str, Any]) -> dict[str, Any]:
         fresh.restore(data)
         fresh.load_weights(request["out"])
     predictions = fresh.run_model_fn((inputs,), "infer")["predictions"]
-    if isinstance(predictions, dict):
-        predictions = {k: np.asarray(v).tolist() for k, v in predictions.items()}
-    else:
-        predictions = np.asarray(predictions).tolist()
-    return {"ok": True, "out": request["out"], "shapes": shapes, "predictions": predictions,
+    return {"ok": True, "out": request["out"], "shapes": shapes, "predictions": listed(predictions),
             "restored_step": int(fresh.optimizer.iterations), "notes": [], "tensorflow": tf.__version__}
 
 
 def main() -> None:
-    jobs = json.loads(sys.stdin.read())["jobs"]
-    import tensorflow as tf
-
-    tf.get_logger().setLevel("ERROR")
-    results = []
-    for request in jobs:
-        try:
-            results.append(convert(request))
-        except JobError as exc:
-            results.append({"ok": False, "error": " ".join(str(exc).split())[:500]})
-        except Exception as exc:  # noqa: BLE001 - one line for the parent, the traceback on stderr
-            traceback.print_exc()
-            results.append({"ok": False, "error": f"TensorFlow 2.21 child: {_first(exc)}"})
-        tf.keras.backend.clear_session()
-    print(json.dumps({"ok": True, "results": results}))
+    run_jobs(convert, lambda tf, exc: f"TensorFlow 2.21 child: {_first(exc)}", expected=(JobError,),
+             after=lambda tf: tf.keras.backend.clear_session())
 
 
 if __name__ == "__main__":

@@ -726,18 +726,26 @@ class ModelFnLowering(SlimPieces):
                           "(an embedding table made by get_variable on each call is not a weight of the Keras model)")
 
     def _labels_placeholder(self, node: cst.Call, fn: cst.FunctionDef) -> bool:
-        """TFM114's ``if labels is None: labels = tf.compat.v1.placeholder(params["fit_labels"].dtype, ...)``: the
-        legacy predict built the model with labels it never fed, so its predictions cannot read them; in mode
-        "infer" the Keras model gets zeros of that dtype and shape (one row per example) instead."""
+        """TFM114/TFM115's ``if labels is None: labels = tf.compat.v1.placeholder(DTYPE, (None,) + REST)`` (TFM114:
+        ``params["fit_labels"].dtype`` and ``.shape[1:]``): the legacy predict built the model with labels it never
+        fed, so its predictions cannot read them; in mode "infer" the Keras model gets zeros of that dtype and
+        shape, one row per example of the batch. False (the caller blocks it) for any other placeholder."""
         line = self._statement(node)
         block = self.t.index.parents.get(self.t.index.parents.get(line)) if line is not None else None
-        if not (isinstance(block, cst.If) and code_of(block.test).strip() == "labels is None" and isinstance(line.body[0], cst.Assign)
+        params = [p.name.value for p in fn.params.params]
+        if not ("labels" in params and "features" in params and isinstance(block, cst.If)
+                and code_of(block.test).strip() == "labels is None" and isinstance(line.body[0], cst.Assign)
                 and code_of(line.body[0].targets[0].target).strip() == "labels" and line.body[0].value is node):
             return False
         args = _bind(node, ("dtype", "shape", "name"))
-        if "shape" not in args or "dtype" not in args or 'params["fit_labels"]' not in code_of(args["dtype"].value):
-            SlimPieces._labels_placeholder(self, node, fn)  # TFM115's (None,) + shape form, or Blocked
-            return True
+        shape = args.get("shape")
+        if "dtype" not in args or shape is None or not (isinstance(shape.value, cst.BinaryOperation)
+                                                          and code_of(shape.value.left).replace(" ", "") == "(None,)"):
+            return False
+        self.plan_.table[id(node)] = cst.parse_expression(
+            f"tf.zeros((tf.shape(tf.nest.flatten(features)[0])[0],) + tuple({code_of(shape.value.right)}), "
+            f"{code_of(args['dtype'].value)})")
+        return True
         self.plan_.table[id(node)] = cst.parse_expression(
             'tf.zeros((tf.shape(tf.nest.flatten(features)[0])[0],) + params["fit_labels"].shape[1:], params["fit_labels"].dtype)')
         return True

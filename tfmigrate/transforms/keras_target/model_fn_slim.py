@@ -8,10 +8,6 @@
   the legacy graph), then the activation. The same normalizer is read on a ``fully_connected`` called alone.
 - ``is_optimize_loss``: which calls are ``optimize_loss`` (tf.contrib.layers, tf_slim, or the
   ``legacy_optimize_loss`` copy TFM608 writes, known by its marker); ``ModelFnLowering._optimize_loss`` lowers them.
-- ``if labels is None: labels = tf.compat.v1.placeholder(...)`` (TFM114/TFM115: the legacy Estimator built its
-  predict graph with an unfed labels placeholder): in mode "infer" the labels are zeros of that shape and dtype,
-  one row per example of the batch. A legacy predict that read the placeholder's value failed; one that did not
-  never saw it, so the predictions are the same.
 """
 
 from __future__ import annotations
@@ -158,27 +154,3 @@ class SlimPieces:
         for key in ("layer", "normalizer_fn", "normalizer_params"):
             if key in args:
                 self._drop_local(args[key].value, fn, node)
-
-    # --- the labels placeholder of predict ---------------------------------------------------------------------
-    def _labels_placeholder(self, node: cst.Call, fn: cst.FunctionDef) -> None:
-        """``if labels is None: labels = tf.compat.v1.placeholder(dtype, (None,) + rest)`` -> zeros for the batch."""
-        _bind, Blocked = self._slim_tools()
-        line = self._statement(node)  # type: ignore[attr-defined]
-        block = self.t.index.parents.get(line) if line is not None else None  # type: ignore[attr-defined]
-        guard = self.t.index.parents.get(block) if block is not None else None  # type: ignore[attr-defined]
-        assign = line.body[0] if line is not None else None
-        labels = "labels" if "labels" in [p.name.value for p in fn.params.params] else None
-        if not (labels and isinstance(guard, cst.If) and code_of(guard.test).strip() == f"{labels} is None"
-                and isinstance(assign, cst.Assign) and assign.value is node and code_of(assign.targets[0].target) == labels):
-            raise Blocked("tf.compat.v1.placeholder in the model_fn (a graph-mode input)")
-        args = _bind(node, ("dtype", "shape", "name"))
-        shape = args.get("shape")
-        if "dtype" not in args or shape is None or not (isinstance(shape.value, cst.BinaryOperation)
-                                                          and code_of(shape.value.left).replace(" ", "") in ("(None,)",)):
-            raise Blocked("a labels placeholder whose first dimension is not the batch's (None)")
-        rest = code_of(shape.value.right)
-        features = "features" if "features" in [p.name.value for p in fn.params.params] else None
-        if features is None:
-            raise Blocked("a labels placeholder in a model_fn without features")
-        zeros = (f"tf.zeros((tf.shape(tf.nest.flatten(features)[0])[0],) + tuple({rest}), {code_of(args['dtype'].value)})")
-        self.plan_.table[id(node)] = cst.parse_expression(zeros)  # type: ignore[attr-defined]
