@@ -34,10 +34,8 @@ loaded the written file, on the same deterministic inputs.
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
-import subprocess
 import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -47,7 +45,7 @@ from tfmigrate import static_values
 from tfmigrate import targets_static as static
 from tfmigrate.checkpoint import classify, index, names, values
 from tfmigrate.checkpoint.index import CheckpointError
-from tfmigrate.checkpoint.keras_conversion import KerasConversion, LayerTransfer, conversion_from_json, out_path  # noqa: F401 - the names callers read here
+from tfmigrate.checkpoint.keras_conversion import KerasConversion, LayerTransfer, conversion_from_json, out_path, run_child  # noqa: F401 - the names callers read here
 from tfmigrate.results import ModelRef, shape_text
 
 CHILD_TIMEOUT_S = 300
@@ -422,25 +420,9 @@ def _python(python: str | None) -> str:
 
 
 def run_keras_child(python: str, request: dict[str, Any], workdir: str, timeout: float = CHILD_TIMEOUT_S) -> dict[str, Any]:
-    from tfmigrate.childproc import child_env, interpreter_command
-    from tfmigrate.warm import run
+    from tfmigrate.childproc import interpreter_command
 
-    env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=workdir)
-    try:
-        proc = run(interpreter_command(python, "tfmigrate.checkpoint._keraschild"), input=json.dumps(request),
-                              capture_output=True, text=True, timeout=timeout, env=env, check=False)
-    except subprocess.TimeoutExpired:
-        raise CheckpointError(f"TensorFlow 2.21 child process took longer than {timeout:.0f} s") from None
-    except OSError as exc:
-        raise CheckpointError(f"{python}: cannot run: {exc.strerror or exc}") from None
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if not lines:
-        tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        raise CheckpointError(f"TensorFlow 2.21 child process failed (exit {proc.returncode}): {tail[-1][:300] if tail else 'no output'}")
-    result = json.loads(lines[-1])
-    if not result.get("ok"):
-        raise CheckpointError(result.get("error") or "TensorFlow 2.21 child process failed")
-    return result
+    return run_child(interpreter_command(python, "tfmigrate.checkpoint._keraschild"), request, workdir, "TensorFlow 2.21", timeout)
 
 
 # ------------------------------------------------------------------------------------ convert

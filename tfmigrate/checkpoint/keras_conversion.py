@@ -3,7 +3,9 @@ and where it writes."""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -80,3 +82,27 @@ def out_path(out: str | os.PathLike[str], step: int | None, ck: index.Checkpoint
     if p.resolve() in {Path(f).resolve().parent for f in ck.files}:
         raise CheckpointError(f"{p}: is the input checkpoint's directory: convert never writes over its input")
     return p / f"model.ckpt-{step or 0}.weights.h5", str(p)
+
+
+def run_child(command: list[str], request: dict[str, Any], workdir: str, what: str, timeout: float) -> dict[str, Any]:
+    """Run a checkpoint child (``command``: tfmigrate's module under a TensorFlow interpreter, warm where
+    ``$TFMIGRATE_WARM`` names a server) on ``request`` (JSON on stdin); its last JSON line, or CheckpointError
+    (one line: ``what`` names the child)."""
+    from tfmigrate.childproc import child_env
+    from tfmigrate.warm import run
+
+    env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=workdir)
+    try:
+        proc = run(command, input=json.dumps(request), capture_output=True, text=True, timeout=timeout, env=env, check=False)
+    except subprocess.TimeoutExpired:
+        raise CheckpointError(f"{what} child process took longer than {timeout:.0f} s") from None
+    except OSError as exc:
+        raise CheckpointError(f"{command[0]}: cannot run: {exc.strerror or exc}") from None
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        raise CheckpointError(f"{what} child process failed (exit {proc.returncode}): {tail[-1][:300] if tail else 'no output'}")
+    result = json.loads(lines[-1])
+    if not result.get("ok"):
+        raise CheckpointError(result.get("error") or f"{what} child process failed")
+    return result

@@ -26,17 +26,15 @@ migrated program does) and predicts on the same inputs.
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tfmigrate.checkpoint import classify, index, values
 from tfmigrate.checkpoint.index import CheckpointError
-from tfmigrate.checkpoint.keras_conversion import KerasConversion, LayerTransfer, out_path
+from tfmigrate.checkpoint.keras_conversion import KerasConversion, LayerTransfer, out_path, run_child
 
 ROWS = 8
 ATOL = 1e-5
@@ -325,26 +323,6 @@ def prepare(checkpoint: str | os.PathLike[str], spec: ModelFnSpec, out: str | os
     return job
 
 
-def _run(command: list[str], request: dict[str, Any], work: str, what: str, timeout: float) -> dict[str, Any]:
-    from tfmigrate.childproc import child_env
-
-    env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=work)
-    try:
-        proc = subprocess.run(command, input=json.dumps(request), capture_output=True, text=True, timeout=timeout, env=env, check=False)
-    except subprocess.TimeoutExpired:
-        raise CheckpointError(f"{what} child process took longer than {timeout:.0f} s") from None
-    except OSError as exc:
-        raise CheckpointError(f"{command[0]}: cannot run: {exc.strerror or exc}") from None
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if not lines:
-        tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        raise CheckpointError(f"{what} child process failed (exit {proc.returncode}): {tail[-1][:300] if tail else 'no output'}")
-    result = json.loads(lines[-1])
-    if not result.get("ok"):
-        raise CheckpointError(result.get("error") or f"{what} child process failed")
-    return result
-
-
 def _flat(predictions: Any) -> dict[str, Any]:
     np = values._np()
     if isinstance(predictions, dict):
@@ -373,16 +351,16 @@ def convert_model_fns(jobs: list[tuple[str | os.PathLike[str], ModelFnSpec, str 
     from tfmigrate import keras_runtime
 
     (Path(work) / f"{keras_runtime.DEFAULT_HELPERS_MODULE}.py").write_text(keras_runtime.helpers_module_text(), encoding="utf-8")
-    reference = _run(module_command("tfmigrate.checkpoint._modelfn_estimator_child"), {"jobs": [j.request for j in prepared]},
-                     work, "TensorFlow 2.15 (the Estimator's predictions)", timeout)
+    reference = run_child(module_command("tfmigrate.checkpoint._modelfn_estimator_child"), {"jobs": [j.request for j in prepared]},
+                          work, "TensorFlow 2.15 (the Estimator's predictions)", timeout)
     created = []
     for job in prepared:
         if job.model_dir and not Path(job.model_dir).exists():
             Path(job.model_dir).mkdir(parents=True)
             created.append(job)
     try:
-        keras = _run(interpreter_command(python, "tfmigrate.checkpoint._modelfn_keras_child"), {"jobs": [j.request for j in prepared]},
-                     work, "TensorFlow 2.21", timeout)
+        keras = run_child(interpreter_command(python, "tfmigrate.checkpoint._modelfn_keras_child"), {"jobs": [j.request for j in prepared]},
+                          work, "TensorFlow 2.21", timeout)
     finally:
         for job in created:
             if not job.target.exists():
