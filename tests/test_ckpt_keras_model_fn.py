@@ -14,12 +14,11 @@ is refused in one line, nothing written.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+from tests.tfchildren import run_python
 from tfmigrate.checkpoint import classify, keras, keras_model_fn
 from tfmigrate.checkpoint.index import CheckpointError
 from tfmigrate.codemod.engine import rewrite_source
@@ -279,8 +278,8 @@ def legacy(tmp_path_factory):
         (root / f"naming_{name}_estimator.py").write_text(rewrite_source(source.encode(), ESTIMATOR, path=f"{name}.py").new.decode())
         jobs["naming"][name] = {"module": str(root / f"naming_{name}_estimator.py"), "fn": "model_fn", "width": NAMING_WIDTH}
     (root / "jobs.json").write_text(json.dumps(jobs))
-    proc = subprocess.run([sys.executable, "-c", CHILD_215, "jobs.json", "legacy.json"], cwd=root, capture_output=True, text=True,
-                          timeout=600, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
+    proc = run_python(["-c", CHILD_215, "jobs.json", "legacy.json"], cwd=root, timeout=600,  # a fork of the suite's TF 2.15 server
+                      env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-4000:]
     return root, specs, json.loads((root / "legacy.json").read_text())
 

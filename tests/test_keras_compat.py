@@ -13,13 +13,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 from tests.keras_env import keras_python, run_keras, write_helpers
+from tests.tfchildren import run_python
 from tfmigrate.codemod.engine import process_file, rewrite_source
 from tfmigrate.codemod.options import Options
 from tfmigrate.codemod.rule import load_catalog
@@ -238,7 +238,7 @@ def _notebook_code(path: Path) -> str:
 
 @pytest.fixture(scope="module")
 def tf221(tmp_path_factory):
-    python = keras_python()
+    keras_python()  # skips without TensorFlow 2.21
     work = tmp_path_factory.mktemp("keras_compat")
     (work / "optimizers.py").write_text(OPTIMIZERS, encoding="utf-8")
     programs = {}
@@ -248,17 +248,20 @@ def tf221(tmp_path_factory):
         (work / f"{name}.py").write_bytes(keras_rewrite(name).new)
     programs["notebook_linear"] = str(work / "notebook_linear.py")
     (work / "notebook_linear.py").write_text(_notebook_code(SAMPLES / "notebook_linear" / "expected.ipynb"), encoding="utf-8")
-    legacy = subprocess.Popen(  # TF 2.15's legacy optimizers, meanwhile
-        [sys.executable, "-c", OPTIMIZERS + "import tensorflow as tf\nprint(json.dumps(trajectories(tf.keras.optimizers.legacy)))"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"})
+    legacy: dict = {}  # TF 2.15's legacy optimizers, meanwhile, in a fork of the suite's TF 2.15 server
+    thread = threading.Thread(target=lambda: legacy.update(done=run_python(
+        ["-c", OPTIMIZERS + "import tensorflow as tf\nprint(json.dumps(trajectories(tf.keras.optimizers.legacy)))"],
+        env={**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}, timeout=300)))
+    thread.start()
     tables = json.dumps([sorted(HOOKS), sorted(KERAS2_MODULES)])
     proc = run_keras(["-c", CHILD, str(work), json.dumps(programs), tables], cwd=work, timeout=400)
-    stdout, stderr = legacy.communicate(timeout=300)
-    assert legacy.returncode == 0, stderr[-2000:]
+    thread.join()
+    assert legacy["done"].returncode == 0, legacy["done"].stderr[-2000:]
     assert proc.returncode == 0, proc.stderr[-3000:]
     found = json.loads(proc.stdout.strip().splitlines()[-1])
-    found["legacy_optimizers"] = json.loads(stdout.strip().splitlines()[-1])
-    found["tensorboard"] = subprocess.run([python, "-c", "import tensorboard"], capture_output=True).returncode == 0
+    found["legacy_optimizers"] = json.loads(legacy["done"].stdout.strip().splitlines()[-1])
+    # in a fork of the TF 2.21 server: an installed tensorboard imports there as in a fresh interpreter, a missing one fails alike
+    found["tensorboard"] = run_keras(["-c", "import tensorboard"], cwd=work).returncode == 0
     found["tf_keras"] = os.environ.get("TF_USE_LEGACY_KERAS") == "1"
     found["programs"] = programs
     return found

@@ -12,12 +12,11 @@ every step to 1e-5; then evaluate's keys and predict's dicts are the model_fn's.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import textwrap
 
 import pytest
 
+from tests.tfchildren import run_python
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 
@@ -308,8 +307,8 @@ def both_sides(tmp_path_factory):
     keras_cases["one_shot"] = one_shot.new.decode()
     (root / "estimator.json").write_text(json.dumps(estimator_cases))
     (root / "keras.json").write_text(json.dumps(keras_cases))
-    proc = subprocess.run([sys.executable, "-c", CHILD_215, "estimator.json", "legacy.json"], cwd=root,
-                          capture_output=True, text=True, timeout=600, env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
+    proc = run_python(["-c", CHILD_215, "estimator.json", "legacy.json"], cwd=root, timeout=600,  # a fork of the suite's TF 2.15 server
+                      env={"TF_CPP_MIN_LOG_LEVEL": "3", "PATH": "/usr/bin:/bin"})
     assert proc.returncode == 0, proc.stderr[-4000:]
     proc = run_keras(["-c", CHILD_221, "keras.json", "legacy.json", "keras_out.json"], cwd=root, timeout=600)
     assert proc.returncode == 0, proc.stderr[-4000:]

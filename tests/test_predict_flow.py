@@ -24,8 +24,6 @@ import itertools
 import json
 import os
 import re
-import subprocess
-import sys
 import textwrap
 
 import pytest
@@ -34,6 +32,7 @@ from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 
 from tests.every_case import check_every
+from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
 ALL = CATALOG.selected(None)
@@ -293,8 +292,7 @@ def test_rewritten_program_with_endless_input_fn_ends(tmp_path):
     assert len(GENERATOR.findall(new)) == 3 and not ARRAY.search(new), new
     (tmp_path / "program.py").write_text(new)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONHASHSEED="0")
-    done = subprocess.run([sys.executable, "program.py"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120, env=env)
+    done = run_python(["program.py"], cwd=tmp_path, timeout=120, env=env)  # a fork of the suite's TF 2.15 server
     assert done.returncode == 0, done.stderr[-3000:]
     lines = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert lines, done.stdout[-2000:]
