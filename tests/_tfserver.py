@@ -10,6 +10,13 @@ before the first fork, so that no child's garbage collection touches, and so cop
 
 It is started with ``OPENBLAS_NUM_THREADS=1`` so that it holds no thread when it forks (numpy's and
 scipy's OpenBLAS start one each otherwise; TensorFlow itself starts none before its first op).
+
+A job with ``"detach": true`` is a long-lived process the server does not wait for: it answers at once
+with the child's pid. The suite starts tfmigrate's own warm server so (``-m tfmigrate.warm SOCKET``,
+tests/warm_servers.py): a fork of this process, it shares this process's ``import tensorflow`` instead
+of paying its own. A ``-m MODULE`` job runs as ``python -P -m MODULE`` would: the job's PYTHONPATH, then
+the interpreter's own path (this server's, less the PYTHONPATH it was started with), and standard
+streams made for the interpreter's locale.
 """
 
 from __future__ import annotations
@@ -28,6 +35,22 @@ class _Timeout(Exception):
 
 def _alarm(signum, frame):
     raise _Timeout
+
+
+# the interpreter's own import path: this server's, less the PYTHONPATH entries it was started with
+BASE_PATH = [p for p in sys.path if p not in set(os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+_detached: set[int] = set()
+
+
+def _reap() -> None:
+    """Collect the detached children that ended (none is waited for otherwise)."""
+    for pid in list(_detached):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _detached.discard(pid)
 
 
 def serve() -> dict | None:
@@ -52,6 +75,11 @@ def serve() -> dict | None:
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
             protocol.close()
             return job
+        _reap()
+        if job.get("detach"):
+            _detached.add(pid)
+            protocol.write(json.dumps({"pid": pid}) + "\n")
+            continue
         timed_out = False
         signal.alarm(max(1, int(job["timeout"] + 0.999)))
         try:
@@ -95,7 +123,16 @@ def run(job: dict) -> None:
     argv = job["argv"]
     import types
 
-    if argv[0] == "-c":
+    if argv[0] == "-m":  # python -P -m MODULE ARGS: no directory before the interpreter's path
+        for fd, name in enumerate(("stdin", "stdout", "stderr")):
+            like = getattr(sys, f"__{name}__")  # the interpreter's stream: the encoding and errors of its locale
+            setattr(sys, name, open(fd, "w" if fd else "r", closefd=False, encoding=like.encoding, errors=like.errors))
+        sys.path[:] = [*dict.fromkeys(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p), *BASE_PATH]
+        sys.argv = ["-m", *argv[2:]]
+        import runpy
+
+        runpy._run_module_as_main(argv[1], alter_argv=True)  # type: ignore[attr-defined]  # what `python -m` runs
+    elif argv[0] == "-c":
         sys.argv = ["-c", *argv[2:]]
         sys.path[0:0] = ["", *extra]
         main = types.ModuleType("__main__")

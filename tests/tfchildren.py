@@ -83,6 +83,19 @@ class _Server:
             raise subprocess.TimeoutExpired(args, timeout, out, err)
         return subprocess.CompletedProcess(args, answer["returncode"], out, err)
 
+    def detach(self, args, cwd, env, stdout: str, stderr: str) -> int:
+        """Start ``python *args`` as a long-lived fork that this server does not wait for; its pid."""
+        job = {"argv": [str(a) for a in args], "cwd": str(cwd), "env": dict(env), "timeout": 0, "stdin": None,
+               "stdout": stdout, "stderr": stderr, "detach": True}
+        with self.lock:
+            started = time.perf_counter()
+            if self.ready is None:
+                self.ready = json.loads(self._answer())
+                self._log(time.perf_counter() - started, self.ready["cpu"], "server start")
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+            return int(json.loads(self._answer())["pid"])
+
     def _answer(self) -> str:
         line = self.proc.stdout.readline()
         if not line:
@@ -163,6 +176,13 @@ SOURCES_CHILD = textwrap.dedent('''
             out[name] = "error: %s: %s" % (type(exc).__name__, str(exc)[:300])
     print("RESULTS " + json.dumps(out, default=list))
 ''')
+
+
+def spawn(args, *, cwd, env, stdout: str, stderr: str, python=None) -> int:
+    """``python *args`` as a long-lived fork of the server of ``python`` (a process the caller ends: its pid),
+    ``python -P -m MODULE ARGS`` for ``args`` ``-m MODULE ARGS``: tests/warm_servers.py starts tfmigrate's own
+    warm server so, sharing the import of TensorFlow this server made."""
+    return _server(str(python or sys.executable)).detach(list(args), cwd, env, stdout, stderr)
 
 
 def run_sources(programs, *, graph: bool = True, disable_eager: bool = False, module: str = "variant",
