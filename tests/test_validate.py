@@ -261,9 +261,9 @@ def test_missing_target_cannot_run(tmp_path: Path) -> None:
 def test_a_child_that_runs_too_long_is_stopped(model_file: Path) -> None:
     from tfmigrate.validate.runner import run_validation
 
-    result = run_validation(f"{model_file}:build", steps=2, timeout=2)
+    result = run_validation(f"{model_file}:build", steps=2, timeout=1)
     assert result["exit_code"] == 2 and result["passed"] is False
-    assert result["error"] == "the validation child did not finish in 2 s and was stopped"
+    assert result["error"] == "the validation child did not finish in 1 s and was stopped"
 
 
 TRAP = ROOT / "samples" / "iris_checkpoint_trap"
@@ -457,7 +457,7 @@ def test_program_that_becomes_a_parameter_server_names_the_cluster_run(tmp_path:
 
 @pytest.mark.slow
 def test_program_that_never_trains_is_stopped_with_what_it_started(tmp_path: Path) -> None:
-    """A program that waits forever before its first train is stopped at the limit (here 3 s), with one
+    """A program that waits forever before its first train is stopped at the limit (here 1 s), with one
     line naming the targets that can run, and the process it started does not outlive validate."""
     import os
 
@@ -466,11 +466,11 @@ def test_program_that_never_trains_is_stopped_with_what_it_started(tmp_path: Pat
     pid_file = tmp_path / "helper.pid"
     proc = subprocess.run(
         [sys.executable, "-m", "tfmigrate", "validate", str(path), "--program", "--args", str(pid_file), "--format", "json"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "TFMIGRATE_PROGRAM_LIMIT": "3"},
+        capture_output=True, text=True, cwd=ROOT, timeout=120, env={**os.environ, "TFMIGRATE_PROGRAM_LIMIT": "1"},
     )
     result = json.loads(proc.stdout)
     assert proc.returncode == 2, result
-    assert result["error"].startswith(f"{path}: the program ran 3 s without reaching its first Estimator.train")
+    assert result["error"].startswith(f"{path}: the program ran 1 s without reaching its first Estimator.train")
     assert f"tfmigrate validate {path}:FUNCTION" in result["error"]
     helper = int(pid_file.read_text())
     deadline = time.monotonic() + 10

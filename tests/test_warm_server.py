@@ -122,9 +122,9 @@ def test_a_timeout_kills_the_childs_whole_group(only: str) -> None:
     proc = warm.popen(module_command(PROBE, "spawn=120"), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                       env=child_env(), start_new_session=True)
     assert os.getpgid(proc.pid) == proc.pid
-    with watched(proc, 2.0) as expired:  # type: ignore[arg-type]
-        lines = [proc.stdout.readline(), proc.stdout.readline()]
-        grandchild = int(lines[1].split()[1])
+    lines = [proc.stdout.readline(), proc.stdout.readline()]  # the grandchild started: the group has two members
+    grandchild = int(lines[1].split()[1])
+    with watched(proc, 0.2) as expired:  # type: ignore[arg-type]
         proc.wait(timeout=60)
     assert expired.is_set()
     assert proc.returncode == -signal.SIGKILL
@@ -133,7 +133,7 @@ def test_a_timeout_kills_the_childs_whole_group(only: str) -> None:
 
 def test_run_times_out_as_subprocess_run(only: str) -> None:
     with pytest.raises(subprocess.TimeoutExpired):
-        warm.run(module_command(PROBE, "sleep=120"), capture_output=True, text=True, env=child_env(), timeout=1)
+        warm.run(module_command(PROBE, "sleep=120"), capture_output=True, text=True, env=child_env(), timeout=0.2)
 
 
 CLIENT = """

@@ -48,9 +48,36 @@ def _group(pgid: int) -> list[int]:
     return members
 
 
+def _until(done, seconds: float, every: float = 0.02) -> bool:
+    """Poll ``done()`` until it holds or ``seconds`` have passed (a wait for a thing, not a fixed sleep)."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(every)
+    return True
+
+
+def _cpu(pid: int) -> float:
+    """A live process's CPU seconds (user + system); 0 once it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _training(scratch: Path) -> bool:
+    """The validation child trains: its scratch model_dir holds the events file that training opens."""
+    return any(scratch.glob("tfmigrate-validate-*/events.out.tfevents.*"))
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
-def test_a_terminated_validate_leaves_no_child_and_no_temporary_directory(tmp_path: Path, sig: int) -> None:
+@pytest.mark.parametrize("sig, phase", [(signal.SIGTERM, "training"), (signal.SIGHUP, "starting")])
+def test_a_terminated_validate_leaves_no_child_and_no_temporary_directory(tmp_path: Path, sig: int, phase: str) -> None:
+    """The signal lands while the child trains (the events file of its scratch model_dir written, its own temporary
+    files made) or while it starts (importing TensorFlow): either way its group is gone and nothing is left. Each
+    case polls for its moment (no fixed sleep: one of 6 s hit the import on a loaded machine, training on an idle one)."""
     scratch = tmp_path / "tmp"
     scratch.mkdir()
     env = dict(os.environ, TMPDIR=str(scratch))
@@ -68,7 +95,10 @@ def test_a_terminated_validate_leaves_no_child_and_no_temporary_directory(tmp_pa
         assert children, "the validation child never started"
         child = children[0]
         assert os.getpgid(child) == child  # its own group, which a signal to tfmigrate does not reach
-        time.sleep(6)  # TensorFlow imported, training under way
+        if phase == "training":
+            assert _until(lambda: _training(scratch) or proc.poll() is not None, 120), "the child never started training"
+        else:  # well into its start (its interpreter up, TensorFlow being imported), tfmigrate long past starting it
+            assert _until(lambda: _cpu(child) >= 0.3 or proc.poll() is not None, 120), "the child never ran"
         assert proc.poll() is None
         assert any(scratch.iterdir())  # the child's temporary directory and the scratch model_dir exist
         proc.send_signal(sig)
@@ -76,8 +106,7 @@ def test_a_terminated_validate_leaves_no_child_and_no_temporary_directory(tmp_pa
         assert proc.returncode == 128 + sig, err[-2000:]
         assert "Traceback" not in err
         assert f"interrupted ({signal.Signals(sig).name})" in err
-        time.sleep(0.5)
-        assert _group(child) == []
+        assert _until(lambda: _group(child) == [], 0.5), _group(child)
         assert list(scratch.iterdir()) == []
     finally:
         for pid in children:
@@ -106,5 +135,4 @@ def test_sigterm_to_the_whole_group_keeps_every_file_whole(tmp_path: Path, jobs:
     assert "Traceback" not in err, err[-2000:]
     if proc.returncode != 0:  # the run may finish before the signal on a fast machine
         assert proc.returncode == 143 and "interrupted (SIGTERM)" in err
-    time.sleep(0.3)
-    assert _group(proc.pid) == []  # no worker left behind
+    assert _until(lambda: _group(proc.pid) == [], 0.3), _group(proc.pid)  # no worker left behind
