@@ -4,6 +4,7 @@ of issue 17): the result must be the whole-module engine's (the memory bound: be
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,10 @@ CATALOG = load_catalog()
 ENABLED = CATALOG.selected(None)  # every rule of the default target (the keras family inserts ~170 lines of helpers, beyond the 4-line tolerance of the new-text lines below)
 
 
+@functools.lru_cache(maxsize=16)
 def whole(data: bytes) -> engine.SourceResult:
+    """The whole-module engine's result (no chunking: the thresholds tests set do not change it), made
+    once per source in this process: a sample cut into chunks of 3 and of 8 lines is compared with one."""
     return engine.rewrite_source(data, ENABLED, catalog=CATALOG, whole=True)
 
 
@@ -77,12 +81,15 @@ def test_a_sample_cut_into_tiny_chunks_comes_out_as_from_the_whole_engine(sample
 
 @pytest.mark.slow
 @pytest.mark.parametrize("one_import_block", [True, False], ids=["one-module", "programs-one-after-another"])
-def test_a_generated_module_of_every_family_comes_out_as_from_the_whole_engine(one_import_block: bool) -> None:
-    # At the real sizes, not small_chunks: each 1,500-line chunk holds every sample program twice or more.
-    # Chunks of 400 lines, one copy each, rewrote what the whole engine declines (TFM108's "only constructor
-    # visible", the eager family's "is this module eager"); each chunk now gets those module-wide facts
-    # (tests/hostile/test_huge_module_wide.py), so this test could move to small_chunks (not measured yet).
-    data = tf1_module(6_000, one_import_block=one_import_block).encode()
+def test_a_generated_module_of_every_family_comes_out_as_from_the_whole_engine(one_import_block: bool, small_chunks: None) -> None:
+    # On small_chunks (a 1,600-line module cut three times after the header into 400-line chunks, a copy
+    # of the samples' programs or so each), not at the real sizes (6,000 lines, 1,500-line chunks: 68 CPU s
+    # until session 13): each chunk gets the module-wide facts the whole engine decides on
+    # (tests/hostile/test_huge_module_wide.py), and the whole engine now puts its later passes' findings
+    # on their own lines in a module of repeated programs (tests/hostile/test_finding_lines_repeated.py):
+    # before, a 400-line chunk and the whole module put a TFM501 of the second pass on different wrong
+    # lines. benchmarks/bench_huge.py --whole compares the two texts at the real sizes.
+    data = tf1_module(SMALL_MODULE, one_import_block=one_import_block).encode()
     cut_by_default(data)  # chunked by default
     expected = whole(data)
     result = engine.rewrite_source(data, ENABLED, catalog=CATALOG)
