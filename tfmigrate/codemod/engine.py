@@ -313,7 +313,7 @@ def _one_pass(
         if SCREENS and transform_class.SCREEN is not None and not wanted:
             if prepared is None:
                 current, positions, prepared = _prepare(current, positions, indexed)
-            if not transform_class.SCREEN.passes(prepared[1].words):  # nothing here it can react to (codemod/screen.py)
+            if not transform_class.SCREEN.admits(prepared[1]):  # nothing here it can react to (codemod/screen.py)
                 continue
         sink: list[RawFinding] = []
         family_transform = transform_class(

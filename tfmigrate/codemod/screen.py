@@ -23,7 +23,11 @@ one, no spelling of that name is in the module.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from tfmigrate.codemod.tree import TreeIndex
 
 # the word a module holds when it writes an empty string literal ("" or ''): no identifier is empty
 EMPTY_STRING = "''"
@@ -33,10 +37,14 @@ IDENTIFIER = re.compile(r"[^\W\d]\w*")
 class Screen:
     """Groups of words; :meth:`passes` when the module holds every word of one group."""
 
-    def __init__(self, groups: Iterable[Iterable[str]]) -> None:
+    def __init__(self, groups: Iterable[Iterable[str]], also: Callable[[TreeIndex], bool] | None = None) -> None:
         self.groups: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in groups)
         assert all(self.groups), "an empty group would pass every module: leave the family unscreened instead"
+        assert self.groups or also is not None, "a screen with nothing to pass would skip every module"
         self.words: frozenset[str] = frozenset().union(*self.groups)
+        # where words cannot tell (the aliases family: an import of a module under tensorflow), a question
+        # the index answers from its tables, without a walk
+        self.also = also
 
     @classmethod
     def any_of(cls, words: Iterable[str], *also: str) -> Screen:
@@ -44,11 +52,16 @@ class Screen:
         return cls([(word, *also) for word in words])
 
     def __or__(self, other: Screen) -> Screen:
+        assert self.also is None and other.also is None, "one question a screen"
         return Screen(self.groups + other.groups)
 
     def passes(self, words: frozenset[str] | set[str]) -> bool:
         """May the family react to a module holding ``words``? False only when no group is all there."""
         return any(group <= words for group in self.groups)
+
+    def admits(self, index: TreeIndex) -> bool:
+        """May the family react to the module of ``index`` (its words, or the screen's question)?"""
+        return self.passes(index.words) or (self.also is not None and self.also(index))
 
     def __repr__(self) -> str:
         return f"Screen({sorted(sorted(g) for g in self.groups)})"
