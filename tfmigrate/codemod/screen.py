@@ -24,20 +24,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:  # pragma: no cover
-    from tfmigrate.codemod.tree import TreeIndex
+from typing import Any, Protocol
 
 # the word a module holds when it writes an empty string literal ("" or ''): no identifier is empty
 EMPTY_STRING = "''"
 IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
+class Indexed(Protocol):
+    """What a screen reads of a module: its index (``TreeIndex``; the index imports this module)."""
+
+    @property
+    def words(self) -> frozenset[str]: ...
+
+
 class Screen:
     """Groups of words; :meth:`passes` when the module holds every word of one group."""
 
-    def __init__(self, groups: Iterable[Iterable[str]], also: Callable[[TreeIndex], bool] | None = None) -> None:
+    def __init__(self, groups: Iterable[Iterable[str]], also: Callable[[Any], bool] | None = None) -> None:
         self.groups: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in groups)
         assert all(self.groups), "an empty group would pass every module: leave the family unscreened instead"
         assert self.groups or also is not None, "a screen with nothing to pass would skip every module"
@@ -59,7 +63,7 @@ class Screen:
         """May the family react to a module holding ``words``? False only when no group is all there."""
         return any(group <= words for group in self.groups)
 
-    def admits(self, index: TreeIndex) -> bool:
+    def admits(self, index: Indexed) -> bool:
         """May the family react to the module of ``index`` (its words, or the screen's question)?"""
         return self.passes(index.words) or (self.also is not None and self.also(index))
 
