@@ -115,6 +115,9 @@ REUSE_TREES = True
 # The helper texts families write into a module stand as stubs until the rewrite ends (see
 # codemod/deferred.py); tests/test_deferred_helpers.py runs sources both ways and compares.
 DEFER_HELPERS = True
+# A family whose screen (codemod/screen.py) the current tree fails is not built nor run: it could
+# change or report nothing there. tests/test_family_screens.py runs sources both ways and compares.
+SCREENS = True
 _Tree = tuple[cst.Module, Positions, "TreeIndex | None"]
 
 
@@ -303,10 +306,17 @@ def _one_pass(
     quieting = [f for f in catalog.families if f.quiet and any(r.id in enabled for r in f.rules)]
     for family in catalog.families:
         family_rules = frozenset(r.id for r in family.rules) & enabled
-        if not family_rules or not (family.wanted_by(full_bytes) or f"{WANTED}{family.prefix}" in facts):
+        wanted = f"{WANTED}{family.prefix}" in facts  # a chunk of a module that wants the family: it runs, as on the whole
+        if not family_rules or not (wanted or family.wanted_by(full_bytes)):
             continue
+        transform_class = family.load_transform()
+        if SCREENS and transform_class.SCREEN is not None and not wanted:
+            if prepared is None:
+                current, positions, prepared = _prepare(current, positions, indexed)
+            if not transform_class.SCREEN.admits(prepared[1]):  # nothing here it can react to (codemod/screen.py)
+                continue
         sink: list[RawFinding] = []
-        family_transform = family.load_transform()(
+        family_transform = transform_class(
             Context(filename=path, facts=facts, run_rules=enabled), family_rules, _suppressed(current_code, full_bytes, quieting),
             sink, catalog.ids,
         )

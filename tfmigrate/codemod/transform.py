@@ -40,6 +40,7 @@ from libcst.metadata import (
 
 from tfmigrate.codemod.imports import ImportEdits
 from tfmigrate.codemod.scopes import Scopes
+from tfmigrate.codemod.screen import Screen
 from tfmigrate.codemod.tree import TreeIndex, attribute_or_keyword, full_name
 from tfmigrate.codemod.walk import transform
 from tfmigrate.rule_ids import ALL as ALL_RULE_IDS
@@ -125,6 +126,9 @@ class FamilyTransform(cst.CSTTransformer):
     matchers, a quarter of a second at every start of a pre-commit hook)."""
 
     FAMILY: ClassVar[str] = ""
+    # The words a module must hold before this family can change or report anything in it
+    # (codemod/screen.py); None: no screen, the family runs wherever its catalog needles are.
+    SCREEN: ClassVar[Screen | None] = None
     # Metadata is resolved lazily, on first use, from the wrapper the engine shares between the
     # families while the tree is unchanged: any provider can be asked for without declaring it.
     METADATA_DEPENDENCIES = ()

@@ -24,6 +24,7 @@ from functools import cache
 import libcst as cst
 
 from tfmigrate.codemod.positions import TRIVIA, Positions
+from tfmigrate.codemod.screen import EMPTY_STRING, IDENTIFIER, string_words
 
 _CST = cst.CSTNode
 # roots whose module aliases (``learn = tf.contrib.learn``) resolve like imports
@@ -331,6 +332,7 @@ class TreeIndex:
         self.qualified_names: dict[int, str | None] = {}  # id(node) -> FamilyTransform.qualified_name's answer
         self._imported: set[str] | None = None
         self._positions: Positions | None = None
+        self._words: frozenset[str] | None = None
         self._by_type: dict[type, list[cst.CSTNode]] = {}
         # id(node) -> its children (tokens and whitespace left out), in libcst's visiting order
         self.children: dict[int, list[cst.CSTNode]] = {}
@@ -675,6 +677,32 @@ class TreeIndex:
         if target is None:
             return None
         return f"{target}.{rest}" if rest else target
+
+    # --- words (the families' screens, codemod/screen.py) ---------------------------------------------
+    @property
+    def words(self) -> frozenset[str]:
+        """Every identifier the tree names (its Name nodes: variables, attributes, keywords, the parts of
+        imports) and every identifier written inside its string literals, plus ``screen.EMPTY_STRING``
+        where it writes ``""`` or ``''``: a superset of the words any family's reaction needs. From the
+        per-type lists, once per tree (no walk)."""
+        if self._words is None:
+            found = {name.value for name in self._by_type.get(cst.Name, ())}
+            for string in self._by_type.get(cst.SimpleString, ()):
+                raw = string.value
+                if raw in ('""', "''"):
+                    found.add(EMPTY_STRING)
+                elif "\\" in raw:
+                    try:
+                        evaluated = string.evaluated_value
+                    except Exception:  # what literal_eval refuses: its raw words only
+                        evaluated = None
+                    found.update(string_words(raw, evaluated))
+                else:
+                    found.update(IDENTIFIER.findall(raw))
+            for text in self._by_type.get(cst.FormattedStringText, ()):
+                found.update(IDENTIFIER.findall(text.value))
+            self._words = frozenset(found)
+        return self._words
 
     # --- references --------------------------------------------------------------------------------
     def read_names(self) -> set[str]:

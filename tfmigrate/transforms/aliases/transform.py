@@ -17,11 +17,13 @@ import libcst as cst
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import attribute_or_keyword, dotted
 from tfmigrate.rule_ids import TFM551
+from tfmigrate.transforms.aliases.screen import SCREEN
 from tfmigrate.transforms.aliases.unused_imports import UnusedLegacyImports
 
 
 class LegacyAliases(UnusedLegacyImports, FamilyTransform):
     FAMILY = "TFM55"
+    SCREEN = SCREEN
 
     def visit_Module(self, node: cst.Module) -> bool:
         self.doomed: dict[cst.Assign, str] = {}

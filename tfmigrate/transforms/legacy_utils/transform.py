@@ -23,6 +23,7 @@ from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.codemod.tree import is_docstring, is_import_block
 from tfmigrate.rule_ids import TFM180, TFM181
 from tfmigrate.transforms.legacy_utils.crossed import CrossedColumns
+from tfmigrate.transforms.legacy_utils.screen import HPARAM, PREPROCESSING, SCREEN
 from tfmigrate.transforms.legacy_utils.helpers import GROUP, NAMES, block, helper_name, with_needs
 
 _PREPROCESSING_ROOTS = ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.", "skflow.")
@@ -30,9 +31,8 @@ _PREPROCESSING_ROOTS = ("tensorflow.contrib.learn.", "tensorflow.contrib.skflow.
 # renumbering the rest, a ByteProcessor of ord() ids, no save()); TF 0.9-0.10's contrib.skflow was not checked
 _OLDER = ("tensorflow.contrib.skflow.", "skflow.")
 _PREPROCESSING_MODULES = {"text", "categorical_vocabulary", "categorical"}
-_PREPROCESSING = {"VocabularyProcessor", "CategoricalVocabulary", "ByteProcessor", "CategoricalProcessor",
-                  "tokenizer", "TOKENIZER_RE"}
-_HPARAM = {"HParams", "parse_values"}
+_PREPROCESSING = PREPROCESSING  # (in screen.py, which the family's screen is built from)
+_HPARAM = HPARAM
 _HELPER_NAMES = frozenset(NAMES.values())
 _WHAT = {
     "VocabularyProcessor": "the same tokenizer, ids by first appearance (0 = padding and unknown words), "
@@ -73,6 +73,7 @@ def legacy_utility(qualified: str | None) -> str | None:
 
 class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
     FAMILY: ClassVar[str] = "TFM18"
+    SCREEN = SCREEN
     UNIMPORTED_NAMES_UNCHANGED = True  # leave_Name changes only names bound by an import or a module alias
 
     def __init__(self, *args, **kwargs) -> None:

@@ -9,6 +9,7 @@ legacy meaning where the file shows it, and reports on its line what it cannot d
 """
 
 from tfmigrate.transforms.meaning.calls import keras_name, legacy_module
+from tfmigrate.transforms.meaning.screen import TF0_WORDS
 from tfmigrate.transforms.meaning.transform import LegacyMeaning
 
-__all__ = ["LegacyMeaning", "keras_name", "legacy_module"]
+__all__ = ["LegacyMeaning", "TF0_WORDS", "keras_name", "legacy_module"]

@@ -21,6 +21,7 @@ from tfmigrate.rule_ids import TFM560, TFM561, TFM562
 from tfmigrate.transforms.common.builders import ReplaceById, append_args, kwarg
 from tfmigrate.transforms.meaning import calls as call_rules
 from tfmigrate.transforms.meaning.lstm_state import plan_state
+from tfmigrate.transforms.meaning.screen import SCREEN
 from tfmigrate.transforms.meaning.names import LSTM_CELLS, MULTI_CELL, cell_class, rnn_function
 from tfmigrate.transforms.meaning.shared_cells import plan_multi, shared_rnn_cells
 
@@ -29,6 +30,7 @@ PRE_TUPLE = "tf_pre_0_11_lstm_state"  # a fact: this module's LSTM state is one 
 
 class LegacyMeaning(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM56"
+    SCREEN = SCREEN
 
     @property
     def facts(self) -> set[str]:

@@ -32,6 +32,7 @@ from tfmigrate.rule_ids import TFM571, TFM572, TFM573, TFM574, TFM575, TFM576, T
 from tfmigrate.transforms.common.builders import code_of
 from tfmigrate.transforms.common.tf_names import tf_rel
 from tfmigrate.transforms.meaning import keras_name, legacy_module
+from tfmigrate.transforms.release_notes.screen import SCREEN
 
 _CONTRIB_DATA = ("contrib.data.Dataset.", "contrib.data.")
 _SLICES = frozenset({"from_tensor_slices", "from_tensors"})
@@ -76,6 +77,7 @@ def _enum_number(node: cst.BaseExpression) -> bool:
 
 class ReleaseNoteChanges(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM57"
+    SCREEN = SCREEN
 
     @property
     def facts(self) -> set[str]:

@@ -46,6 +46,7 @@ from tfmigrate.codemod.walk import transform
 from tfmigrate.rule_ids import TFM540, TFM541, TFM542, TFM543, TFM544, TFM545, TFM546, TFM547
 from tfmigrate.transforms.common.builders import ReplaceById
 from tfmigrate.transforms.common.tf_names import TF, V1, V2, base_name, dotted, names, tf_rel
+from tfmigrate.transforms.tf0.screen import SCREEN
 from tfmigrate.transforms.tf0.tables import (
     KEYWORDS, LEGACY_KEYWORDS, LEGACY_TARGET, LOSSES, MIN_POSITIONAL, MODERN_KEYWORDS, ORDER, PRIVATE_KERAS,
     RENAMED, RESIZE, SENTINEL, SHAPE_ATTRS, SUMMARY_KEYWORDS, SUMMARY_NAME_INDEX, UNCALLED_INITIALIZERS,
@@ -115,6 +116,7 @@ def _positional(call: cst.Call) -> list[cst.Arg]:
 
 class Tf0Api(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM54"
+    SCREEN = SCREEN
     # leave_Name returns a Name inside an attribute chain as it is (the chain decides): the walk skips them
     ATTRIBUTE_NAMES_UNCHANGED: ClassVar[bool] = True
     # ... and a Name whose qualified name is None (it names no import nor module alias)
