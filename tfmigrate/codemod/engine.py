@@ -301,13 +301,15 @@ def _one_pass(
     prepared: tuple[MetadataWrapper, TreeIndex] | None = None
     facts = set() if facts is None else facts
     running, quieting = _enabled_families(catalog, enabled)
+    suppressed: tuple[str, dict[int, frozenset[str]]] | None = None  # (the code, its suppressed lines): read-only
     for family, family_rules in running:
         if not (family.wanted_by(full_bytes) or f"{WANTED}{family.prefix}" in facts):
             continue
         sink: list[RawFinding] = []
+        if suppressed is None or suppressed[0] is not current_code:  # once per text, not once per family
+            suppressed = (current_code, _suppressed(current_code, full_bytes, quieting))
         family_transform = family.load_transform()(
-            Context(filename=path, facts=facts, run_rules=enabled), family_rules, _suppressed(current_code, full_bytes, quieting),
-            sink, catalog.ids,
+            Context(filename=path, facts=facts, run_rules=enabled), family_rules, suppressed[1], sink, catalog.ids,
         )
         if prepared is None:
             current, positions, prepared = _prepare(current, positions, indexed)

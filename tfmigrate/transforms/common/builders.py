@@ -20,12 +20,9 @@ from tfmigrate.codemod.positions import code_lengths
 from tfmigrate.codemod.tree import expression, without_comments
 
 
-_BARE = cst.Module(body=[])  # the default indent and newline; nodes are immutable, so one serves every call
-
-
 def code_of(node: cst.CSTNode) -> str:
     """The code of ``node`` on its own."""
-    return _BARE.code_for_node(node)
+    return cst.Module(body=[]).code_for_node(node)
 
 
 def kwarg(name: str, value: cst.BaseExpression) -> cst.Arg:
