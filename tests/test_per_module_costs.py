@@ -130,3 +130,34 @@ def test_keras_rules_question_is_answered_per_selection():
         assert _runs_keras_rules(enabled) is expected and _runs_keras_rules(enabled) is expected
         assert _runs_keras_rules(set(enabled)) is expected  # not a frozenset: asked as it is
     assert _runs_keras_rules(CATALOG.selected(None, target="keras")) is True
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_a_functions_code_from_the_positions_tokens_is_its_generated_code(fresh):
+    """``statement_code`` (the tokens a Positions generation made for a statement) is the function's
+    ``code_of`` up to whitespace: for a parsed tree's positions and for those of a rewritten tree that
+    reused the previous generation's statements."""
+    import types
+
+    from tfmigrate.codemod.positions import Positions
+    from tfmigrate.transforms.meaning.shared_cells import _function_code
+
+    checked = 0
+    for path in SAMPLES:
+        module = cst.parse_module(open(path, "rb").read())
+        positions = Positions(module)
+        if not fresh:  # every function renamed: the module's other statements are reused tokens
+            module = module.visit(_Renamed())
+            positions = Positions(module, previous=positions)
+        index = TreeIndex.of(module)
+        index.use_positions(positions)
+        t = types.SimpleNamespace(index=index, source=positions.code)
+        for function in index.nodes(cst.FunctionDef):
+            assert _function_code(t, function) == "".join(code_of(function).split()), (path, function.name.value)
+            checked += 1
+    assert checked > 100
+
+
+class _Renamed(cst.CSTTransformer):
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        return updated.with_changes(name=cst.Name(updated.name.value + "_"))

@@ -309,8 +309,15 @@ def _calls_reuse_variables(t: MeaningContext, function: cst.FunctionDef) -> bool
         return False
     found = memo.get(id(function))
     if found is None or found[0] is not function:
-        found = memo[id(function)] = (function, "reuse_variables()" in "".join(code_of(function).split()))
+        found = memo[id(function)] = (function, "reuse_variables()" in _function_code(t, function))
     return found[1]
+
+
+def _function_code(t: MeaningContext, function: cst.FunctionDef) -> str:
+    """``code_of(function)`` without whitespace: from the tokens the positions' code generation made
+    for it (indented as in the module: the same once whitespace is left out), not generated again."""
+    code = t.index.positions.statement_code(function)
+    return "".join((code_of(function) if code is None else code).split())
 
 
 __all__ = ["MULTI_CELL", "Repeat", "plan_multi", "shared_rnn_cells"]
