@@ -161,3 +161,26 @@ def test_a_functions_code_from_the_positions_tokens_is_its_generated_code(fresh)
 class _Renamed(cst.CSTTransformer):
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         return updated.with_changes(name=cst.Name(updated.name.value + "_"))
+
+
+LEGACY = [
+    "import os\nfrom tensorflow.contrib.training import HParams as HP\nfrom helpers import *\nhp = HP(lr=0.1)\nos.getenv('X')\n",
+    "import tensorflow as tf\nfrom helpers import *\nhp = tf.contrib.training.HParams(lr=0.1)\nprint(json.dumps(hp.values()))\n",
+    "from tensorflow.contrib.learn import preprocessing as P\nfrom . import *\nvp = P.VocabularyProcessor(10)\n",
+    "from . import HParams as H\nimport tensorflow as tf\nh = H(a=1)\nc = tf.contrib.layers.crossed_column([a, b], 10)\n",
+    "def f():\n    from tensorflow.contrib.training import HParams as HP\n    return HP(a=1)\nfrom m import *\nHP = 3\n",
+    "from tensorflow.contrib.layers import crossed_column as cc\nfrom m import *\nimport sys\nx = cc([a, b], hash_bucket_size=10)\nsys.exit(0)\n",
+]
+
+
+@pytest.mark.parametrize("source", LEGACY + [open(p).read() for p in SAMPLES if "HParams" in open(p).read()][:3])
+def test_legacy_utils_skips_only_names_no_import_binds_to_a_utility(source, monkeypatch):
+    """The TFM18 family asks no qualified name of a read whose imports cannot name a utility (with a
+    ``*`` import that cost libcst's whole-module analysis): the rewrite equals the one that asks."""
+    from tfmigrate.transforms.legacy_utils.transform import LegacyUtilsTransform
+
+    enabled = CATALOG.selected(None)
+    ours = engine.rewrite_source(source.encode(), enabled, path="m.py")
+    monkeypatch.setattr(LegacyUtilsTransform, "_may_import_a_utility", lambda self, name: True)
+    theirs = engine.rewrite_source(source.encode(), enabled, path="m.py")
+    assert (ours.new, ours.findings) == (theirs.new, theirs.findings)
