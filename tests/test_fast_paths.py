@@ -919,16 +919,17 @@ def _parsing_without_revalidation_gives_libcsts_tree(name: str) -> None:
 
 def test_nodes_built_after_a_parse_are_validated_again_even_after_a_parse_error():
     from tfmigrate.codemod.engine import parse_module
-    from tfmigrate.codemod.parsing import _swaps
+    from tfmigrate.codemod.parsing import SWAP_FROM, _swaps
 
     own = {kind: vars(kind)["__init__"] for kind, _, _ in _swaps()}
     assert len(own) > 150 and all(init.__code__.co_filename == "<string>" for init in own.values())  # dataclasses'
-    parse_module(b"x = 1\n")
+    padding = b"#" * SWAP_FROM + b"\n"  # large enough for the swapped __init__ (smaller modules: libcst's own parse)
+    parse_module(b"x = 1\n" + padding)
     assert all(vars(kind)["__init__"] is init for kind, init in own.items())
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")
     with pytest.raises(cst.ParserSyntaxError):
-        parse_module(b"x = = 1\n")
+        parse_module(b"x = = 1\n" + padding)
     assert all(vars(kind)["__init__"] is init for kind, init in own.items())
     with pytest.raises(cst.CSTValidationError):
         cst.Name("not a name")

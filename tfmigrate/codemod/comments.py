@@ -153,6 +153,11 @@ def kept(original: cst.CSTNode, updated: cst.CSTNode, result: object) -> tuple[o
         # finds argument comments is the look made over everything (a node of a kept statement
         # could also be in a changed one, which the full look skips): the same notes either way.
         same = _kept_statements(updated, result)
+        # The nodes of ``updated`` outside the kept statements hold every note the look below can
+        # find (skipping more nodes finds fewer): where they hold none, as in most rewrites, the new
+        # tree need not be walked at all.
+        if not _notes_in(_expressions(updated, blocks=True, skip=same), original, updated):
+            return result, []
         shared = {id(n) for top in _nodes_of(result) for n in _expressions(top, blocks=True, skip=same)} | same
         notes = _notes_in(_expressions(updated, blocks=True, skip=shared), original, updated)
         if notes and same:

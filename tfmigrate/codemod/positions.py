@@ -370,6 +370,16 @@ class Positions:
         self._cache: dict[int, CodeRange] = {}
         self._module = module  # keeps every node (and so every id above) alive
 
+    def statement_code(self, statement: cst.CSTNode) -> str | None:
+        """The code of a statement of this tree (at any depth: a function in a class), as this
+        generation made it: its lines above, decorators and body, indented as in the module (what
+        ``Module.code_for_node`` gives, up to that indentation and the newlines), without generating
+        it again; None for a node this generation did not make as a statement."""
+        done = self._generated.get(id(statement))
+        if done is None or done[0] is not statement:
+            return None
+        return "".join(self._tokens[done[3]:done[4]])
+
     def use_parents(self, parents: Mapping[cst.CSTNode, cst.CSTNode]) -> None:
         """The tree's parent table (an index's), to find the statement around a node."""
         self._parents = parents

@@ -331,6 +331,7 @@ class TreeIndex:
         self._aliases: dict[str, str] | None = None
         self.qualified_names: dict[int, str | None] = {}  # id(node) -> FamilyTransform.qualified_name's answer
         self._imported: set[str] | None = None
+        self._read_names: frozenset[str] | None = None  # read_names(), once asked
         self._positions: Positions | None = None
         self._words: frozenset[str] | None = None
         self._by_type: dict[type, list[cst.CSTNode]] = {}
@@ -706,7 +707,13 @@ class TreeIndex:
 
     # --- references --------------------------------------------------------------------------------
     def read_names(self) -> set[str]:
-        """``referenced_names(module)`` for the indexed module, from its Name nodes (no walk)."""
+        """``referenced_names(module)`` for the indexed module, from its Name nodes (no walk); worked
+        out once per index (the contrib, aliases and import-edit passes all ask), a new set each time."""
+        if self._read_names is None:
+            self._read_names = frozenset(self._names_read())
+        return set(self._read_names)
+
+    def _names_read(self) -> set[str]:
         parents = self.parents
         found: set[str] = set()
         for name in self._by_type.get(cst.Name, ()):

@@ -81,18 +81,22 @@ class _Hooks:
         self._functions = self._tables.setdefault(kind, {})
         self.table: dict[type, _Dispatch] = {}  # node type -> bound methods (see methods())
 
+    def _functions_of(self, kind: type) -> tuple[Any, Any]:
+        """The class's own ``visit_X`` and ``leave_X`` functions for a node type (None: not defined)."""
+        functions = self._functions.get(kind)
+        if functions is None:
+            enter, leave = f"visit_{kind.__name__}", f"leave_{kind.__name__}"
+            functions = self._functions[kind] = (
+                getattr(self._kind, enter) if _overrides(self._kind, self._base, enter) else None,
+                getattr(self._kind, leave) if _overrides(self._kind, self._base, leave) else None,
+            )
+        return functions
+
     def methods(self, kind: type) -> _Dispatch:
         found = self.table.get(kind)
         if found is None:
-            functions = self._functions.get(kind)
-            if functions is None:
-                enter, leave = f"visit_{kind.__name__}", f"leave_{kind.__name__}"
-                functions = self._functions[kind] = (
-                    getattr(self._kind, enter) if _overrides(self._kind, self._base, enter) else None,
-                    getattr(self._kind, leave) if _overrides(self._kind, self._base, leave) else None,
-                )
             visitor = self.visitor
-            found = self.table[kind] = tuple(None if f is None else f.__get__(visitor) for f in functions)  # type: ignore[assignment]
+            found = self.table[kind] = tuple(None if f is None else f.__get__(visitor) for f in self._functions_of(kind))  # type: ignore[assignment]
         return found
 
 
@@ -343,14 +347,25 @@ def _ancestors(groups: Iterable[Iterable[cst.CSTNode]], parents: dict[cst.CSTNod
     return needed
 
 
+_QUIET: dict[tuple[type, type], dict[type, bool]] = {}  # (transformer class, base) -> node type -> quiet leaf?
+
+
 def _quiet_leaves(hooks: _Hooks, index: TreeIndex) -> frozenset[type]:
     """The node types of the tree for which the transformer has no hook and which have no child
-    fields: visiting one returns it as it is."""
-    return frozenset(
-        kind
-        for kind, nodes in index._by_type.items()
-        if nodes and hooks.methods(kind) == (None, None) and not child_fields(nodes[0])
-    )
+    fields: visiting one returns it as it is. (Both depend on the classes only: decided once per
+    transformer class and node type, not for every tree and every family.)"""
+    known = _QUIET.get((hooks._kind, hooks._base))
+    if known is None:
+        known = _QUIET[(hooks._kind, hooks._base)] = {}
+    out = []
+    for kind, nodes in index._by_type.items():
+        if nodes:
+            quiet = known.get(kind)
+            if quiet is None:
+                quiet = known[kind] = hooks._functions_of(kind) == (None, None) and not child_fields(nodes[0])
+            if quiet:
+                out.append(kind)
+    return frozenset(out)
 
 
 _STATEMENTS = frozenset(

@@ -96,10 +96,26 @@ def estimator_class(name: str | None) -> tuple[str, bool] | None:
     return None
 
 
+_RUNS_KERAS: dict[frozenset[str], bool] = {}  # run_rules -> does it hold a TFM70x rule?
+
+
+def _runs_keras_rules(run_rules: frozenset[str]) -> bool:
+    """Any TFM70x among the enabled rules: asked in every pass of every module (seven hundred ids
+    read each time), answered once per selection."""
+    if type(run_rules) is not frozenset:  # unhashable (a set): asked as it is
+        return any(r.startswith("TFM70") for r in run_rules)
+    found = _RUNS_KERAS.get(run_rules)
+    if found is None:
+        if len(_RUNS_KERAS) > 64:
+            _RUNS_KERAS.clear()
+        found = _RUNS_KERAS[run_rules] = any(r.startswith("TFM70") for r in run_rules)
+    return found
+
+
 def lowers_to_keras(t: FamilyTransform) -> bool:
     """Does this module build a canned estimator that the keras family lowers (when it runs)? Asked by
     TFM502, which runs before it: a module lowered to Keras 3 must stay in eager mode."""
-    if not any(r.startswith("TFM70") for r in t.context.run_rules):
+    if not _runs_keras_rules(t.context.run_rules):
         return False
     if "keras_program" in t.context.facts:
         return True

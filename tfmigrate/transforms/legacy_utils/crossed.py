@@ -47,6 +47,11 @@ class CrossedColumns:
         last = func.attr.value if isinstance(func, cst.Attribute) else (func.value if isinstance(func, cst.Name) else "")
         if last != "crossed_column" and not (isinstance(func, cst.Name) and self.index.binds_by_import(last)):  # type: ignore[attr-defined]
             return updated  # (cheap: most calls are none of these; `import crossed_column as c` binds another name)
+        if last != "crossed_column" and not any(
+            not b.target or b.target.endswith(".crossed_column") or b.target == "crossed_column"
+            for b in self.index.imports if b.name == last  # type: ignore[attr-defined]
+        ):
+            return updated  # no import binds the name to crossed_column (a relative one is asked about): need no qualified name
         if not is_crossed_column(self.qualified_name(func)):  # type: ignore[attr-defined]
             return updated
         what = "tf.contrib.layers.crossed_column"

@@ -109,6 +109,15 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
     def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
         return self._reference(original, updated)
 
+    def _may_import_a_utility(self, name: str) -> bool:
+        """Can a read of ``name`` (not a utility's own name) mean a legacy utility? Only through an
+        import that binds it to one (``from ...training import HParams as HP``): the imported name is
+        one of the module's imports of ``name``, in whatever scope (a relative import, which libcst
+        names its own way, is asked about). Where none is, the qualified name need not be worked out:
+        with a ``*`` import that takes libcst's scope analysis of the whole module."""
+        targets = [b.target for b in self.index.imports if b.name == name]
+        return any(not t or t.rpartition(".")[2] in _PREPROCESSING or t.rpartition(".")[2] in _HPARAM for t in targets)
+
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         return self._crossed_call(original, updated)
 
@@ -119,6 +128,8 @@ class LegacyUtilsTransform(CrossedColumns, FamilyTransform):
         parent = self.index.parents.get(original)
         if isinstance(parent, cst.Attribute) and parent.attr is original:
             return updated  # the `.X` of an attribute: its whole attribute is looked at
+        if isinstance(original, cst.Name) and name not in NAMES and not self._may_import_a_utility(name):
+            return updated  # `import os`: whatever scope it is read in, it names none of them
         legacy = legacy_utility(self.qualified_name(original))
         if legacy is None or self._is_target(original):
             return updated

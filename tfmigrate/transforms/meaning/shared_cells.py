@@ -286,11 +286,38 @@ def _reusing(t: MeaningContext, call: cst.Call) -> bool:
                 ):
                     return True
         if isinstance(node, (cst.FunctionDef, cst.Module)):
-            return "reuse_variables()" in "".join(code_of(node).split()) if isinstance(node, cst.FunctionDef) else any(
+            return _calls_reuse_variables(t, node) if isinstance(node, cst.FunctionDef) else any(
                 isinstance(c.func, cst.Attribute) and c.func.attr.value == "reuse_variables" for c in t.index.nodes(cst.Call)
             )
         node = parents.get(node)
     return False
+
+
+def _calls_reuse_variables(t: MeaningContext, function: cst.FunctionDef) -> bool:
+    """Does the function's code, whitespace left out, hold ``reuse_variables()``? Worked out once
+    per function of the module (not once per RNN call in it), and not at all where the module's
+    code, whitespace left out, does not hold it (a function's code is a piece of the module's,
+    up to whitespace): generating the code of a long function for each call cost a tenth of an
+    RNN module's rewrite."""
+    known: tuple[bool, dict[int, tuple[cst.FunctionDef, bool]]] | None = getattr(t, "_reuse_variables", None)
+    if known is None:
+        source = getattr(t, "source", "")  # the engine's code of this very tree ("" elsewhere: ask each function)
+        known = (not source or "reuse_variables()" in "".join(source.split()), {})
+        t._reuse_variables = known  # type: ignore[attr-defined]
+    possible, memo = known
+    if not possible:
+        return False
+    found = memo.get(id(function))
+    if found is None or found[0] is not function:
+        found = memo[id(function)] = (function, "reuse_variables()" in _function_code(t, function))
+    return found[1]
+
+
+def _function_code(t: MeaningContext, function: cst.FunctionDef) -> str:
+    """``code_of(function)`` without whitespace: from the tokens the positions' code generation made
+    for it (indented as in the module: the same once whitespace is left out), not generated again."""
+    code = t.index.positions.statement_code(function)
+    return "".join((code_of(function) if code is None else code).split())
 
 
 __all__ = ["MULTI_CELL", "Repeat", "plan_multi", "shared_rnn_cells"]

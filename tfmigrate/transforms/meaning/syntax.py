@@ -32,7 +32,28 @@ def has_star(call: cst.Call) -> bool:
 
 def compact(node: cst.CSTNode) -> str:
     """The code of ``node`` without spaces (``2 * n`` and ``2*n`` read alike)."""
-    return "".join(code_of(node).split())
+    plain = _plain_chain(node)  # a name or a dotted chain of names: its text, without generating code
+    return plain if plain is not None else "".join(code_of(node).split())
+
+
+def _plain_chain(node: cst.CSTNode) -> str | None:
+    """``a`` or ``a.b.c`` for a Name or an Attribute chain of Names with no parentheses and nothing
+    but spaces around its dots (what ``compact`` would make of its code); None for anything else."""
+    parts: list[str] = []
+    while type(node) is cst.Attribute:
+        dot = node.dot
+        if node.lpar or node.rpar or type(dot) is not cst.Dot or not _blank(dot.whitespace_before) or not _blank(dot.whitespace_after):
+            return None
+        parts.append(node.attr.value)  # an attribute's Name has no parentheses of its own
+        node = node.value
+    if type(node) is not cst.Name or node.lpar or node.rpar:
+        return None
+    parts.append(node.value)
+    return ".".join(reversed(parts))
+
+
+def _blank(whitespace: object) -> bool:
+    return type(whitespace) is cst.SimpleWhitespace and not whitespace.value.strip()
 
 
 def shown(node: cst.CSTNode) -> str:

@@ -219,8 +219,8 @@ class SaverTraps(FamilyTransform):
             self._statement(stmt, graph, env, scope_id)
 
     def _statement(self, stmt: cst.CSTNode, graph: Graph, env: dict, scope_id: str) -> None:
-        if isinstance(stmt, cst.FunctionDef):
-            self._scope(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], None, f"{scope_id}.{stmt.name.value}@{self._line_now(stmt)}")
+        if isinstance(stmt, cst.FunctionDef):  # a scope's id is compared, never shown: the node's identity, not its line
+            self._scope(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], None, f"{scope_id}.{stmt.name.value}@{id(stmt)}")
             return
         if isinstance(stmt, cst.ClassDef):
             self._block(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], graph, dict(env), scope_id)
