@@ -11,6 +11,7 @@ repositories by ``/work/lead/baseline13.sh``. No TensorFlow.
 from __future__ import annotations
 
 import glob
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -24,7 +25,8 @@ from tfmigrate.transforms.common.builders import code_of
 from tfmigrate.transforms.meaning.syntax import compact
 
 CATALOG = load_catalog()
-SAMPLES = sorted(glob.glob("samples/**/*.py", recursive=True))
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted(glob.glob(str(ROOT / "samples" / "**" / "*.py"), recursive=True))  # absolute: a test before may have changed the directory
 
 
 def test_samples_are_on_both_sides_of_the_parse_threshold():
