@@ -330,6 +330,7 @@ class TreeIndex:
         self._aliases: dict[str, str] | None = None
         self.qualified_names: dict[int, str | None] = {}  # id(node) -> FamilyTransform.qualified_name's answer
         self._imported: set[str] | None = None
+        self._read: frozenset[str] | None = None  # read_names(), made on first use
         self._positions: Positions | None = None
         self._by_type: dict[type, list[cst.CSTNode]] = {}
         # id(node) -> its children (tokens and whitespace left out), in libcst's visiting order
@@ -678,7 +679,14 @@ class TreeIndex:
 
     # --- references --------------------------------------------------------------------------------
     def read_names(self) -> set[str]:
-        """``referenced_names(module)`` for the indexed module, from its Name nodes (no walk)."""
+        """``referenced_names(module)`` for the indexed module, from its Name nodes (no walk): a
+        new set each call, from a table made once per index (several families and the import
+        edits ask, while the tree is unchanged)."""
+        if self._read is None:
+            self._read = frozenset(self._read_names())
+        return set(self._read)
+
+    def _read_names(self) -> set[str]:
         parents = self.parents
         found: set[str] = set()
         for name in self._by_type.get(cst.Name, ()):
