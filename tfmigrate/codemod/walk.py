@@ -81,16 +81,22 @@ class _Hooks:
         self._functions = self._tables.setdefault(kind, {})
         self.table: dict[type, _Dispatch] = {}  # node type -> bound methods (see methods())
 
+    def functions(self, kind: type) -> tuple[Any, Any]:
+        """The visitor class's own ``visit_X`` and ``leave_X`` functions for a node type (None where
+        it has none), looked up once per class and type."""
+        functions = self._functions.get(kind)
+        if functions is None:
+            enter, leave = f"visit_{kind.__name__}", f"leave_{kind.__name__}"
+            functions = self._functions[kind] = (
+                getattr(self._kind, enter) if _overrides(self._kind, self._base, enter) else None,
+                getattr(self._kind, leave) if _overrides(self._kind, self._base, leave) else None,
+            )
+        return functions
+
     def methods(self, kind: type) -> _Dispatch:
         found = self.table.get(kind)
         if found is None:
-            functions = self._functions.get(kind)
-            if functions is None:
-                enter, leave = f"visit_{kind.__name__}", f"leave_{kind.__name__}"
-                functions = self._functions[kind] = (
-                    getattr(self._kind, enter) if _overrides(self._kind, self._base, enter) else None,
-                    getattr(self._kind, leave) if _overrides(self._kind, self._base, leave) else None,
-                )
+            functions = self.functions(kind)
             visitor = self.visitor
             found = self.table[kind] = tuple(None if f is None else f.__get__(visitor) for f in functions)  # type: ignore[assignment]
         return found
@@ -343,14 +349,27 @@ def _ancestors(groups: Iterable[Iterable[cst.CSTNode]], parents: dict[cst.CSTNod
     return needed
 
 
+# transformer class -> node type -> is it a quiet leaf for that class (see _quiet_leaves)
+_QUIET: dict[type, dict[type, bool]] = {}
+
+
 def _quiet_leaves(hooks: _Hooks, index: TreeIndex) -> frozenset[type]:
     """The node types of the tree for which the transformer has no hook and which have no child
-    fields: visiting one returns it as it is."""
-    return frozenset(
-        kind
-        for kind, nodes in index._by_type.items()
-        if nodes and hooks.methods(kind) == (None, None) and not child_fields(nodes[0])
-    )
+    fields: visiting one returns it as it is. (Both depend on the classes alone: decided once per
+    transformer class and node type, not per transform.)"""
+    quiet = _QUIET.get(hooks._kind)
+    if quiet is None:
+        quiet = _QUIET[hooks._kind] = {}
+    found = []
+    for kind, nodes in index._by_type.items():
+        if not nodes:
+            continue
+        leaf = quiet.get(kind)
+        if leaf is None:
+            leaf = quiet[kind] = hooks.functions(kind) == (None, None) and not child_fields(nodes[0])
+        if leaf:
+            found.append(kind)
+    return frozenset(found)
 
 
 _STATEMENTS = frozenset(
