@@ -122,6 +122,7 @@ class _TextState(_OurState):
         self.reusable = previous._generated
         self.reused_tokens = previous._tokens
         self.table = _StatementTable()
+        self.shifts: dict[int, int] = {}  # id(statement reused, at any depth) -> its first token here minus there
 
     def statement(self, statement: cst.BaseStatement, kwargs: dict[str, Any]) -> None:
         """Generate a statement (at any depth): the previous generation's tokens if it generated this
@@ -135,8 +136,11 @@ class _TextState(_OurState):
             generated = table.generated
             generated[key] = (statement, indent, kwargs, base, base + last - first, nested)
             shift = base - first
+            shifts = self.shifts
+            shifts[key] = shift
             reusable = self.reusable
             for inner in nested:
+                shifts[inner] = shift
                 node, inner_indent, inner_kwargs, inner_first, inner_last, inner_nested = reusable[inner]
                 generated[inner] = (node, inner_indent, inner_kwargs, inner_first + shift, inner_last + shift, inner_nested)
             table.note(key, nested)
@@ -340,6 +344,8 @@ class Positions:
         ``previous`` generated: spans are then found statement by statement, when asked for,
         through ``parents`` (or :meth:`use_parents` later); without it the first question
         generates the whole module again with every span recorded."""
+        self._shifts: dict[int, int] = {}
+        self._earlier: tuple[dict[int, tuple[int, int]], dict[int, int], Any] | None = None
         if previous is not None and (
             previous._module.default_indent != module.default_indent or previous._module.default_newline != module.default_newline
         ):
@@ -356,6 +362,9 @@ class Positions:
             with _hooks:
                 module._codegen(state)
             self._spans = {}
+            self._shifts = state.shifts
+            # the spans of the generations before (ints by id, not their trees), for _inherited_span
+            self._earlier = (previous._spans, previous._shifts, previous._earlier)
         assert state.table is not None
         self._generated = state.table.generated
         self._whole = previous is None  # every span recorded
@@ -403,11 +412,37 @@ class Positions:
             while current is not None:
                 done = generated.get(id(current))
                 if done is not None and done[0] is current:
+                    span = self._inherited_span(key, done)
+                    if span is not None:
+                        self._spans[key] = span
+                        return span
                     self._record(done)
                     return self._spans.get(key)
                 current = parents.get(current)
         self._record_whole()  # the module itself, or no parent table
         return self._spans.get(key)
+
+    def _inherited_span(self, key: int, done: _Generated) -> tuple[int, int] | None:
+        """The span of node ``key`` in the statement ``done`` generated (the innermost statement
+        around it), when an earlier generation recorded it and every generation since reused that
+        statement's tokens: the same tokens, shifted; what ``_record(done)`` would record. (Only
+        nodes of this tree are asked about, and a reused statement, with every node in it, was in
+        each of those trees: the ids are theirs. A span outside the statement, a node object in two
+        places, is left to ``_record``.)"""
+        statement = id(done[0])
+        shift = self._shifts.get(statement)
+        earlier = self._earlier
+        while shift is not None and earlier is not None:
+            spans, shifts, earlier = earlier
+            span = spans.get(key)
+            if span is not None:
+                start, end = span[0] + shift, span[1] + shift
+                return (start, end) if done[3] <= start <= end <= done[4] else None
+            before = shifts.get(statement)
+            if before is None:
+                return None
+            shift += before
+        return None
 
     def _record(self, done: _Generated) -> None:
         """Every span in one statement (but in the statements nested in it), from a generation of

@@ -46,6 +46,7 @@ from tfmigrate.codemod.walk import transform
 from tfmigrate.rule_ids import ALL as ALL_RULE_IDS
 
 _BUILTINS = frozenset(dir(builtins))
+_UNKNOWN = object()  # not in a cache
 _SUPPRESS = re.compile(r"#\s*tfmigrate:\s*ignore(?:\[(?P<codes>[A-Za-z0-9,\s]*)\])?")
 ALL = "*"
 
@@ -287,14 +288,15 @@ class FamilyTransform(cst.CSTTransformer):
         the module (the common case), else by libcst's scope analysis. Nodes the transform made
         (not in the tree it was given) have no name, either way."""
         index = self.index
+        known = index.qualified_names  # the same question comes from each family, and per link of a chain
+        key = id(node)  # stable: the index keeps its tree alive
+        found = known.get(key, _UNKNOWN)  # (asked first: only nodes of the tree are in it, and a node's
+        if found is not _UNKNOWN:  # hash, for the parent table, is a Python call)
+            return found  # type: ignore[return-value]
         parent = index.parents.get(node)
         if parent is None:  # a node this transform made, or the module: only libcst can say (nothing)
             return self._imported_name(node)
-        known = index.qualified_names  # the same question comes from each family, and per link of a chain
-        key = id(node)  # stable: the index keeps its tree alive
-        if key in known:
-            return known[key]
-        found: str | None = None
+        found = None
         if not attribute_or_keyword(node, parent):
             name = full_name(node)  # as libcst names it: `tf.Graph().x` -> tf.Graph.x
             if name is not None:
@@ -312,6 +314,22 @@ class FamilyTransform(cst.CSTTransformer):
                     found = f"{target}.{rest}" if rest else target
         known[key] = found
         return found
+
+    def names_bound_under(self, roots: frozenset[str]) -> set[str] | None:
+        """The local names through which :meth:`qualified_name` can name something under one of
+        the packages ``roots`` (``{"tensorflow"}``): the names an import binds to one of them
+        anywhere in the module (or that a relative import binds: libcst reads those), and the
+        module aliases (all under :data:`~tfmigrate.codemod.tree.ALIAS_ROOTS`). Any other chain's
+        qualified name is None or another package's. None where a ``*`` import may bind any name.
+
+        A family whose hooks act only on such names plans its walk with it (``planned_nodes``):
+        the Names in this set are the first names of every chain it can act on."""
+        index = self.index
+        if index.has_star_import:
+            return None
+        bound = {b.name for b in index.imports if not b.target or b.target.partition(".")[0] in roots}
+        bound.update(index.module_aliases)
+        return bound
 
     def _scoped_import_name(self, node: cst.CSTNode, name: str, head: str) -> str | None:
         """The imported name ``node`` refers to when ``head`` is bound by imports in several scopes

@@ -57,6 +57,7 @@ _OURS = frozenset({*_SCOPED, "slim", "tensorboard", "keras", *(name.split(".")[0
 SLIM_NOTE = "needs the tf-slim package (pip install tf-slim; 1.1.0 runs on TF 2.15)"
 
 
+_ROOTS = frozenset({"tensorflow"})  # every name this family rewrites or reports is under tensorflow
 MODULES = {**T.MODULES, **{k: f"tensorflow.{v}" for k, v in M.KERAS_MODULES.items()}}
 
 
@@ -168,6 +169,23 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
             **{f"losses.{name}": self._loss for name in T.LOSSES},
             **{f"metrics.{name}": self._metric for name in T.METRICS},
         }
+
+    def planned_nodes(self) -> list[cst.CSTNode] | None:
+        """The nodes this family's hooks can act on (the walk enters only them and what contains
+        them: ``walk.transform``): the chains under tensorflow (contrib, its TF 0.x homes,
+        tf.nn.rnn_cell), whose first Name is in ``names_bound_under``; the import statements; and
+        the calls of a TF 1.2-1.3 Dataset method on a value (``ds.map(...)``, ``legacy_method``;
+        an ``x.apply(...)`` it rebuilds holds a tf.contrib.data call). None (every node) with a
+        ``*`` import."""
+        bound = self.names_bound_under(_ROOTS)
+        if bound is None:
+            return None
+        index = self.index
+        nodes: list[cst.CSTNode] = [name for name in index.nodes(cst.Name) if name.value in bound]
+        nodes += index.import_statements
+        nodes += [call for call in index.nodes(cst.Call)
+                  if type(call.func) is cst.Attribute and call.func.attr.value in M.LEGACY_METHODS]
+        return nodes
 
     # --- helpers ---------------------------------------------------------------------------------
     def tf(self, rel: str) -> cst.BaseExpression:

@@ -42,6 +42,7 @@ from tfmigrate.transforms.common.tf_names import (
 )
 
 
+_ROOTS = frozenset({TF, SKFLOW})  # the packages whose names this family reads
 # Keywords only the 2.x form of a changed name accepts: such a call is already 2.x code.
 V2_ONLY_KEYWORDS = frozenset({"step"})
 
@@ -93,6 +94,18 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
                             self.tf_alias = self.tf_alias or bound
                         elif target == f"{TF}.compat.v1" and bound:
                             self.v1_alias = self.v1_alias or bound
+
+    def planned_nodes(self) -> list[cst.CSTNode] | None:
+        """The nodes this family's hooks can act on (the walk enters only them and what contains
+        them: ``walk.transform``). Every hook decides from the qualified name of a chain under
+        tensorflow or skflow (whose first Name is in ``names_bound_under``), from an import
+        statement, or from a ``with`` block (``g.as_default()`` with ``g`` a tf.Graph marks the
+        module as graph code, whatever the block holds). None (every node) with a ``*`` import."""
+        bound = self.names_bound_under(_ROOTS)
+        if bound is None:
+            return None
+        nodes: list[cst.CSTNode] = [name for name in self.index.nodes(cst.Name) if name.value in bound]
+        return nodes + self.index.import_statements + self.index.nodes(cst.With)
 
     def compat_v1_prefix(self) -> str:
         """The dotted expression for ``tensorflow.compat.v1`` in this module (adds an import if needed)."""
