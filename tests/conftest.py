@@ -13,8 +13,16 @@ import sys
 # test module (pytest keeps it only as a .pyc: 13 CPU s of collection instead of 4.6), and every tfmigrate or
 # TensorFlow child the suite starts compiles tfmigrate from source (~20% of the CPU of the CLI-running test files).
 # Set here, before the test modules are imported and before xdist starts its workers, which inherit it.
+# The caches go to one tree outside the checkout (PYTHONPYCACHEPREFIX, mirroring each source's absolute path), never
+# beside the sources: tests import the sample programs, and a __pycache__ written into samples/ while another worker's
+# test checks that `tfmigrate report` leaves the tree it reads untouched would be taken for tfmigrate's.
+import tempfile
+
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+_PYCACHE = os.path.join(tempfile.gettempdir(), f"tfmigrate-suite-pycache-{os.getuid()}")
+os.makedirs(_PYCACHE, exist_ok=True)
+os.environ["PYTHONPYCACHEPREFIX"] = sys.pycache_prefix = _PYCACHE
 from pathlib import Path
 
 import pytest
