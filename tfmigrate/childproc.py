@@ -13,6 +13,7 @@ callers make (unbuffered output, hash seed, warnings) still apply, which ``-I`` 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -71,3 +72,19 @@ def keras_interpreter(given: str | None = None) -> str | None:
 def interpreter_command(python: str, module: str, *args: str) -> list[str]:
     """:func:`module_command` for another interpreter (the TensorFlow 2.21 one of ``--target keras``)."""
     return [python, "-P", "-m", module, *args]
+
+
+def json_answer(proc: subprocess.CompletedProcess[str], what: str, error: type[Exception]) -> dict:
+    """The result a tfmigrate child prints as its last ``{...}`` line, or ``error`` in one line: the
+    child's last stderr line when it printed none, its own message when it answered ``ok: false``.
+    ``what`` names the child in those messages (``"TensorFlow"``: "TensorFlow child process failed")."""
+    import json
+
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
+        raise error(f"{what} child process failed (exit {proc.returncode}): {tail[-1][:300] if tail else 'no output'}")
+    result = json.loads(lines[-1])
+    if not result.get("ok"):
+        raise error(result.get("error") or f"{what} child process failed")
+    return result

@@ -88,7 +88,7 @@ def run_child(command: list[str], request: dict[str, Any], workdir: str, what: s
     """Run a checkpoint child (``command``: tfmigrate's module under a TensorFlow interpreter, warm where
     ``$TFMIGRATE_WARM`` names a server) on ``request`` (JSON on stdin); its last JSON line, or CheckpointError
     (one line: ``what`` names the child)."""
-    from tfmigrate.childproc import child_env
+    from tfmigrate.childproc import child_env, json_answer
     from tfmigrate.warm import run
 
     env = child_env(dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", ABSL_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore"), tmpdir=workdir)
@@ -98,11 +98,4 @@ def run_child(command: list[str], request: dict[str, Any], workdir: str, what: s
         raise CheckpointError(f"{what} child process took longer than {timeout:.0f} s") from None
     except OSError as exc:
         raise CheckpointError(f"{command[0]}: cannot run: {exc.strerror or exc}") from None
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if not lines:
-        tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        raise CheckpointError(f"{what} child process failed (exit {proc.returncode}): {tail[-1][:300] if tail else 'no output'}")
-    result = json.loads(lines[-1])
-    if not result.get("ok"):
-        raise CheckpointError(result.get("error") or f"{what} child process failed")
-    return result
+    return json_answer(proc, what, CheckpointError)

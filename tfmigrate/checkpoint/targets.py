@@ -284,7 +284,7 @@ def model_variables_many(specs: list[str], timeout: float = CHILD_TIMEOUT_S) -> 
 def run_child(args: list[str], stdin: str | None = None, timeout: float = CHILD_TIMEOUT_S) -> dict[str, Any]:
     """Run ``python -m tfmigrate.checkpoint._tfchild ARGS`` (isolated, see :mod:`tfmigrate.childproc`);
     its JSON result, or TargetError."""
-    from tfmigrate.childproc import child_env, module_command
+    from tfmigrate.childproc import child_env, json_answer, module_command
     from tfmigrate.warm import run
 
     # the child's temporary directory (the scratch model_dir of load(), what TensorFlow leaves there) is
@@ -298,11 +298,4 @@ def run_child(args: list[str], stdin: str | None = None, timeout: float = CHILD_
             )
         except subprocess.TimeoutExpired:
             raise TargetError(f"TensorFlow child process ({' '.join(args[:2])}) took longer than {timeout:.0f} s") from None
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
-    if not lines:
-        tail = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-        raise TargetError(f"TensorFlow child process failed (exit {proc.returncode}): {tail[-1][:300] if tail else 'no output'}")
-    result = json.loads(lines[-1])
-    if not result.get("ok"):
-        raise TargetError(result.get("error") or "TensorFlow child process failed")
-    return result
+    return json_answer(proc, "TensorFlow", TargetError)
