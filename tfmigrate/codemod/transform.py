@@ -331,6 +331,16 @@ class FamilyTransform(cst.CSTTransformer):
         bound.update(index.module_aliases)
         return bound
 
+    def chains_under(self, roots: frozenset[str]) -> list[cst.CSTNode] | None:
+        """Where a planned walk (``planned_nodes``) of a family that acts on names under ``roots``
+        starts: the first Name of every chain that can name something there (``names_bound_under``)
+        and the import statements. None (walk every node) where a ``*`` import may bind any name."""
+        bound = self.names_bound_under(roots)
+        if bound is None:
+            return None
+        index = self.index
+        return [name for name in index.nodes(cst.Name) if name.value in bound] + index.import_statements
+
     def _scoped_import_name(self, node: cst.CSTNode, name: str, head: str) -> str | None:
         """The imported name ``node`` refers to when ``head`` is bound by imports in several scopes
         (``def plot(): import matplotlib.pyplot as plt``) or also otherwise: the import bindings among

@@ -177,15 +177,11 @@ class ContribTransform(MovedCalls, CallRewrites, FamilyTransform):
         the calls of a TF 1.2-1.3 Dataset method on a value (``ds.map(...)``, ``legacy_method``;
         an ``x.apply(...)`` it rebuilds holds a tf.contrib.data call). None (every node) with a
         ``*`` import."""
-        bound = self.names_bound_under(_ROOTS)
-        if bound is None:
+        nodes = self.chains_under(_ROOTS)
+        if nodes is None:
             return None
-        index = self.index
-        nodes: list[cst.CSTNode] = [name for name in index.nodes(cst.Name) if name.value in bound]
-        nodes += index.import_statements
-        nodes += [call for call in index.nodes(cst.Call)
-                  if type(call.func) is cst.Attribute and call.func.attr.value in M.LEGACY_METHODS]
-        return nodes
+        return nodes + [call for call in self.index.nodes(cst.Call)
+                        if type(call.func) is cst.Attribute and call.func.attr.value in M.LEGACY_METHODS]
 
     # --- helpers ---------------------------------------------------------------------------------
     def tf(self, rel: str) -> cst.BaseExpression:

@@ -101,11 +101,8 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
         tensorflow or skflow (whose first Name is in ``names_bound_under``), from an import
         statement, or from a ``with`` block (``g.as_default()`` with ``g`` a tf.Graph marks the
         module as graph code, whatever the block holds). None (every node) with a ``*`` import."""
-        bound = self.names_bound_under(_ROOTS)
-        if bound is None:
-            return None
-        nodes: list[cst.CSTNode] = [name for name in self.index.nodes(cst.Name) if name.value in bound]
-        return nodes + self.index.import_statements + self.index.nodes(cst.With)
+        nodes = self.chains_under(_ROOTS)
+        return None if nodes is None else nodes + self.index.nodes(cst.With)
 
     def compat_v1_prefix(self) -> str:
         """The dotted expression for ``tensorflow.compat.v1`` in this module (adds an import if needed)."""
