@@ -9,6 +9,11 @@ N``), else 0. Each output line shown must occur in the output (stdout and stderr
 ignored), in order; a line ``...`` stands for any lines, and ``...`` within a line for any text
 (an absolute path of the temporary directory). Blocks of other languages (``sh`` for the
 set-up commands that build the environment itself) are not run.
+
+A ``$ python SCRIPT ARGS`` command (the README's migrated program, which imports TensorFlow) runs as that
+``python`` would, in a fork of the suite's TensorFlow server (``tests/tfchildren.py``): the same interpreter
+(the one bash finds first on PATH), arguments, working directory, environment, exit code and output, without
+paying ``import tensorflow`` again.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tfchildren import run_python
 from tests.report_checks import COMMAND as SAMPLES_REPORT
 from tests.report_checks import assert_samples_report
 
@@ -31,6 +37,7 @@ README = ROOT / "README.md"
 # more to check on a command's run than the README shows: command -> check(stdout, directory it ran in)
 CHECKS = {SAMPLES_REPORT: assert_samples_report}
 TENSORFLOW = re.compile(r"^(python |tfmigrate (ckpt (diff|convert)|validate|report))")  # these start a TensorFlow child
+PYTHON = re.compile(r"python ((?:[\w./-]+ ?)+?)\s*(#.*)?")  # `python SCRIPT ARGS  # comment`: no shell syntax in it
 
 
 @dataclass
@@ -113,7 +120,12 @@ def test_console_example_runs_as_written(block: list[Command], tmp_path: Path) -
         cat = re.fullmatch(r"cat (\S+)", command.line.strip())
         if cat:
             (tmp_path / cat.group(1)).write_text("\n".join(command.expected) + "\n", encoding="utf-8")
-        proc = subprocess.run(["bash", "-c", command.line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        python = PYTHON.fullmatch(command.line.strip())
+        if python:  # what bash would start: PATH's first python, this interpreter (asserted), in a TensorFlow fork
+            assert Path(shutil.which("python", path=env["PATH"]) or "").resolve() == Path(sys.executable).resolve()
+            proc = run_python(python.group(1).split(), cwd=tmp_path, env=env, timeout=300)
+        else:
+            proc = subprocess.run(["bash", "-c", command.line], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         output = proc.stdout + proc.stderr
         assert proc.returncode == command.exit_code, f"$ {command.line}\nexit {proc.returncode}\n{output[-3000:]}"
         missing = in_order(command.expected, output)
