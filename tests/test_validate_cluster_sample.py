@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.cluster_checks import assert_trained_as_one_cluster
-from tests.tfchildren import run_python
+from tests.tfchildren import run_python, spawn
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "samples" / "cluster_ps"
@@ -24,6 +26,24 @@ def validate(*args: str, cwd: Path, tmpdir: Path | None = None) -> tuple[int, di
                           capture_output=True, text=True, cwd=cwd, timeout=400, env=env)
     assert proc.stdout.strip(), proc.stderr
     return proc.returncode, json.loads(proc.stdout)
+
+
+def _kill(pid: int) -> None:
+    """Kill a fork that tests/tfchildren.py's ``spawn`` started (its own process group) and wait until it is dead
+    (a zombie until its server reaps it: its sockets are closed, its port free)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:  # not yet the leader of its group
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return
+        if state in ("Z", "X"):
+            return
+        time.sleep(0.02)
 
 
 def test_the_rewrite_leaves_the_cluster_to_the_findings_that_describe_the_migration() -> None:
@@ -80,13 +100,12 @@ def test_the_rewritten_program_runs_as_its_cluster_and_its_checkpoint_fits_the_m
     flags = [f"--ps_hosts=127.0.0.1:{ps_port}", f"--worker_hosts=127.0.0.1:{worker_port}", f"--model_dir={model_dir}", "--max_steps=6"]
     env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3"}
     program = [sys.executable, str(SAMPLE / "expected.py"), *flags]
-    ps = subprocess.Popen([*program, "--job_name=ps", "--task_index=0"], cwd=tmp_path, env=env,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # the ps task: a long-lived fork of the suite's TensorFlow server (as `python expected.py --job_name=ps` would be)
+    ps = spawn([*program[1:], "--job_name=ps", "--task_index=0"], cwd=tmp_path, env=env, stdout=os.devnull, stderr=os.devnull)
     try:
         worker = run_python([*program[1:], "--job_name=worker", "--task_index=0"], cwd=tmp_path, env=env, timeout=120)
     finally:
-        ps.kill()  # server.join() serves forever, as in TF 1.x
-        ps.wait()
+        _kill(ps)  # server.join() serves forever, as in TF 1.x
     assert worker.returncode == 0, worker.stderr[-2000:]
     assert (model_dir / "model.ckpt-6.index").exists(), sorted(p.name for p in model_dir.iterdir())
     code, result = validate(f"{SAMPLE / 'migrated.py'}:build_estimator", "--checkpoint", str(model_dir),
