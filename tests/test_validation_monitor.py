@@ -169,13 +169,18 @@ CHILD = textwrap.dedent('''
 ''')
 
 
+# the training runs' steps: with an evaluation every 2 steps, early stopping stops at the second one (step 2-4),
+# far below; without it training reaches STEPS after 6 evaluations (40 steps took 2 CPU s more and proved no more)
+STEPS = 12
+
+
 @pytest.mark.slow
 def test_rewritten_monitors_evaluate_and_stop_on_tf215():
     jobs = []
     for kind, inp, stop in (("regressor", "arrays", "none"), ("regressor", "arrays", "maximize"),
                             ("classifier", "numpy_input_fn", "maximize"), ("custom", "arrays", "maximize"),
                             ("skcompat", "dataset_fn", "maximize"), ("custom", "dataset_fn", "none")):
-        source = program(kind, inp, stop, "inline", "given").replace("steps=6", "steps=40")
+        source = program(kind, inp, stop, "inline", "given").replace("steps=6", f"steps={STEPS}")
         new, _ = _rewrite(source)
         jobs.append((f"{kind}-{inp}-{stop}", new))
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
@@ -185,6 +190,6 @@ def test_rewritten_monitors_evaluate_and_stop_on_tf215():
     for name, result in out.items():
         assert result["evaluated"], (name, result)  # the hook evaluated into the eval directory
         if name.endswith("-none"):
-            assert result["step"] == 40, (name, result)
+            assert result["step"] == STEPS, (name, result)
         else:  # loss keeps decreasing, so "no increase for 1 step" stops at the second evaluation (every 2 steps)
-            assert result["step"] < 40, (name, result)
+            assert result["step"] < STEPS, (name, result)
