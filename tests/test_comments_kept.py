@@ -77,6 +77,13 @@ def _commented(call: cst.Call, style: str) -> tuple[cst.Call, dict[str, str]]:
     return call.with_changes(whitespace_before_args=first, args=args), markers
 
 
+# example.before -> its parse and its calls of two or more arguments, for the examples that give
+# variants: the variants of an example (each of its calls, in both styles) put their markers into
+# this one parse (libcst nodes are immutable: the markers go into a new tree) instead of parsing the
+# example again for every variant.
+_PARSED: dict[str, tuple[cst.Module, list[cst.Call]]] = {}
+
+
 def _variants():
     for rule in CATALOG.rules.values():
         for n, example in enumerate(rule.examples, start=1):
@@ -86,9 +93,11 @@ def _variants():
                 module = cst.parse_module(example.before)
             except cst.ParserSyntaxError:
                 continue
-            for k, call in enumerate(_calls(module)):
+            calls = _calls(module)
+            for k, call in enumerate(calls):
                 if _code(call) in example.after:  # the rewrite leaves this call as it was
                     continue
+                _PARSED[example.before] = module, calls
                 for style in STYLES:
                     yield pytest.param(rule, example, k, style, id=f"{rule.id}-{n}-call{k + 1}-{style}")
 
@@ -103,8 +112,8 @@ def _enabled(rule, example) -> frozenset[str]:
 
 
 def _with_markers(before: str, k: int, style: str) -> tuple[str, dict[str, str]]:
-    module = cst.parse_module(before)
-    target = _calls(module)[k]
+    module, calls = _PARSED[before]  # the parse _variants made (the tests run in the process that collected them)
+    target = calls[k]
     markers: dict[str, str] = {}
 
     class Put(cst.CSTTransformer):

@@ -205,6 +205,16 @@ class _Probe(FamilyTransform):
     FAMILY = "probe"
 
 
+@functools.lru_cache(maxsize=None)
+def _parsed(name: str) -> cst.Module:
+    """A sample or tricky source parsed once (from its text) for every test parametrized by source
+    name (walks, drivers, indexes, positions, code lengths): each compares our machinery with libcst's
+    on the tree, and none changes it (libcst nodes are immutable; the tests that edit build new
+    trees), so six tests of a source share one parse instead of a parse each. 52 sources, kept for
+    the file's run (tests/conftest.py runs these tests before the grouped ones)."""
+    return cst.parse_module(SOURCES[name])
+
+
 def _probe(module: cst.Module, wrapper: MetadataWrapper | None = None) -> tuple[_Probe, MetadataWrapper]:
     wrapper = wrapper or MetadataWrapper(module, unsafe_skip_copy=True)
     probe = _Probe(Context(), frozenset(), {}, [])
@@ -254,8 +264,11 @@ def test_names_parents_and_builtins_equal_libcsts(group):
 def _names_parents_and_builtins_equal_libcsts(name: str) -> None:
     module, wrapper = _libcst_view(name)
     probe, wrapper = _probe(module, wrapper)
-    qualified = wrapper.resolve(QualifiedNameProvider)
-    parents = wrapper.resolve(ParentNodeProvider)
+    # Both of libcst's tables at once: its batched visit computes ParentNodeProvider in the same
+    # traversal as ExpressionContextProvider (which ScopeProvider needs, and QualifiedNameProvider
+    # that): three walks of the tree instead of four, the same providers and tables.
+    resolved = wrapper.resolve_many([QualifiedNameProvider, ParentNodeProvider])
+    qualified, parents = resolved[QualifiedNameProvider], resolved[ParentNodeProvider]
     checked = 0
     for node in iter_nodes(module):
         if node is not module and not _is_trivia(type(node)):  # tokens and whitespace are not indexed
@@ -378,7 +391,7 @@ class _Recorder(cst.CSTVisitor):
 
 @pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith(("samples/", "tricky:"))])
 def test_walk_makes_the_calls_libcsts_visit_makes_in_the_same_order(name):
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     a, b, c = _Recorder(), _Recorder(), _Recorder()
     module.visit(a)
     walk(module, b)
@@ -403,7 +416,7 @@ def test_walk_makes_the_calls_libcsts_visit_makes_in_the_same_order(name):
 def test_nodes_by_type_are_what_a_libcst_scan_finds_in_order(name):
     import libcst.matchers as m
 
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     index = TreeIndex.of(module)
     for kind, matcher in ((cst.Call, m.Call()), (cst.Attribute, m.Attribute()), (cst.AssignTarget, m.AssignTarget()), (cst.FunctionDef, m.FunctionDef())):
         assert [id(n) for n in index.nodes(kind)] == [id(n) for n in m.findall(module, matcher)]
@@ -418,7 +431,7 @@ def test_a_node_in_two_places_is_seen_and_shared_tokens_are_not():
     comma = cst.Comma()
     tokens = tokens.with_changes(body=[cst.SimpleStatementLine([cst.Expr(cst.Tuple([cst.Element(cst.Name("a"), comma=comma), cst.Element(cst.Name("b"), comma=comma)]))])])
     assert not TreeIndex.of(tokens).shared
-    assert not TreeIndex.of(cst.parse_module(SOURCES["samples/eager_mnist/legacy.py"])).shared
+    assert not TreeIndex.of(_parsed("samples/eager_mnist/legacy.py")).shared
 
 
 # --- import edits ----------------------------------------------------------------------------------
@@ -515,10 +528,13 @@ def _derive_after_every_import_edit(name: str, module: cst.Module, index: TreeIn
                 edits.remove(*removed)
             for module_name, asname in added:
                 edits.add(module_name, asname)
-            new = edits.apply(module) if edits else module
+            # ``base=index``: the edits read this index of ``module`` (the engine's way) instead of
+            # indexing ``module`` again for every edit, and, where they remove an import, hand on
+            # ``index.derived(new)`` (``edits.indexed``): the derived index compared below, made once.
+            new = edits.apply(module, index) if edits else module
             if new is module:
                 continue
-            again = index.derived(new)
+            again = edits.indexed if edits.removed else index.derived(new)
             assert again is not None, (removed, added)  # these are the edits it is made for
             assert _tables(again) == _tables(TreeIndex.of(new)), (removed, added)
             derived += 1
@@ -669,7 +685,7 @@ class _Edits(cst.CSTTransformer):
 def test_the_transform_driver_gives_libcsts_result(name):
     from tfmigrate.codemod.walk import transform
 
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     index = TreeIndex.of(module)  # children from the index instead of the fields: same result
     try:
         expected = module.visit(_Edits()).code
@@ -695,7 +711,7 @@ def _own_line_comments(code: str) -> list[str]:
 def test_the_transform_driver_keeps_the_comment_lines_above_a_removed_statement(name):
     from tfmigrate.codemod.walk import transform
 
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     try:
         theirs = module.visit(_Edits()).code
     except Exception:
@@ -734,7 +750,7 @@ class _CallLog(cst.CSTTransformer):
 def test_the_transform_driver_calls_the_hooks_libcst_calls_in_the_same_order(name):
     from tfmigrate.codemod.walk import transform
 
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     theirs, ours, ours_indexed = _CallLog(), _CallLog(), _CallLog()
     expected = module.visit(theirs).code
     assert transform(module, ours).code == expected
@@ -780,7 +796,7 @@ def test_the_transform_driver_rebuilds_only_changed_paths():
 
 @pytest.mark.parametrize("name", [k for k in sorted(SOURCES) if k.startswith("samples/")])
 def test_positions_reusing_unchanged_statements_equal_a_fresh_generation(name):
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     first = Positions(module)
     for i in range(len(module.body)):
         body = list(module.body)
@@ -802,7 +818,7 @@ def test_positions_reusing_statements_inside_changed_blocks_equal_a_fresh_genera
     depth, are reused; a second change builds on the first generation's reuse table."""
     from tfmigrate.codemod.walk import transform
 
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     blocks = TreeIndex.of(module).nodes(cst.IndentedBlock)
     assert blocks
 
@@ -855,7 +871,7 @@ def test_fields_read_for_children_are_all_that_can_hold_them(name):
     from tfmigrate.codemod.tree import is_trivia
     from tfmigrate.codemod.walk import child_nodes
 
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     for node in iter_nodes(module):
         every_field = [c for c in child_nodes(node, trivia=True) if not is_trivia(type(c))]
         assert child_nodes(node, trivia=False) == every_field, type(node).__name__
@@ -939,7 +955,7 @@ def test_nodes_built_after_a_parse_are_validated_again_even_after_a_parse_error(
 def test_code_lengths_equal_the_length_of_each_nodes_code(name):
     from tfmigrate.codemod.positions import code_lengths
 
-    module = cst.parse_module(SOURCES[name])
+    module = _parsed(name)
     empty = cst.Module([])
     for call in TreeIndex.of(module).nodes(cst.Call)[:40]:
         lengths = code_lengths(call)

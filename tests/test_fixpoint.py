@@ -139,7 +139,9 @@ def test_the_loop_runs_until_nothing_changes_and_reports_each_fix_once(tmp_path)
 
 
 def _catalog_sources() -> list[str]:
-    return [e.before for rule in load_catalog().rules.values() for e in rule.examples]
+    """The ``before`` of every catalog example, each text once (in catalog order): a few examples
+    repeat another's text (11 of 659 in session 14), whose comparison would be the same two rewrites again."""
+    return list(dict.fromkeys(e.before for rule in load_catalog().rules.values() for e in rule.examples))
 
 
 def test_a_later_pass_from_the_previous_trees_equals_one_from_a_fresh_parse(monkeypatch):
