@@ -47,6 +47,7 @@ def test_a_fork_prints_and_writes_what_a_fresh_process_does(case: str, tmp_path:
     extra = dict(extra)
     umask = int(extra.pop("UMASK", "022"), 8)
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "NO_COLOR")} | extra
+    run_cli(["--version"])  # the server started under the suite's umask: a fork must take the caller's
     old = os.umask(umask)
     try:
         fresh_dir = project(tmp_path / "p")
