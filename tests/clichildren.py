@@ -14,8 +14,8 @@ libcst: 0.1 CPU s for ``--version``, 0.6 of the 1.0 CPU s of a one-file ``rewrit
 
 What differs from a fresh process, and where a call therefore runs as a real subprocess instead:
 - the modules a fresh ``python -m tfmigrate`` would import lazily are imported already (TensorFlow never
-  is): a test about what the process imports, or one that plants a module for it (``PYTHONPATH``), runs
-  its own subprocess;
+  is): a test about what the process imports runs its own subprocess, and a call that plants a module
+  (``PYTHONPATH`` naming another directory than this checkout's) runs as a real subprocess;
 - settings read when the interpreter starts or when tfmigrate is imported (``PYTHON*``, the locale,
   ``TFMIGRATE_PROGRAM_LIMIT``...) are the server's: a call whose environment differs from the server's in
   one of them (``IMPORT_TIME``) runs as a real subprocess;
@@ -60,8 +60,18 @@ _PRELOAD: list[str] | None = None
 _SERVER_ENV: dict[str, str] | None = None
 
 
+# the directory tfmigrate is imported from: on PYTHONPATH (tests that name this checkout so), it adds no module
+ROOT = Path(tfmigrate.__file__).resolve().parent.parent
+
+
 def _import_time(env: dict[str, str]) -> dict[str, str]:
-    return {k: v for k, v in env.items() if k in IMPORT_TIME or k.startswith(IMPORT_TIME_PREFIXES)}
+    out = {k: v for k, v in env.items() if k in IMPORT_TIME or k.startswith(IMPORT_TIME_PREFIXES)}
+    if "PYTHONPATH" in out:
+        kept = [p for p in out["PYTHONPATH"].split(os.pathsep) if p and Path(p).resolve() != ROOT]
+        out["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(kept))
+        if not out["PYTHONPATH"]:
+            del out["PYTHONPATH"]
+    return out
 
 
 def _fresh(env: dict[str, str]) -> bool:

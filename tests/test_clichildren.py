@@ -88,3 +88,5 @@ def test_a_setting_read_at_start_up_gets_a_fresh_process() -> None:
                         ("PYTHONPATH", "/nowhere")):
         assert clichildren._fresh({**base, name: value}), name
     assert not clichildren._fresh({**base, "COLUMNS": "33", "NO_COLOR": "1"})  # read when the command runs
+    here = os.pathsep.join(p for p in (base.get("PYTHONPATH"), str(clichildren.ROOT)) if p)
+    assert not clichildren._fresh({**base, "PYTHONPATH": here})  # this checkout, where tfmigrate comes from already
