@@ -23,7 +23,8 @@ What differs from a fresh process, and where a call therefore runs as a real sub
   process itself (start-up, termination, pre-commit's console script, interpreter choice) keeps its real
   ``subprocess.Popen``/``run``.
 
-``TFMIGRATE_CLI_FRESH=1`` runs every call as a real subprocess (to compare).
+``TFMIGRATE_CLI_FRESH=1`` (or ``TFMIGRATE_SUITE_FRESH=1``, the suite without any warm server) runs every call
+as a real subprocess (to compare).
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _import_time(env: dict[str, str]) -> dict[str, str]:
 
 def _fresh(env: dict[str, str]) -> bool:
     """Whether a call with ``env`` must be a real subprocess: an import-time setting differs from the server's."""
-    if os.environ.get("TFMIGRATE_CLI_FRESH") or env.get("TFMIGRATE_CLI_FRESH"):
+    if os.environ.get("TFMIGRATE_CLI_FRESH") or env.get("TFMIGRATE_CLI_FRESH") or os.environ.get("TFMIGRATE_SUITE_FRESH"):
         return True
     return _SERVER_ENV is not None and _import_time(env) != _import_time(_SERVER_ENV)
 
