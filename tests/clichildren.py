@@ -79,7 +79,8 @@ def _fresh(env: dict[str, str]) -> bool:
     """Whether a call with ``env`` must be a real subprocess: an import-time setting differs from the server's."""
     if os.environ.get("TFMIGRATE_CLI_FRESH") or env.get("TFMIGRATE_CLI_FRESH") or os.environ.get("TFMIGRATE_SUITE_FRESH"):
         return True
-    return _SERVER_ENV is not None and _import_time(env) != _import_time(_SERVER_ENV)
+    server = _SERVER_ENV if _SERVER_ENV is not None else os.environ  # before it starts: this process's, which it gets
+    return _import_time(env) != _import_time(dict(server))
 
 
 def _decode(data: bytes) -> str:
@@ -95,7 +96,7 @@ def run_cli(args, *, cwd=None, env=None, input=None, timeout=None, text=True, ch
     global _PRELOAD, _SERVER_ENV
     argv = [sys.executable, "-m", "tfmigrate", *[str(a) for a in args]]
     env = dict(os.environ if env is None else env)
-    if _fresh(env) or (_SERVER_ENV is None and _fresh_start(env)):
+    if _fresh(env):
         done = subprocess.run(argv, cwd=cwd, env=env, input=input, timeout=timeout, text=text, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT if stderr_to_stdout else subprocess.PIPE)
         if check:
@@ -121,8 +122,3 @@ def run_cli(args, *, cwd=None, env=None, input=None, timeout=None, text=True, ch
         done.check_returncode()
     return done
 
-
-def _fresh_start(env: dict[str, str]) -> bool:
-    """Before the server starts: whether ``env`` differs from this process's (the server's to be) in an
-    import-time setting."""
-    return _import_time(env) != _import_time(dict(os.environ))
