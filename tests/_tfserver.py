@@ -1,7 +1,7 @@
 """The TensorFlow fork server of the test suite (started by ``tests/tfchildren.py``; never imported).
 
 It imports the modules named on its command line (``tensorflow`` and the parts of it programs reach
-for), once, then waits for jobs: one JSON line each on stdin. For each job it forks: the child is
+for; ``MODULE:FUNCTION`` also calls a function of no argument, which fills a cache), once, then waits for jobs: one JSON line each on stdin. For each job it forks: the child is
 the process a fresh ``python ARGS...`` would be once it has imported TensorFlow (its own memory, its
 own process group, the job's cwd, environment, argv, stdin, stdout and stderr files), and it ends as
 that interpreter would (exit status, traceback, ``atexit``). The server answers one JSON line per job:
@@ -10,6 +10,10 @@ before the first fork, so that no child's garbage collection touches, and so cop
 
 It is started with ``OPENBLAS_NUM_THREADS=1`` so that it holds no thread when it forks (numpy's and
 scipy's OpenBLAS start one each otherwise; TensorFlow itself starts none before its first op).
+
+A job may carry ``"umask"`` (the caller's, which a child of the caller inherits) and, for ``-m``,
+``"safe_path": false`` (``python -m`` without ``-P``: the working directory first on the path).
+``tests/clichildren.py`` runs the tfmigrate CLI so, in a fork of a server that imported tfmigrate.
 
 A job with ``"detach": true`` is a long-lived process the server does not wait for: it answers at once
 with the child's pid. The suite starts tfmigrate's own warm server so (``-m tfmigrate.warm SOCKET``,
@@ -56,7 +60,10 @@ def _reap() -> None:
 def serve() -> dict | None:
     """Answer jobs until stdin closes (returns None); in a forked child, return the child's job."""
     for name in sys.argv[1:]:
-        importlib.import_module(name)
+        module, _, function = name.partition(":")  # MODULE:FUNCTION: a cache the module fills once, filled here
+        module = importlib.import_module(module)
+        if function:
+            getattr(module, function)()
     # what the imports made is never garbage-collected in a child: the collector's walks over TensorFlow's
     # objects would copy their pages into every child (about 1 CPU second at each child's exit alone)
     gc.freeze()
@@ -109,11 +116,16 @@ def run(job: dict) -> None:
     os.setpgid(0, 0)  # a timeout kills the program and whatever it started
     _reopen(0, job["stdin"] or os.devnull, os.O_RDONLY)
     _reopen(1, job["stdout"], os.O_WRONLY | os.O_TRUNC)
-    _reopen(2, job["stderr"], os.O_WRONLY | os.O_TRUNC)
+    if job["stderr"] == job["stdout"]:  # stderr=subprocess.STDOUT: one file description, as a pipe shared
+        os.dup2(1, 2)
+    else:
+        _reopen(2, job["stderr"], os.O_WRONLY | os.O_TRUNC)
     sys.stdin = open(0, "r", closefd=False)
     sys.stdout = open(1, "w", closefd=False)
     sys.stderr = open(2, "w", closefd=False, errors="backslashreplace")
     os.chdir(job["cwd"])
+    if "umask" in job:  # the caller's, as a child of the caller would inherit it
+        os.umask(job["umask"])
     os.environ.clear()
     os.environ.update(job["env"])
     import tempfile
@@ -127,7 +139,10 @@ def run(job: dict) -> None:
         for fd, name in enumerate(("stdin", "stdout", "stderr")):
             like = getattr(sys, f"__{name}__")  # the interpreter's stream: the encoding and errors of its locale
             setattr(sys, name, open(fd, "w" if fd else "r", closefd=False, encoding=like.encoding, errors=like.errors))
+        sys.stderr.reconfigure(line_buffering=True)  # as a fresh interpreter's stderr (Python 3.9+), even to a file
         sys.path[:] = [*dict.fromkeys(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p), *BASE_PATH]
+        if job.get("safe_path") is False:  # `python -m` without -P: the working directory first
+            sys.path.insert(0, os.getcwd())
         sys.argv = ["-m", *argv[2:]]
         import runpy
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.clichildren import run_cli
 
 import tfmigrate.codemod.engine as engine
 from tfmigrate.codemod import cache as cache_module
@@ -165,13 +165,10 @@ def test_outputs_are_byte_identical_with_and_without_the_cache_and_for_every_job
     outputs = set()
     for args in (["--jobs", "1"], ["--jobs", "2"], ["--jobs", "2"], ["--jobs", "1", "--no-cache"], ["--jobs", "2", "--no-cache"]):
         for fmt in ("json", "sarif"):
-            done = subprocess.run(
-                [sys.executable, "-m", "tfmigrate", "rewrite", "--check", "src", "--format", fmt, *args],
-                capture_output=True, timeout=120, cwd=tree,
-            )
+            done = run_cli(["rewrite", "--check", "src", "--format", fmt, *args], text=False, timeout=120, cwd=tree)
             assert done.returncode == 1, done.stderr
             outputs.add((fmt, done.stdout))
-        diff = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--diff", "src", *args], capture_output=True, timeout=120, cwd=tree)
+        diff = run_cli(["rewrite", "--diff", "src", *args], text=False, timeout=120, cwd=tree)
         outputs.add(("diff", diff.stdout))
     assert len(outputs) == 3
     assert len(list((tree / ".tfmigrate_cache").glob("*.cache"))) == 2  # check and diff: two option sets
@@ -181,12 +178,12 @@ def test_the_cache_directory_follows_the_project_and_the_options(tree):
     (tree / "pyproject.toml").write_text('[tool.tfmigrate]\ncache-dir = "build-cache"\n')
     (tree / "src" / "sub").mkdir()
     (tree / "src" / "sub" / "m.py").write_text(CLEAN)
-    done = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "."], capture_output=True, timeout=120, cwd=tree / "src" / "sub")
+    done = run_cli(["rewrite", "--check", "."], text=False, timeout=120, cwd=tree / "src" / "sub")
     assert done.returncode == 0, done.stderr
     assert (tree / "build-cache" / "CACHEDIR.TAG").exists()  # beside pyproject.toml, not in the current directory
     assert not (tree / "src" / "sub" / "build-cache").exists()
     (tree / "pyproject.toml").unlink()
-    done = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "src", "--no-cache"], capture_output=True, timeout=120, cwd=tree)
+    done = run_cli(["rewrite", "--check", "src", "--no-cache"], text=False, timeout=120, cwd=tree)
     assert done.returncode == 1 and not (tree / ".tfmigrate_cache").exists()
-    done = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", ".", "--cache-dir", "elsewhere"], capture_output=True, timeout=120, cwd=tree / "src")
+    done = run_cli(["rewrite", "--check", ".", "--cache-dir", "elsewhere"], text=False, timeout=120, cwd=tree / "src")
     assert (tree / "src" / "elsewhere" / "CACHEDIR.TAG").exists()  # a --cache-dir is taken from the current directory

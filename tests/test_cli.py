@@ -9,15 +9,16 @@ import time
 
 import pytest
 
+from tests.clichildren import run_cli
+
 LEGACY = "import tensorflow as tf\n\nx = tf.placeholder(tf.float32, shape=[None, 4])\n"
 CLEAN = "import numpy as np\n\nx = np.zeros(4)\n"
 
 
 def tfmigrate(*args, cwd, check=None):
-    proc = subprocess.run(
-        [sys.executable, "-m", "tfmigrate", *args], cwd=cwd, capture_output=True, text=True,
-        env={**os.environ, "COLUMNS": "120"},
-    )
+    """``python -m tfmigrate ARGS``, a fork of the warm CLI server (tests/clichildren.py); the tests about the
+    process itself (what it imports, Ctrl-C) start their own."""
+    proc = run_cli(args, cwd=cwd, env={**os.environ, "COLUMNS": "120"})
     if check is not None:
         assert proc.returncode == check, proc.stdout + proc.stderr
     return proc

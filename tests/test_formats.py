@@ -10,12 +10,12 @@ from __future__ import annotations
 import io
 import os
 import shutil
-import subprocess
-import sys
 from dataclasses import asdict
 from pathlib import Path
 
 import pytest
+
+from tests.clichildren import run_cli
 from rich.console import Console
 
 from tests import formats
@@ -103,9 +103,8 @@ def test_rewrite_command_summary_agrees_with_its_json(tmp_path: Path) -> None:
     root = project(tmp_path / "p")
     env = {**os.environ, "COLUMNS": "200"}
     for args in (("--check",), ("--diff",)):
-        text = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", *args, "."], cwd=root, capture_output=True, text=True, env=env)
-        data = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", *args, "--format", "json", "."], cwd=root,
-                              capture_output=True, text=True, env=env)
+        text = run_cli(["rewrite", *args, "."], cwd=root, env=env)
+        data = run_cli(["rewrite", *args, "--format", "json", "."], cwd=root, env=env)
         assert text.returncode == data.returncode == 2  # py2.py cannot be parsed
         from_json = formats.from_json(data.stdout)
         del from_json["checkpoints"], from_json["incompatible"]

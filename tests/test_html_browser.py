@@ -13,10 +13,11 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.clichildren import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 DEEP = "a_rather_long_directory_name_for_wrapping/another_level_of_directories/and_one_more"
@@ -84,8 +85,7 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
     deep = root / "samples" / DEEP
     deep.mkdir(parents=True)
     shutil.copy(ROOT / "samples" / "saver_traps" / "legacy.py", deep / "a_legacy_program_with_a_rather_long_file_name.py")
-    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "report", "samples", "--html", "report.html"], cwd=root,
-                          capture_output=True, text=True, timeout=600)
+    proc = run_cli(["report", "samples", "--html", "report.html"], cwd=root, timeout=600)
     assert proc.returncode == 1, proc.stderr
     return root / "report.html"
 

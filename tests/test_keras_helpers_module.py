@@ -16,11 +16,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.clichildren import run_cli
 
 from tfmigrate import keras_runtime
 from tfmigrate.codemod.runner import Options, run
@@ -130,8 +131,7 @@ def test_the_cli_option_and_the_config_key_name_the_module(project: Path) -> Non
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
 
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "-q", "--target", "keras", "--no-cache", *args],
-                              cwd=project, capture_output=True, text=True, env=env)
+        return run_cli(["rewrite", "-q", "--target", "keras", "--no-cache", *args], cwd=project, env=env)  # tests/clichildren.py
 
     proc = cli("--keras-helpers", "estimators_keras", "a.py")
     assert proc.returncode == 0, proc.stderr

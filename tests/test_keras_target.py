@@ -14,13 +14,12 @@ import json
 import re
 import os
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tests.clichildren import run_cli
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 
@@ -158,8 +157,7 @@ def test_cli_target_option_and_config_key(tmp_path: Path):
 
     def rewrite(*args: str) -> bytes:
         program.write_bytes(legacy)
-        proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "-q", *args, str(program)], cwd=tmp_path,
-                              capture_output=True, text=True, env=env)
+        proc = run_cli(["rewrite", "-q", *args, str(program)], cwd=tmp_path, env=env)  # a fork: tests/clichildren.py
         assert proc.returncode in (0, 1), proc.stderr
         return program.read_bytes()
 

@@ -9,10 +9,9 @@ tests/hostile/test_injection.py."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
+from tests.clichildren import run_cli
 from tfmigrate.report import markdown
 from tfmigrate.results import FileResult, Finding, Report
 
@@ -101,8 +100,8 @@ def test_the_report_command_names_its_html_file_when_the_markdown_is_cut(tmp_pat
     (tmp_path / "p").mkdir()
     for i in range(3):
         (tmp_path / "p" / f"m{i}.py").write_text("import tensorflow as tf\n" + "".join(f"x{j} = tf.placeholder(tf.float32)\n" for j in range(300)))
-    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "report", "p", "--markdown", "pr.md", "--html", "full.html",
-                           "--markdown-full", "full.md"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    proc = run_cli(["report", "p", "--markdown", "pr.md", "--html", "full.html", "--markdown-full", "full.md"],
+                   cwd=tmp_path, timeout=300)
     assert proc.returncode == 1, proc.stderr
     text = (tmp_path / "pr.md").read_text(encoding="utf-8")
     assert len(text) <= 2000 and text.splitlines()[-1] == "The full report is in `full.md`."  # the artifact it names

@@ -4,12 +4,12 @@ findings pointed at cells, and every refusal a one-line error that leaves the fi
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import libcst as cst
 import pytest
+
+from tests.clichildren import run_cli
 
 from tfmigrate.codemod.engine import process_file, rewrite_source
 from tfmigrate.codemod.runner import Options, run
@@ -100,24 +100,21 @@ def test_findings_point_at_the_cell_and_the_line_in_it(tmp_path, monkeypatch):
     assert "--- a/" in check.diff and ":cell 2\n" in check.diff and ":cell 3\n" in check.diff
     assert ":cell 4" not in check.diff
     monkeypatch.chdir(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "--format", "json", "."],
-                          capture_output=True, text=True)
+    proc = run_cli(["rewrite", "--check", "--format", "json", "."])
     data = json.loads(proc.stdout)
     assert proc.returncode == 1
     assert [(f["cell"], f["line"], f["col"]) for f in data["findings"]] == [(3, 1, 5), (3, 1, 5), (3, 4, 8)]
-    sarif = json.loads(subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "--format", "sarif", "."],
-                                      capture_output=True, text=True).stdout)
+    sarif = json.loads(run_cli(["rewrite", "--check", "--format", "sarif", "."]).stdout)
     result = sarif["runs"][0]["results"][0]
     assert result["message"]["text"].startswith("cell 3: ") and result["properties"]["cell"] == 3
-    text = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "."], capture_output=True, text=True)
+    text = run_cli(["rewrite", "--check", "."])
     assert "iris.ipynb:cell 3:4:8: TFM501" in text.stdout
 
 
 def test_a_script_has_no_cell_key_in_json(tmp_path, monkeypatch):
     (tmp_path / "t.py").write_text("import tensorflow as tf\ns = tf.Session()\n")
     monkeypatch.chdir(tmp_path)
-    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--check", "--format", "json", "."],
-                          capture_output=True, text=True)
+    proc = run_cli(["rewrite", "--check", "--format", "json", "."])
     assert all("cell" not in f for f in json.loads(proc.stdout)["findings"])
 
 

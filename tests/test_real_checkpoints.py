@@ -27,12 +27,11 @@ import importlib.util
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.clichildren import run_cli
 from tfmigrate.checkpoint import api, index
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -165,8 +164,7 @@ def test_rewrite_migrates_every_program(tmp_path: Path) -> None:
             dest.parent.mkdir()
             shutil.copy(CORPUS / name / m["code"], dest)
             where[str(dest)] = name
-    proc = subprocess.run([sys.executable, "-m", "tfmigrate", "rewrite", "--format", "json", "-q", str(tmp_path)],
-                          capture_output=True, text=True, check=False, cwd=ROOT, timeout=600)
+    proc = run_cli(["rewrite", "--format", "json", "-q", str(tmp_path)], cwd=ROOT, timeout=600)  # tests/clichildren.py
     files = {where[f["path"]]: f for f in json.loads(proc.stdout)["files"] if f["path"] in where}
     assert set(files) == set(where.values())
     for name, f in files.items():

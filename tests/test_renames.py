@@ -23,6 +23,7 @@ from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.transforms.renames import transform as renames
 from tfmigrate.transforms.common import tf_names
+from tests.clichildren import run_cli
 from tests.tfchildren import run_python
 
 CATALOG = load_catalog()
@@ -455,17 +456,17 @@ def test_cli_end_to_end(tmp_path):
     target = tmp_path / "proj" / "train.py"
     target.parent.mkdir()
     target.write_text(legacy)
-    cli = [sys.executable, "-m", "tfmigrate", "rewrite", "--select", "TFM5", "-j", "1"]
+    cli = ["rewrite", "--select", "TFM5", "-j", "1"]  # python -m tfmigrate ...: forks of the warm CLI server (tests/clichildren.py)
 
-    check = subprocess.run([*cli, "--check", str(target.parent)], capture_output=True, text=True, env=ENV, cwd=tmp_path)
+    check = run_cli([*cli, "--check", str(target.parent)], env=ENV, cwd=tmp_path)
     assert check.returncode == 1 and target.read_text() == legacy, check.stderr
 
-    diff = subprocess.run([*cli, "--diff", str(target.parent)], capture_output=True, text=True, env=ENV, cwd=tmp_path)
+    diff = run_cli([*cli, "--diff", str(target.parent)], env=ENV, cwd=tmp_path)
     assert diff.returncode == 1 and target.read_text() == legacy
     assert "+x = tf.compat.v1.placeholder(tf.float32)" in diff.stdout
     assert "+tf.compat.v1.disable_eager_execution()" in diff.stdout
 
-    wrote = subprocess.run([*cli, "--format", "json", str(target.parent)], capture_output=True, text=True, env=ENV, cwd=tmp_path)
+    wrote = run_cli([*cli, "--format", "json", str(target.parent)], env=ENV, cwd=tmp_path)
     assert wrote.returncode == 1, wrote.stderr  # the tf.contrib finding needs manual work
     report = json.loads(wrote.stdout)
     by_rule: dict[str, list[dict]] = {}
@@ -479,7 +480,7 @@ def test_cli_end_to_end(tmp_path):
     new = target.read_text()
     assert "tf.compat.v1.Session()" in new and "tf.compat.v1.disable_eager_execution()" in new
 
-    again = subprocess.run([*cli, "--check", "--format", "json", str(target.parent)], capture_output=True, text=True, env=ENV, cwd=tmp_path)
+    again = run_cli([*cli, "--check", "--format", "json", str(target.parent)], env=ENV, cwd=tmp_path)
     assert json.loads(again.stdout)["files"][0]["status"] == "unchanged"
     assert [f["rule"] for f in json.loads(again.stdout)["findings"]] == ["TFM503"]
 

@@ -11,11 +11,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+
+from tests.clichildren import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = '</div><script>alert("x")</script>'
@@ -34,8 +35,9 @@ LEGACY = textwrap.dedent(
 
 
 def tfmigrate(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """``python -m tfmigrate ARGS``: a fork of the warm CLI server (tests/clichildren.py)."""
     env = dict(os.environ, COLUMNS="80", TERM="dumb")
-    return subprocess.run([sys.executable, "-m", "tfmigrate", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=timeout)
+    return run_cli(args, cwd=cwd, env=env, timeout=timeout)
 
 
 def make_project(root: Path) -> Path:

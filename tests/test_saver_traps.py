@@ -4,11 +4,11 @@ of the legacy program (the traps are reported, never silently "fixed")."""
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.clichildren import run_cli
 
 from tfmigrate.codemod.engine import rewrite_source
 from tfmigrate.codemod.rule import load_catalog
@@ -193,10 +193,7 @@ def test_migrated_program_runs_with_the_legacy_checkpoints(tmp_path):
 
 def test_cli_reports_the_trap_lines(tmp_path):
     """`tfmigrate rewrite --check --format json` on seed 002, as a user runs it (the file is not written)."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "tfmigrate", "rewrite", "--check", "--format", "json", "-q", "--select", "TFM2", str(LEGACY)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
-    )
+    proc = run_cli(["rewrite", "--check", "--format", "json", "-q", "--select", "TFM2", str(LEGACY)], timeout=120, cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr  # manual findings remain
     report = json.loads(proc.stdout)
     got = sorted((f["rule"], f["line"], f["fix"]) for f in report["findings"])

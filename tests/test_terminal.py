@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import click
 
+from tests.clichildren import run_cli
 from tfmigrate.cli import cli
 from tfmigrate.codemod.rule import load_catalog
 
@@ -19,8 +19,7 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 def tfmigrate(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
     base = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "NO_COLOR")}
-    return subprocess.run([sys.executable, "-m", "tfmigrate", *args], capture_output=True, text=True, cwd=cwd,
-                          env={**base, **env}, timeout=300)
+    return run_cli(args, cwd=cwd, env={**base, **env}, timeout=300)  # a fork of the warm CLI server (tests/clichildren.py)
 
 
 def commands() -> list[tuple[str, click.Command]]:

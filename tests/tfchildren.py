@@ -58,15 +58,20 @@ class _Server:
             with open(os.environ["TIMELOG"], "a") as log:
                 log.write(f"{seconds:.3f}\t0.000\t{cpu:.3f}\t{test} [tfchildren {what}]\n")
 
-    def run(self, args, cwd, env, input, timeout) -> subprocess.CompletedProcess:
+    def run(self, args, cwd, env, input, timeout, raw=False, **extra) -> subprocess.CompletedProcess:
+        """The program's run; with ``raw``, its output as bytes (the caller decodes it), ``extra``: more job keys."""
         with self.lock, tempfile.TemporaryDirectory(prefix="tfchild-") as tmp:
             files = {name: os.path.join(tmp, name) for name in ("stdin", "stdout", "stderr")}
             for path in files.values():
                 open(path, "w").close()
-            if input is not None:
+            if isinstance(input, bytes):
+                Path(files["stdin"]).write_bytes(input)
+            elif input is not None:
                 Path(files["stdin"]).write_text(input, encoding="utf-8")
             job = {"argv": [str(a) for a in args], "cwd": str(cwd or os.getcwd()), "env": dict(os.environ if env is None else env),
-                   "timeout": timeout or 3600, **files, "stdin": files["stdin"] if input is not None else None}
+                   "timeout": timeout or 3600, **files, "stdin": files["stdin"] if input is not None else None, **extra}
+            if extra.get("stderr_to_stdout"):
+                job["stderr"] = job["stdout"]
             started = time.perf_counter()
             if self.ready is None:
                 self.ready = json.loads(self._answer())
@@ -77,8 +82,11 @@ class _Server:
             answer = json.loads(self._answer())
             self.cpu += answer["cpu"]
             self._log(time.perf_counter() - started, answer["cpu"], "child")
-            out = Path(files["stdout"]).read_text(encoding="utf-8", errors="replace")
-            err = Path(files["stderr"]).read_text(encoding="utf-8", errors="replace")
+            if raw:
+                out, err = Path(files["stdout"]).read_bytes(), Path(job["stderr"]).read_bytes()
+            else:
+                out = Path(files["stdout"]).read_text(encoding="utf-8", errors="replace")
+                err = Path(files["stderr"]).read_text(encoding="utf-8", errors="replace")
         if answer["timed_out"]:
             raise subprocess.TimeoutExpired(args, timeout, out, err)
         return subprocess.CompletedProcess(args, answer["returncode"], out, err)
@@ -112,13 +120,16 @@ class _Server:
                 self.proc.wait()
 
 
-_servers: dict[str, _Server] = {}
+_servers: dict[tuple[str, tuple[str, ...]], _Server] = {}
 
 
-def _server(python: str) -> _Server:
-    server = _servers.get(python)
+def _server(python: str, preload: list[str] = PRELOAD) -> _Server:
+    """The server of ``python`` that imported ``preload`` (TensorFlow's by default; tests/clichildren.py's
+    imported tfmigrate's CLI instead), started at its first use."""
+    key = (python, tuple(preload))
+    server = _servers.get(key)
     if server is None or server.proc.poll() is not None:
-        server = _servers[python] = _Server(python, PRELOAD)
+        server = _servers[key] = _Server(python, list(preload))
     return server
 
 

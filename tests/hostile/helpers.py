@@ -2,17 +2,17 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.clichildren import run_cli
 
 LEGACY = b"import tensorflow as tf\n\nx = tf.placeholder(tf.float32, shape=[None, 4])\n"
 
 
 def run_tfmigrate(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m tfmigrate ARGS`` in ``cwd``, its output captured: a fork of the warm CLI server (tests/clichildren.py)."""
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
-    return subprocess.run(
-        [sys.executable, "-m", "tfmigrate", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
-    )
+    return run_cli(args, cwd=cwd, timeout=timeout, env=env)
 
 
 def snapshot(root: Path) -> dict[str, bytes]:

@@ -10,7 +10,6 @@ import json
 import os
 import stat
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,8 @@ from tfmigrate.codemod.rule import load_catalog
 from tfmigrate.codemod.runner import Options, run
 from tfmigrate.results import FileResult
 
+from tests.clichildren import run_cli
+
 from .helpers import LEGACY
 
 CLEAN_RECORD = {"status": "unchanged", "error": None, "diff": None, "findings": []}
@@ -30,8 +31,7 @@ CLEAN_RECORD = {"status": "unchanged", "error": None, "diff": None, "findings": 
 
 def tfm(*args: str, cwd: Path, key_home: Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, COLUMNS="200", NO_COLOR="1", XDG_CACHE_HOME=str(key_home))
-    return subprocess.run([sys.executable, "-m", "tfmigrate", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, env=env)
+    return run_cli(args, cwd=cwd, timeout=timeout, env=env)  # a fork of the warm CLI server (tests/clichildren.py)
 
 
 @pytest.fixture
