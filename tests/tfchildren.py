@@ -20,6 +20,7 @@ it raised: the runner the variant tests of each family share.
 from __future__ import annotations
 
 import atexit
+import copy
 import json
 import os
 import subprocess
@@ -203,13 +204,22 @@ def run_sources(programs, *, graph: bool = True, disable_eager: bool = False, mo
     (``disable_eager``: the whole child in graph mode). Returns, per program (a dict, or a list in the
     order given), the value the program left in ``result`` (JSON-able; tuples as lists) or, with
     ``printed`` (a prefix such as ``"SHAPE "``), the rest of the last line it printed that starts with
-    it; or ``"error: Type: message"``."""
+    it; or ``"error: Type: message"``.
+
+    Programs of the same text run once: variants that differ before a rewrite are often the same program
+    after it (an import form the rewrite normalises), and each runs alone (its own namespace and graph), so
+    the first one's answer is every copy's."""
     named = programs if isinstance(programs, dict) else {f"<variant {i}>": src for i, src in enumerate(programs)}
+    first: dict[str, str] = {}  # a text -> the first program's name with it
+    for name, source in named.items():
+        first.setdefault(source, name)
     options = json.dumps({"graph": graph, "disable_eager": disable_eager, "module": module, "result": result,
                           "printed": printed})
     env = dict(os.environ, CUDA_VISIBLE_DEVICES="")  # on CPU wherever the suite runs
-    run = run_python(["-c", SOURCES_CHILD, options], input=json.dumps(named), env=env, timeout=timeout, python=python)
+    distinct = {name: source for source, name in first.items()}
+    run = run_python(["-c", SOURCES_CHILD, options], input=json.dumps(distinct), env=env, timeout=timeout, python=python)
     lines = [line for line in run.stdout.splitlines() if line.startswith("RESULTS ")]
     assert run.returncode == 0 and lines, run.stderr[-3000:]
-    out = json.loads(lines[-1][len("RESULTS "):])
+    ran = json.loads(lines[-1][len("RESULTS "):])
+    out = {name: ran[name] if first[source] == name else copy.deepcopy(ran[first[source]]) for name, source in named.items()}
     return out if isinstance(programs, dict) else [out[name] for name in named]

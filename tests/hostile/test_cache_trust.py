@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 from collections.abc import Callable
@@ -42,6 +43,31 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.fixture(scope="module")
+def checked_once(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """The first ``rewrite --check`` of the legacy project, run once for the module: the project with the cache
+    that run wrote, the key home with the key it made, and what it printed (exit 1, TFM501)."""
+    base = tmp_path_factory.mktemp("checked_once")
+    root = base / "project"
+    root.mkdir()
+    (root / "a.py").write_bytes(LEGACY)
+    first = tfm("rewrite", "--check", "a.py", cwd=root, key_home=base / "key")
+    assert first.returncode == 1 and "TFM501" in first.stdout, first.stderr
+    return root, base / "key", first
+
+
+@pytest.fixture
+def checked(checked_once: tuple[Path, Path, subprocess.CompletedProcess[str]], tmp_path: Path) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
+    """A test's own copy of ``checked_once``'s project and key home (modes and times kept: the copied cache is a hit
+    for the copied key), as if it had run the first ``rewrite --check`` itself."""
+    root, key_home, first = checked_once
+    shutil.copytree(root, tmp_path / "project")
+    shutil.copytree(key_home, tmp_path / "key")
+    cache, secret = cache_file(tmp_path / "project"), (tmp_path / "key" / "tfmigrate" / "cache-key").read_bytes()
+    assert set(cache_module.ResultCache(cache.parent, cache.stem, secret=secret).entries) == {"a.py"}  # the copy holds
+    return tmp_path / "project", tmp_path / "key", first
+
+
 def cache_file(root: Path) -> Path:
     """The one results file of the cache, whatever its format (``*.cache`` now, ``*.json`` before)."""
     (found,) = [p for p in (root / ".tfmigrate_cache").iterdir() if cache_module._CACHE_NAME.fullmatch(p.name)
@@ -60,21 +86,20 @@ def forge(path: Path, mutate: Callable[[dict[str, Any]], Any]) -> None:
     path.write_bytes((header + b"\n" if header else b"") + json.dumps(data).encode())
 
 
-def test_a_tampered_entry_does_not_make_check_pass(project: Path, tmp_path: Path) -> None:
-    key_home = tmp_path / "key"
-    first = tfm("rewrite", "--check", "a.py", cwd=project, key_home=key_home)
-    assert first.returncode == 1 and "TFM501" in first.stdout, first.stderr
+def test_a_tampered_entry_does_not_make_check_pass(checked: tuple[Path, Path, subprocess.CompletedProcess[str]]) -> None:
+    project, key_home, first = checked
     forge(cache_file(project), lambda record: CLEAN_RECORD)  # "a.py: nothing to do"
     again = tfm("rewrite", "--check", "a.py", cwd=project, key_home=key_home)
     assert again.returncode == 1, again.stdout + again.stderr  # before: 0, the legacy code passed
     assert again.stdout == first.stdout
 
 
-def test_an_entry_signed_with_another_users_key_is_a_miss(project: Path, tmp_path: Path) -> None:
+def test_an_entry_signed_with_another_users_key_is_a_miss(checked: tuple[Path, Path, subprocess.CompletedProcess[str]],
+                                                           tmp_path: Path) -> None:
     """The attacker runs tfmigrate with their own key, forges an entry and signs it properly:
     it holds for them, and is a miss for everyone else."""
-    theirs, mine = tmp_path / "their-key", tmp_path / "my-key"
-    assert tfm("rewrite", "--check", "a.py", cwd=project, key_home=theirs).returncode == 1
+    project, theirs, _ = checked  # the attacker's run: exit 1, their key made
+    mine = tmp_path / "my-key"
     path = cache_file(project)
     header, body = path.read_bytes().split(b"\n", 1)
     data = json.loads(body)
@@ -97,9 +122,9 @@ def test_an_entry_signed_with_another_users_key_is_a_miss(project: Path, tmp_pat
     "a string",
     None,
 ])
-def test_entries_of_the_wrong_types_are_a_miss_without_a_traceback(project: Path, tmp_path: Path, hostile: Any) -> None:
-    key_home = tmp_path / "key"
-    first = tfm("rewrite", "--check", "a.py", cwd=project, key_home=key_home)
+def test_entries_of_the_wrong_types_are_a_miss_without_a_traceback(checked: tuple[Path, Path, subprocess.CompletedProcess[str]],
+                                                                   hostile: Any) -> None:
+    project, key_home, first = checked
     forge(cache_file(project), lambda record: hostile)
     for _ in range(2):  # and every later run
         proc = tfm("rewrite", "--check", "a.py", cwd=project, key_home=key_home)
@@ -107,9 +132,8 @@ def test_entries_of_the_wrong_types_are_a_miss_without_a_traceback(project: Path
         assert proc.returncode == 1 and proc.stdout == first.stdout, proc.stderr
 
 
-def test_deeply_nested_json_is_a_miss_without_a_traceback(project: Path, tmp_path: Path) -> None:
-    key_home = tmp_path / "key"
-    first = tfm("rewrite", "--check", "a.py", cwd=project, key_home=key_home)
+def test_deeply_nested_json_is_a_miss_without_a_traceback(checked: tuple[Path, Path, subprocess.CompletedProcess[str]]) -> None:
+    project, key_home, first = checked
     path = cache_file(project)
     head = path.read_bytes().split(b"\n", 1)[0] + b"\n" if path.suffix == ".cache" else b""
     path.write_bytes(head + b'{"format": 3, "files": {"a.py": ' + b"[" * 200_000 + b"]" * 200_000 + b"}}")
@@ -119,9 +143,8 @@ def test_deeply_nested_json_is_a_miss_without_a_traceback(project: Path, tmp_pat
 
 
 @pytest.mark.parametrize("which", ["cache file", "MANIFEST", "CACHEDIR.TAG", "key"])
-def test_a_fifo_in_place_of_a_cache_file_never_hangs(project: Path, tmp_path: Path, which: str) -> None:
-    key_home = tmp_path / "key"
-    first = tfm("rewrite", "--check", "a.py", cwd=project, key_home=key_home)
+def test_a_fifo_in_place_of_a_cache_file_never_hangs(checked: tuple[Path, Path, subprocess.CompletedProcess[str]], which: str) -> None:
+    project, key_home, first = checked
     target = {"cache file": cache_file(project), "MANIFEST": project / ".tfmigrate_cache" / "MANIFEST",
               "CACHEDIR.TAG": project / ".tfmigrate_cache" / "CACHEDIR.TAG",
               "key": key_home / "tfmigrate" / "cache-key"}[which]
