@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import libcst as cst
 
-from tfmigrate.codemod.tree import child_fields, child_nodes, is_node
+from tfmigrate.codemod.tree import child_fields, child_nodes, is_indexed, is_node
 
 OWN_LINE = "own line"  # the comment stands on its own line before the argument
 TRAILING = "trailing"  # the comment ends the argument's line
@@ -124,6 +124,49 @@ def _kept_statements(updated: cst.CSTNode, result: object) -> set[int]:
     return {id(s) for s in body} & {id(s) for s in new_body}
 
 
+def _in_place(old: cst.CSTNode, new: object) -> set[int]:
+    """The ids of the nodes (not tokens or whitespace) of ``old`` that are in ``new`` as they are,
+    found by walking the two trees side by side where they differ: an identical child ends the
+    walk there (its whole subtree is in ``new``); in a child list of another length (a statement
+    inserted or removed) the children found in both are, and each other child is compared with the
+    next other one of its type. Each id is of a node of ``new`` (how children are paired decides
+    only where to look, never what is added)."""
+    out: set[int] = set()
+    if type(new) is not type(old):
+        return out
+    stack: list[tuple[object, object]] = [(old, new)]
+    while stack:
+        a, b = stack.pop()
+        if a is b:
+            if is_indexed(type(a)):
+                out.add(id(a))
+            continue
+        if type(a) is not type(b) or not is_node(type(a)):
+            continue
+        for name in child_fields(a):  # type: ignore[arg-type]
+            x, y = getattr(a, name), getattr(b, name)
+            if type(x) in (tuple, list) and type(y) in (tuple, list):
+                if len(x) == len(y):
+                    stack.extend(zip(x, y))
+                else:  # the items in both; the others paired in order, each with the next of its type
+                    there = {id(item) for item in y}
+                    here = {id(item) for item in x}
+                    out.update(id(item) for item in x if id(item) in there and is_indexed(type(item)))
+                    rest = [item for item in y if id(item) not in here]
+                    k = 0
+                    for item in x:
+                        if id(item) in there:
+                            continue
+                        for j in range(k, len(rest)):
+                            if type(rest[j]) is type(item):
+                                stack.append((item, rest[j]))
+                                k = j + 1
+                                break
+            else:
+                stack.append((x, y))
+    return out
+
+
 def _comments_in(nodes: list[cst.CSTNode], own: bool = False) -> dict[int, tuple[int, cst.Comment]]:
     """How many times each comment (by identity) is in the nodes (``own``: in a call's own
     whitespace only, not in its arguments)."""
@@ -149,6 +192,13 @@ def kept(original: cst.CSTNode, updated: cst.CSTNode, result: object) -> tuple[o
     calls put back where it dropped them, and the comments it could not place (for the lines above
     the statement)."""
     if isinstance(updated, _BLOCKS):  # the statements it kept as they were need no look
+        # First the nodes of ``updated`` that ``result`` holds in the same place (found by walking
+        # both along what differs): a hook that changed a few nodes deep in a module (a family's
+        # leave_Module replacing its planned nodes) left everything else where it was, and only the
+        # paths to its changes are looked at. Each of those nodes is in ``result``, and so is
+        # skipped by the look below too: no note here, none there (the answer is the same).
+        if not _notes_in(_expressions(updated, blocks=True, skip=_in_place(updated, result)), original, updated):
+            return result, []
         # nor a look inside, first: each is in both, whole (a module's helper text). Only where that
         # finds argument comments is the look made over everything (a node of a kept statement
         # could also be in a changed one, which the full look skips): the same notes either way.

@@ -18,7 +18,7 @@ import dataclasses
 import keyword
 import re
 import typing
-from collections.abc import Iterator
+from collections.abc import Container, Iterator
 from functools import cache
 
 import libcst as cst
@@ -538,6 +538,10 @@ class TreeIndex:
     def nodes(self, kind: type) -> list[cst.CSTNode]:
         """Every node of exactly this type, in libcst's visiting order (what ``m.findall`` returns)."""
         return self._by_type.get(kind, [])
+
+    def nodes_with_ids(self, ids: Container[int]) -> list[cst.CSTNode]:
+        """The nodes of the tree whose ids are in ``ids`` (the keys of a table keyed by identity)."""
+        return [node for nodes in self._by_type.values() for node in nodes if id(node) in ids]
 
     def _add_import(self, node: cst.Import | cst.ImportFrom, parents: dict[cst.CSTNode, cst.CSTNode]) -> None:
         self.import_statements.append(node)

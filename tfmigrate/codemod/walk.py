@@ -184,6 +184,18 @@ def transform(
     # A transformer that plans its whole rewrite when it enters the root can then name the only
     # nodes its hooks will change (``planned_nodes()``, None for "any"): the rest is not entered.
     planned = getattr(transformer, "planned_nodes", None) if plain else None
+    # A transformer that acts only at or under some nodes of the index's tree (``around``, as
+    # ReplaceById's), in a tree that is the index's or one made from it: the nodes of the index's
+    # tree off the paths to them are left as they are (nodes built anew are entered).
+    around = getattr(transformer, "around", None) if indexed else None
+    outside: Callable[[Any], bool] | None = None
+    if around is not None:
+        on_path = _ancestors([around], index.parents)  # type: ignore[union-attr]
+        needed = on_path
+
+        def outside(child: Any) -> bool:
+            key = id(child)
+            return key in indexed and key not in on_path
 
     orphans: list[cst.Comment] = []  # argument comments a hook could not keep in its new node
 
@@ -205,7 +217,7 @@ def transform(
         else:
             children = indexed.get(id(node))
             if children is None:  # not in the index (or no index): read the fields
-                updated = _rebuilt(node, kind, visit)
+                updated = _rebuilt(node, kind, visit if outside is None else _pruned)
             else:
                 changed: dict[int, Any] | None = None
                 in_chain = chain_names and kind is cst.Attribute
@@ -236,6 +248,9 @@ def transform(
         return result
 
     entered = is_node if trivia else is_indexed  # does the walk enter nodes of this type?
+
+    def _pruned(child: cst.CSTNode) -> Any:
+        return child if outside(child) else visit(child)  # type: ignore[misc]
 
     def _rebuilt(node: cst.CSTNode, kind: type, result_of: Callable[[Any], Any]) -> cst.CSTNode:
         """``node`` with each child replaced by ``result_of(child)`` (a new node only if one differs)."""
@@ -303,7 +318,7 @@ def transform(
     finally:
         # visit and _rebuilt refer to each other: break the cycle so that the old tree and the
         # transformer are freed by reference counting, not left to the garbage collector.
-        visit = None
+        visit = _pruned = None  # type: ignore[assignment]
 
 
 # Above this share of a tree's nodes being of hooked types, marking the paths to them costs more

@@ -12,7 +12,7 @@ nodes into a tree in one pass (:class:`ReplaceById`). The lower-level helpers
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import libcst as cst
 
@@ -167,13 +167,22 @@ def is_none(node: cst.CSTNode | None) -> bool:
 class ReplaceById(cst.CSTTransformer):
     """Replaces nodes by the identity of the node in the tree, in one pass (``walk.transform``):
     with the node the table gives, or with what the function it gives makes of the updated node.
-    Only expressions and statements are replaced: tokens and whitespace are never visited."""
+    Only expressions and statements are replaced: tokens and whitespace are never visited.
+
+    ``around``: nodes of the tree of the index the walk is given (``walk.transform(tree, ..., index)``),
+    at or under which every node to replace is, where it stands in ``tree`` (that tree itself, or one a
+    transform made from it: a replaced node is where its original was, or under a node built anew).
+    The walk then leaves alone every node of the index's tree off the paths to them, instead of
+    visiting the whole module for a few replacements."""
 
     VISITS_TRIVIA = False
 
-    def __init__(self, table: dict[int, cst.CSTNode | Callable[[cst.CSTNode], cst.CSTNode]]) -> None:
+    def __init__(
+        self, table: dict[int, cst.CSTNode | Callable[[cst.CSTNode], cst.CSTNode]], around: Iterable[cst.CSTNode] | None = None,
+    ) -> None:
         super().__init__()
         self.table = table
+        self.around = around
 
     def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode):  # type: ignore[override]
         new = self.table.get(id(original))

@@ -59,7 +59,8 @@ class LegacyMeaning(FamilyTransform):
 
     def leave_Module(self, original: cst.Module, updated: cst.Module) -> cst.Module:
         if self.edits:
-            return transform(updated, ReplaceById(self.edits), self.index)  # type: ignore[return-value]
+            # the walk goes down the paths to the planned nodes only
+            return transform(updated, ReplaceById(self.edits, self.index.nodes_with_ids(self.edits)), self.index)  # type: ignore[return-value]
         return updated
 
     def _helpers(self) -> set[cst.CSTNode]:

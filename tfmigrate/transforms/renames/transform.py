@@ -498,6 +498,7 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
             self._flag_ambiguous_dropout()
             return module
         replace: dict[int, cst.CSTNode] = {}
+        around = []  # where each pinned node stands (the walk goes down the paths to them only)
         for original, updated, rel, base, base_rel in self.pinned:
             message = (
                 f"{shown(rel)} exists in TensorFlow 2.15 but behaves differently there (2.x API); "
@@ -505,7 +506,8 @@ class CompatV1Renames(FlagsInternals, FamilyTransform):
             )
             if self.fix(original, TFM504, message):
                 replace[id(updated)] = self._to_compat_v1(updated, base, base_rel)
-        return transform(module, ReplaceById(replace)) if replace else module
+                around.append(original)
+        return transform(module, ReplaceById(replace, around), self.index) if replace else module
 
     def _flag_ambiguous_dropout(self) -> None:
         """Outside provable TF1 graph code a rewrite could break TF 2 code: say what to check."""

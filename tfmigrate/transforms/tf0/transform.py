@@ -163,8 +163,9 @@ class Tf0Api(FamilyTransform):
         if self.tf0:
             for call in self.unknown_reverse:
                 self._flag_reverse(call)
-        if self.replace:
-            updated = transform(updated, ReplaceById(self.replace))
+        if self.replace:  # each replaced node stands where its call was: the walk goes down the paths to those only
+            around = [call for call, placed, _, _ in self.deferred if id(placed) in self.replace]
+            updated = transform(updated, ReplaceById(self.replace, around), self.index)
         if self.need_import:
             self.imports.add(TF)
         return updated
