@@ -25,7 +25,7 @@ import textwrap
 
 import pytest
 
-from tfmigrate.codemod.engine import rewrite_source
+from rewrite_once import rewrite_source  # the same (source, rules, path) rewritten by several checks: once
 from tfmigrate.codemod.rule import load_catalog
 
 KERAS = load_catalog().selected(None, target="keras")

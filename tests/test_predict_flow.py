@@ -28,7 +28,7 @@ import textwrap
 
 import pytest
 
-from tfmigrate.codemod.engine import rewrite_source
+from rewrite_once import rewrite_source  # the same (source, rules, path) rewritten by several checks: once
 from tfmigrate.codemod.rule import load_catalog
 
 from tests.every_case import check_every

@@ -20,7 +20,7 @@ import textwrap
 import pytest
 
 from tests.every_case import grouped
-from tfmigrate.codemod.engine import rewrite_source
+from rewrite_once import rewrite_source  # the same (source, rules, path) rewritten by several checks: once
 from tfmigrate.codemod.rule import load_catalog
 
 ALL = load_catalog().selected(None)

@@ -28,7 +28,7 @@ import pytest
 
 from tests.every_case import grouped
 from tests.tfchildren import run_python
-from tfmigrate.codemod.engine import rewrite_source
+from rewrite_once import rewrite_source  # the same (source, rules, path) rewritten by several checks: once
 from tfmigrate.codemod.rule import load_catalog
 
 ALL = load_catalog().selected(None)
