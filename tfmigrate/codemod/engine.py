@@ -7,11 +7,11 @@ worker processes is :mod:`tfmigrate.codemod.runner`'s job.
 
 from __future__ import annotations
 
-import _symtable
 import ast
 import difflib
 import io
 import re
+import symtable
 import sys
 import tokenize
 import traceback
@@ -115,7 +115,7 @@ def python_accepts(source: str | bytes, path: str) -> bool:
     """True when CPython's parser certainly accepts ``source`` (what ``compile(source, path, "exec",
     ast.PyCF_ONLY_AST)`` and ``ast.parse`` accept); False when that is not known (ask them).
 
-    The quick way: CPython's symbol-table pass (``_symtable.symtable``), which parses the source as
+    The quick way: CPython's symbol-table pass (``symtable.symtable``), which parses the source as
     ``compile`` does (same parser, same flags: none inherited) into C structures and walks them,
     without building the ~10 Python objects a line that ``PyCF_ONLY_AST`` builds: 40% less CPU.
     Its success implies the parse succeeds; its failures are left to the caller's full parse, so every
@@ -138,7 +138,7 @@ def python_accepts(source: str | bytes, path: str) -> bool:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            _symtable.symtable(source, path, "exec")
+            symtable.symtable(source, path, "exec")
     except Exception:  # noqa: BLE001 - SyntaxError, RecursionError, MemoryError, ValueError...: the full parse says
         return False
     finally:
