@@ -11,8 +11,8 @@ the slowest files of tensorflow/models, one class holding every function).
 
 from __future__ import annotations
 
-import glob
 from functools import cache
+from pathlib import Path
 
 import libcst as cst
 import pytest
@@ -22,13 +22,15 @@ from tfmigrate.codemod.tree import TreeIndex
 from tfmigrate.codemod.walk import transform
 from tfmigrate.transforms.common.builders import ReplaceById
 
-SAMPLES = sorted(glob.glob("samples/**/*.py", recursive=True))
+# relative to the checkout (the ids), read from it wherever the test process stands (a test may change directory)
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("samples/**/*.py"))
 
 
 @cache
 def _parsed(path: str) -> tuple[cst.Module, TreeIndex]:
     """Each sample parsed and indexed once for the module's tests (trees are immutable)."""
-    module = cst.parse_module(open(path, "rb").read())
+    module = cst.parse_module((ROOT / path).read_bytes())
     return module, TreeIndex.of(module)
 
 
