@@ -44,19 +44,17 @@ from tfmigrate.transforms.monitored.device_functions import DEVICE, device_call
 from tfmigrate.transforms.monitored.names import (
     DATASET_ATTRS, DISTRIBUTED, EAGER_OR_KERAS, GRAPH_MODE_MARKERS, HOOK_NAMES, ITERATOR_METHODS,
     MANUAL_NOTES, MANUAL_STEPS, MTS, RUNCONFIG_KEYS, SAVER, SAVER_KEYS, SCAFFOLD, STOP_AT_STEP,
-    TF_CONFIG_HELP,
+    TF_CONFIG_HELP, V1_SUMMARY_OPS,
 )
 from tfmigrate.transforms.monitored.syntax import kwarg, single_assign, tensorflow_aliases
 from tfmigrate.transforms.monitored.loop import CanonicalLoop, Plan
+from tfmigrate.transforms.monitored.screen import SCREEN
 
-
-# tf.summary ops that TF1 graph code calls with v1 semantics (name, tensor, collections, family);
-# TF 2.15's tf.summary.* of the same name is the v2 op, which writes nothing in an Estimator's graph.
-V1_SUMMARY_OPS = ("scalar", "histogram", "image", "audio", "text")
 
 
 class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
     FAMILY = "TFM3"
+    SCREEN = SCREEN  # the words a module must hold before a rule can react (screen.py)
     # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
     UNIMPORTED_NAMES_UNCHANGED = True
 

@@ -30,23 +30,10 @@ from libcst.metadata import PositionProvider
 from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.rule_ids import TFM201, TFM202, TFM203
-
-TF1 = ("tensorflow.", "tensorflow.compat.v1.")
-SAVERS = {p + "train.Saver" for p in TF1}
-SESSIONS = {p + n for p in TF1 for n in ("Session", "InteractiveSession")}
-GRAPHS = {"tensorflow.Graph", "tensorflow.compat.v1.Graph"}
-VARIABLES = {p + "Variable" for p in TF1}
-GET_VARIABLES = {p + "get_variable" for p in TF1}
-SCOPES = {p + n for p in TF1 for n in ("name_scope", "variable_scope")}
-# optimizers whose minimize()/apply_gradients() create slot variables (Adam's m and v, beta powers, ...)
-SLOT_OPTIMIZERS = {
-    p + "train." + n
-    for p in TF1
-    for n in ("AdamOptimizer", "AdagradOptimizer", "AdagradDAOptimizer", "MomentumOptimizer", "RMSPropOptimizer",
-              "FtrlOptimizer", "AdadeltaOptimizer", "ProximalAdagradOptimizer", "NadamOptimizer")
-}
-GLOBAL_STEP = {p + "train." + n for p in TF1 for n in ("get_or_create_global_step", "create_global_step")}
-OPAQUE_PARTS = ("layers", "keras", "contrib", "estimator", "slim", "make_template", "hub")
+from tfmigrate.transforms.saver.screen import SCREEN
+from tfmigrate.transforms.saver.tables import (
+    GET_VARIABLES, GLOBAL_STEP, GRAPHS, OPAQUE_PARTS, SAVERS, SCOPES, SESSIONS, SLOT_METHODS, SLOT_OPTIMIZERS, VARIABLES,
+)
 
 
 class Line:
@@ -166,6 +153,7 @@ class _CallsInOrder(cst.CSTVisitor):
 
 class SaverTraps(FamilyTransform):
     FAMILY = "TFM2"
+    SCREEN = SCREEN  # the words a module must hold before a trap can be reported (screen.py)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._order = 0
@@ -364,7 +352,7 @@ class SaverTraps(FamilyTransform):
             return
         if qn in SLOT_OPTIMIZERS:
             return  # the optimizer object makes no variable until minimize/apply_gradients
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("minimize", "apply_gradients"):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in SLOT_METHODS:
             receiver = call.func.value
             optimizer = None
             if isinstance(receiver, cst.Call) and self._qn(receiver.func) in SLOT_OPTIMIZERS:

@@ -46,7 +46,7 @@ from tfmigrate.codemod.walk import transform
 from tfmigrate.rule_ids import TFM540, TFM541, TFM542, TFM543, TFM544, TFM545, TFM546, TFM547
 from tfmigrate.transforms.common.builders import ReplaceById
 from tfmigrate.transforms.common.tf_names import TF, V1, V2, base_name, dotted, names, tf_rel
-from tfmigrate.transforms.tf0.screen import SCREEN
+from tfmigrate.transforms.tf0.screen import SCREEN, int_literal as _int_literal
 from tfmigrate.transforms.tf0.tables import (
     KEYWORDS, LEGACY_KEYWORDS, LEGACY_TARGET, LOSSES, MIN_POSITIONAL, MODERN_KEYWORDS, ORDER, PRIVATE_KERAS,
     RENAMED, RESIZE, SENTINEL, SHAPE_ATTRS, SUMMARY_KEYWORDS, SUMMARY_NAME_INDEX, UNCALLED_INITIALIZERS,
@@ -64,12 +64,6 @@ def target_of(rel: str) -> str | None:
     if status in (V1, V2):
         return f"compat.v1.{rel}"
     return None
-
-
-def _int_literal(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        node = node.expression
-    return isinstance(node, cst.Integer)
 
 
 def _sequence_literal(node: cst.BaseExpression) -> bool:
