@@ -52,6 +52,9 @@ from tfmigrate.transforms.monitored.screen import SCREEN
 
 
 
+_TENSORFLOW = frozenset({"tensorflow"})  # the package whose names this family reads
+
+
 class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
     FAMILY = "TFM3"
     SCREEN = SCREEN  # the words a module must hold before a rule can react (screen.py)
@@ -74,6 +77,26 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         self._module_offset = 0
         if self.enabled(TFM301):
             self._plan_module(node)
+
+    def planned_nodes(self) -> list[cst.CSTNode] | None:
+        """The nodes this family's hooks can act on (the walk enters only them and what contains them:
+        ``walk.transform``), where no MonitoredTrainingSession is built: there no plan is made (every plan,
+        TFM301/TFM302/TFM304's session findings start from an ``MTS`` call, whose words the module would
+        hold), and the hooks act only on a chain under tensorflow (``MTS``, ``DEVICE``, ``DISTRIBUTED``,
+        ``tf.summary``, ``HOOK_NAMES``: its first Name is in ``names_bound_under``), an iterator method's
+        call and a dataset attribute (TFM305, by their attribute's name). ``visit_FunctionDef``'s dataset
+        names are those of the functions entered: each holds what it contains. None (every node) where
+        a session may be built, and with a ``*`` import."""
+        if "MonitoredTrainingSession" in self.index.words:
+            return None
+        nodes = self.chains_under(_TENSORFLOW)
+        if nodes is None:
+            return None
+        index = self.index
+        nodes += [call for call in index.nodes(cst.Call)
+                  if type(call.func) is cst.Attribute and call.func.attr.value in ITERATOR_METHODS]
+        nodes += [node for node in index.nodes(cst.Attribute) if node.attr.value in DATASET_ATTRS]
+        return nodes
 
     def _plan_module(self, module: cst.Module) -> None:
         """A script: the graph code runs at module level, after the imports, functions and classes."""
