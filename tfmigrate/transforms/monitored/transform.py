@@ -72,10 +72,14 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
         self._assigns_in: dict[int, list[cst.Assign]] | None = None
-        self._datasets: list[set[str]] = [self._dataset_names(node)]
+        # TFM305's dataset names are read only at an attribute of DATASET_ATTRS, whose name the module then holds
+        self._dataset_attrs = not self.index.words.isdisjoint(DATASET_ATTRS)
+        self._datasets: list[set[str]] = [self._dataset_names(node) if self._dataset_attrs else set()]
         self._graph_mode = self._is_graph_mode()
         self._module_offset = 0
-        if self.enabled(TFM301):
+        # every plan starts from a MonitoredTrainingSession call (_find_session), whose name the module then holds
+        self._planning = self.enabled(TFM301) and "MonitoredTrainingSession" in self.index.words
+        if self._planning:
             self._plan_module(node)
 
     def planned_nodes(self) -> list[cst.CSTNode] | None:
@@ -127,7 +131,7 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         )
 
     def visit_If(self, node: cst.If) -> None:
-        if self.enabled(TFM301) and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
+        if self._planning and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
@@ -200,8 +204,8 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
 
     # --- TFM305 bookkeeping: which names hold a tf.data.Dataset in this function ---------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._datasets.append(self._dataset_names(node.body))
-        if self.enabled(TFM301) and isinstance(node.body, cst.IndentedBlock):
+        self._datasets.append(self._dataset_names(node.body) if self._dataset_attrs else set())
+        if self._planning and isinstance(node.body, cst.IndentedBlock):
             body = list(node.body.body)
             offset = 1 if body and is_docstring(body[0]) else 0
             self._try_plan(node, body[offset:], node)
@@ -266,7 +270,7 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         return names
 
     def visit_With(self, node: cst.With) -> None:
-        if self.enabled(TFM301) and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
+        if self._planning and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_With(self, original: cst.With, updated: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:
