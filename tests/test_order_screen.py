@@ -89,10 +89,11 @@ def test_same_with_and_without_the_screen(monkeypatch: pytest.MonkeyPatch) -> No
     """Every legacy call above, and each with a modern call beside it and a TF 0.x rename (the module
     decides the order of the modern-looking call), rewritten the same with and without the screens."""
     changed = 0
-    for form, function, call, scope in CASES:
+    cases = [case for case in CASES if case[3] in ("function", "main")]  # (the question reads no scope: two of them)
+    for form, function, call, scope in cases:
         code = _module(form, function, call, scope)
         for source in (code, code + "w = tf.concat(u, v)\nq = tf.mul(u, v)\n"):
             unscreened = _tf0(source, False, monkeypatch)
             assert _tf0(source, True, monkeypatch) == unscreened, source
             changed += unscreened[0] != source.encode()
-    assert changed > len(CASES)  # the legacy calls are rewritten (the rest are flagged): the runs are not vacuous
+    assert changed > len(cases)  # the legacy calls are rewritten (the rest are flagged): the runs are not vacuous
