@@ -83,3 +83,14 @@ def string_words(raw: str, evaluated: object) -> Iterable[str]:
 def of_parts(names: Iterable[str]) -> list[tuple[str, ...]]:
     """One group per dotted name, of its parts (``"nn.embedding_lookup"`` -> ``("nn", "embedding_lookup")``)."""
     return [tuple(name.split(".")) for name in names]
+
+
+def relative(names: Iterable[str]) -> list[str]:
+    """Qualified names without their ``tensorflow.`` or ``tensorflow.compat.v1.`` head, each once, for
+    :func:`of_parts`: what follows the head is written in every spelling of the name, what a
+    ``compat.v1`` spelling adds is not needed (``tensorflow.compat.v1.train.Saver`` -> ``train.Saver``)."""
+    out = set()
+    for name in names:
+        assert name.startswith("tensorflow."), name
+        out.add(name.removeprefix("tensorflow.").removeprefix("compat.v1."))
+    return sorted(out)

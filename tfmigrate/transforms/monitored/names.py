@@ -69,6 +69,9 @@ GRAPH_MODE_MARKERS = frozenset(
 EAGER_OR_KERAS = ("tensorflow.contrib.eager", "tensorflow.keras", "tensorflow.python.keras")
 DATASET_ATTRS = {"output_shapes": "get_output_shapes", "output_types": "get_output_types", "output_classes": "get_output_classes"}
 ITERATOR_METHODS = ("make_one_shot_iterator", "make_initializable_iterator")
+# tf.summary ops that TF1 graph code calls with v1 semantics (name, tensor, collections, family);
+# TF 2.15's tf.summary.* of the same name is the v2 op, which writes nothing in an Estimator's graph.
+V1_SUMMARY_OPS = ("scalar", "histogram", "image", "audio", "text")
 
 MANUAL_STEPS = (  # the four steps in full are TFM302's why, in the catalog
     "to finish by hand: input_fn from the dataset code, model_fn returning EstimatorSpec from the model code, then "

@@ -44,19 +44,20 @@ from tfmigrate.transforms.monitored.device_functions import DEVICE, device_call
 from tfmigrate.transforms.monitored.names import (
     DATASET_ATTRS, DISTRIBUTED, EAGER_OR_KERAS, GRAPH_MODE_MARKERS, HOOK_NAMES, ITERATOR_METHODS,
     MANUAL_NOTES, MANUAL_STEPS, MTS, RUNCONFIG_KEYS, SAVER, SAVER_KEYS, SCAFFOLD, STOP_AT_STEP,
-    TF_CONFIG_HELP,
+    TF_CONFIG_HELP, V1_SUMMARY_OPS,
 )
 from tfmigrate.transforms.monitored.syntax import kwarg, single_assign, tensorflow_aliases
 from tfmigrate.transforms.monitored.loop import CanonicalLoop, Plan
+from tfmigrate.transforms.monitored.screen import SCREEN
 
 
-# tf.summary ops that TF1 graph code calls with v1 semantics (name, tensor, collections, family);
-# TF 2.15's tf.summary.* of the same name is the v2 op, which writes nothing in an Estimator's graph.
-V1_SUMMARY_OPS = ("scalar", "histogram", "image", "audio", "text")
+
+_TENSORFLOW = frozenset({"tensorflow"})  # the package whose names this family reads
 
 
 class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
     FAMILY = "TFM3"
+    SCREEN = SCREEN  # the words a module must hold before a rule can react (screen.py)
     # leave_Name leaves a Name whose qualified name is None (no import, no module alias) as it is: the walk skips them
     UNIMPORTED_NAMES_UNCHANGED = True
 
@@ -71,11 +72,35 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         self._reasons: dict[int, str] = {}  # id(MTS call) -> why it was not restructured
         self._consumed: set[int] = set()  # original nodes a plan drops (no finding for them)
         self._assigns_in: dict[int, list[cst.Assign]] | None = None
-        self._datasets: list[set[str]] = [self._dataset_names(node)]
+        # TFM305's dataset names are read only at an attribute of DATASET_ATTRS, whose name the module then holds
+        self._dataset_attrs = not self.index.words.isdisjoint(DATASET_ATTRS)
+        self._datasets: list[set[str]] = [self._dataset_names(node) if self._dataset_attrs else set()]
         self._graph_mode = self._is_graph_mode()
         self._module_offset = 0
-        if self.enabled(TFM301):
+        # every plan starts from a MonitoredTrainingSession call (_find_session), whose name the module then holds
+        self._planning = self.enabled(TFM301) and "MonitoredTrainingSession" in self.index.words
+        if self._planning:
             self._plan_module(node)
+
+    def planned_nodes(self) -> list[cst.CSTNode] | None:
+        """The nodes this family's hooks can act on (the walk enters only them and what contains them:
+        ``walk.transform``), where no MonitoredTrainingSession is built: there no plan is made (every plan,
+        TFM301/TFM302/TFM304's session findings start from an ``MTS`` call, whose words the module would
+        hold), and the hooks act only on a chain under tensorflow (``MTS``, ``DEVICE``, ``DISTRIBUTED``,
+        ``tf.summary``, ``HOOK_NAMES``: its first Name is in ``names_bound_under``), an iterator method's
+        call and a dataset attribute (TFM305, by their attribute's name). ``visit_FunctionDef``'s dataset
+        names are those of the functions entered: each holds what it contains. None (every node) where
+        a session may be built, and with a ``*`` import."""
+        if "MonitoredTrainingSession" in self.index.words:
+            return None
+        nodes = self.chains_under(_TENSORFLOW)
+        if nodes is None:
+            return None
+        index = self.index
+        nodes += [call for call in index.nodes(cst.Call)
+                  if type(call.func) is cst.Attribute and call.func.attr.value in ITERATOR_METHODS]
+        nodes += [node for node in index.nodes(cst.Attribute) if node.attr.value in DATASET_ATTRS]
+        return nodes
 
     def _plan_module(self, module: cst.Module) -> None:
         """A script: the graph code runs at module level, after the imports, functions and classes."""
@@ -106,7 +131,7 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         )
 
     def visit_If(self, node: cst.If) -> None:
-        if self.enabled(TFM301) and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
+        if self._planning and self._is_main_guard(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_If(self, original: cst.If, updated: cst.If) -> cst.If:
@@ -179,8 +204,8 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
 
     # --- TFM305 bookkeeping: which names hold a tf.data.Dataset in this function ---------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._datasets.append(self._dataset_names(node.body))
-        if self.enabled(TFM301) and isinstance(node.body, cst.IndentedBlock):
+        self._datasets.append(self._dataset_names(node.body) if self._dataset_attrs else set())
+        if self._planning and isinstance(node.body, cst.IndentedBlock):
             body = list(node.body.body)
             offset = 1 if body and is_docstring(body[0]) else 0
             self._try_plan(node, body[offset:], node)
@@ -245,7 +270,7 @@ class MonitoredSessionTransform(CanonicalLoop, FamilyTransform):
         return names
 
     def visit_With(self, node: cst.With) -> None:
-        if self.enabled(TFM301) and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
+        if self._planning and self._is_graph_with(node) and isinstance(node.body, cst.IndentedBlock):
             self._try_plan(node, list(node.body.body), node)
 
     def leave_With(self, original: cst.With, updated: cst.With) -> cst.BaseStatement | cst.FlattenSentinel:

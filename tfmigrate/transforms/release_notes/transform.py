@@ -32,7 +32,7 @@ from tfmigrate.rule_ids import TFM571, TFM572, TFM573, TFM574, TFM575, TFM576, T
 from tfmigrate.transforms.common.builders import code_of
 from tfmigrate.transforms.common.tf_names import tf_rel
 from tfmigrate.transforms.meaning import keras_name, legacy_module
-from tfmigrate.transforms.release_notes.screen import SCREEN
+from tfmigrate.transforms.release_notes.screen import COSINE as _COSINE, SCREEN
 
 _CONTRIB_DATA = ("contrib.data.Dataset.", "contrib.data.")
 _SLICES = frozenset({"from_tensor_slices", "from_tensors"})
@@ -42,7 +42,6 @@ _FLOAT64 = frozenset({"float64", "double"})
 TF012_NAMES = frozenset({"global_variables_initializer", "local_variables_initializer", "global_variables",
                          "local_variables", "summary.FileWriter", "summary.scalar", "summary.histogram",
                          "summary.image", "summary.audio", "summary.merge", "summary.merge_all"})
-_COSINE = frozenset({"cosine_proximity", "cosine"})
 
 
 def _compact(node: cst.CSTNode) -> str:

@@ -30,23 +30,10 @@ from libcst.metadata import PositionProvider
 from tfmigrate.codemod.walk import walk
 from tfmigrate.codemod.transform import FamilyTransform
 from tfmigrate.rule_ids import TFM201, TFM202, TFM203
-
-TF1 = ("tensorflow.", "tensorflow.compat.v1.")
-SAVERS = {p + "train.Saver" for p in TF1}
-SESSIONS = {p + n for p in TF1 for n in ("Session", "InteractiveSession")}
-GRAPHS = {"tensorflow.Graph", "tensorflow.compat.v1.Graph"}
-VARIABLES = {p + "Variable" for p in TF1}
-GET_VARIABLES = {p + "get_variable" for p in TF1}
-SCOPES = {p + n for p in TF1 for n in ("name_scope", "variable_scope")}
-# optimizers whose minimize()/apply_gradients() create slot variables (Adam's m and v, beta powers, ...)
-SLOT_OPTIMIZERS = {
-    p + "train." + n
-    for p in TF1
-    for n in ("AdamOptimizer", "AdagradOptimizer", "AdagradDAOptimizer", "MomentumOptimizer", "RMSPropOptimizer",
-              "FtrlOptimizer", "AdadeltaOptimizer", "ProximalAdagradOptimizer", "NadamOptimizer")
-}
-GLOBAL_STEP = {p + "train." + n for p in TF1 for n in ("get_or_create_global_step", "create_global_step")}
-OPAQUE_PARTS = ("layers", "keras", "contrib", "estimator", "slim", "make_template", "hub")
+from tfmigrate.transforms.saver.screen import SCREEN
+from tfmigrate.transforms.saver.tables import (
+    GET_VARIABLES, GLOBAL_STEP, GRAPHS, OPAQUE_PARTS, SAVERS, SCOPES, SESSIONS, SLOT_METHODS, SLOT_OPTIMIZERS, VARIABLES,
+)
 
 
 class Line:
@@ -166,17 +153,37 @@ class _CallsInOrder(cst.CSTVisitor):
 
 class SaverTraps(FamilyTransform):
     FAMILY = "TFM2"
+    SCREEN = SCREEN  # the words a module must hold before a trap can be reported (screen.py)
 
     def visit_Module(self, node: cst.Module) -> bool:
         self._order = 0
         self._uses: list[Use] = []
         self._savers: list[Saver] = []
-        if not any(self._qn(call.func) in SAVERS for call in self.index.nodes(cst.Call)):
+        savers = [call for call in self.index.nodes(cst.Call) if self._qn(call.func) in SAVERS]
+        if not savers:
             return False  # every trap is about a Saver this module builds: none here (the text only names one)
+        self._with_savers = self._functions_holding(savers)
         self._constants = self._string_constants(node)
         self._scope(node.body, None, "module")
         self._report_all()
         return False  # findings only: nothing to rewrite
+
+    def _functions_holding(self, calls: list[cst.Call]) -> set[int]:
+        """The ids of the functions that hold one of ``calls``, nested functions included. Each function is
+        a scope of its own (``_scope``: its env and default graph are new, a graph or saver of another
+        scope is never seen in it; the event orders are compared within one graph only), and every finding
+        is about a Saver its scope builds: the analysis skips every other function (``_statement``)."""
+        parents = self.index.parents
+        found: set[int] = set()
+        for call in calls:
+            node = parents.get(call)
+            while node is not None:
+                if type(node) is cst.FunctionDef:
+                    if id(node) in found:
+                        break  # its outer functions are in already
+                    found.add(id(node))
+                node = parents.get(node)
+        return found
 
     def _string_constants(self, module: cst.Module) -> dict[str, str]:
         """Module-level ``NAME = "literal"`` bound once and never rebound anywhere in the module."""
@@ -220,6 +227,8 @@ class SaverTraps(FamilyTransform):
 
     def _statement(self, stmt: cst.CSTNode, graph: Graph, env: dict, scope_id: str) -> None:
         if isinstance(stmt, cst.FunctionDef):  # a scope's id is compared, never shown: the node's identity, not its line
+            if id(stmt) not in self._with_savers:
+                return  # no Saver is built in it: nothing to report there (_functions_holding)
             self._scope(stmt.body.body if isinstance(stmt.body, cst.IndentedBlock) else [stmt.body], None, f"{scope_id}.{stmt.name.value}@{id(stmt)}")
             return
         if isinstance(stmt, cst.ClassDef):
@@ -364,7 +373,7 @@ class SaverTraps(FamilyTransform):
             return
         if qn in SLOT_OPTIMIZERS:
             return  # the optimizer object makes no variable until minimize/apply_gradients
-        if isinstance(call.func, cst.Attribute) and call.func.attr.value in ("minimize", "apply_gradients"):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in SLOT_METHODS:
             receiver = call.func.value
             optimizer = None
             if isinstance(receiver, cst.Call) and self._qn(receiver.func) in SLOT_OPTIMIZERS:

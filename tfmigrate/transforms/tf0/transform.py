@@ -46,7 +46,7 @@ from tfmigrate.codemod.walk import transform
 from tfmigrate.rule_ids import TFM540, TFM541, TFM542, TFM543, TFM544, TFM545, TFM546, TFM547
 from tfmigrate.transforms.common.builders import ReplaceById
 from tfmigrate.transforms.common.tf_names import TF, V1, V2, base_name, dotted, names, tf_rel
-from tfmigrate.transforms.tf0.screen import SCREEN
+from tfmigrate.transforms.tf0.screen import SCREEN, int_literal as _int_literal
 from tfmigrate.transforms.tf0.tables import (
     KEYWORDS, LEGACY_KEYWORDS, LEGACY_TARGET, LOSSES, MIN_POSITIONAL, MODERN_KEYWORDS, ORDER, PRIVATE_KERAS,
     RENAMED, RESIZE, SENTINEL, SHAPE_ATTRS, SUMMARY_KEYWORDS, SUMMARY_NAME_INDEX, UNCALLED_INITIALIZERS,
@@ -64,12 +64,6 @@ def target_of(rel: str) -> str | None:
     if status in (V1, V2):
         return f"compat.v1.{rel}"
     return None
-
-
-def _int_literal(node: cst.BaseExpression) -> bool:
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        node = node.expression
-    return isinstance(node, cst.Integer)
 
 
 def _sequence_literal(node: cst.BaseExpression) -> bool:
@@ -114,6 +108,9 @@ def _positional(call: cst.Call) -> list[cst.Arg]:
     return [a for a in call.args if a.keyword is None and not a.star]
 
 
+_TENSORFLOW = frozenset({TF})  # the package whose names this family reads (tf_rel)
+
+
 class Tf0Api(FamilyTransform):
     FAMILY: ClassVar[str] = "TFM54"
     SCREEN = SCREEN
@@ -150,6 +147,19 @@ class Tf0Api(FamilyTransform):
                         for alias in small.names:
                             if full_name(alias.name) == TF and self.tf_alias is None:
                                 self.tf_alias = alias.evaluated_alias or TF
+
+    def planned_nodes(self) -> list[cst.CSTNode] | None:
+        """The nodes this family's hooks can act on (the walk enters only them and what contains them:
+        ``walk.transform``). ``leave_Name``/``leave_Attribute``'s references and ``leave_Call`` decide
+        from the qualified name of a chain under tensorflow (``tf_rel``: None for any other), whose first
+        Name is in ``names_bound_under``; ``leave_Import``/``leave_ImportFrom`` from the import statements
+        (``chains_under`` lists them too); ``leave_Attribute``'s ``Dimension.value`` from an attribute
+        ``value`` (``_is_dimension`` reads the rest of it, unvisited). Every flag the hooks set (``tf0``,
+        ``tf1``, the deferred calls) comes from those. None (every node) with a ``*`` import."""
+        nodes = self.chains_under(_TENSORFLOW)
+        if nodes is None:
+            return None
+        return nodes + [node for node in self.index.nodes(cst.Attribute) if node.attr.value == "value"]
 
     def prefix(self) -> str:
         if self.tf_alias:
