@@ -3,4 +3,4 @@
 Importing this package (and everything on the ``rewrite`` path) must never import TensorFlow.
 """
 
-__version__ = "0.13.0"
+__version__ = "0.14.0"
