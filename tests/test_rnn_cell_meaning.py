@@ -276,12 +276,8 @@ def test_rewritten_variants_keep_the_legacy_meaning_on_tf215():
     programs["tf0-program"] = rewrite_source(TF0_PROGRAM.encode(), ENABLED).new.decode()
     expected["tf0-program"] = [2, 16]
     # each in a tf.Graph of its own, one TF 2.15 child; a rewritten text that several variants share (the import
-    # forms converge: about half the texts are repeats) runs once; each variant's assertions read its text's result
-    first = {}
-    for name, text in programs.items():
-        first.setdefault(text, name)
-    ran = run_sources({name: text for text, name in first.items()}, disable_eager=True)
-    results = {name: ran[first[text]] for name, text in programs.items()}
+    # forms converge: about half the texts are repeats) runs once there (run_sources), each variant reads its result
+    results = run_sources(programs, disable_eager=True)
     for name, want in expected.items():
         got = results[name]
         if name.startswith(("state-", "tf0-")):
