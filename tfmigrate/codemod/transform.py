@@ -317,19 +317,12 @@ class FamilyTransform(cst.CSTTransformer):
 
     def names_bound_under(self, roots: frozenset[str]) -> set[str] | None:
         """The local names through which :meth:`qualified_name` can name something under one of
-        the packages ``roots`` (``{"tensorflow"}``): the names an import binds to one of them
-        anywhere in the module (or that a relative import binds: libcst reads those), and the
-        module aliases (all under :data:`~tfmigrate.codemod.tree.ALIAS_ROOTS`). Any other chain's
-        qualified name is None or another package's. None where a ``*`` import may bind any name.
+        the packages ``roots`` (:meth:`TreeIndex.names_bound_under`; None where a ``*`` import may
+        bind any name).
 
         A family whose hooks act only on such names plans its walk with it (``planned_nodes``):
         the Names in this set are the first names of every chain it can act on."""
-        index = self.index
-        if index.has_star_import:
-            return None
-        bound = {b.name for b in index.imports if not b.target or b.target.partition(".")[0] in roots}
-        bound.update(index.module_aliases)
-        return bound
+        return self.index.names_bound_under(roots)
 
     def chains_under(self, roots: frozenset[str]) -> list[cst.CSTNode] | None:
         """Where a planned walk (``planned_nodes``) of a family that acts on names under ``roots``

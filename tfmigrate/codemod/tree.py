@@ -539,6 +539,18 @@ class TreeIndex:
         """Every node of exactly this type, in libcst's visiting order (what ``m.findall`` returns)."""
         return self._by_type.get(kind, [])
 
+    def names_bound_under(self, roots: frozenset[str]) -> set[str] | None:
+        """The local names through which a qualified name can name something under one of the
+        packages ``roots`` (``{"tensorflow"}``): the names an import binds to one of them anywhere in
+        the module (or that a relative import binds: libcst reads those), and the module aliases (all
+        under :data:`ALIAS_ROOTS`). Any other chain's qualified name is None or another package's.
+        None where a ``*`` import may bind any name."""
+        if self.has_star_import:
+            return None
+        bound = {b.name for b in self.imports if not b.target or b.target.partition(".")[0] in roots}
+        bound.update(self.module_aliases)
+        return bound
+
     def nodes_with_ids(self, ids: Container[int]) -> list[cst.CSTNode]:
         """The nodes of the tree whose ids are in ``ids`` (the keys of a table keyed by identity)."""
         return [node for nodes in self._by_type.values() for node in nodes if id(node) in ids]

@@ -49,10 +49,9 @@ def order_shown(index: TreeIndex) -> bool:
     alone, an alias of the function). Any call where a ``*`` import may bind any name."""
     if not index.words & SHOWN_BY_THE_CALL:  # every spelling of their names writes one (codemod/screen.py)
         return False
-    if index.has_star_import:
+    bound = index.names_bound_under(_TENSORFLOW)
+    if bound is None:  # a * import
         return True
-    bound = {b.name for b in index.imports if not b.target or b.target.partition(".")[0] in _TENSORFLOW}
-    bound.update(index.module_aliases)
     if not bound:
         return False
     for call in index.nodes(cst.Call):
